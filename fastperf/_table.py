@@ -1,0 +1,94 @@
+"""Arrow input handling shared by every table-level function: accept, check, convert.
+
+Everything here runs once per call on whole columns; nothing loops over groups.
+"""
+from __future__ import annotations
+
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf._errors import InputError
+
+__all__ = ["as_table", "is_in_memory_table", "require_columns", "key_list", "value_column"]
+
+
+def is_in_memory_table(source: Any) -> bool:
+    """True for the in-memory sources `as_table` accepts (Arrow objects and the C stream protocol)."""
+    return isinstance(source, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)) or hasattr(
+        source, "__arrow_c_stream__"
+    )
+
+
+def as_table(source: Any) -> pa.Table:
+    """Return `source` as a `pyarrow.Table`.
+
+    Accepts a `pyarrow.Table`, a `pyarrow.RecordBatch`, a `pyarrow.RecordBatchReader`, or any
+    object exporting the Arrow C stream interface (``__arrow_c_stream__``: polars, pandas >= 2.2,
+    duckdb relations, ...). A reader or stream is consumed.
+    """
+    if isinstance(source, pa.Table):
+        return source
+    if isinstance(source, pa.RecordBatch):
+        return pa.Table.from_batches([source])
+    if isinstance(source, pa.RecordBatchReader):
+        return source.read_all()
+    if hasattr(source, "__arrow_c_stream__"):
+        return pa.RecordBatchReader.from_stream(source).read_all()
+    raise InputError(
+        f"cannot use a {type(source).__name__} as a measurement table: pass a pyarrow.Table, a "
+        "RecordBatchReader, an object with __arrow_c_stream__ (polars, pandas >= 2.2, duckdb) "
+        "or a file path (see fastperf.read)"
+    )
+
+
+def key_list(keys: str | Sequence[str] | None) -> list[str]:
+    """Normalise a key argument (`None`, one name, or several) to a list of column names."""
+    if keys is None:
+        return []
+    if isinstance(keys, str):
+        return [keys]
+    out = list(keys)
+    if not all(isinstance(k, str) for k in out):
+        raise InputError(f"column names must be strings, got {out!r}")
+    return out
+
+
+def require_columns(table: pa.Table, names: Iterable[str], *, hint: str = "") -> None:
+    """Raise `InputError` naming the first missing column and listing the table's columns."""
+    present = table.column_names
+    for name in names:
+        if name not in present:
+            msg = f"column {name!r} not found; the table has columns {present}"
+            raise InputError(msg + (f"; {hint}" if hint else ""))
+
+
+def value_column(table: pa.Table, name: str) -> np.ndarray:
+    """The measurement column `name` as a float64 numpy array, nulls as NaN.
+
+    Zero-copy when the column is a single float64 chunk without nulls. Integer and decimal
+    columns are converted; any other type (strings, booleans, timestamps) is an `InputError`.
+    """
+    require_columns(table, [name])
+    col = table.column(name)
+    t = col.type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+        col = col.cast(t)
+    if not (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_decimal(t)):
+        raise InputError(
+            f"value column {name!r} has type {t}, not a number; pass value= the column holding "
+            "the measurements, or convert it to float first"
+        )
+    if t != pa.float64():
+        col = pc.cast(col, pa.float64())
+    if col.num_chunks == 1 and col.null_count == 0:
+        return col.chunk(0).to_numpy(zero_copy_only=False)
+    if col.num_chunks == 0:
+        return np.empty(0, dtype=np.float64)
+    # nulls become NaN: fill_null keeps one pass and one copy
+    if col.null_count:
+        col = col.fill_null(np.nan)
+    return col.to_numpy()
