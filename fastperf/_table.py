@@ -12,7 +12,10 @@ import pyarrow.compute as pc
 
 from fastperf._errors import InputError
 
-__all__ = ["as_table", "is_in_memory_table", "require_columns", "key_list", "value_column"]
+__all__ = [
+    "as_table", "is_in_memory_table", "load_table", "require_columns", "key_list", "value_column",
+    "describe_group",
+]
 
 
 def is_in_memory_table(source: Any) -> bool:
@@ -30,18 +33,30 @@ def as_table(source: Any) -> pa.Table:
     duckdb relations, ...). A reader or stream is consumed.
     """
     if isinstance(source, pa.Table):
-        return source
+        return _without_view_types(source)
     if isinstance(source, pa.RecordBatch):
-        return pa.Table.from_batches([source])
+        return _without_view_types(pa.Table.from_batches([source]))
     if isinstance(source, pa.RecordBatchReader):
-        return source.read_all()
+        return _without_view_types(source.read_all())
     if hasattr(source, "__arrow_c_stream__"):
-        return pa.RecordBatchReader.from_stream(source).read_all()
+        return _without_view_types(pa.RecordBatchReader.from_stream(source).read_all())
     raise InputError(
         f"cannot use a {type(source).__name__} as a measurement table: pass a pyarrow.Table, a "
         "RecordBatchReader, an object with __arrow_c_stream__ (polars, pandas >= 2.2, duckdb) "
         "or a file path (see fastperf.read)"
     )
+
+
+def _without_view_types(table: pa.Table) -> pa.Table:
+    """Cast string_view / binary_view columns (polars exports them) to string / binary.
+
+    Several Arrow compute kernels (take, dictionary_encode) do not support the view types yet.
+    """
+    views = {pa.string_view(): pa.large_string(), pa.binary_view(): pa.large_binary()}
+    if not any(f.type in views for f in table.schema):
+        return table
+    schema = pa.schema([f.with_type(views.get(f.type, f.type)) for f in table.schema])
+    return table.cast(schema)
 
 
 def key_list(keys: str | Sequence[str] | None) -> list[str]:
@@ -92,3 +107,18 @@ def value_column(table: pa.Table, name: str) -> np.ndarray:
     if col.null_count:
         col = col.fill_null(np.nan)
     return col.to_numpy()
+
+
+def load_table(data: Any) -> pa.Table:
+    """An in-memory Arrow object as a table, or a path (or list of paths) read by `fastperf.read`."""
+    if is_in_memory_table(data):
+        return as_table(data)
+    from fastperf.readers import read
+
+    return read(data)
+
+
+def describe_group(keys: pa.Table, group: int) -> str:
+    """``name=value, ...`` for one row of a group-key table, for error messages."""
+    row = keys.slice(group, 1).to_pylist()[0]
+    return ", ".join(f"{k}={v!r}" for k, v in row.items()) or "the whole table"

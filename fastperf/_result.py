@@ -1,0 +1,124 @@
+"""The result object of table-level functions, and its renderings (text, Markdown, JSON).
+
+Every table-level result holds its per-group table (``.groups`` or ``.benchmarks``), a ``summary``
+dict of overall figures and a ``warnings`` list; the renderings are shared here.
+"""
+from __future__ import annotations
+
+import json
+import math
+from typing import Any
+
+import pyarrow as pa
+
+__all__ = ["Result", "format_cell", "render_text", "render_markdown", "table_records"]
+
+
+def format_cell(value: Any) -> str:
+    """One cell for people: floats with 6 significant digits, missing as an empty string."""
+    if value is None:
+        return ""
+    if isinstance(value, float):
+        if math.isnan(value):
+            return "nan"
+        return f"{value:.6g}"
+    return str(value)
+
+
+def _rows(table: pa.Table) -> tuple[list[str], list[list[str]]]:
+    names = table.column_names
+    columns = [[format_cell(v) for v in table.column(i).to_pylist()] for i in range(len(names))]
+    return names, [list(r) for r in zip(*columns)] if columns else []
+
+
+def render_text(table: pa.Table) -> str:
+    """An aligned plain-text table: numbers right-aligned, text left-aligned."""
+    names, rows = _rows(table)
+    numeric = [
+        pa.types.is_integer(t) or pa.types.is_floating(t) for t in table.schema.types
+    ]
+    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(names)]
+
+    def line(cells: list[str]) -> str:
+        return "  ".join(
+            c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)
+        ).rstrip()
+
+    return "\n".join([line(names), line(["-" * w for w in widths])] + [line(r) for r in rows])
+
+
+def render_markdown(table: pa.Table) -> str:
+    """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
+    names, rows = _rows(table)
+    numeric = [
+        pa.types.is_integer(t) or pa.types.is_floating(t) for t in table.schema.types
+    ]
+
+    def line(cells: list[str]) -> str:
+        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+
+    rule = "|" + "|".join("---:" if num else ":---" for num in numeric) + "|"
+    return "\n".join([line(names), rule] + [line(r) for r in rows])
+
+
+def _json_safe(value: Any) -> Any:
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    if isinstance(value, dict):
+        return {k: _json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_json_safe(v) for v in value]
+    return value
+
+
+def table_records(table: pa.Table) -> list[dict[str, Any]]:
+    """The table as a list of row dicts, NaN and infinities as None (JSON null)."""
+    return [_json_safe(r) for r in table.to_pylist()]
+
+
+class Result:
+    """Base of table-level results: a per-group table, a summary dict and warnings.
+
+    Subclasses set `table_name` ("groups" or "benchmarks"), the attribute holding the table.
+    """
+
+    table_name = "groups"
+
+    def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str]):
+        setattr(self, self.table_name, table)
+        self.summary = summary
+        self.warnings = warnings
+
+    @property
+    def table(self) -> pa.Table:
+        """The per-group table, whatever its attribute name."""
+        return getattr(self, self.table_name)
+
+    def to_text(self) -> str:
+        """Aligned plain text: the table, then the warnings."""
+        out = render_text(self.table)
+        if self.warnings:
+            out += "\n\nwarnings:\n" + "\n".join(f"- {w}" for w in self.warnings)
+        return out
+
+    def to_markdown(self) -> str:
+        """Markdown: the table, then the warnings as a list."""
+        out = render_markdown(self.table)
+        if self.warnings:
+            out += "\n\n**Warnings**\n\n" + "\n".join(f"- {w}" for w in self.warnings)
+        return out
+
+    def to_json(self, indent: int | None = 2) -> str:
+        """JSON object with ``summary``, ``warnings`` and the table as a list of row objects."""
+        doc = {
+            "summary": _json_safe(self.summary),
+            "warnings": self.warnings,
+            self.table_name: table_records(self.table),
+        }
+        return json.dumps(doc, indent=indent)
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__}: {self.table.num_rows} {self.table_name}>"
+
+    def _repr_markdown_(self) -> str:
+        return self.to_markdown()

@@ -1,0 +1,142 @@
+"""The ``fastperf`` command line: ``describe`` and ``demo`` (more subcommands as protocols land).
+
+Exit status: 0 on success, 2 on bad input with a one-line reason on stderr.
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from importlib import resources
+from typing import Sequence
+
+import pyarrow as pa
+
+from fastperf._errors import InputError
+
+FORMATS = ["text", "markdown", "json", "csv", "parquet"]
+DEMO_FILES = ["old.txt", "new.txt"]
+
+
+def _columns(text: str) -> list[str]:
+    return [c for c in text.split(",") if c]
+
+
+def _optional_column(text: str) -> str | None:
+    return None if text.lower() == "none" else text
+
+
+def _add_input_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("files", nargs="+", metavar="FILE",
+                   help="measurement files: Parquet, CSV, Arrow IPC, or benchmark-tool results "
+                        "(pyperf, pytest-benchmark, Google Benchmark, hyperfine, go test -bench)")
+    p.add_argument("--input-format", default=None,
+                   help="force the input format instead of detecting it from the content")
+    p.add_argument("--benchmark", default="benchmark",
+                   help="column naming the benchmark in a table file (default: benchmark)")
+    p.add_argument("--value", default="value",
+                   help="column holding the measurements in a table file (default: value)")
+    p.add_argument("--variants", type=_columns, default=None, metavar="NAME,...",
+                   help="variant names for the files, in order (default: each file's name)")
+    p.add_argument("--metric", default="real_time",
+                   help="Google Benchmark time to use: real_time (default) or cpu_time")
+
+
+def _add_output_arguments(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    p.add_argument("-o", "--output", default=None, metavar="OUT",
+                   help="write to this file instead of standard output")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (exit status 2), as for every other bad input."""
+
+    def error(self, message: str):  # noqa: D102
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def _parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="fastperf",
+        description="Rigorous, fast statistics for performance comparisons.",
+    )
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    d = sub.add_parser("describe", help="summary statistics and intervals per benchmark and variant")
+    _add_input_arguments(d)
+    d.add_argument("--by", type=_columns, default=["benchmark"], metavar="COL,...",
+                   help="key columns (default: benchmark)")
+    d.add_argument("--variant", type=_optional_column, default="variant",
+                   help="variant column, or 'none' (default: variant)")
+    d.add_argument("--unit", type=_optional_column, default="unit",
+                   help="unit column that also splits groups, or 'none' (default: unit)")
+    d.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    _add_output_arguments(d)
+
+    demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
+    _add_output_arguments(demo)
+    return parser
+
+
+def _write(result, fmt: str, output: str | None) -> None:
+    """Render `result` in `fmt` to the file `output` or to standard output."""
+    if fmt in ("csv", "parquet"):
+        import pyarrow.csv as pacsv
+        import pyarrow.parquet as pq
+
+        sink = output if output else pa.PythonFile(sys.stdout.buffer, mode="w")
+        if fmt == "csv":
+            pacsv.write_csv(result.table, sink)
+        else:
+            pq.write_table(result.table, sink)
+        return
+    text = {"text": result.to_text, "markdown": result.to_markdown, "json": result.to_json}[fmt]()
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text + "\n")
+    else:
+        print(text)
+
+
+def _read(args) -> pa.Table:
+    from fastperf.readers import read
+
+    source = args.files[0] if len(args.files) == 1 else args.files
+    return read(source, format=args.input_format, benchmark=args.benchmark, value=args.value,
+                variants=args.variants, metric=args.metric)
+
+
+def _describe(args) -> None:
+    from fastperf.describe import describe
+
+    result = describe(_read(args), by=args.by, variant=args.variant, unit=args.unit,
+                      confidence=args.confidence)
+    _write(result, args.format, args.output)
+
+
+def _demo(args) -> None:
+    from fastperf.describe import describe
+    from fastperf.readers import read
+
+    examples = resources.files("fastperf.examples")
+    with resources.as_file(examples) as folder:
+        table = read([str(folder / name) for name in DEMO_FILES])
+    if args.format == "text" and not args.output:
+        print("fastperf demo: Go's encoding benchmarks (golang.org/x/perf test data), "
+              "old.txt vs new.txt, 10 runs each\n")
+    _write(describe(table), args.format, args.output)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Entry point of the ``fastperf`` command."""
+    args = _parser().parse_args(argv)
+    try:
+        {"describe": _describe, "demo": _demo}[args.command](args)
+    except (InputError, OSError, pa.ArrowException) as exc:
+        reason = " ".join(str(exc).split())
+        print(f"fastperf: error: {reason}", file=sys.stderr)
+        return 2
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,112 @@
+"""The grouper every table-level function uses: factorise key columns once, counting-sort rows.
+
+Key columns are dictionary-encoded by Arrow (a column that is already dictionary-encoded, as
+Parquet often gives, is used as it is), their codes are combined into dense group ids by a kernel,
+and a counting-sort kernel turns the ids into CSR segments. No Python loop over groups.
+
+Group order: lexicographic in the key columns' dictionary order. For plain (not yet encoded)
+columns that is the order in which each key value first appears in the table, so a table listed
+benchmark by benchmark comes out in the same order. A null key value is a group of its own.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf._errors import InputError
+from fastperf._table import require_columns
+
+__all__ = ["Groups", "group_rows"]
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Rows of a table split into groups by key columns.
+
+    Attributes
+    ----------
+    keys : pyarrow.Table
+        One row per group with the key columns' values (dictionary columns decoded).
+    ids : numpy.ndarray (int32)
+        The group id of each input row.
+    order : numpy.ndarray (int64)
+        Row indices grouped by id; rows keep their input order within a group.
+    offsets : numpy.ndarray (int64)
+        CSR offsets, length ``n_groups + 1``: group ``g`` is ``order[offsets[g]:offsets[g + 1]]``.
+    """
+
+    keys: pa.Table
+    ids: np.ndarray
+    order: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def n_groups(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Number of rows in each group (int64)."""
+        return np.diff(self.offsets)
+
+
+def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, int]:
+    """Dictionary codes (int32, nulls as their own code) and the dictionary size of one column."""
+    if pa.types.is_dictionary(column.type):
+        if column.null_count:  # null indices: decode so that null gets a code of its own
+            column = column.cast(column.type.value_type)
+        elif column.num_chunks > 1:
+            column = pa.table({"k": column}).unify_dictionaries().column(0)
+    if not pa.types.is_dictionary(column.type):
+        try:
+            column = pc.dictionary_encode(column, null_encoding="encode")
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"key column {name!r} of type {column.type} cannot be grouped: {exc}")
+    if column.num_chunks == 0:
+        return np.empty(0, dtype=np.int32), 0
+    n_codes = len(column.chunk(0).dictionary)
+    chunks = [c.indices.to_numpy(zero_copy_only=False) for c in column.chunks]
+    codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+    return codes.astype(np.int32, copy=False), n_codes
+
+
+def _combine(left: np.ndarray, right: np.ndarray, n_right: int, n_rows: int):
+    """Dense ids of the code pairs, by a lookup-table kernel when small, else by sorting."""
+    from fastperf.kernels.grouping import dense_group_ids
+
+    n_left = int(left.max()) + 1 if left.size else 0
+    if n_left * n_right <= max(n_rows // 2, 1 << 16):
+        return dense_group_ids(left, right, n_right)
+    pairs = left.astype(np.int64) * n_right + (right if right.size else 0)
+    _, first_row, ids = np.unique(pairs, return_index=True, return_inverse=True)
+    return ids.astype(np.int32), first_row.astype(np.int64)
+
+
+def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
+    """Split the rows of `table` into groups by the columns `keys` (none: one group of all rows)."""
+    from fastperf.kernels.grouping import counting_sort
+
+    keys = list(dict.fromkeys(keys))
+    require_columns(table, keys)
+    n_rows = table.num_rows
+    if not keys:
+        ids = np.zeros(n_rows, dtype=np.int32)
+        first_row = np.zeros(1 if n_rows else 0, dtype=np.int64)
+    else:
+        no_right = np.empty(0, dtype=np.int32)
+        ids, first_row = _combine(*_key_codes(table.column(keys[0]), keys[0])[:1], no_right, 1,
+                                  n_rows)
+        for name in keys[1:]:
+            codes, n_codes = _key_codes(table.column(name), name)
+            ids, first_row = _combine(ids, codes, n_codes, n_rows)
+    order, offsets = counting_sort(ids, first_row.shape[0])
+    key_table = table.select(keys).take(pa.array(first_row))
+    decoded = [
+        col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
+        for col in key_table.columns
+    ]
+    return Groups(pa.table(decoded, names=keys), ids, order, offsets)

@@ -1,0 +1,194 @@
+"""`describe` against a slow per-group reference built on numpy and scipy."""
+import json
+from fractions import Fraction
+from math import comb
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import scipy.stats as sps
+
+import fastperf
+from fastperf import InputError
+
+
+def median_interval_brute_force(x, confidence):
+    """Order statistics by direct search over rank pairs with exact binomial coverage."""
+    n = len(x)
+    xs = np.sort(x)
+    best = None
+    for j in range(n // 2 + 1):  # pair (j+1, n-j), narrowing as j grows
+        if j + 1 > n - j:
+            break
+        cover = 1 - 2 * sum(Fraction(comb(n, i), 2 ** n) for i in range(j + 1))
+        if cover >= Fraction(confidence):
+            best = (xs[j], xs[n - j - 1], float(cover))
+    return best
+
+
+def reference_describe(table, keys, confidence):
+    """Slow reference: a Python dict grouping, numpy/scipy statistics per group."""
+    rows = {}
+    cols = [table.column(k).to_pylist() for k in keys]
+    values = table.column("value").to_pylist()
+    for i, v in enumerate(values):
+        rows.setdefault(tuple(c[i] for c in cols), []).append(v)
+    out = {}
+    for key, vals in rows.items():
+        arr = np.array([np.nan if v is None else v for v in vals], dtype=float)
+        x = arr[~np.isnan(arr)]
+        r = {"n": len(x), "n_dropped": int(np.isnan(arr).sum())}
+        if len(x):
+            r.update(mean=x.mean(), min=x.min(), median=np.median(x), max=x.max())
+        if len(x) > 1:
+            r["sd"] = x.std(ddof=1)
+            r["cv"] = r["sd"] / r["mean"]
+            lo, hi = sps.t.interval(confidence, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
+            r.update(ci_mean_low=lo, ci_mean_high=hi)
+        med = median_interval_brute_force(x, confidence) if len(x) else None
+        if med:
+            r.update(ci_median_low=med[0], ci_median_high=med[1], ci_median_confidence=med[2])
+        out[key] = r
+    return out
+
+
+def random_table(rng, n_bench=40, nan_fraction=0.05):
+    sizes = rng.integers(0, 25, size=(n_bench, 2))
+    bench, var, val = [], [], []
+    for b in range(n_bench):
+        for v, name in enumerate(["base", "cand"]):
+            k = sizes[b, v] + (1 if b % 7 else 0)
+            x = rng.lognormal(np.log(1 + b), 0.1, k)
+            x = np.round(x, 2 if b % 3 == 0 else 9)  # ties in some groups
+            bench += [f"b{b}"] * k
+            var += [name] * k
+            val += [None if rng.random() < nan_fraction else float(t) for t in x]
+    perm = rng.permutation(len(val))  # rows in random order: the grouper must sort them
+    return pa.table({
+        "benchmark": [bench[i] for i in perm], "variant": [var[i] for i in perm],
+        "value": pa.array([val[i] for i in perm], pa.float64()),
+    })
+
+
+def check_against_reference(result, table, keys, confidence):
+    expected = reference_describe(table, keys, confidence)
+    got = result.groups.to_pylist()
+    assert len(got) == len(expected)  # every input group has a row
+    for row in got:
+        ref = expected[tuple(row[k] for k in keys)]
+        for col in ["n", "n_dropped"]:
+            assert row[col] == ref[col]
+        for col in ["mean", "sd", "min", "median", "max", "cv", "ci_mean_low", "ci_mean_high",
+                    "ci_median_low", "ci_median_high", "ci_median_confidence"]:
+            if col in ref:
+                assert row[col] == pytest.approx(ref[col], rel=1e-12, abs=1e-300), (row, col)
+            else:
+                assert np.isnan(row[col]), (row, col)
+
+
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_describe_matches_reference(confidence):
+    table = random_table(np.random.default_rng(7))
+    result = fastperf.describe(table, confidence=confidence)
+    check_against_reference(result, table, ["benchmark", "variant"], confidence)
+
+
+def test_parallel_build_agrees(parallel_always):
+    table = random_table(np.random.default_rng(8))
+    check_against_reference(fastperf.describe(table), table, ["benchmark", "variant"], 0.95)
+
+
+def test_status_and_dropped_counts():
+    t = pa.table({
+        "benchmark": ["a"] * 3 + ["b"] + ["c"] * 5 + ["d"] * 6,
+        "variant": ["x"] * 15,
+        "value": pa.array([None, float("nan"), None, 1.0] + [1.0, 2, 3, 4, 5] + [1.0] * 6),
+    })
+    r = fastperf.describe(t)
+    status = dict(zip(r.groups.column("benchmark").to_pylist(), r.groups.column("status").to_pylist()))
+    assert status["a"].startswith("no values")
+    assert status["b"].startswith("1 value")
+    assert "median interval" in status["c"]
+    assert status["d"] == "ok"  # a constant sample is fine: sd 0, degenerate intervals
+    d = r.groups.filter(pa.compute.equal(r.groups.column("benchmark"), "d")).to_pylist()[0]
+    assert d["sd"] == 0 and d["ci_mean_low"] == d["ci_mean_high"] == 1.0
+    assert r.groups.column("n_dropped").to_pylist() == [3, 0, 0, 0]
+    assert r.summary["dropped"] == 3 and r.summary["groups"] == 4
+    assert any("dropped" in w for w in r.warnings)
+
+
+def test_unit_splits_groups_and_by_variants():
+    t = pa.table({
+        "benchmark": ["a"] * 4, "variant": ["x"] * 4, "unit": ["s", "B", "s", "B"],
+        "value": [1.0, 100.0, 2.0, 200.0],
+    })
+    r = fastperf.describe(t)
+    assert r.groups.column_names[:3] == ["benchmark", "variant", "unit"]
+    assert r.groups.column("mean").to_pylist() == [1.5, 150.0]
+    assert fastperf.describe(t, unit=None).groups.num_rows == 1
+    by_none = fastperf.describe(t, by=None, unit=None)
+    assert by_none.groups.column_names[0] == "variant" and by_none.groups.num_rows == 1
+
+
+def test_several_by_columns_and_no_variant():
+    rng = np.random.default_rng(3)
+    t = pa.table({"suite": rng.choice(["s1", "s2"], 300), "case": rng.choice(["c1", "c2", "c3"], 300),
+                  "value": rng.normal(5, 1, 300)})
+    r = fastperf.describe(t, by=["suite", "case"], variant=None)
+    check_against_reference(r, t, ["suite", "case"], 0.95)
+
+
+def test_in_memory_sources():
+    pl = pytest.importorskip("polars")
+    pd = pytest.importorskip("pandas")
+    duckdb = pytest.importorskip("duckdb")
+    table = random_table(np.random.default_rng(11), n_bench=5, nan_fraction=0)
+    expected = fastperf.describe(table).groups
+    for source in (pl.from_arrow(table), table.to_pandas(), duckdb.from_arrow(table),
+                   table.to_reader()):
+        got = fastperf.describe(source).groups
+        assert got.column("mean").to_pylist() == expected.column("mean").to_pylist()
+
+
+def test_integer_values_are_converted():
+    t = pa.table({"benchmark": ["a", "a", "a"], "variant": ["x"] * 3, "value": pa.array([1, 2, 4], pa.int32())})
+    assert fastperf.describe(t).groups.column("mean").to_pylist() == [7 / 3]
+
+
+@pytest.mark.parametrize("kwargs, pattern", [
+    ({"value": "time"}, r"'time' not found.*\['benchmark', 'variant', 'value'\]"),
+    ({"by": "bench"}, r"'bench' not found"),
+    ({"variant": "system"}, r"'system' not found.*variant=None"),
+])
+def test_unknown_columns(kwargs, pattern):
+    t = pa.table({"benchmark": ["a"], "variant": ["x"], "value": [1.0]})
+    with pytest.raises(InputError, match=pattern):
+        fastperf.describe(t, **kwargs)
+
+
+def test_bad_values():
+    t = pa.table({"benchmark": ["a", "b"], "variant": ["x", "x"], "value": ["1", "2"]})
+    with pytest.raises(InputError, match="not a number"):
+        fastperf.describe(t)
+    t = pa.table({"benchmark": ["a", "b", "b"], "variant": ["x"] * 3, "value": [1.0, 2.0, -np.inf]})
+    with pytest.raises(InputError, match=r"infinite.*benchmark='b', variant='x'"):
+        fastperf.describe(t)
+    with pytest.raises(InputError, match="empty"):
+        fastperf.describe(t.slice(0, 0))
+    with pytest.raises(InputError, match="confidence"):
+        fastperf.describe(t.slice(0, 1), confidence=95)
+    with pytest.raises(InputError, match="cannot use"):
+        fastperf.describe(42)
+
+
+def test_renderings():
+    t = random_table(np.random.default_rng(5), n_bench=3, nan_fraction=0.2)
+    r = fastperf.describe(t)
+    doc = json.loads(r.to_json())
+    assert doc["summary"]["groups"] == r.groups.num_rows == len(doc["groups"])
+    assert doc["groups"][0]["benchmark"] == r.groups.column("benchmark")[0].as_py()
+    md = r.to_markdown().splitlines()
+    assert md[0].startswith("| benchmark | variant | n |") and md[1].startswith("|:---|:---|---:|")
+    assert len(md) >= 2 + r.groups.num_rows
+    text = r.to_text().splitlines()
+    assert text[0].split()[:3] == ["benchmark", "variant", "n"]

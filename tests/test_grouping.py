@@ -1,0 +1,92 @@
+"""The grouper against a brute-force Python grouping (dict of key tuples, first appearance)."""
+import numpy as np
+import pyarrow as pa
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastperf import InputError
+from fastperf.grouping import group_rows
+
+
+def brute_force_groups(rows):
+    """Key tuple -> row indices, in order of first appearance of each key tuple."""
+    out = {}
+    for i, key in enumerate(rows):
+        out.setdefault(key, []).append(i)
+    return out
+
+
+def check_against_brute_force(table, keys):
+    groups = group_rows(table, keys)
+    rows = list(zip(*[table.column(k).to_pylist() for k in keys]))
+    expected = brute_force_groups(rows)
+    got = {}
+    for g in range(groups.n_groups):
+        key = tuple(groups.keys.slice(g, 1).to_pylist()[0][k] for k in keys)
+        got[key] = groups.order[groups.offsets[g]:groups.offsets[g + 1]].tolist()
+        assert (groups.ids[got[key]] == g).all()
+    assert got == expected  # same groups, same rows, input order kept inside each group
+    return groups
+
+
+def test_two_keys_first_appearance_order():
+    t = pa.table({"benchmark": ["b", "a", "b", "c", "a", "b"], "variant": ["x", "y", "y", "x", "y", "x"]})
+    groups = check_against_brute_force(t, ["benchmark", "variant"])
+    # lexicographic in first-appearance order of each column: b < a < c, x < y
+    assert groups.keys.to_pylist() == [
+        {"benchmark": "b", "variant": "x"}, {"benchmark": "b", "variant": "y"},
+        {"benchmark": "a", "variant": "y"}, {"benchmark": "c", "variant": "x"},
+    ]
+    assert groups.sizes.tolist() == [2, 1, 2, 1]
+
+
+def test_null_keys_form_their_own_group():
+    t = pa.table({"benchmark": ["a", None, "a", None], "variant": ["x", "x", None, "x"]})
+    check_against_brute_force(t, ["benchmark", "variant"])
+
+
+def test_chunked_dictionary_columns_with_different_dictionaries():
+    c1 = pa.array(["a", "b", "a"]).dictionary_encode()
+    c2 = pa.array(["c", "a"]).dictionary_encode()
+    t = pa.table({"benchmark": pa.chunked_array([c1, c2]), "value": [1.0, 2, 3, 4, 5]})
+    groups = check_against_brute_force(t, ["benchmark"])
+    assert groups.n_groups == 3
+
+
+def test_integer_and_three_keys():
+    rng = np.random.default_rng(1)
+    t = pa.table({
+        "a": rng.integers(0, 4, 500), "b": rng.choice(["p", "q", "r"], 500),
+        "c": rng.integers(-3, 3, 500).astype(np.int16),
+    })
+    check_against_brute_force(t, ["a", "b", "c"])
+
+
+def test_many_distinct_keys_take_the_sorting_path():
+    # more cells than the lookup table allows: the np.unique fallback must agree too
+    rng = np.random.default_rng(2)
+    n = 3000
+    t = pa.table({"a": rng.integers(0, 2000, n), "b": rng.integers(0, 2000, n)})
+    check_against_brute_force(t, ["a", "b"])
+
+
+def test_no_keys_is_one_group():
+    t = pa.table({"value": [3.0, 1.0, 2.0]})
+    groups = group_rows(t, [])
+    assert groups.n_groups == 1 and groups.order.tolist() == [0, 1, 2]
+
+
+def test_unknown_key_names_the_column_and_lists_columns():
+    t = pa.table({"benchmark": ["a"], "value": [1.0]})
+    with pytest.raises(InputError, match=r"'bench'.*\['benchmark', 'value'\]"):
+        group_rows(t, ["bench"])
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from(["a", "b", "c", None]), st.integers(0, 3)), min_size=1,
+                max_size=60))
+def test_property_partition_matches_brute_force(rows):
+    t = pa.table({"k1": [r[0] for r in rows], "k2": [r[1] for r in rows]})
+    groups = check_against_brute_force(t, ["k1", "k2"])
+    assert sorted(groups.order.tolist()) == list(range(len(rows)))
