@@ -111,20 +111,21 @@ def describe(
     values = value_column(table, value)
     groups = group_rows(table, keys)
 
-    infinite = np.flatnonzero(np.isinf(values))
-    if infinite.size:
-        where = describe_group(groups.keys, int(groups.ids[infinite[0]]))
-        raise InputError(
-            f"value column {value!r} holds {infinite.size} infinite value(s), the first in group "
-            f"{where} (row {infinite[0]}); an infinite measurement is a broken one: remove it "
-            "or set it to null (nulls and NaN are dropped and counted)"
-        )
-
+    grouped = groups.gather(values)
+    del values
     n_rows = table.num_rows
-    n = count_valid(values, groups.order, groups.offsets, n_rows=n_rows)
+    n, n_infinite = count_valid(grouped, groups.offsets, n_rows=n_rows)
+    if n_infinite.any():
+        first = int(np.flatnonzero(np.isinf(grouped))[0])
+        where = describe_group(groups.keys, groups.group_at(first))
+        raise InputError(
+            f"value column {value!r} holds {int(n_infinite.sum())} infinite value(s), the first "
+            f"in group {where}; an infinite measurement is a broken one: remove it or set it "
+            "to null (nulls and NaN are dropped and counted)"
+        )
     n_dropped = groups.sizes - n
     lower, upper, coverage = median_interval_ranks(n, confidence)
-    stats = describe_groups(values, groups.order, groups.offsets, n, lower, upper, n_rows=n_rows)
+    stats = describe_groups(grouped, groups.offsets, n, lower, upper, n_rows=n_rows)
     mean, sd = stats[:, 0], stats[:, 1]
     halfwidth = student_halfwidth(n, sd, confidence)
     with np.errstate(invalid="ignore", divide="ignore"):

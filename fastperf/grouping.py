@@ -31,18 +31,20 @@ class Groups:
     ----------
     keys : pyarrow.Table
         One row per group with the key columns' values (dictionary columns decoded).
-    ids : numpy.ndarray (int32)
-        The group id of each input row.
-    order : numpy.ndarray (int64)
-        Row indices grouped by id; rows keep their input order within a group.
     offsets : numpy.ndarray (int64)
-        CSR offsets, length ``n_groups + 1``: group ``g`` is ``order[offsets[g]:offsets[g + 1]]``.
+        CSR offsets, length ``n_groups + 1``: after `gather`, group ``g`` is the slice
+        ``offsets[g]:offsets[g + 1]``, its rows in input order.
+    first_row : numpy.ndarray (int64)
+        The index of each group's first row.
+    order : numpy.ndarray (int64) or None
+        Row indices in group order; None when the rows of every group already form one
+        contiguous run of the table (then group ``g`` is rows ``first_row[g]`` onwards).
     """
 
     keys: pa.Table
-    ids: np.ndarray
-    order: np.ndarray
     offsets: np.ndarray
+    first_row: np.ndarray
+    order: np.ndarray | None
 
     @property
     def n_groups(self) -> int:
@@ -52,6 +54,24 @@ class Groups:
     def sizes(self) -> np.ndarray:
         """Number of rows in each group (int64)."""
         return np.diff(self.offsets)
+
+    def gather(self, column: np.ndarray) -> np.ndarray:
+        """`column` (one entry per table row) in group order, to be treated as read-only.
+
+        A view of `column` itself when its rows are already in group order, else a copy.
+        """
+        from fastperf.kernels.grouping import gather_rows, gather_runs
+
+        column = np.ascontiguousarray(column)
+        if self.order is None:
+            if np.array_equal(self.first_row, self.offsets[:-1]):
+                return column
+            return gather_runs(column, self.first_row, self.offsets, n_rows=column.shape[0])
+        return gather_rows(column, self.order, self.offsets, n_rows=column.shape[0])
+
+    def group_at(self, position: int) -> int:
+        """The group holding `position` of the group order."""
+        return int(np.searchsorted(self.offsets, position, side="right") - 1)
 
 
 def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, int]:
@@ -74,16 +94,23 @@ def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, int]:
     return codes.astype(np.int32, copy=False), n_codes
 
 
-def _combine(left: np.ndarray, right: np.ndarray, n_right: int, n_rows: int):
-    """Dense ids of the code pairs, by a lookup-table kernel when small, else by sorting."""
+def _combine(left, n_left, right, n_right):
+    """Dense ids of the code pairs: a lookup-table kernel when the pair space is small, else sort.
+
+    Returns ids (int32), first_row, counts (int64) and whether every group is one contiguous run.
+    """
     from fastperf.kernels.grouping import dense_group_ids
 
-    n_left = int(left.max()) + 1 if left.size else 0
+    n_rows = left.shape[0]
     if n_left * n_right <= max(n_rows // 2, 1 << 16):
-        return dense_group_ids(left, right, n_right)
+        return dense_group_ids(left, right, n_left, n_right)
     pairs = left.astype(np.int64) * n_right + (right if right.size else 0)
-    _, first_row, ids = np.unique(pairs, return_index=True, return_inverse=True)
-    return ids.astype(np.int32), first_row.astype(np.int64)
+    _, first_row, ids, counts = np.unique(
+        pairs, return_index=True, return_inverse=True, return_counts=True
+    )
+    ids = ids.astype(np.int32)
+    contiguous = np.count_nonzero(np.diff(ids)) + 1 == counts.shape[0]
+    return ids, first_row.astype(np.int64), counts.astype(np.int64), bool(contiguous)
 
 
 def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
@@ -93,20 +120,26 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
     keys = list(dict.fromkeys(keys))
     require_columns(table, keys)
     n_rows = table.num_rows
-    if not keys:
-        ids = np.zeros(n_rows, dtype=np.int32)
+    if not keys or n_rows == 0:
         first_row = np.zeros(1 if n_rows else 0, dtype=np.int64)
+        counts = np.full(first_row.shape[0], n_rows, dtype=np.int64)
+        ids, contiguous = None, True
     else:
+        # combine the columns pairwise: the first pair straight from their codes, then the
+        # dense ids of the pair so far with the next column's codes
         no_right = np.empty(0, dtype=np.int32)
-        ids, first_row = _combine(*_key_codes(table.column(keys[0]), keys[0])[:1], no_right, 1,
-                                  n_rows)
-        for name in keys[1:]:
-            codes, n_codes = _key_codes(table.column(name), name)
-            ids, first_row = _combine(ids, codes, n_codes, n_rows)
-    order, offsets = counting_sort(ids, first_row.shape[0])
+        ids, n_ids = _key_codes(table.column(keys[0]), keys[0])
+        rest = keys[1:] or [None]
+        for name in rest:
+            codes, n_codes = (no_right, 1) if name is None else _key_codes(table.column(name), name)
+            ids, first_row, counts, contiguous = _combine(ids, n_ids, codes, n_codes)
+            n_ids = first_row.shape[0]
+    offsets = np.zeros(first_row.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    order = None if contiguous else counting_sort(ids, offsets)
     key_table = table.select(keys).take(pa.array(first_row))
     decoded = [
         col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
         for col in key_table.columns
     ]
-    return Groups(pa.table(decoded, names=keys), ids, order, offsets)
+    return Groups(pa.table(decoded, names=keys), offsets, first_row, order)

@@ -21,12 +21,15 @@ def check_against_brute_force(table, keys):
     groups = group_rows(table, keys)
     rows = list(zip(*[table.column(k).to_pylist() for k in keys]))
     expected = brute_force_groups(rows)
+    rows_in_group_order = groups.gather(np.arange(table.num_rows))
     got = {}
     for g in range(groups.n_groups):
         key = tuple(groups.keys.slice(g, 1).to_pylist()[0][k] for k in keys)
-        got[key] = groups.order[groups.offsets[g]:groups.offsets[g + 1]].tolist()
-        assert (groups.ids[got[key]] == g).all()
+        got[key] = rows_in_group_order[groups.offsets[g]:groups.offsets[g + 1]].tolist()
+        assert groups.first_row[g] == got[key][0]
     assert got == expected  # same groups, same rows, input order kept inside each group
+    contiguous = all(r == list(range(r[0], r[0] + len(r))) for r in expected.values())
+    assert (groups.order is None) == contiguous
     return groups
 
 
@@ -54,6 +57,20 @@ def test_chunked_dictionary_columns_with_different_dictionaries():
     assert groups.n_groups == 3
 
 
+def test_contiguous_groups_skip_the_sort():
+    t = pa.table({"benchmark": ["a", "a", "c", "c", "c", "b"], "variant": ["x"] * 6})
+    groups = check_against_brute_force(t, ["benchmark", "variant"])
+    assert groups.order is None
+    assert groups.gather(np.arange(6.0)).tolist() == [0, 1, 2, 3, 4, 5]
+
+
+def test_parallel_gathers_agree(parallel_always):
+    rng = np.random.default_rng(4)
+    t = pa.table({"k": rng.integers(0, 30, 400)})
+    check_against_brute_force(t, ["k"])
+    check_against_brute_force(t.sort_by("k"), ["k"])
+
+
 def test_integer_and_three_keys():
     rng = np.random.default_rng(1)
     t = pa.table({
@@ -74,7 +91,7 @@ def test_many_distinct_keys_take_the_sorting_path():
 def test_no_keys_is_one_group():
     t = pa.table({"value": [3.0, 1.0, 2.0]})
     groups = group_rows(t, [])
-    assert groups.n_groups == 1 and groups.order.tolist() == [0, 1, 2]
+    assert groups.n_groups == 1 and groups.gather(np.array([3.0, 1.0, 2.0])).tolist() == [3, 1, 2]
 
 
 def test_unknown_key_names_the_column_and_lists_columns():
@@ -89,4 +106,4 @@ def test_unknown_key_names_the_column_and_lists_columns():
 def test_property_partition_matches_brute_force(rows):
     t = pa.table({"k1": [r[0] for r in rows], "k2": [r[1] for r in rows]})
     groups = check_against_brute_force(t, ["k1", "k2"])
-    assert sorted(groups.order.tolist()) == list(range(len(rows)))
+    assert sorted(groups.gather(np.arange(len(rows))).tolist()) == list(range(len(rows)))

@@ -1,0 +1,38 @@
+"""Selection kernels against numpy's sort."""
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from fastperf.kernels.order_statistics import move_nan_last, select
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.lists(st.integers(-5, 5) | st.floats(-1e6, 1e6), min_size=1, max_size=80), st.data())
+def test_select_gives_the_sorted_value_and_partitions(values, data):
+    x = np.array(values, dtype=float)
+    left = data.draw(st.integers(0, len(x) - 1))
+    right = data.draw(st.integers(left + 1, len(x)))
+    k = data.draw(st.integers(left, right - 1))
+    expected = np.sort(x[left:right])[k - left]
+    before = x.copy()
+    select(x, k, left, right)
+    assert x[k] == expected
+    assert (x[left:k] <= x[k]).all() and (x[k + 1:right] >= x[k]).all()
+    assert sorted(x[left:right]) == sorted(before[left:right])  # a permutation of the slice
+    assert (x[:left] == before[:left]).all() and (x[right:] == before[right:]).all()
+
+
+def test_select_many_ties_and_sorted_inputs():
+    rng = np.random.default_rng(0)
+    for x in (np.zeros(1001), np.arange(1000.0), np.arange(1000.0)[::-1].copy(),
+              rng.integers(0, 3, 5000).astype(float)):
+        for k in (0, 1, len(x) // 2, len(x) - 1):
+            y = x.copy()
+            select(y, k, 0, len(y))
+            assert y[k] == np.sort(x)[k]
+
+
+def test_move_nan_last():
+    x = np.array([np.nan, 1.0, np.nan, 3.0, 2.0])
+    assert move_nan_last(x) == 3
+    assert x[:3].tolist() == [1.0, 3.0, 2.0] and np.isnan(x[3:]).all()
