@@ -74,8 +74,8 @@ class Groups:
         return int(np.searchsorted(self.offsets, position, side="right") - 1)
 
 
-def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, int]:
-    """Dictionary codes (int32, nulls as their own code) and the dictionary size of one column."""
+def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]:
+    """Dictionary codes (int32, nulls as their own code) and the dictionary of one column."""
     if pa.types.is_dictionary(column.type):
         if column.null_count:  # null indices: decode so that null gets a code of its own
             column = column.cast(column.type.value_type)
@@ -87,23 +87,23 @@ def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, int]:
         except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
             raise InputError(f"key column {name!r} of type {column.type} cannot be grouped: {exc}")
     if column.num_chunks == 0:
-        return np.empty(0, dtype=np.int32), 0
-    n_codes = len(column.chunk(0).dictionary)
+        return np.empty(0, dtype=np.int32), pa.array([], column.type.value_type)
     chunks = [c.indices.to_numpy(zero_copy_only=False) for c in column.chunks]
     codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-    return codes.astype(np.int32, copy=False), n_codes
+    return codes.astype(np.int32, copy=False), column.chunk(0).dictionary
 
 
-def _combine(left, n_left, right, n_right):
+def _combine(left, n_left, right, n_right, always_ids):
     """Dense ids of the code pairs: a lookup-table kernel when the pair space is small, else sort.
 
-    Returns ids (int32), first_row, counts (int64) and whether every group is one contiguous run.
+    Returns ids (int32; may be empty when the groups are contiguous runs, unless `always_ids`),
+    first_row, counts (int64) and whether every group is one contiguous run.
     """
     from fastperf.kernels.grouping import dense_group_ids
 
     n_rows = left.shape[0]
     if n_left * n_right <= max(n_rows // 2, 1 << 16):
-        return dense_group_ids(left, right, n_left, n_right)
+        return dense_group_ids(left, right, n_left, n_right, always_ids)
     pairs = left.astype(np.int64) * n_right + (right if right.size else 0)
     _, first_row, ids, counts = np.unique(
         pairs, return_index=True, return_inverse=True, return_counts=True
@@ -120,6 +120,7 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
     keys = list(dict.fromkeys(keys))
     require_columns(table, keys)
     n_rows = table.num_rows
+    key_codes = [_key_codes(table.column(name), name) for name in keys]
     if not keys or n_rows == 0:
         first_row = np.zeros(1 if n_rows else 0, dtype=np.int64)
         counts = np.full(first_row.shape[0], n_rows, dtype=np.int64)
@@ -127,19 +128,17 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
     else:
         # combine the columns pairwise: the first pair straight from their codes, then the
         # dense ids of the pair so far with the next column's codes
-        no_right = np.empty(0, dtype=np.int32)
-        ids, n_ids = _key_codes(table.column(keys[0]), keys[0])
-        rest = keys[1:] or [None]
-        for name in rest:
-            codes, n_codes = (no_right, 1) if name is None else _key_codes(table.column(name), name)
-            ids, first_row, counts, contiguous = _combine(ids, n_ids, codes, n_codes)
+        no_right = (np.empty(0, dtype=np.int32), None)
+        ids, n_ids = key_codes[0][0], len(key_codes[0][1])
+        rest = key_codes[1:] or [no_right]
+        for position, (codes, dictionary) in enumerate(rest):
+            n_codes = 1 if dictionary is None else len(dictionary)
+            more_to_come = position < len(rest) - 1
+            ids, first_row, counts, contiguous = _combine(ids, n_ids, codes, n_codes, more_to_come)
             n_ids = first_row.shape[0]
     offsets = np.zeros(first_row.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     order = None if contiguous else counting_sort(ids, offsets)
-    key_table = table.select(keys).take(pa.array(first_row))
-    decoded = [
-        col.cast(col.type.value_type) if pa.types.is_dictionary(col.type) else col
-        for col in key_table.columns
-    ]
-    return Groups(pa.table(decoded, names=keys), offsets, first_row, order)
+    # each group's key values: its first row's code looked up in the dictionary
+    key_columns = [dictionary.take(pa.array(codes[first_row])) for codes, dictionary in key_codes]
+    return Groups(pa.table(key_columns, names=keys), offsets, first_row, order)

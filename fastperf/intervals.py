@@ -26,10 +26,11 @@ def student_halfwidth(n: np.ndarray, sd: np.ndarray, confidence: float) -> np.nd
     from scipy.special import stdtrit
 
     confidence = _check_confidence(confidence)
-    n = np.asarray(n, dtype=np.float64)
+    sizes, inverse = np.unique(np.asarray(n, dtype=np.float64), return_inverse=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        df = np.where(n >= 2, n - 1, np.nan)
-        return stdtrit(df, 0.5 + confidence / 2) * np.asarray(sd) / np.sqrt(n)
+        df = np.where(sizes >= 2, sizes - 1, np.nan)
+        coefficient = stdtrit(df, 0.5 + confidence / 2) / np.sqrt(sizes)  # once per distinct n
+        return coefficient[inverse] * np.asarray(sd)
 
 
 def median_interval_ranks(

@@ -11,7 +11,7 @@ from fastperf.kernels._compile import group_kernel
 
 
 @njit(cache=True)
-def dense_group_ids(left, right, n_left, n_right):
+def dense_group_ids(left, right, n_left, n_right, always_ids):
     """Number the distinct pairs ``(left[i], right[i])`` densely, in ascending pair order.
 
     Parameters
@@ -21,10 +21,13 @@ def dense_group_ids(left, right, n_left, n_right):
     n_left, n_right : int
         The code ranges; memory use is proportional to ``n_left * n_right`` (the caller falls
         back to sorting when that product is large).
+    always_ids : bool
+        Compute ``ids`` even when the groups are contiguous runs (else they are skipped then).
 
     Returns
     -------
-    ids : int32 array, the group id of each row; ids follow the order of
+    ids : int32 array, the group id of each row (empty when `contiguous` and not
+        `always_ids`: the runs then describe the groups fully); ids follow the order of
         ``left * n_right + right`` (lexicographic order of the codes).
     first_row : int64 array, for each group the index of its first row.
     counts : int64 array, the number of rows of each group.
@@ -57,6 +60,8 @@ def dense_group_ids(left, right, n_left, n_right):
         if first[c] >= 0:
             first_row[new_id[c]] = first[c]
             counts[new_id[c]] = cell_count[c]
+    if contiguous and not always_ids:  # the runs say it all
+        return np.empty(0, dtype=np.int32), first_row, counts, contiguous
     ids = np.empty(n, dtype=np.int32)
     for i in range(n):
         ids[i] = new_id[left[i] * n_right + (right[i] if has_right else 0)]
