@@ -1,0 +1,6 @@
+"""``python -m fastperf``: the same as the ``fastperf`` command."""
+import sys
+
+from fastperf.cli import main
+
+sys.exit(main())

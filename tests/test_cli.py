@@ -1,0 +1,85 @@
+"""The command line: outputs in every format, the demo, and exit status 2 on bad input."""
+import json
+import subprocess
+import sys
+
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
+import pytest
+
+import fastperf
+from conftest import SHARED
+from fastperf.cli import main
+
+GO = SHARED / "data" / "peers" / "golang-perf"
+OLD, NEW = str(GO / "old.txt"), str(GO / "new.txt")
+
+
+def test_describe_text_default(capsys):
+    assert main(["describe", OLD, NEW]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].split()[:4] == ["benchmark", "variant", "unit", "n"]
+    assert set(lines[1].replace(" ", "")) == {"-"}
+    assert len(lines) == 2 + 4  # 2 benchmarks x 2 variants, one unit
+
+
+@pytest.mark.parametrize("fmt", ["markdown", "json", "csv", "parquet"])
+def test_describe_formats_to_file(tmp_path, fmt):
+    out = tmp_path / f"out.{fmt}"
+    assert main(["describe", OLD, NEW, "--format", fmt, "-o", str(out)]) == 0
+    expected = fastperf.describe(fastperf.read([OLD, NEW])).groups
+    if fmt == "markdown":
+        lines = out.read_text().splitlines()
+        assert lines[0].startswith("| benchmark |") and len(lines) == 2 + expected.num_rows
+    elif fmt == "json":
+        doc = json.loads(out.read_text())
+        assert [g["mean"] for g in doc["groups"]] == expected.column("mean").to_pylist()
+    elif fmt == "csv":
+        table = pacsv.read_csv(out)
+        assert table.column("mean").to_pylist() == expected.column("mean").to_pylist()
+    else:
+        table = pq.read_table(out)
+        assert table.column("median").to_pylist() == expected.column("median").to_pylist()
+
+
+def test_describe_options(capsys):
+    assert main(["describe", OLD, "--variants", "go1.16", "--confidence", "0.9", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert {g["variant"] for g in doc["groups"]} == {"go1.16"}
+    assert doc["summary"]["confidence"] == 0.9
+
+
+def test_demo_runs_on_shipped_data(capsys):
+    assert main(["demo"]) == 0
+    out = capsys.readouterr().out
+    assert "BenchmarkEncode/format=json-48" in out and "old" in out and "new" in out
+
+
+def exit_code(argv):
+    """`main`'s exit status, whether it returns it or argparse raises SystemExit."""
+    try:
+        return main(argv)
+    except SystemExit as exc:
+        return exc.code
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["describe", "/no/such/file.csv"], "no such file"),
+    (["describe", str(SHARED / "data" / "peers" / "google-benchmark" / "test4_run0.json")], "aggregate"),
+    (["describe", OLD, "--by", "suite"], "'suite' not found"),
+    (["describe", OLD, "--confidence", "2"], "confidence"),
+    (["describe", OLD, "--format", "xml"], "invalid choice"),
+    (["frobnicate"], "invalid choice"),
+])
+def test_bad_input_exits_2_with_one_line(capsys, argv, message):
+    assert exit_code(argv) == 2
+    err = capsys.readouterr().err
+    assert message in err and len(err.strip().splitlines()) == 1
+
+
+def test_installed_entry_point_and_module():
+    """The console script and ``python -m fastperf`` both run (exit 0 / 2)."""
+    ok = subprocess.run([sys.executable, "-m", "fastperf", "describe", OLD], capture_output=True, text=True)
+    assert ok.returncode == 0 and "BenchmarkEncode" in ok.stdout
+    bad = subprocess.run([sys.executable, "-m", "fastperf", "describe", "/no/such"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.startswith("fastperf: error:")
