@@ -13,7 +13,8 @@ import pyarrow.compute as pc
 from fastperf._errors import InputError
 
 __all__ = [
-    "as_table", "is_in_memory_table", "load_table", "require_columns", "key_list", "value_column",
+    "as_table", "is_in_memory_table", "load_table", "require_columns", "key_list", "as_float64",
+    "value_column",
     "describe_group",
 ]
 
@@ -80,30 +81,35 @@ def require_columns(table: pa.Table, names: Iterable[str], *, hint: str = "") ->
             raise InputError(msg + (f"; {hint}" if hint else ""))
 
 
+def as_float64(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
+    """The measurement column `column` cast to float64 (nulls kept).
+
+    Floats, integers, decimals and all-null columns convert; any other type (strings,
+    booleans, timestamps) is an `InputError` naming the column `name`.
+    """
+    t = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    numeric = (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_decimal(t)
+               or pa.types.is_null(t))
+    if not numeric:
+        raise InputError(
+            f"value column {name!r} has type {column.type}, not a number; pass value= the column "
+            "holding the measurements, or convert it to a numeric type first"
+        )
+    return column if column.type == pa.float64() else pc.cast(column, pa.float64())
+
+
 def value_column(table: pa.Table, name: str) -> np.ndarray:
     """The measurement column `name` as a float64 numpy array, nulls as NaN.
 
-    Zero-copy when the column is a single float64 chunk without nulls. Integer and decimal
-    columns are converted; any other type (strings, booleans, timestamps) is an `InputError`.
+    Zero-copy when the column is a single float64 chunk without nulls (see `as_float64` for the
+    types accepted).
     """
     require_columns(table, [name])
-    col = table.column(name)
-    t = col.type
-    if pa.types.is_dictionary(t):
-        t = t.value_type
-        col = col.cast(t)
-    if not (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_decimal(t)):
-        raise InputError(
-            f"value column {name!r} has type {t}, not a number; pass value= the column holding "
-            "the measurements, or convert it to float first"
-        )
-    if t != pa.float64():
-        col = pc.cast(col, pa.float64())
-    if col.num_chunks == 1 and col.null_count == 0:
-        return col.chunk(0).to_numpy(zero_copy_only=False)
+    col = as_float64(table.column(name), name)
     if col.num_chunks == 0:
         return np.empty(0, dtype=np.float64)
-    # nulls become NaN: fill_null keeps one pass and one copy
+    if col.num_chunks == 1 and col.null_count == 0:
+        return col.chunk(0).to_numpy(zero_copy_only=False)
     if col.null_count:
         col = col.fill_null(np.nan)
     return col.to_numpy()

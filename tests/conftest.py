@@ -1,8 +1,17 @@
+import os
 from pathlib import Path
 
 import pytest
 
-SHARED = Path(__file__).resolve().parents[1].parent / "shared"
+#: The project's shared folder (seeds, peer data), beside the repository unless FASTPERF_SHARED
+#: says otherwise. Tests read real files from it, so its absence stops the run: a missing
+#: oracle must not turn into skipped tests.
+SHARED = Path(os.environ.get("FASTPERF_SHARED", Path(__file__).resolve().parents[1].parent / "shared"))
+if not (SHARED / "data" / "peers").is_dir():
+    raise pytest.UsageError(
+        f"shared data not found at {SHARED}: clone fastperf next to its shared/ folder, or set "
+        "FASTPERF_SHARED to that folder"
+    )
 
 
 @pytest.fixture

@@ -139,9 +139,9 @@ def test_several_by_columns_and_no_variant():
 
 
 def test_in_memory_sources():
-    pl = pytest.importorskip("polars")
-    pd = pytest.importorskip("pandas")
-    duckdb = pytest.importorskip("duckdb")
+    import polars as pl
+    import pandas as pd
+    import duckdb
     table = random_table(np.random.default_rng(11), n_bench=5, nan_fraction=0)
     expected = fastperf.describe(table).groups
     for source in (pl.from_arrow(table), table.to_pandas(), duckdb.from_arrow(table),

@@ -24,15 +24,15 @@ from fastperf import InputError, read
 from fastperf.readers import detect_format
 from fastperf.readers.go import tidy_unit
 
-DATA = Path(__file__).resolve().parents[1].parent / "shared" / "data"
+from conftest import SHARED
+
+DATA = SHARED / "data"
 PEERS = DATA / "peers"
 TOOLS = DATA / "tool-output"
 GO = PEERS / "golang-perf"
 GBENCH = PEERS / "google-benchmark"
 PYPERF = PEERS / "pyperf"
 PYTEST_BENCH = PEERS / "pytest-benchmark"
-
-pytestmark = pytest.mark.skipif(not DATA.is_dir(), reason=f"shared data not found at {DATA}")
 
 PEER_FILES = sorted(PEERS.glob("*/*.json")) + sorted(PEERS.glob("*/*.txt"))
 TOOL_FILES = sorted(TOOLS.glob("*.json"))
@@ -560,14 +560,14 @@ def test_in_memory_variants_one_name():
 
 
 def test_polars_dataframe():
-    pl = pytest.importorskip("polars")
+    import polars as pl
     df = pl.DataFrame({"benchmark": ["a", "a", "b"], "variant": ["v1", "v2", "v1"],
                        "run": pl.Series([0, 1, 0], dtype=pl.Int16), "value": [1.5, 2.0, 3.25]})
     assert decoded(read(df)).equals(expected_table(variant=True))
 
 
 def test_pandas_dataframe():
-    pd = pytest.importorskip("pandas")
+    import pandas as pd
     df = pd.DataFrame({"benchmark": ["a", "a", "b"], "variant": ["v1", "v2", "v1"],
                        "run": [0, 1, 0], "value": [1.5, 2.0, 3.25]})
     assert hasattr(df, "__arrow_c_stream__")
@@ -575,7 +575,7 @@ def test_pandas_dataframe():
 
 
 def test_duckdb_relation():
-    duckdb = pytest.importorskip("duckdb")
+    import duckdb
     rel = duckdb.sql(
         "select * from (values ('a', 'v1', 0, 1.5), ('a', 'v2', 1, 2.0), ('b', 'v1', 0, 3.25)) "
         "t(benchmark, variant, run, value) order by benchmark, run"

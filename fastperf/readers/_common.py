@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf._errors import InputError
-from fastperf._table import require_columns
+from fastperf._table import as_float64, require_columns
 
 #: Canonical column names, in output order; extra columns follow them.
 KEY_COLUMNS = ("benchmark", "variant", "run", "unit", "value")
@@ -95,24 +95,9 @@ def encode_labels(table: pa.Table) -> pa.Table:
 
 
 def as_value_column(table: pa.Table, name: str = "value", *, source_name: str | None = None) -> pa.Table:
-    """Cast the value column to float64; integers and decimals convert, other types are an error."""
-    col = table.column(name)
-    t = col.type
-    if pa.types.is_dictionary(t):
-        t = t.value_type
-    numeric = (
-        pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_decimal(t) or pa.types.is_null(t)
-    )
-    if not numeric:
-        shown = source_name or name
-        raise InputError(
-            f"value column {shown!r} has type {col.type}, not a number; pass value= the column "
-            "holding the measurements, or convert it to a numeric type first"
-        )
-    if col.type != pa.float64():
-        col = pc.cast(col, pa.float64())
-        table = table.set_column(table.column_names.index(name), name, col)
-    return table
+    """Cast the value column to float64 (see `fastperf._table.as_float64` for the types accepted)."""
+    col = as_float64(table.column(name), source_name or name)
+    return table.set_column(table.column_names.index(name), name, col)
 
 
 def as_run_column(table: pa.Table, name: str = "run", *, source_name: str | None = None) -> pa.Table:
