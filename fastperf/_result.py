@@ -11,7 +11,7 @@ from typing import Any
 
 import pyarrow as pa
 
-__all__ = ["Result", "format_cell", "render_text", "render_markdown", "table_records"]
+__all__ = ["Result", "BenchmarkResult", "TestResult", "keyed_table", "format_cell", "render_text", "render_markdown", "table_records"]
 
 
 def format_cell(value: Any) -> str:
@@ -122,3 +122,54 @@ class Result:
 
     def _repr_markdown_(self) -> str:
         return self.to_markdown()
+
+
+class BenchmarkResult(Result):
+    """Result of a table-level test: ``.benchmarks`` has one row per benchmark (or group), keys
+    first, then the test's columns and ``status``."""
+
+    table_name = "benchmarks"
+
+
+def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
+    """The key table with `columns` (name -> array, one entry per row) appended in order."""
+    out = keys
+    for name, column in columns.items():
+        out = out.append_column(name, pa.array(column))
+    return out
+
+
+class TestResult:
+    """Result of an array-level test, as scipy's: unpacks as ``statistic, pvalue``.
+
+    Attributes
+    ----------
+    statistic, pvalue : numpy arrays shaped like the batch (the input without `axis`), or numpy
+        scalars for a single test. NaN where a sample could not be tested.
+    status : numpy array of str (or a str): "ok", or why the sample could not be tested
+        ("n < 3", "NaN in input", "zero variance", ...).
+    Further fields (``df``, ...) are set per test and listed in its docstring.
+    """
+
+    __test__ = False  # not a pytest test class
+
+    def __init__(self, statistic, pvalue, status, **fields):
+        self.statistic = statistic
+        self.pvalue = pvalue
+        self.status = status
+        self._fields = ["statistic", "pvalue", "status", *fields]
+        for name, value in fields.items():
+            setattr(self, name, value)
+
+    def __iter__(self):
+        return iter((self.statistic, self.pvalue))
+
+    def __getitem__(self, index):
+        return (self.statistic, self.pvalue)[index]
+
+    def __len__(self) -> int:
+        return 2
+
+    def __repr__(self) -> str:
+        parts = ", ".join(f"{name}={getattr(self, name)!r}" for name in self._fields)
+        return f"{type(self).__name__}({parts})"

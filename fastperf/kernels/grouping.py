@@ -103,3 +103,34 @@ def gather_runs(values, run_starts, offsets):
         for j in range(offsets[g], offsets[g + 1]):
             out[j] = values[start + j - offsets[g]]
     return out
+
+
+@njit(cache=True)
+def take_segments(grouped, offsets, take):
+    """The segments ``take[i]`` of a CSR batch (``-1``: an empty segment), NaN values dropped.
+
+    Returns the new values and offsets, and the number of NaN dropped from each segment.
+    """
+    n_out = take.shape[0]
+    new_offsets = np.zeros(n_out + 1, dtype=np.int64)
+    n_dropped = np.zeros(n_out, dtype=np.int64)
+    for i in range(n_out):
+        g = take[i]
+        kept = 0
+        if g >= 0:
+            for j in range(offsets[g], offsets[g + 1]):
+                if grouped[j] == grouped[j]:
+                    kept += 1
+            n_dropped[i] = offsets[g + 1] - offsets[g] - kept
+        new_offsets[i + 1] = new_offsets[i] + kept
+    values = np.empty(new_offsets[n_out], dtype=grouped.dtype)
+    for i in range(n_out):
+        g = take[i]
+        if g >= 0:
+            k = new_offsets[i]
+            for j in range(offsets[g], offsets[g + 1]):
+                v = grouped[j]
+                if v == v:
+                    values[k] = v
+                    k += 1
+    return values, new_offsets, n_dropped

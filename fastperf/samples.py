@@ -1,0 +1,119 @@
+"""Per-benchmark samples of chosen variants from a measurement table, for the test functions.
+
+`variant_samples` is how every table-level test gets its data: one grouping pass over
+(benchmark keys, variant), then for each requested variant the benchmark-aligned samples as CSR
+segments (NaN/null dropped and counted), ready for the kernels.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf._batch import Samples
+from fastperf._errors import InputError
+from fastperf._table import key_list, load_table, require_columns, value_column
+from fastperf.grouping import group_rows
+
+__all__ = ["VariantSamples", "variant_samples", "group_samples"]
+
+
+@dataclass(frozen=True)
+class VariantSamples:
+    """Benchmark-aligned samples of several variants.
+
+    Attributes
+    ----------
+    keys : pyarrow.Table
+        One row per benchmark (the `by` key columns), in the grouper's order. Every benchmark
+        of the table is here, even one that lacks some of the variants.
+    samples : dict of variant name -> Samples
+        Sample ``i`` is benchmark ``i``'s values for that variant (empty when it has none).
+    n_dropped : dict of variant name -> int64 array
+        Null/NaN values dropped per benchmark.
+    """
+
+    keys: pa.Table
+    samples: dict[str, Samples]
+    n_dropped: dict[str, np.ndarray]
+
+
+def variant_samples(
+    data: Any,
+    *,
+    variants: Sequence[str],
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str = "variant",
+    value: str = "value",
+) -> VariantSamples:
+    """Split a measurement table into per-benchmark samples of each of `variants`.
+
+    Raises `InputError` for missing columns, an empty table, infinite values, or a variant name
+    that no row has (the message lists the variants present).
+    """
+    from fastperf.kernels.grouping import take_segments
+
+    table = load_table(data)
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    keys = key_list(by)
+    require_columns(table, keys + [variant, value])
+    values = value_column(table, value)
+    groups = group_rows(table, keys + [variant])
+    grouped = groups.gather(values)
+    if np.isinf(grouped).any():
+        raise InputError(
+            f"value column {value!r} holds infinite values; an infinite measurement is a broken "
+            "one: remove it or set it to null (nulls and NaN are dropped and counted)"
+        )
+    # groups are ordered by the benchmark keys first, so each benchmark's groups are adjacent
+    benchmarks = group_rows(groups.keys, keys)
+    benchmark_of_group = np.repeat(np.arange(benchmarks.n_groups), benchmarks.sizes)
+    group_variants = groups.keys.column(variant)
+    present = pc.unique(group_variants).to_pylist()
+    samples, dropped = {}, {}
+    for name in dict.fromkeys(variants):
+        if name not in present:
+            raise InputError(f"variant {name!r} not found; the {variant!r} column holds {present}")
+        chosen = np.flatnonzero(pc.equal(group_variants, name).to_numpy(zero_copy_only=False))
+        take = np.full(benchmarks.n_groups, -1, dtype=np.int64)
+        take[benchmark_of_group[chosen]] = chosen
+        kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take)
+        samples[name] = Samples(kept, offsets)
+        dropped[name] = n_dropped
+    return VariantSamples(benchmarks.keys, samples, dropped)
+
+
+def group_samples(
+    data: Any,
+    *,
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str | None = "variant",
+    value: str = "value",
+) -> tuple[pa.Table, Samples, np.ndarray]:
+    """One sample per (`by` keys, `variant`) group of a measurement table, NaN/null dropped.
+
+    Returns the group keys (one row per group, keys first, the grouper's order), the samples
+    (CSR segments, one per group) and the number of values dropped per group. Raises
+    `InputError` for missing columns, an empty table or infinite values.
+    """
+    from fastperf.kernels.grouping import take_segments
+
+    table = load_table(data)
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    keys = key_list(by) + ([variant] if variant is not None else [])
+    require_columns(table, keys + [value])
+    groups = group_rows(table, keys)
+    grouped = groups.gather(value_column(table, value))
+    if np.isinf(grouped).any():
+        raise InputError(
+            f"value column {value!r} holds infinite values; an infinite measurement is a broken "
+            "one: remove it or set it to null (nulls and NaN are dropped and counted)"
+        )
+    take = np.arange(groups.n_groups, dtype=np.int64)
+    kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take)
+    return groups.keys, Samples(kept, offsets), n_dropped
