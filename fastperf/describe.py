@@ -104,29 +104,28 @@ def describe(
         with exact binomial coverage >= `confidence`; ``ci_median_confidence`` is that
         coverage. ``status`` is "ok" or says which figures a small group lacks.
     """
-    from fastperf.kernels.descriptive import count_valid, describe_groups
+    from fastperf.kernels.descriptive import order_statistics
+    from fastperf.kernels.moments import sample_moments
 
     table = load_table(data)
     keys, value = _describe_iv(table, by, variant, value, unit)
     values = value_column(table, value)
     groups = group_rows(table, keys)
-
     grouped = groups.gather(values)
     del values
     n_rows = table.num_rows
-    n, n_infinite = count_valid(grouped, groups.offsets, n_rows=n_rows)
-    if n_infinite.any():
-        first = int(np.flatnonzero(np.isinf(grouped))[0])
-        where = describe_group(groups.keys, groups.group_at(first))
+    n, n_dropped, mean, variance = sample_moments(grouped, groups.offsets, n_rows=n_rows)
+    infinite = (n > 0) & ~np.isfinite(mean)  # an infinite value makes the mean inf or NaN
+    if infinite.any():
+        where = describe_group(groups.keys, int(np.argmax(infinite)))
         raise InputError(
-            f"value column {value!r} holds {int(n_infinite.sum())} infinite value(s), the first "
-            f"in group {where}; an infinite measurement is a broken one: remove it or set it "
-            "to null (nulls and NaN are dropped and counted)"
+            f"value column {value!r} holds infinite values in {int(infinite.sum())} group(s), the "
+            f"first {where}; an infinite measurement is a broken one: remove it or set it to "
+            "null (nulls and NaN are dropped and counted)"
         )
-    n_dropped = groups.sizes - n
+    sd = np.sqrt(variance)
     lower, upper, coverage = median_interval_ranks(n, confidence)
-    stats = describe_groups(grouped, groups.offsets, n, lower, upper, n_rows=n_rows)
-    mean, sd = stats[:, 0], stats[:, 1]
+    stats = order_statistics(grouped, groups.offsets, n, lower, upper, n_rows=n_rows)
     halfwidth = student_halfwidth(n, sd, confidence)
     with np.errstate(invalid="ignore", divide="ignore"):
         cv = np.where(mean != 0, sd / mean, np.nan)
@@ -142,10 +141,10 @@ def describe(
         default="ok",
     )
     columns = {
-        "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "min": stats[:, 2],
-        "median": stats[:, 3], "max": stats[:, 4], "cv": cv,
+        "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "min": stats[:, 0],
+        "median": stats[:, 1], "max": stats[:, 2], "cv": cv,
         "ci_mean_low": mean - halfwidth, "ci_mean_high": mean + halfwidth,
-        "ci_median_low": stats[:, 5], "ci_median_high": stats[:, 6],
+        "ci_median_low": stats[:, 3], "ci_median_high": stats[:, 4],
         "ci_median_confidence": coverage, "status": status,
     }
     out = groups.keys

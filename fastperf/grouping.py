@@ -69,10 +69,6 @@ class Groups:
             return gather_runs(column, self.first_row, self.offsets, n_rows=column.shape[0])
         return gather_rows(column, self.order, self.offsets, n_rows=column.shape[0])
 
-    def group_at(self, position: int) -> int:
-        """The group holding `position` of the group order."""
-        return int(np.searchsorted(self.offsets, position, side="right") - 1)
-
 
 def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]:
     """Dictionary codes (int32, nulls as their own code) and the dictionary of one column."""

@@ -18,7 +18,9 @@ from fastperf._errors import InputError
 from fastperf._table import key_list, load_table, require_columns, value_column
 from fastperf.grouping import group_rows
 
-__all__ = ["VariantSamples", "variant_samples", "group_samples"]
+__all__ = [
+    "VariantSamples", "variant_samples", "group_samples", "PairedSamples", "paired_variant_samples",
+]
 
 
 @dataclass(frozen=True)
@@ -81,7 +83,7 @@ def variant_samples(
         chosen = np.flatnonzero(pc.equal(group_variants, name).to_numpy(zero_copy_only=False))
         take = np.full(benchmarks.n_groups, -1, dtype=np.int64)
         take[benchmark_of_group[chosen]] = chosen
-        kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take)
+        kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
         samples[name] = Samples(kept, offsets)
         dropped[name] = n_dropped
     return VariantSamples(benchmarks.keys, samples, dropped)
@@ -115,5 +117,86 @@ def group_samples(
             "one: remove it or set it to null (nulls and NaN are dropped and counted)"
         )
     take = np.arange(groups.n_groups, dtype=np.int64)
-    kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take)
+    kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
     return groups.keys, Samples(kept, offsets), n_dropped
+
+
+@dataclass(frozen=True)
+class PairedSamples:
+    """Per-benchmark pairs (baseline run i, candidate run i) matched by the `run` column.
+
+    Attributes
+    ----------
+    keys : pyarrow.Table
+        One row per benchmark (the `by` columns), every benchmark of the table.
+    baseline, candidate : Samples
+        Pair j of benchmark i is ``(baseline.values[k], candidate.values[k])`` with
+        ``k = baseline.offsets[i] + j``; both share the same offsets.
+    n_unmatched : int64 array
+        Runs present for only one of the two variants (dropped).
+    n_dropped : int64 array
+        Pairs dropped because a value was null/NaN.
+    n_duplicated : int64 array
+        Runs occurring more than once for one variant (ambiguous, dropped).
+    """
+
+    keys: pa.Table
+    baseline: Samples
+    candidate: Samples
+    n_unmatched: np.ndarray
+    n_dropped: np.ndarray
+    n_duplicated: np.ndarray
+
+
+def paired_variant_samples(
+    data: Any,
+    *,
+    baseline: str,
+    candidate: str,
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str = "variant",
+    value: str = "value",
+    run: str = "run",
+) -> PairedSamples:
+    """Per-benchmark baseline/candidate pairs of a measurement table, matched by `run`.
+
+    The run column may hold any groupable type (run numbers, timestamps, labels); a run is
+    matched when the same run value occurs once for each variant of a benchmark.
+    """
+    from fastperf.grouping import _key_codes
+    from fastperf.kernels.grouping import pair_by_run, take_segments
+
+    table = load_table(data)
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    keys = key_list(by)
+    require_columns(table, keys + [variant, value])
+    require_columns(table, [run], hint="paired tests match baseline and candidate runs by it")
+    groups = group_rows(table, keys + [variant])
+    grouped = groups.gather(value_column(table, value))
+    if np.isinf(grouped).any():
+        raise InputError(
+            f"value column {value!r} holds infinite values; an infinite measurement is a broken "
+            "one: remove it or set it to null (nulls and NaN are dropped and counted)"
+        )
+    run_codes, _ = _key_codes(table.column(run), run)
+    grouped_runs = groups.gather(run_codes.astype(np.int64))
+    benchmarks = group_rows(groups.keys, keys)
+    benchmark_of_group = np.repeat(np.arange(benchmarks.n_groups), benchmarks.sizes)
+    group_variants = groups.keys.column(variant)
+    present = pc.unique(group_variants).to_pylist()
+    sides = []
+    for name in (baseline, candidate):
+        if name not in present:
+            raise InputError(f"variant {name!r} not found; the {variant!r} column holds {present}")
+        chosen = np.flatnonzero(pc.equal(group_variants, name).to_numpy(zero_copy_only=False))
+        take = np.full(benchmarks.n_groups, -1, dtype=np.int64)
+        take[benchmark_of_group[chosen]] = chosen
+        # NaN values stay (as NaN) so that their runs still match; pair_by_run drops them
+        values, offsets, _ = take_segments(grouped, groups.offsets, take, False)
+        runs, _, _ = take_segments(grouped_runs, groups.offsets, take, False)
+        sides.append((values, runs, offsets))
+    (xv, xr, xo), (yv, yr, yo) = sides
+    px, py, offsets, unmatched, nan_pairs, duplicated = pair_by_run(xv, xr, xo, yv, yr, yo)
+    return PairedSamples(benchmarks.keys, Samples(px, offsets), Samples(py, offsets),
+                         unmatched, nan_pairs, duplicated)

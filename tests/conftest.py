@@ -19,4 +19,4 @@ def parallel_always(monkeypatch):
     """Make every group kernel take its parallel (prange) build, whatever the input size."""
     import fastperf.kernels._compile as compile_mod
 
-    monkeypatch.setattr(compile_mod, "PARALLEL_MIN_ROWS", 0)
+    monkeypatch.setattr(compile_mod, "FORCE_PARALLEL", True)

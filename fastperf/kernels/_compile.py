@@ -9,15 +9,21 @@ builds give identical results.
 """
 from numba import njit
 
-#: Inputs with at least this many rows use the parallel build.
-PARALLEL_MIN_ROWS = 200_000
+#: Default size from which the parallel build is used. Threads cost a fixed overhead per call
+#: (tens of microseconds to milliseconds when the other core is busy, as on a loaded 2-core CI
+#: machine), so only heavy work on large inputs pays for them; kernels set their own threshold.
+PARALLEL_MIN_ROWS = 1_000_000
+
+#: Tests set this to 0 to force the parallel builds (see tests/conftest.py).
+FORCE_PARALLEL = False
 
 
 class GroupKernel:
     """A kernel over groups with a serial (cached) and a parallel (prange) build."""
 
-    def __init__(self, fn):
+    def __init__(self, fn, min_rows: int = PARALLEL_MIN_ROWS):
         self.py_func = fn
+        self.min_rows = min_rows
         self.serial = njit(cache=True)(fn)
         self.parallel = njit(parallel=True)(fn)
         self.__doc__ = fn.__doc__
@@ -25,10 +31,16 @@ class GroupKernel:
 
     def __call__(self, *args, n_rows: int):
         """Run the build suited to `n_rows`, the number of rows the call touches."""
-        build = self.parallel if n_rows >= PARALLEL_MIN_ROWS else self.serial
+        build = self.parallel if FORCE_PARALLEL or n_rows >= self.min_rows else self.serial
         return build(*args)
 
 
-def group_kernel(fn) -> GroupKernel:
-    """Decorator: compile `fn` (which loops ``prange`` over groups) both ways."""
-    return GroupKernel(fn)
+def group_kernel(fn=None, *, min_rows: int = PARALLEL_MIN_ROWS):
+    """Decorator: compile `fn` (which loops ``prange`` over groups) both ways.
+
+    ``@group_kernel`` uses the default threshold; ``@group_kernel(min_rows=N)`` sets the input
+    size from which this kernel's parallel build runs (higher for light, memory-bound work).
+    """
+    if fn is None:
+        return lambda f: GroupKernel(f, min_rows)
+    return GroupKernel(fn, min_rows)

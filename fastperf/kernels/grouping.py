@@ -84,7 +84,7 @@ def counting_sort(ids, offsets):
     return order
 
 
-@group_kernel
+@group_kernel(min_rows=5_000_000)
 def gather_rows(values, order, offsets):
     """``values[order]``, computed group by group: the values in group order."""
     out = np.empty(order.shape[0], dtype=values.dtype)
@@ -94,7 +94,7 @@ def gather_rows(values, order, offsets):
     return out
 
 
-@group_kernel
+@group_kernel(min_rows=5_000_000)
 def gather_runs(values, run_starts, offsets):
     """The values in group order when each group's rows are one run starting at ``run_starts``."""
     out = np.empty(offsets[-1], dtype=values.dtype)
@@ -106,10 +106,11 @@ def gather_runs(values, run_starts, offsets):
 
 
 @njit(cache=True)
-def take_segments(grouped, offsets, take):
-    """The segments ``take[i]`` of a CSR batch (``-1``: an empty segment), NaN values dropped.
+def take_segments(grouped, offsets, take, drop_nan):
+    """The segments ``take[i]`` of a CSR batch (``-1``: an empty segment).
 
-    Returns the new values and offsets, and the number of NaN dropped from each segment.
+    With `drop_nan`, NaN values are left out and counted. Returns the new values and offsets,
+    and the number of NaN dropped from each segment (zeros without `drop_nan`).
     """
     n_out = take.shape[0]
     new_offsets = np.zeros(n_out + 1, dtype=np.int64)
@@ -119,7 +120,7 @@ def take_segments(grouped, offsets, take):
         kept = 0
         if g >= 0:
             for j in range(offsets[g], offsets[g + 1]):
-                if grouped[j] == grouped[j]:
+                if not drop_nan or grouped[j] == grouped[j]:
                     kept += 1
             n_dropped[i] = offsets[g + 1] - offsets[g] - kept
         new_offsets[i + 1] = new_offsets[i] + kept
@@ -130,7 +131,64 @@ def take_segments(grouped, offsets, take):
             k = new_offsets[i]
             for j in range(offsets[g], offsets[g + 1]):
                 v = grouped[j]
-                if v == v:
+                if not drop_nan or v == v:
                     values[k] = v
                     k += 1
     return values, new_offsets, n_dropped
+
+
+@njit(cache=True)
+def pair_by_run(x_values, x_runs, x_offsets, y_values, y_runs, y_offsets):
+    """Match the runs of two CSR batches segment by segment: the pairs (x, y) with equal run.
+
+    Each segment's runs are sorted (a copy) and merge-joined. A run present on one side only,
+    or a pair with a NaN on either side, is dropped and counted.
+
+    Returns the paired x and y values (sharing the returned offsets), the number of unmatched
+    runs per segment (both sides), the number of pairs dropped for NaN, and for each segment
+    the number of runs that occur more than once on one side (pairing is then ambiguous; those
+    runs are dropped too).
+    """
+    n_segments = x_offsets.shape[0] - 1
+    offsets = np.zeros(n_segments + 1, dtype=np.int64)
+    unmatched = np.zeros(n_segments, dtype=np.int64)
+    nan_pairs = np.zeros(n_segments, dtype=np.int64)
+    duplicated = np.zeros(n_segments, dtype=np.int64)
+    capacity = 0
+    for s in range(n_segments):
+        capacity += min(x_offsets[s + 1] - x_offsets[s], y_offsets[s + 1] - y_offsets[s])
+    out_x = np.empty(capacity, dtype=np.float64)
+    out_y = np.empty(capacity, dtype=np.float64)
+    k = 0
+    for s in range(n_segments):
+        xo, xe, yo, ye = x_offsets[s], x_offsets[s + 1], y_offsets[s], y_offsets[s + 1]
+        xi = xo + np.argsort(x_runs[xo:xe], kind="mergesort")
+        yi = yo + np.argsort(y_runs[yo:ye], kind="mergesort")
+        a, b = 0, 0
+        na, nb = xe - xo, ye - yo
+        while a < na or b < nb:
+            ra = x_runs[xi[a]] if a < na else np.iinfo(np.int64).max
+            rb = y_runs[yi[b]] if b < nb else np.iinfo(np.int64).max
+            run = min(ra, rb)
+            ca = 0  # how many times `run` occurs on each side
+            while a + ca < na and x_runs[xi[a + ca]] == run:
+                ca += 1
+            cb = 0
+            while b + cb < nb and y_runs[yi[b + cb]] == run:
+                cb += 1
+            if ca == 1 and cb == 1:
+                vx, vy = x_values[xi[a]], y_values[yi[b]]
+                if vx == vx and vy == vy:
+                    out_x[k] = vx
+                    out_y[k] = vy
+                    k += 1
+                else:
+                    nan_pairs[s] += 1
+            elif ca > 1 or cb > 1:
+                duplicated[s] += 1
+            else:
+                unmatched[s] += 1
+            a += ca
+            b += cb
+        offsets[s + 1] = k
+    return out_x[:k].copy(), out_y[:k].copy(), offsets, unmatched, nan_pairs, duplicated
