@@ -58,7 +58,7 @@ def one_sample(a, axis: int = -1, name: str = "x") -> tuple[Samples, tuple[int, 
     """The samples of `a` along `axis`, and the shape of the batch (the other axes)."""
     arr = _last_axis(_as_float_array(a, name), axis, name)
     batch_shape = arr.shape[:-1]
-    return Samples.rectangular(arr.reshape(-1, arr.shape[-1])), batch_shape
+    return _as_samples(arr, batch_shape), batch_shape
 
 
 def _broadcast_pair(x, y, axis: int) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
@@ -76,7 +76,8 @@ def _broadcast_pair(x, y, axis: int) -> tuple[np.ndarray, np.ndarray, tuple[int,
 
 def _as_samples(arr: np.ndarray, batch_shape: tuple[int, ...]) -> Samples:
     arr = np.broadcast_to(arr, batch_shape + arr.shape[-1:])
-    return Samples.rectangular(arr.reshape(-1, arr.shape[-1]))
+    # an explicit batch size: reshape(-1, 0) cannot infer it for empty samples
+    return Samples.rectangular(arr.reshape(int(np.prod(batch_shape)), arr.shape[-1]))
 
 
 def two_samples(x, y, axis: int = -1) -> tuple[Samples, Samples, tuple[int, ...]]:

@@ -4,6 +4,7 @@ Everything here runs once per call on whole columns; nothing loops over groups.
 """
 from __future__ import annotations
 
+import os
 from typing import Any, Iterable, Sequence
 
 import numpy as np
@@ -13,7 +14,7 @@ import pyarrow.compute as pc
 from fastperf._errors import InputError
 
 __all__ = [
-    "as_table", "is_in_memory_table", "load_table", "require_columns", "key_list", "as_float64",
+    "as_table", "is_in_memory_table", "is_measurement_table", "load_table", "require_columns", "key_list", "as_float64",
     "value_column",
     "describe_group",
 ]
@@ -24,6 +25,24 @@ def is_in_memory_table(source: Any) -> bool:
     return isinstance(source, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)) or hasattr(
         source, "__arrow_c_stream__"
     )
+
+
+def is_measurement_table(x: Any) -> bool:
+    """Whether `x` is a measurement table (or path(s) to one) rather than array-like data.
+
+    One-dimensional objects that also speak the Arrow stream protocol (pandas and polars Series,
+    pyarrow ChunkedArray) are samples, not tables.
+    """
+    if isinstance(x, (str, os.PathLike)):
+        return True
+    if isinstance(x, (list, tuple)):
+        return len(x) > 0 and all(isinstance(item, (str, os.PathLike)) for item in x)
+    if isinstance(x, (np.ndarray, pa.Array, pa.ChunkedArray)):
+        return False
+    shape = getattr(x, "shape", None)
+    if isinstance(shape, tuple) and len(shape) == 1:
+        return False
+    return is_in_memory_table(x)
 
 
 def as_table(source: Any) -> pa.Table:

@@ -19,7 +19,7 @@ import numpy as np
 from fastperf._batch import Samples, paired_samples, shaped, two_samples
 from fastperf._errors import InputError
 from fastperf._result import BenchmarkResult, TestResult, keyed_table
-from fastperf._table import is_in_memory_table
+from fastperf._table import is_measurement_table
 from fastperf.intervals import _check_confidence
 
 __all__ = ["ttest_ind", "ttest_rel", "ftest", "ConfidenceInterval", "TTestResult", "FTestResult"]
@@ -337,8 +337,7 @@ def ftest(
 
 
 def _require_table_form(data, test: str, baseline, candidate) -> None:
-    if not is_in_memory_table(data) and not isinstance(data, (str, list, tuple)) \
-            and not hasattr(data, "__fspath__"):
+    if not is_measurement_table(data):
         raise InputError(f"{test}: y is required unless x is a measurement table")
     if baseline is None or candidate is None:
         raise InputError(f"{test} on a measurement table needs baseline= and candidate= (variant names)")

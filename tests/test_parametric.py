@@ -187,3 +187,9 @@ def test_ttest_rel_table_form_pairs_by_run():
     assert got["b1"]["n_unmatched"] == 3 and got["b2"]["n_dropped"] == 1 and got["b3"]["n_duplicated"] == 1
     assert got["b4"]["status"] == "no paired runs"
     assert any("more than once" in w for w in res.warnings)
+
+
+def test_empty_samples_give_a_status_not_an_exception():
+    res = ttest_ind(np.empty((2, 0)), np.ones((2, 3)))
+    assert res.status.tolist() == ["fewer than 2 values in a sample"] * 2
+    assert np.isnan(ftest(np.empty(0), np.ones(3)).pvalue)
