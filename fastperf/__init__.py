@@ -6,12 +6,18 @@ lazily on first use, so ``import fastperf`` stays cheap.
 from fastperf._errors import InputError
 from fastperf.readers import read
 from fastperf.describe import DescribeResult, describe
+from fastperf.multitest import (
+    MultipleTestsResult, bonferroni_alpha, fwer_bound, multipletests, sidak_alpha,
+)
 from fastperf.normality import shapiro
 from fastperf.parametric import ftest, ttest_ind, ttest_rel
+from fastperf.proportions import ProportionInterval, min_benchmarks, proportion_ci
 
 __version__ = "0.1.0"
 
 __all__ = [
     "InputError", "read", "describe", "DescribeResult", "ttest_ind", "ttest_rel", "ftest", "shapiro",
+    "proportion_ci", "ProportionInterval", "min_benchmarks", "multipletests",
+    "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
     "__version__",
 ]
