@@ -6,6 +6,7 @@ lazily on first use, so ``import fastperf`` stays cheap.
 from fastperf._errors import InputError
 from fastperf.readers import read
 from fastperf.describe import DescribeResult, describe
+from fastperf.distribution_tests import ks_2samp
 from fastperf.multitest import (
     MultipleTestsResult, bonferroni_alpha, fwer_bound, multipletests, sidak_alpha,
 )
@@ -16,8 +17,9 @@ from fastperf.proportions import ProportionInterval, min_benchmarks, proportion_
 __version__ = "0.1.0"
 
 __all__ = [
-    "InputError", "read", "describe", "DescribeResult", "ttest_ind", "ttest_rel", "ftest", "shapiro",
-    "proportion_ci", "ProportionInterval", "min_benchmarks", "multipletests",
-    "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
+    "InputError", "read", "describe", "DescribeResult",
+    "ttest_ind", "ttest_rel", "ftest", "shapiro", "ks_2samp",
+    "proportion_ci", "ProportionInterval", "min_benchmarks",
+    "multipletests", "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
     "__version__",
 ]
