@@ -43,6 +43,47 @@ class VariantSamples:
     n_dropped: dict[str, np.ndarray]
 
 
+def _grouped_values(data: Any, keys: list[str], value: str, also_required: Sequence[str] = ()):
+    """Load `data`, check it, group its rows by `keys`; return the table, groups and values.
+
+    The values come back gathered into group order (NaN kept). An empty table, a missing
+    column or an infinite value is an `InputError`.
+    """
+    table = load_table(data)
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    require_columns(table, keys + [value, *also_required])
+    groups = group_rows(table, keys)
+    grouped = groups.gather(value_column(table, value))
+    if np.isinf(grouped).any():
+        raise InputError(
+            f"value column {value!r} holds infinite values; an infinite measurement is a broken "
+            "one: remove it or set it to null (nulls and NaN are dropped and counted)"
+        )
+    return table, groups, grouped
+
+
+def _variant_takes(groups, keys: list[str], variant: str, names: Sequence[str]):
+    """For each variant in `names`, the group holding each benchmark's values (-1: none).
+
+    Returns the benchmark groups (one per `keys` value) and a dict name -> int64 array.
+    """
+    # groups are ordered by the benchmark keys first, so each benchmark's groups are adjacent
+    benchmarks = group_rows(groups.keys, keys)
+    benchmark_of_group = np.repeat(np.arange(benchmarks.n_groups), benchmarks.sizes)
+    group_variants = groups.keys.column(variant)
+    present = pc.unique(group_variants).to_pylist()
+    takes = {}
+    for name in dict.fromkeys(names):
+        if name not in present:
+            raise InputError(f"variant {name!r} not found; the {variant!r} column holds {present}")
+        chosen = np.flatnonzero(pc.equal(group_variants, name).to_numpy(zero_copy_only=False))
+        take = np.full(benchmarks.n_groups, -1, dtype=np.int64)
+        take[benchmark_of_group[chosen]] = chosen
+        takes[name] = take
+    return benchmarks, takes
+
+
 def variant_samples(
     data: Any,
     *,
@@ -58,31 +99,11 @@ def variant_samples(
     """
     from fastperf.kernels.grouping import take_segments
 
-    table = load_table(data)
-    if table.num_rows == 0:
-        raise InputError("the measurement table is empty (0 rows)")
     keys = key_list(by)
-    require_columns(table, keys + [variant, value])
-    values = value_column(table, value)
-    groups = group_rows(table, keys + [variant])
-    grouped = groups.gather(values)
-    if np.isinf(grouped).any():
-        raise InputError(
-            f"value column {value!r} holds infinite values; an infinite measurement is a broken "
-            "one: remove it or set it to null (nulls and NaN are dropped and counted)"
-        )
-    # groups are ordered by the benchmark keys first, so each benchmark's groups are adjacent
-    benchmarks = group_rows(groups.keys, keys)
-    benchmark_of_group = np.repeat(np.arange(benchmarks.n_groups), benchmarks.sizes)
-    group_variants = groups.keys.column(variant)
-    present = pc.unique(group_variants).to_pylist()
+    _, groups, grouped = _grouped_values(data, keys + [variant], value)
+    benchmarks, takes = _variant_takes(groups, keys, variant, variants)
     samples, dropped = {}, {}
-    for name in dict.fromkeys(variants):
-        if name not in present:
-            raise InputError(f"variant {name!r} not found; the {variant!r} column holds {present}")
-        chosen = np.flatnonzero(pc.equal(group_variants, name).to_numpy(zero_copy_only=False))
-        take = np.full(benchmarks.n_groups, -1, dtype=np.int64)
-        take[benchmark_of_group[chosen]] = chosen
+    for name, take in takes.items():
         kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
         samples[name] = Samples(kept, offsets)
         dropped[name] = n_dropped
@@ -104,18 +125,8 @@ def group_samples(
     """
     from fastperf.kernels.grouping import take_segments
 
-    table = load_table(data)
-    if table.num_rows == 0:
-        raise InputError("the measurement table is empty (0 rows)")
     keys = key_list(by) + ([variant] if variant is not None else [])
-    require_columns(table, keys + [value])
-    groups = group_rows(table, keys)
-    grouped = groups.gather(value_column(table, value))
-    if np.isinf(grouped).any():
-        raise InputError(
-            f"value column {value!r} holds infinite values; an infinite measurement is a broken "
-            "one: remove it or set it to null (nulls and NaN are dropped and counted)"
-        )
+    _, groups, grouped = _grouped_values(data, keys, value)
     take = np.arange(groups.n_groups, dtype=np.int64)
     kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
     return groups.keys, Samples(kept, offsets), n_dropped
@@ -166,35 +177,16 @@ def paired_variant_samples(
     from fastperf.grouping import _key_codes
     from fastperf.kernels.grouping import pair_by_run, take_segments
 
-    table = load_table(data)
-    if table.num_rows == 0:
-        raise InputError("the measurement table is empty (0 rows)")
     keys = key_list(by)
-    require_columns(table, keys + [variant, value])
-    require_columns(table, [run], hint="paired tests match baseline and candidate runs by it")
-    groups = group_rows(table, keys + [variant])
-    grouped = groups.gather(value_column(table, value))
-    if np.isinf(grouped).any():
-        raise InputError(
-            f"value column {value!r} holds infinite values; an infinite measurement is a broken "
-            "one: remove it or set it to null (nulls and NaN are dropped and counted)"
-        )
+    table, groups, grouped = _grouped_values(data, keys + [variant], value, also_required=[run])
     run_codes, _ = _key_codes(table.column(run), run)
     grouped_runs = groups.gather(run_codes.astype(np.int64))
-    benchmarks = group_rows(groups.keys, keys)
-    benchmark_of_group = np.repeat(np.arange(benchmarks.n_groups), benchmarks.sizes)
-    group_variants = groups.keys.column(variant)
-    present = pc.unique(group_variants).to_pylist()
+    benchmarks, takes = _variant_takes(groups, keys, variant, [baseline, candidate])
     sides = []
     for name in (baseline, candidate):
-        if name not in present:
-            raise InputError(f"variant {name!r} not found; the {variant!r} column holds {present}")
-        chosen = np.flatnonzero(pc.equal(group_variants, name).to_numpy(zero_copy_only=False))
-        take = np.full(benchmarks.n_groups, -1, dtype=np.int64)
-        take[benchmark_of_group[chosen]] = chosen
         # NaN values stay (as NaN) so that their runs still match; pair_by_run drops them
-        values, offsets, _ = take_segments(grouped, groups.offsets, take, False)
-        runs, _, _ = take_segments(grouped_runs, groups.offsets, take, False)
+        values, offsets, _ = take_segments(grouped, groups.offsets, takes[name], False)
+        runs, _, _ = take_segments(grouped_runs, groups.offsets, takes[name], False)
         sides.append((values, runs, offsets))
     (xv, xr, xo), (yv, yr, yo) = sides
     px, py, offsets, unmatched, nan_pairs, duplicated = pair_by_run(xv, xr, xo, yv, yr, yo)

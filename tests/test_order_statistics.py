@@ -36,3 +36,14 @@ def test_move_nan_last():
     x = np.array([np.nan, 1.0, np.nan, 3.0, 2.0])
     assert move_nan_last(x) == 3
     assert x[:3].tolist() == [1.0, 3.0, 2.0] and np.isnan(x[3:]).all()
+
+
+def test_sorted_copy_matches_numpy_on_both_sides_of_the_rank_sort_limit():
+    from fastperf.kernels.order_statistics import RANK_SORT_MAX_N, sorted_copy
+
+    rng = np.random.default_rng(1)
+    for n in (0, 1, 2, 31, RANK_SORT_MAX_N, RANK_SORT_MAX_N + 1, 500):
+        for x in (rng.normal(size=n), rng.integers(0, 4, n).astype(float)):  # with ties
+            before = x.copy()
+            assert np.array_equal(sorted_copy(x), np.sort(x))
+            assert np.array_equal(x, before)  # the input is not touched

@@ -15,6 +15,7 @@ import numpy as np
 from numba import njit, prange
 
 from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.order_statistics import sorted_copy
 
 #: The sample sizes Royston's approximations cover.
 MIN_N = 3
@@ -143,29 +144,12 @@ def shapiro_coefficients(n, a):
         a[i] *= scale
 
 
-#: Samples up to this size are sorted by counting ranks (branch-free, quadratic), faster than a
-#: comparison sort on small random data; larger ones by ``np.sort``.
-RANK_SORT_MAX_N = 64
-
-
 @njit(cache=True)
 def _sorted_shifted(sample, shift):
     """``np.sort(sample) - shift`` (sample free of NaN)."""
-    n = sample.shape[0]
-    if n > RANK_SORT_MAX_N:
-        out = np.sort(sample)
-        for i in range(n):
-            out[i] -= shift
-        return out
-    out = np.empty(n)
-    for i in range(n):
-        value = sample[i]
-        rank = 0  # values before i that are <= it, after i that are < it: ties keep their order
-        for j in range(i):
-            rank += sample[j] <= value
-        for j in range(i + 1, n):
-            rank += sample[j] < value
-        out[rank] = value - shift
+    out = sorted_copy(sample)
+    for i in range(out.shape[0]):
+        out[i] -= shift
     return out
 
 

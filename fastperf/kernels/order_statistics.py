@@ -3,6 +3,7 @@
 Used wherever a median or a few order statistics of a group are needed; expected cost linear in
 the group size, against n log n for a sort.
 """
+import numpy as np
 from numba import njit
 
 
@@ -71,3 +72,26 @@ def move_nan_last(x):
             x[n] = v
             n += 1
     return n
+
+
+#: Samples up to this size are sorted by counting ranks (branch-free, quadratic): about twice as
+#: fast as ``np.sort`` on small random data.
+RANK_SORT_MAX_N = 64
+
+
+@njit(cache=True)
+def sorted_copy(sample):
+    """``np.sort(sample)`` for a sample without NaN."""
+    n = sample.shape[0]
+    if n > RANK_SORT_MAX_N:
+        return np.sort(sample)
+    out = np.empty(n)
+    for i in range(n):
+        value = sample[i]
+        rank = 0  # values before i that are <= it, after i that are < it: ties keep their order
+        for j in range(i):
+            rank += sample[j] <= value
+        for j in range(i + 1, n):
+            rank += sample[j] < value
+        out[rank] = value
+    return out
