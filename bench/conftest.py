@@ -14,13 +14,15 @@ DATA = BENCH / ".data"
 MAKE_MEASUREMENTS = BENCH.parents[1] / "shared" / "tools" / "make_measurements.py"
 
 
-def measurement_file(benchmarks: int, runs: int, seed: int = 0) -> Path:
+def measurement_file(benchmarks: int, runs: int, seed: int = 0, variants: int = 2) -> Path:
     """A make_measurements.py table, generated once and kept in bench/.data (git-ignored)."""
     DATA.mkdir(exist_ok=True)
-    path = DATA / f"measurements-{benchmarks}x{runs}-seed{seed}.parquet"
+    suffix = "" if variants == 2 else f"-{variants}variants"
+    path = DATA / f"measurements-{benchmarks}x{runs}-seed{seed}{suffix}.parquet"
     if not path.exists():
         subprocess.run([sys.executable, str(MAKE_MEASUREMENTS), str(path), "--benchmarks",
-                        str(benchmarks), "--runs", str(runs), "--seed", str(seed)], check=True)
+                        str(benchmarks), "--runs", str(runs), "--seed", str(seed),
+                        "--variants", str(variants)], check=True)
     return path
 
 

@@ -5,6 +5,7 @@ lazily on first use, so ``import fastperf`` stays cheap.
 """
 from fastperf._errors import InputError
 from fastperf.readers import read
+from fastperf.aggregate import AggregateResult, aggregate_score
 from fastperf.describe import DescribeResult, describe
 from fastperf.distribution_tests import ks_2samp
 from fastperf.multitest import (
@@ -19,7 +20,7 @@ __version__ = "0.1.0"
 __all__ = [
     "InputError", "read", "describe", "DescribeResult",
     "ttest_ind", "ttest_rel", "ftest", "shapiro", "ks_2samp",
-    "proportion_ci", "ProportionInterval", "min_benchmarks",
+    "proportion_ci", "ProportionInterval", "min_benchmarks", "aggregate_score", "AggregateResult",
     "multipletests", "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
     "__version__",
 ]

@@ -72,6 +72,23 @@ def _parser() -> argparse.ArgumentParser:
     d.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
     _add_output_arguments(d)
 
+    a = sub.add_parser("aggregate", help="aggregate score of every variant over the benchmarks, "
+                                         "with its confidence interval")
+    _add_input_arguments(a)
+    a.add_argument("--kind", choices=["geomean", "mean", "weighted"], default="geomean",
+                   help="geometric mean (default), arithmetic mean, or weighted mean")
+    a.add_argument("--method", choices=["per-run", "propagation"], default="per-run",
+                   help="interval of the per-run scores (default) or by error propagation")
+    a.add_argument("--weights", default=None, metavar="COL",
+                   help="column holding one weight per benchmark")
+    a.add_argument("--baseline", default=None, metavar="VARIANT",
+                   help="add each variant's score ratio to this variant, with its interval")
+    a.add_argument("--unit", default=None,
+                   help="keep only the measurements in this unit (files mixing units, e.g. Go's "
+                        "sec/op and B/s)")
+    a.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    _add_output_arguments(a)
+
     demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
     _add_output_arguments(demo)
     return parser
@@ -113,6 +130,24 @@ def _describe(args) -> None:
     _write(result, args.format, args.output)
 
 
+def _aggregate(args) -> None:
+    from fastperf.aggregate import aggregate_score
+
+    table = _read(args)
+    if args.unit is not None:
+        import pyarrow.compute as pc
+
+        if "unit" not in table.column_names:
+            raise InputError("--unit: the input has no unit column")
+        table = table.filter(pc.equal(table.column("unit").cast(pa.string()), args.unit))
+        if table.num_rows == 0:
+            raise InputError(f"--unit {args.unit!r}: no measurements in that unit")
+    result = aggregate_score(table, kind=args.kind, method=args.method,
+                             weights=args.weights, baseline=args.baseline,
+                             confidence=args.confidence)
+    _write(result, args.format, args.output)
+
+
 def _demo(args) -> None:
     from fastperf.describe import describe
     from fastperf.readers import read
@@ -130,7 +165,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fastperf`` command."""
     args = _parser().parse_args(argv)
     try:
-        {"describe": _describe, "demo": _demo}[args.command](args)
+        {"describe": _describe, "aggregate": _aggregate, "demo": _demo}[args.command](args)
     except (InputError, OSError, pa.ArrowException) as exc:
         reason = " ".join(str(exc).split())
         print(f"fastperf: error: {reason}", file=sys.stderr)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["student_halfwidth", "median_interval_ranks"]
+__all__ = ["student_quantile", "student_halfwidth", "median_interval_ranks"]
 
 
 def _check_confidence(confidence: float) -> float:
@@ -18,18 +18,24 @@ def _check_confidence(confidence: float) -> float:
     return confidence
 
 
+def student_quantile(df: np.ndarray, confidence: float) -> np.ndarray:
+    """The two-sided Student coefficient t[(1 + c)/2; df] (NaN where df is NaN or < 1)."""
+    from scipy.special import stdtrit
+
+    confidence = _check_confidence(confidence)
+    df = np.asarray(df, dtype=np.float64)
+    with np.errstate(invalid="ignore"):
+        return stdtrit(np.where(df > 0, df, np.nan), 0.5 + confidence / 2)
+
+
 def student_halfwidth(n: np.ndarray, sd: np.ndarray, confidence: float) -> np.ndarray:
     """Half-width of the Student-t interval of the mean: t[1 - a/2; n - 1] * sd / sqrt(n).
 
     Lilja (seed 000), Pakhomov (seed 004, with the same Student coefficients). NaN for n < 2.
     """
-    from scipy.special import stdtrit
-
-    confidence = _check_confidence(confidence)
     sizes, inverse = np.unique(np.asarray(n, dtype=np.float64), return_inverse=True)
     with np.errstate(invalid="ignore", divide="ignore"):
-        df = np.where(sizes >= 2, sizes - 1, np.nan)
-        coefficient = stdtrit(df, 0.5 + confidence / 2) / np.sqrt(sizes)  # once per distinct n
+        coefficient = student_quantile(sizes - 1, confidence) / np.sqrt(sizes)  # per distinct n
         return coefficient[inverse] * np.asarray(sd)
 
 

@@ -3,6 +3,8 @@ import json
 import subprocess
 import sys
 
+import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
@@ -83,3 +85,18 @@ def test_installed_entry_point_and_module():
     assert ok.returncode == 0 and "BenchmarkEncode" in ok.stdout
     bad = subprocess.run([sys.executable, "-m", "fastperf", "describe", "/no/such"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.startswith("fastperf: error:")
+
+
+def test_aggregate_command(capsys, tmp_path):
+    crc_old, crc_new = str(GO / "crc-old.txt"), str(GO / "crc-new.txt")
+    assert exit_code(["aggregate", crc_old, crc_new]) == 2  # ns/op and MB/s mixed
+    assert "mixes units" in capsys.readouterr().err
+    out = tmp_path / "agg.json"
+    assert main(["aggregate", crc_old, crc_new, "--unit", "sec/op", "--baseline", "crc-old",
+                 "--format", "json", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    table = fastperf.read([crc_old, crc_new])
+    table = table.filter(pa.compute.equal(table.column("unit").cast(pa.string()), "sec/op"))
+    expected = fastperf.aggregate_score(table, baseline="crc-old").groups
+    assert [g["score"] for g in doc["groups"]] == expected.column("score").to_pylist()
+    assert doc["groups"][1]["ratio"] < 1  # the new CRC code is faster

@@ -1,0 +1,178 @@
+"""Aggregate scores: the article's tables (seed 004), closed forms, brute-force references."""
+import numpy as np
+import pyarrow as pa
+import pytest
+import scipy.stats as sps
+
+from fastperf import InputError
+from fastperf.aggregate import aggregate_score, score_gradient
+
+# Seed 004, Table 5: five runs of two tests on one PC
+BW = [22.3, 22.6, 22.7, 22.5, 22.7]
+MCC = [31.8, 31.9, 32.0, 31.9, 31.9]
+
+
+def article_table(with_run=True):
+    cols = {"benchmark": ["Business Winstone"] * 5 + ["Multimedia CC Winstone"] * 5,
+            "variant": ["PC"] * 10, "value": BW + MCC}
+    if with_run:
+        cols["run"] = list(range(5)) * 2
+    return pa.table(cols)
+
+
+@pytest.mark.parametrize("with_run", [True, False])
+def test_article_table_5_per_run_geometric_mean(with_run):
+    row = aggregate_score(article_table(with_run)).groups.to_pylist()[0]
+    # per-run scores 26.63 26.85 26.95 26.79 26.91 -> 26.827 +/- 0.156 (95%); the exact mean is
+    # 26.82647 (the article's own rounded scores average to 26.826): within one unit of its digits
+    assert abs(row["score"] - 26.827) <= 0.001
+    assert round((row["ci_high"] - row["ci_low"]) / 2, 3) == 0.156
+
+
+def test_article_table_6_propagated_deviation():
+    row = aggregate_score(article_table(), method="propagation").groups.to_pylist()[0]
+    assert round(row["score"], 3) == 26.827 and round(row["sd"], 3) == 0.104
+
+
+@pytest.mark.parametrize("kind", ["geomean", "mean"])
+def test_table_7_closed_forms_match_numerical_derivatives(kind):
+    rng = np.random.default_rng(0)
+    x = rng.uniform(1, 50, 7)
+    w = rng.uniform(0.5, 2, 7)
+    w /= w.sum()
+    score, gradient = score_gradient(kind, x, w, np.array([0]))
+    f = (lambda v: np.exp(np.sum(w * np.log(v)))) if kind == "geomean" else (lambda v: np.sum(w * v))
+    assert score[0] == pytest.approx(f(x), rel=1e-12)
+    for i in range(7):
+        h = 1e-6 * x[i]
+        up, down = x.copy(), x.copy()
+        up[i] += h
+        down[i] -= h
+        assert gradient[i] == pytest.approx((f(up) - f(down)) / (2 * h), rel=1e-7)
+    if kind == "geomean":  # Table 7 itself, equal weights: f / n * sqrt(sum((S_i / x_i)^2))
+        s = rng.uniform(0.1, 1, 7)
+        _, g = score_gradient(kind, x, np.full(7, 1 / 7), np.array([0]))
+        f_eq = np.exp(np.mean(np.log(x)))
+        assert np.sqrt(np.sum((g * s) ** 2)) == pytest.approx(f_eq / 7 * np.sqrt(np.sum((s / x) ** 2)))
+
+
+def random_suite(rng, variants=3, benchmarks=6, runs=8):
+    rows = []
+    for v in range(variants):
+        for b in range(benchmarks):
+            base = rng.uniform(1, 100)
+            for r in range(runs):
+                rows.append((f"v{v}", f"b{b}", r, float(base * rng.lognormal(0.01 * v, 0.05))))
+    rng.shuffle(rows)  # the run column, not the row order, matches runs
+    return pa.table(dict(zip(["variant", "benchmark", "run", "value"], map(list, zip(*rows))))), rows
+
+
+def reference(rows, kind, method, weights=None, confidence=0.95):
+    out = {}
+    for v in sorted({r[0] for r in rows}):
+        benches = sorted({r[1] for r in rows if r[0] == v})
+        w = np.array([1.0 if weights is None else weights[b] for b in benches])
+        w /= w.sum()
+        m = np.array([[val for vv, bb, rr, val in sorted(rows, key=lambda r: r[2]) if vv == v and bb == b]
+                      for b in benches])  # benchmarks x runs
+        f = (lambda x: np.exp(np.sum(w[:, None] * np.log(x), axis=0))) if kind == "geomean" \
+            else (lambda x: np.sum(w[:, None] * x, axis=0))
+        if method == "per-run":
+            scores = f(m)
+            lo, hi = sps.t.interval(confidence, len(scores) - 1, loc=scores.mean(), scale=sps.sem(scores))
+            out[v] = (scores.mean(), scores.std(ddof=1), lo, hi)
+        else:
+            means, sds, n = m.mean(axis=1), m.std(axis=1, ddof=1), m.shape[1]
+            score = f(means[:, None])[0]
+            grad = w * score / means if kind == "geomean" else w
+            sd = np.sqrt(np.sum((grad * sds) ** 2))
+            parts = (grad * sds) ** 2 / n
+            se = np.sqrt(parts.sum())
+            df = se ** 4 / np.sum(parts ** 2 / (n - 1))
+            t = sps.t.ppf(0.5 + confidence / 2, df)
+            out[v] = (score, sd, score - t * se, score + t * se)
+    return out
+
+
+@pytest.mark.parametrize("kind", ["geomean", "mean"])
+@pytest.mark.parametrize("method", ["per-run", "propagation"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_against_brute_force(kind, method, weighted):
+    rng = np.random.default_rng(1)
+    table, rows = random_suite(rng)
+    weights = {f"b{b}": float(b + 1) for b in range(6)} if weighted else None
+    got = {r["variant"]: r for r in aggregate_score(table, kind=kind, method=method,
+                                                    weights=weights).groups.to_pylist()}
+    for v, (score, sd, lo, hi) in reference(rows, kind, method, weights).items():
+        assert got[v]["score"] == pytest.approx(score, rel=1e-12)
+        assert got[v]["sd"] == pytest.approx(sd, rel=1e-10)
+        assert got[v]["ci_low"] == pytest.approx(lo, rel=1e-10)
+        assert got[v]["ci_high"] == pytest.approx(hi, rel=1e-10)
+
+
+def test_weights_column_equals_mapping_and_weighted_kind():
+    rng = np.random.default_rng(2)
+    table, _ = random_suite(rng)
+    mapping = {f"b{b}": float(b + 1) for b in range(6)}
+    column = pa.array([mapping[b] for b in table.column("benchmark").to_pylist()])
+    by_column = aggregate_score(table.append_column("w", column), kind="weighted", weights="w")
+    by_mapping = aggregate_score(table, kind="mean", weights=mapping)
+    np.testing.assert_allclose(by_column.groups.column("score").to_numpy(),
+                               by_mapping.groups.column("score").to_numpy(), rtol=1e-12)
+    with pytest.raises(InputError, match="needs weights"):
+        aggregate_score(table, kind="weighted")
+    with pytest.raises(InputError, match="no entry for benchmark"):
+        aggregate_score(table, weights={"b0": 1.0})
+
+
+def test_incomplete_runs_are_dropped_and_counted():
+    table, rows = random_suite(np.random.default_rng(3), variants=1)
+    keep = [not (r[1] == "b2" and r[2] == 3) for r in rows]  # run 3 lacks b2
+    res = aggregate_score(table.filter(pa.array(keep)))
+    row = res.groups.to_pylist()[0]
+    assert row["n_runs"] == 7 and row["n_runs_dropped"] == 1
+    assert any("incomplete" in w for w in res.warnings)
+
+
+def test_bad_input():
+    t = article_table(with_run=False)
+    with pytest.raises(InputError, match="propagation"):  # unequal run counts, no run column
+        aggregate_score(t.slice(0, 9))
+    assert aggregate_score(t.slice(0, 9), method="propagation").groups.num_rows == 1
+    neg = t.set_column(2, "value", pa.array([-1.0] + BW[1:] + MCC))
+    with pytest.raises(InputError, match="Business Winstone"):
+        aggregate_score(neg)
+    assert aggregate_score(neg, kind="mean").groups.column("status").to_pylist() == ["ok"]
+    with pytest.raises(InputError, match="kind"):
+        aggregate_score(t, kind="median")
+
+
+def test_variant_missing_a_benchmark_gets_a_status_row():
+    table, rows = random_suite(np.random.default_rng(4), variants=2)
+    keep = [not (r[0] == "v1" and r[1] == "b0") for r in rows]
+    rows_out = aggregate_score(table.filter(pa.array(keep))).groups.to_pylist()
+    assert [r["status"] for r in rows_out] == ["ok", "missing benchmarks: 1"]
+    assert np.isnan(rows_out[1]["score"])
+
+
+def test_ratio_to_baseline():
+    table, rows = random_suite(np.random.default_rng(5), variants=3)
+    res = aggregate_score(table, baseline="v0").groups.to_pylist()
+    base = res[0]
+    for row in res[1:]:
+        assert row["ratio"] == pytest.approx(row["score"] / base["score"], rel=1e-12)
+        rel = np.sqrt((row["se"] / row["score"]) ** 2 + (base["se"] / base["score"]) ** 2)
+        df = rel ** 4 / ((row["se"] / row["score"]) ** 4 / row["df"] + (base["se"] / base["score"]) ** 4 / base["df"])
+        t = sps.t.ppf(0.975, df)
+        assert row["ratio_ci_low"] == pytest.approx(row["ratio"] * np.exp(-t * rel), rel=1e-10)
+        assert row["ratio_ci_low"] < row["ratio"] < row["ratio_ci_high"]
+    assert res[0]["ratio"] == 1.0
+    with pytest.raises(InputError, match="not a variant"):
+        aggregate_score(table, baseline="nope")
+
+
+def test_mixed_units_are_refused():
+    t = article_table().append_column("unit", pa.array(["s"] * 5 + ["B/s"] * 5))
+    with pytest.raises(InputError, match="mixes units"):
+        aggregate_score(t)
+    assert aggregate_score(t, unit=None).groups.num_rows == 1
