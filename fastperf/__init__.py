@@ -13,6 +13,7 @@ from fastperf.multitest import (
 )
 from fastperf.normality import shapiro
 from fastperf.parametric import ftest, ttest_ind, ttest_rel
+from fastperf.planning import PlanResult, plan_runs, student_coefficients
 from fastperf.proportions import ProportionInterval, min_benchmarks, proportion_ci
 
 __version__ = "0.1.0"
@@ -21,6 +22,7 @@ __all__ = [
     "InputError", "read", "describe", "DescribeResult",
     "ttest_ind", "ttest_rel", "ftest", "shapiro", "ks_2samp",
     "proportion_ci", "ProportionInterval", "min_benchmarks", "aggregate_score", "AggregateResult",
+    "plan_runs", "PlanResult", "student_coefficients",
     "multipletests", "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
     "__version__",
 ]

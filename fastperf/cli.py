@@ -89,6 +89,19 @@ def _parser() -> argparse.ArgumentParser:
     a.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
     _add_output_arguments(a)
 
+    pl = sub.add_parser("plan", help="runs needed per benchmark and variant for a precision, and "
+                                     "for two variants' intervals to separate")
+    _add_input_arguments(pl)
+    pl.add_argument("--precision", type=float, default=0.01,
+                    help="target half-width of the mean's interval (default 0.01)")
+    pl.add_argument("--target", choices=["relative_halfwidth", "halfwidth"],
+                    default="relative_halfwidth",
+                    help="precision relative to the mean (default) or in the value's unit")
+    pl.add_argument("--baseline", default=None, metavar="VARIANT")
+    pl.add_argument("--candidate", default=None, metavar="VARIANT")
+    pl.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    _add_output_arguments(pl)
+
     demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
     _add_output_arguments(demo)
     return parser
@@ -148,6 +161,15 @@ def _aggregate(args) -> None:
     _write(result, args.format, args.output)
 
 
+def _plan(args) -> None:
+    from fastperf.planning import plan_runs
+
+    result = plan_runs(_read(args), target=args.target, precision=args.precision,
+                       confidence=args.confidence, baseline=args.baseline,
+                       candidate=args.candidate)
+    _write(result, args.format, args.output)
+
+
 def _demo(args) -> None:
     from fastperf.describe import describe
     from fastperf.readers import read
@@ -165,7 +187,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fastperf`` command."""
     args = _parser().parse_args(argv)
     try:
-        {"describe": _describe, "aggregate": _aggregate, "demo": _demo}[args.command](args)
+        commands = {"describe": _describe, "aggregate": _aggregate, "plan": _plan, "demo": _demo}
+        commands[args.command](args)
     except (InputError, OSError, pa.ArrowException) as exc:
         reason = " ".join(str(exc).split())
         print(f"fastperf: error: {reason}", file=sys.stderr)

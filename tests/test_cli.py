@@ -100,3 +100,12 @@ def test_aggregate_command(capsys, tmp_path):
     expected = fastperf.aggregate_score(table, baseline="crc-old").groups
     assert [g["score"] for g in doc["groups"]] == expected.column("score").to_pylist()
     assert doc["groups"][1]["ratio"] < 1  # the new CRC code is faster
+
+
+def test_plan_command(capsys):
+    assert main(["plan", OLD, NEW, "--precision", "0.005", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    expected = fastperf.plan_runs(fastperf.read([OLD, NEW]), precision=0.005)
+    assert [g["runs_needed"] for g in doc["groups"]] == expected.groups.column("runs_needed").to_pylist()
+    assert len(doc["separation"]) == 2
+    assert exit_code(["plan", OLD, "--precision", "-1"]) == 2
