@@ -30,7 +30,8 @@ class Groups:
     Attributes
     ----------
     keys : pyarrow.Table
-        One row per group with the key columns' values (dictionary columns decoded).
+        One row per group with the key columns' values, dictionary-encoded (the columns'
+        dictionaries with each group's code).
     offsets : numpy.ndarray (int64)
         CSR offsets, length ``n_groups + 1``: after `gather`, group ``g`` is the slice
         ``offsets[g]:offsets[g + 1]``, its rows in input order.
@@ -135,6 +136,8 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
     offsets = np.zeros(first_row.shape[0] + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     order = None if contiguous else counting_sort(ids, offsets)
-    # each group's key values: its first row's code looked up in the dictionary
-    key_columns = [dictionary.take(pa.array(codes[first_row])) for codes, dictionary in key_codes]
+    # each group's key values: its first row's code into the column's dictionary (kept
+    # dictionary-encoded: no string is copied, and regrouping the keys costs no hashing)
+    key_columns = [pa.DictionaryArray.from_arrays(pa.array(codes[first_row], pa.int32()), dictionary)
+                   for codes, dictionary in key_codes]
     return Groups(pa.table(key_columns, names=keys), offsets, first_row, order)
