@@ -12,7 +12,13 @@ import numpy as np
 
 from fastperf._errors import InputError
 
-__all__ = ["Samples", "one_sample", "two_samples", "paired_samples", "shaped"]
+__all__ = [
+    "Samples", "one_sample", "two_samples", "paired_samples", "shaped", "ALTERNATIVES",
+    "check_alternative",
+]
+
+#: The `alternative` values of every test, as scipy spells them.
+ALTERNATIVES = ("two-sided", "less", "greater")
 
 
 @dataclass(frozen=True)
@@ -101,3 +107,10 @@ def shaped(values: np.ndarray, batch_shape: tuple[int, ...]):
     """Per-sample results reshaped to the batch shape; a numpy scalar for a single test."""
     out = np.asarray(values).reshape(batch_shape)
     return out[()] if out.ndim == 0 else out
+
+
+def check_alternative(alternative: str) -> str:
+    """`alternative` itself, or an `InputError` listing the valid values."""
+    if alternative not in ALTERNATIVES:
+        raise InputError(f"alternative must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    return alternative

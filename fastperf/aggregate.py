@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from fastperf._batch import Samples
 from fastperf._errors import InputError
@@ -87,11 +88,21 @@ def _benchmark_weights(table: pa.Table, weights, by: list[str], groups) -> np.nd
     elif isinstance(weights, Mapping):
         if len(by) != 1:
             raise InputError("a weights mapping needs a single benchmark key column (by=...)")
-        names = groups.keys.column(by[0]).to_pylist()
-        missing = [n for n in dict.fromkeys(names) if n not in weights]
-        if missing:
-            raise InputError(f"weights has no entry for benchmark {missing[0]!r} ({len(missing)} missing)")
-        w = np.array([float(weights[n]) for n in names])
+        # look the weights up once per distinct benchmark (the key's dictionary), then take them
+        # per group by code
+        key = groups.keys.column(by[0]).combine_chunks()
+        position = pc.index_in(key.dictionary, value_set=pa.array(list(weights)))
+        used = np.unique(key.indices.to_numpy(zero_copy_only=False))
+        unknown = used[pc.is_null(position).to_numpy(zero_copy_only=False)[used]]
+        if unknown.size:
+            raise InputError(f"weights has no entry for benchmark {key.dictionary[int(unknown[0])].as_py()!r} "
+                             f"({unknown.size} missing)")
+        try:
+            mapped = np.asarray(list(weights.values()), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("weights must map benchmarks to numbers") from None
+        by_entry = mapped[position.fill_null(0).to_numpy(zero_copy_only=False)]
+        w = by_entry[key.indices.to_numpy(zero_copy_only=False)]
     else:
         raise InputError("weights must be None, a column name or a mapping benchmark -> weight")
     if not (np.isfinite(w) & (w > 0)).all():

@@ -11,14 +11,13 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf._batch import Samples, shaped, two_samples
+from fastperf._batch import ALTERNATIVES, Samples, check_alternative, shaped, two_samples
 from fastperf._errors import InputError
 from fastperf._result import BenchmarkResult, TestResult, keyed_table
 from fastperf._table import is_measurement_table, key_list
 
 __all__ = ["ks_2samp"]
 
-ALTERNATIVES = ("two-sided", "less", "greater")
 METHODS = ("auto", "exact", "asymp")
 CENTERS = (None, "median")
 RESULT_COLUMNS = [
@@ -31,8 +30,7 @@ SUMMARY_ALPHA = 0.05
 
 def _ks_iv(alternative: str, method: str, center: str | None) -> tuple[int, int, bool]:
     """Check the options; return the kernel's alternative and method codes and the centring flag."""
-    if alternative not in ALTERNATIVES:
-        raise InputError(f"alternative must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    check_alternative(alternative)
     if method not in METHODS:
         raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
     if center not in CENTERS:

@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf._batch import Samples, paired_samples, shaped, two_samples
+from fastperf._batch import Samples, check_alternative, paired_samples, shaped, two_samples
 from fastperf._errors import InputError
 from fastperf._result import BenchmarkResult, TestResult, keyed_table
 from fastperf._table import is_measurement_table
@@ -25,13 +25,6 @@ from fastperf.intervals import _check_confidence
 __all__ = ["ttest_ind", "ttest_rel", "ftest", "ConfidenceInterval", "TTestResult", "FTestResult"]
 
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
-ALTERNATIVES = ("two-sided", "less", "greater")
-
-
-def _check_alternative(alternative: str) -> str:
-    if alternative not in ALTERNATIVES:
-        raise InputError(f"alternative must be one of {list(ALTERNATIVES)}, got {alternative!r}")
-    return alternative
 
 
 def _moments(samples: Samples):
@@ -173,7 +166,7 @@ def ttest_ind(
     -------
     TTestResult (arrays) or BenchmarkResult (table form, ``.benchmarks`` one row per benchmark).
     """
-    alternative = _check_alternative(alternative)
+    alternative = check_alternative(alternative)
     if y is None:
         return _table_two_sample(x, "ttest_ind", baseline=baseline, candidate=candidate, by=by,
                                  variant=variant, value=value, alternative=alternative,
@@ -226,7 +219,7 @@ def ttest_rel(
     `BenchmarkResult` with ``mean_difference``, ``statistic``, ``df``, ``pvalue``, ``ci_low``,
     ``ci_high`` (at `confidence`) and ``status`` per benchmark.
     """
-    alternative = _check_alternative(alternative)
+    alternative = check_alternative(alternative)
     if y is None:
         return _table_paired(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
                              value=value, run=run, alternative=alternative, confidence=confidence)
@@ -324,7 +317,7 @@ def ftest(
     `baseline` / `candidate`: one test per benchmark. Returns `FTestResult` or a
     `BenchmarkResult`.
     """
-    alternative = _check_alternative(alternative)
+    alternative = check_alternative(alternative)
     if y is None:
         return _table_two_sample(x, "ftest", baseline=baseline, candidate=candidate, by=by,
                                  variant=variant, value=value, alternative=alternative)

@@ -123,6 +123,10 @@ def test_weights_column_equals_mapping_and_weighted_kind():
         aggregate_score(table, kind="weighted")
     with pytest.raises(InputError, match="no entry for benchmark"):
         aggregate_score(table, weights={"b0": 1.0})
+    with pytest.raises(InputError, match="numbers"):
+        aggregate_score(table, weights={f"b{b}": "heavy" for b in range(6)})
+    with pytest.raises(InputError, match="positive"):
+        aggregate_score(table, weights={f"b{b}": float(b) for b in range(6)})  # b0 weighs 0
 
 
 def test_incomplete_runs_are_dropped_and_counted():
