@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf._errors import InputError
-from fastperf._result import Result
+from fastperf._result import Result, keyed_table
 from fastperf._table import describe_group, key_list, load_table, require_columns, value_column
 from fastperf.grouping import group_rows
 from fastperf.intervals import median_interval_ranks, student_halfwidth
@@ -147,9 +147,7 @@ def describe(
         "ci_median_low": stats[:, 3], "ci_median_high": stats[:, 4],
         "ci_median_confidence": coverage, "status": status,
     }
-    out = groups.keys
-    for name, column in columns.items():
-        out = out.append_column(name, pa.array(column))
+    out = keyed_table(groups.keys, columns)
 
     warnings = []
     if n_dropped.sum():
