@@ -6,7 +6,9 @@ lazily on first use, so ``import fastperf`` stays cheap.
 from fastperf._errors import InputError
 from fastperf.readers import read
 from fastperf.aggregate import AggregateResult, aggregate_score
+from fastperf.anova import AnovaResult, ContrastResult, FOnewayResult, anova, contrasts, f_oneway
 from fastperf.describe import DescribeResult, describe
+from fastperf.designs import FactorialResult, FractionalDesign, factorial, fractional_design
 from fastperf.distribution_tests import ks_2samp
 from fastperf.multitest import (
     MultipleTestsResult, bonferroni_alpha, fwer_bound, multipletests, sidak_alpha,
@@ -23,6 +25,8 @@ __all__ = [
     "ttest_ind", "ttest_rel", "ftest", "shapiro", "ks_2samp",
     "proportion_ci", "ProportionInterval", "min_benchmarks", "aggregate_score", "AggregateResult",
     "plan_runs", "PlanResult", "student_coefficients",
+    "anova", "AnovaResult", "contrasts", "ContrastResult", "f_oneway", "FOnewayResult",
+    "factorial", "FactorialResult", "fractional_design", "FractionalDesign",
     "multipletests", "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
     "__version__",
 ]

@@ -94,27 +94,49 @@ class Result:
         """The per-group table, whatever its attribute name."""
         return getattr(self, self.table_name)
 
+    #: Names of further tables (attributes, possibly None) that the renderings show after the
+    #: main one, e.g. ("effects",).
+    extra_tables: tuple[str, ...] = ()
+
+    def extra_title(self, name: str) -> str:
+        """The heading of extra table `name` in the text and Markdown renderings."""
+        return name
+
+    def _extras(self):
+        for name in self.extra_tables:
+            table = getattr(self, name, None)
+            if table is not None:
+                yield name, table
+
     def to_text(self) -> str:
-        """Aligned plain text: the table, then the warnings."""
+        """Aligned plain text: the table, the extra tables, then the warnings."""
         out = render_text(self.table)
+        for name, table in self._extras():
+            out += f"\n\n{self.extra_title(name)}:\n" + render_text(table)
         if self.warnings:
             out += "\n\nwarnings:\n" + "\n".join(f"- {w}" for w in self.warnings)
         return out
 
     def to_markdown(self) -> str:
-        """Markdown: the table, then the warnings as a list."""
+        """Markdown: the table, the extra tables, then the warnings as a list."""
         out = render_markdown(self.table)
+        for name, table in self._extras():
+            out += f"\n\n**{self.extra_title(name)}**\n\n" + render_markdown(table)
         if self.warnings:
             out += "\n\n**Warnings**\n\n" + "\n".join(f"- {w}" for w in self.warnings)
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
-        """JSON object with ``summary``, ``warnings`` and the table as a list of row objects."""
+        """JSON object with ``summary``, ``warnings``, the table and each extra table (rows, or
+        null when absent)."""
         doc = {
             "summary": _json_safe(self.summary),
             "warnings": self.warnings,
             self.table_name: table_records(self.table),
         }
+        for name in self.extra_tables:
+            table = getattr(self, name, None)
+            doc[name] = None if table is None else table_records(table)
         return json.dumps(doc, indent=indent)
 
     def __repr__(self) -> str:

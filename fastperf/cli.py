@@ -102,22 +102,46 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
     _add_output_arguments(pl)
 
+    an = sub.add_parser("anova", help="one-way analysis of variance of a factor, per group")
+    _add_input_arguments(an)
+    an.add_argument("--factor", default="variant", help="the factor column (default: variant)")
+    an.add_argument("--by", type=_columns, default=None, metavar="COL,...",
+                    help="one ANOVA per group of these columns (default: one in all)")
+    an.add_argument("--alpha", type=float, default=0.05, help="level of f_critical (default 0.05)")
+    an.add_argument("--welch", action="store_true", help="Welch's ANOVA (unequal variances)")
+    _add_output_arguments(an)
+
+    fa = sub.add_parser("factorial", help="effects and allocation of variation of a 2^k (r) or "
+                                          "2^(k-p) design")
+    _add_input_arguments(fa)
+    fa.add_argument("--factors", type=_columns, required=True, metavar="A,B,C",
+                    help="the two-level factor columns")
+    fa.add_argument("--by", type=_columns, default=None, metavar="COL,...",
+                    help="one analysis per group of these columns (default: one in all)")
+    fa.add_argument("--log", action="store_true", help="multiplicative model (log of the values)")
+    fa.add_argument("--confidence", type=float, default=0.90, help="confidence level (default 0.90)")
+    _add_output_arguments(fa)
+
     demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
     _add_output_arguments(demo)
     return parser
 
 
-def _write(result, fmt: str, output: str | None) -> None:
-    """Render `result` in `fmt` to the file `output` or to standard output."""
+def _write(result, fmt: str, output: str | None, table: pa.Table | None = None) -> None:
+    """Render `result` in `fmt` to the file `output` or to standard output.
+
+    CSV and Parquet hold one table: `table`, by default the result's main one.
+    """
     if fmt in ("csv", "parquet"):
         import pyarrow.csv as pacsv
         import pyarrow.parquet as pq
 
         sink = output if output else pa.PythonFile(sys.stdout.buffer, mode="w")
+        table = result.table if table is None else table
         if fmt == "csv":
-            pacsv.write_csv(result.table, sink)
+            pacsv.write_csv(table, sink)
         else:
-            pq.write_table(result.table, sink)
+            pq.write_table(table, sink)
         return
     text = {"text": result.to_text, "markdown": result.to_markdown, "json": result.to_json}[fmt]()
     if output:
@@ -170,6 +194,22 @@ def _plan(args) -> None:
     _write(result, args.format, args.output)
 
 
+def _anova(args) -> None:
+    from fastperf.anova import anova
+
+    result = anova(_read(args), factor=args.factor, by=args.by, alpha=args.alpha,
+                   welch=args.welch)
+    _write(result, args.format, args.output)
+
+
+def _factorial(args) -> None:
+    from fastperf.designs import factorial
+
+    result = factorial(_read(args), factors=args.factors, by=args.by, log=args.log,
+                       confidence=args.confidence)
+    _write(result, args.format, args.output, table=result.effects)  # the effects, in CSV/Parquet
+
+
 def _demo(args) -> None:
     from fastperf.describe import describe
     from fastperf.readers import read
@@ -187,7 +227,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fastperf`` command."""
     args = _parser().parse_args(argv)
     try:
-        commands = {"describe": _describe, "aggregate": _aggregate, "plan": _plan, "demo": _demo}
+        commands = {"describe": _describe, "aggregate": _aggregate, "plan": _plan,
+                    "anova": _anova, "factorial": _factorial, "demo": _demo}
         commands[args.command](args)
     except (InputError, OSError, pa.ArrowException) as exc:
         reason = " ".join(str(exc).split())

@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike
 
 from fastperf._errors import InputError
-from fastperf._result import Result, render_markdown, render_text, table_records
+from fastperf._result import Result
 from fastperf._table import key_list, load_table
 from fastperf.intervals import _check_confidence, student_halfwidth
 
@@ -173,35 +173,11 @@ class PlanResult(Result):
         super().__init__(table, summary, warnings)
         self.separation = separation
 
-    def _separation_title(self) -> str:
+    extra_tables = ("separation",)
+
+    def extra_title(self, name: str) -> str:
         return (f"separation ({self.summary['baseline']} vs {self.summary['candidate']}, "
                 f"confidence {self.summary['confidence']:g})")
-
-    def to_text(self) -> str:
-        """Aligned plain text: the groups, the separation table (if any), the warnings."""
-        out = render_text(self.groups)
-        if self.separation is not None:
-            out += f"\n\n{self._separation_title()}:\n" + render_text(self.separation)
-        if self.warnings:
-            out += "\n\nwarnings:\n" + "\n".join(f"- {w}" for w in self.warnings)
-        return out
-
-    def to_markdown(self) -> str:
-        """Markdown: the groups, the separation table (if any), the warnings."""
-        out = render_markdown(self.groups)
-        if self.separation is not None:
-            out += f"\n\n**{self._separation_title()}**\n\n" + render_markdown(self.separation)
-        if self.warnings:
-            out += "\n\n**Warnings**\n\n" + "\n".join(f"- {w}" for w in self.warnings)
-        return out
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """JSON object: ``summary``, ``warnings``, ``groups`` and ``separation`` (rows or null)."""
-        import json
-
-        doc = json.loads(super().to_json(indent=None))
-        doc["separation"] = None if self.separation is None else table_records(self.separation)
-        return json.dumps(doc, indent=indent)
 
 
 def _plan_iv(target: str, precision: float, confidence: float) -> tuple[str, float, float]:

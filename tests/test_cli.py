@@ -3,6 +3,7 @@ import json
 import subprocess
 import sys
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
 import pyarrow.csv as pacsv
@@ -109,3 +110,30 @@ def test_plan_command(capsys):
     assert [g["runs_needed"] for g in doc["groups"]] == expected.groups.column("runs_needed").to_pylist()
     assert len(doc["separation"]) == 2
     assert exit_code(["plan", OLD, "--precision", "-1"]) == 2
+
+
+def test_anova_command(capsys):
+    assert main(["anova", OLD, NEW, "--by", "benchmark", "--format", "json"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    expected = fastperf.anova(fastperf.read([OLD, NEW]), by="benchmark").groups
+    assert [g["f"] for g in doc["groups"]] == expected.column("f").to_pylist()
+    assert exit_code(["anova", OLD, "--factor", "compiler"]) == 2
+
+
+def test_factorial_command(tmp_path, capsys):
+    rng = np.random.default_rng(0)
+    rows = [(c, o, 10 + 2 * (c == "large") + (o == "O3") + rng.normal(0, 0.1))
+            for c in ("small", "large") for o in ("O2", "O3") for _ in range(3)]
+    data = pa.table({"benchmark": ["b"] * 12, "cache": [r[0] for r in rows],
+                     "opt": [r[1] for r in rows], "value": [float(r[2]) for r in rows]})
+    path = tmp_path / "design.parquet"
+    pq.write_table(data, path)
+    out = tmp_path / "effects.csv"
+    assert main(["factorial", str(path), "--factors", "cache,opt", "--format", "csv", "-o", str(out)]) == 0
+    effects = pacsv.read_csv(out)
+    expected = fastperf.factorial(data, factors=["cache", "opt"]).effects
+    assert effects.column("effect").to_pylist() == expected.column("effect").to_pylist() == ["I", "A", "B", "AB"]
+    np.testing.assert_allclose(effects.column("q").to_numpy(), expected.column("q").to_numpy())
+    assert main(["factorial", str(path), "--factors", "cache,opt"]) == 0
+    assert "effects:" in capsys.readouterr().out
+    assert exit_code(["factorial", str(path), "--factors", "cache,nope"]) == 2
