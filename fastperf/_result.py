@@ -9,9 +9,10 @@ import json
 import math
 from typing import Any
 
+import numpy as np
 import pyarrow as pa
 
-__all__ = ["Result", "BenchmarkResult", "TestResult", "keyed_table", "format_cell", "render_text", "render_markdown", "table_records"]
+__all__ = ["Result", "BenchmarkResult", "TestResult", "keyed_table", "dropped_warnings", "format_cell", "render_text", "render_markdown", "table_records"]
 
 
 def format_cell(value: Any) -> str:
@@ -159,6 +160,16 @@ def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
     for name, column in columns.items():
         out = out.append_column(name, pa.array(column))
     return out
+
+
+def dropped_warnings(n_dropped, unit: str = "group(s)", column: str = "n_dropped") -> list[str]:
+    """The warning for null/NaN values dropped per group (none when nothing was dropped)."""
+    n_dropped = np.asarray(n_dropped)
+    total = int(n_dropped.sum())
+    if not total:
+        return []
+    return [f"{total} null/NaN values dropped in {int((n_dropped > 0).sum())} {unit} "
+            f"(see {column})"]
 
 
 class TestResult:

@@ -20,7 +20,7 @@ import pyarrow as pa
 
 from fastperf._batch import Samples, _as_float_array, _as_samples, _last_axis, shaped
 from fastperf._errors import InputError
-from fastperf._result import Result, TestResult, keyed_table
+from fastperf._result import Result, TestResult, dropped_warnings, keyed_table
 from fastperf._table import key_list
 from fastperf.intervals import _check_confidence, student_quantile
 
@@ -294,10 +294,7 @@ def anova(
 
     status = res.status
     not_ok = int((status != "ok").sum())
-    warnings = []
-    if n_dropped.sum():
-        warnings.append(f"{int(n_dropped.sum())} null/NaN values dropped in "
-                        f"{int((n_dropped > 0).sum())} group(s) (see n_dropped)")
+    warnings = dropped_warnings(n_dropped)
     if not_ok:
         warnings.append(f"{not_ok} group(s) could not be tested (see status)")
     summary = {

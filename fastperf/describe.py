@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf._errors import InputError
-from fastperf._result import Result, keyed_table
+from fastperf._result import Result, dropped_warnings, keyed_table
 from fastperf._table import describe_group, key_list, load_table, require_columns, value_column
 from fastperf.grouping import group_rows
 from fastperf.intervals import median_interval_ranks, student_halfwidth
@@ -149,12 +149,7 @@ def describe(
     }
     out = keyed_table(groups.keys, columns)
 
-    warnings = []
-    if n_dropped.sum():
-        warnings.append(
-            f"{int(n_dropped.sum())} null/NaN values dropped in "
-            f"{int((n_dropped > 0).sum())} group(s) (see n_dropped)"
-        )
+    warnings = dropped_warnings(n_dropped)
     not_ok = int((status != "ok").sum())
     if not_ok:
         warnings.append(f"{not_ok} group(s) too small for some statistics (see status)")

@@ -13,7 +13,7 @@ import numpy as np
 
 from fastperf._batch import ALTERNATIVES, Samples, check_alternative, shaped, two_samples
 from fastperf._errors import InputError
-from fastperf._result import BenchmarkResult, TestResult, keyed_table
+from fastperf._result import BenchmarkResult, TestResult, dropped_warnings, keyed_table
 from fastperf._table import is_measurement_table, key_list
 
 __all__ = ["ks_2samp"]
@@ -224,9 +224,7 @@ def _ks_table(data: Any, *, baseline, candidate, by, variant, value, alternative
     }
     warnings_ = list(messages)
     n_dropped = dropped1 + dropped2
-    if n_dropped.sum():
-        warnings_.append(f"{int(n_dropped.sum())} null/NaN values dropped in "
-                         f"{int((n_dropped > 0).sum())} benchmark(s) (see n_dropped_*)")
+    warnings_ += dropped_warnings(n_dropped, "benchmark(s)", "n_dropped_*")
     reasons, counts = np.unique(status[~tested], return_counts=True)
     for reason, count in zip(reasons, counts):
         warnings_.append(f"{int(count)} benchmark(s) not tested: {reason} (see status)")

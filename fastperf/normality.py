@@ -8,7 +8,7 @@ import numpy as np
 
 from fastperf._batch import Samples, one_sample, shaped
 from fastperf._errors import InputError
-from fastperf._result import BenchmarkResult, TestResult, keyed_table
+from fastperf._result import BenchmarkResult, TestResult, dropped_warnings, keyed_table
 from fastperf._table import is_measurement_table, key_list
 from fastperf.samples import group_samples
 
@@ -76,12 +76,7 @@ def _shapiro_table(data: Any, by, variant, value) -> ShapiroResult:
         "groups_not_ok": int((~tested).sum()),
         f"groups_rejected_at_{SUMMARY_ALPHA}": int((p[tested] <= SUMMARY_ALPHA).sum()),
     }
-    warnings = []
-    if n_dropped.sum():
-        warnings.append(
-            f"{int(n_dropped.sum())} null/NaN values dropped in "
-            f"{int((n_dropped > 0).sum())} group(s) (see n_dropped)"
-        )
+    warnings = dropped_warnings(n_dropped)
     reasons, counts = np.unique(status[~tested], return_counts=True)
     for reason, count in zip(reasons, counts):
         warnings.append(f"{int(count)} group(s) not tested: {reason} (see status)")

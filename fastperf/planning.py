@@ -21,7 +21,7 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike
 
 from fastperf._errors import InputError
-from fastperf._result import Result
+from fastperf._result import Result, dropped_warnings
 from fastperf._table import key_list, load_table
 from fastperf.intervals import _check_confidence, student_halfwidth
 
@@ -410,10 +410,7 @@ def plan_runs(
         "runs_more_total": int(runs_more[planned].sum()),
         "runs_needed_max": int(runs_needed[planned].max()) if planned.any() else None,
     }
-    warnings = []
-    if n_dropped.sum():
-        warnings.append(f"{int(n_dropped.sum())} null/NaN values dropped in "
-                        f"{int((n_dropped > 0).sum())} group(s) (see n_dropped)")
+    warnings = dropped_warnings(n_dropped)
     if not_ok:
         warnings.append(f"{not_ok} group(s) without a plain run count (see status)")
 
