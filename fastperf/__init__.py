@@ -7,6 +7,7 @@ from fastperf._errors import InputError
 from fastperf.readers import read
 from fastperf.aggregate import AggregateResult, aggregate_score
 from fastperf.anova import AnovaResult, ContrastResult, FOnewayResult, anova, contrasts, f_oneway
+from fastperf.bootstrap import BootstrapResult, bootstrap
 from fastperf.describe import DescribeResult, describe
 from fastperf.designs import FactorialResult, FractionalDesign, factorial, fractional_design
 from fastperf.distribution_tests import ks_2samp
@@ -15,6 +16,7 @@ from fastperf.multitest import (
 )
 from fastperf.normality import shapiro
 from fastperf.parametric import ftest, ttest_ind, ttest_rel
+from fastperf.permutation import PermutationTestResult, permutation_test
 from fastperf.planning import PlanResult, plan_runs, student_coefficients
 from fastperf.proportions import ProportionInterval, min_benchmarks, proportion_ci
 
@@ -27,6 +29,7 @@ __all__ = [
     "plan_runs", "PlanResult", "student_coefficients",
     "anova", "AnovaResult", "contrasts", "ContrastResult", "f_oneway", "FOnewayResult",
     "factorial", "FactorialResult", "fractional_design", "FractionalDesign",
+    "permutation_test", "PermutationTestResult", "bootstrap", "BootstrapResult",
     "multipletests", "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
     "__version__",
 ]

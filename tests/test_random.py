@@ -3,7 +3,7 @@ import numpy as np
 import scipy.stats as sps
 from numba import njit
 
-from fastperf.kernels.random import integer_below, stream_key, uniform
+from fastperf.kernels.random import fill_indices, integer_below, stream_key, uniform
 
 
 @njit
@@ -38,3 +38,19 @@ def test_uniformity():
     assert sps.kstest(u, "uniform").pvalue > 1e-4
     counts = np.bincount(draw_integers(2, 7, 70_000), minlength=7)
     assert counts.size == 7 and sps.chisquare(counts).pvalue > 1e-4
+
+
+@njit
+def filled(seed, n, count):
+    out = np.empty(count, dtype=np.int64)
+    next_counter = fill_indices(stream_key(seed, 0, 0), 5, n, out)
+    return out, next_counter
+
+
+def test_fill_indices_two_per_draw_uniform_and_in_range():
+    idx, next_counter = filled(3, 31, 62_001)
+    assert next_counter == 5 + 31_001  # two indices per 64-bit draw
+    assert idx.min() >= 0 and idx.max() < 31
+    assert sps.chisquare(np.bincount(idx, minlength=31)).pvalue > 1e-4
+    again, _ = filled(3, 31, 62_001)
+    assert np.array_equal(idx, again)

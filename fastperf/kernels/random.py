@@ -45,3 +45,30 @@ def uniform(key, counter):
 def integer_below(key, counter, n):
     """The counter-th integer uniform in [0, n) of the stream `key` (n < 2**53)."""
     return int(uniform(key, counter) * n)
+
+
+_LOW32 = np.uint64(0xFFFFFFFF)
+_S32 = np.uint64(32)
+
+
+@njit(cache=True)
+def fill_indices(key, first_counter, n, out):
+    """Fill `out` with integers uniform in [0, n) (n < 2**32), two from each 64-bit draw.
+
+    The draws are counters ``first_counter, first_counter + 1, ...`` of the stream `key`; each
+    gives two indices from its 32-bit halves by Lemire's multiply-shift ``(u32 * n) >> 32``
+    (bias below n / 2**32: negligible for sample sizes). Returns the next unused counter.
+    """
+    count = out.shape[0]
+    nn = np.uint64(n)
+    c = first_counter
+    j = 0
+    while j < count:
+        z = mix64(key + np.uint64(c) * GOLDEN)
+        c += 1
+        out[j] = np.int64(((z >> _S32) * nn) >> _S32)
+        j += 1
+        if j < count:
+            out[j] = np.int64(((z & _LOW32) * nn) >> _S32)
+            j += 1
+    return c

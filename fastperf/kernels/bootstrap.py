@@ -1,0 +1,356 @@
+"""Bootstrap confidence intervals, batched over samples: one kernel, ``prange`` over samples.
+
+Per sample i and resample b, the resample's indices are drawn from the counter-based stream
+``stream_key(seed, i, b)`` (counters 0..n-1 for x, n..n+m-1 for y), so the result depends on
+(seed, i, b) only: not on the thread count or on the order the samples are processed in. Memory
+in flight per sample is O(n + m) for the resample buffers (O(n m) for Hodges-Lehmann) plus the
+B bootstrap statistics of that sample; no B x n index matrix is ever built.
+"""
+import math
+
+import numpy as np
+from numba import njit, prange
+
+from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.order_statistics import select, sorted_copy
+from fastperf.kernels.random import fill_indices, stream_key
+
+#: Statistic codes (the API maps names to these).
+MEAN, MEDIAN, QUANTILE, MEAN_RATIO, MEDIAN_RATIO, MEAN_DIFF, MEDIAN_DIFF, HODGES_LEHMANN = range(8)
+#: Method codes.
+PERCENTILE, BASIC, BCA = range(3)
+#: Status codes (the API maps them to messages).
+OK, EMPTY, NAN_INPUT, TOO_FEW_BCA, DEGENERATE, NONFINITE, BCA_UNDEFINED = range(7)
+
+
+@njit(cache=True)
+def _mean(a, n):
+    s = 0.0
+    for j in range(n):
+        s += a[j]
+    return s / n
+
+
+@njit(cache=True)
+def _ratio(a, b):
+    """a / b, with IEEE results for b == 0 (Numba's default raises ZeroDivisionError)."""
+    if b == 0.0:
+        if a == 0.0 or a != a:
+            return np.nan
+        return np.inf if (a > 0) == (math.copysign(1.0, b) > 0) else -np.inf
+    return a / b
+
+
+@njit(cache=True)
+def _lerp(a, b, t):
+    """numpy's ``_lerp`` (used by ``np.quantile``'s linear method)."""
+    d = b - a
+    if t >= 0.5:
+        return b - d * (1.0 - t)
+    return a + d * t
+
+
+@njit(cache=True)
+def quantile_in_place(a, n, p, start):
+    """``np.quantile(a[:n], p)`` (linear), rearranging ``a[:n]``; returns (value, floor index).
+
+    ``a[start:n]`` must hold the values of rank ``start..n-1`` (``start = 0`` in general; a
+    previous call's floor index when asking a higher quantile of the same buffer).
+    """
+    h = (n - 1) * p
+    k = int(math.floor(h))
+    if k > n - 1:
+        k = n - 1
+    g = h - k
+    select(a, k, start, n)
+    v = a[k]
+    if k + 1 < n:
+        w = a[k + 1]
+        for j in range(k + 2, n):
+            if a[j] < w:
+                w = a[j]
+        v = _lerp(v, w, g)
+    return v, k
+
+
+@njit(cache=True)
+def _median(a, n):
+    """``np.median(a[:n])``, rearranging ``a[:n]``."""
+    k = n >> 1
+    select(a, k, 0, n)
+    if n & 1:
+        return a[k]
+    lo = a[0]
+    for j in range(1, k):
+        if a[j] > lo:
+            lo = a[j]
+    return (lo + a[k]) / 2.0
+
+
+@njit(cache=True)
+def statistic(stat, x, n, y, m, q, work):
+    """The statistic of ``x[:n]`` (and ``y[:m]``); may rearrange x, y; `work` holds n*m for HL."""
+    if stat == MEAN:
+        return _mean(x, n)
+    if stat == MEDIAN:
+        return _median(x, n)
+    if stat == QUANTILE:
+        return quantile_in_place(x, n, q, 0)[0]
+    if stat == MEAN_RATIO:
+        return _ratio(_mean(x, n), _mean(y, m))
+    if stat == MEDIAN_RATIO:
+        return _ratio(_median(x, n), _median(y, m))
+    if stat == MEAN_DIFF:
+        return _mean(x, n) - _mean(y, m)
+    if stat == MEDIAN_DIFF:
+        return _median(x, n) - _median(y, m)
+    # HODGES_LEHMANN: median of all pairwise differences x_i - y_j
+    k = 0
+    for i in range(n):
+        xi = x[i]
+        for j in range(m):
+            work[k] = xi - y[j]
+            k += 1
+    return _median(work, n * m)
+
+
+@njit(cache=True)
+def _ranks_from_counts(sorted_values, counts, n, k):
+    """Values of rank k and k + 1 (k + 1 clipped to n - 1) of the resample that takes
+    ``sorted_values[t]`` ``counts[t]`` times: one walk over the counts, no comparisons."""
+    c = 0
+    t = 0
+    while c + counts[t] <= k:
+        c += counts[t]
+        t += 1
+    v = sorted_values[t]
+    if k + 1 >= n or k + 1 < c + counts[t]:
+        return v, v
+    t += 1
+    while counts[t] == 0:
+        t += 1
+    return v, sorted_values[t]
+
+
+@njit(cache=True)
+def _median_from_counts(sorted_values, counts, n):
+    k = n >> 1
+    if n & 1:
+        return _ranks_from_counts(sorted_values, counts, n, k)[0]
+    a, b = _ranks_from_counts(sorted_values, counts, n, k - 1)
+    return (a + b) / 2.0
+
+
+@njit(cache=True)
+def counts_statistic(stat, xs, cx, n, ys, cy, m, q):
+    """A median-type statistic of the resample given by counts over sorted samples."""
+    if stat == MEDIAN:
+        return _median_from_counts(xs, cx, n)
+    if stat == QUANTILE:
+        h = (n - 1) * q
+        k = int(math.floor(h))
+        a, b = _ranks_from_counts(xs, cx, n, k)
+        return _lerp(a, b, h - k)
+    if stat == MEDIAN_RATIO:
+        return _ratio(_median_from_counts(xs, cx, n), _median_from_counts(ys, cy, m))
+    return _median_from_counts(xs, cx, n) - _median_from_counts(ys, cy, m)
+
+
+@njit(cache=True)
+def _ndtr(z):
+    return 0.5 * math.erfc(-z / math.sqrt(2.0))
+
+
+@njit(cache=True)
+def _jackknife_terms(stat, x, n, y, m, q, bx, by, work, leave_x, out):
+    """(Σ U³ / n³, Σ U² / n²) over the leave-one-out values of x (`leave_x`) or y (scipy)."""
+    size = n if leave_x else m
+    for i in range(size):
+        if leave_x:
+            k = 0
+            for j in range(n):
+                if j != i:
+                    bx[k] = x[j]
+                    k += 1
+            for j in range(m):
+                by[j] = y[j]
+            out[i] = statistic(stat, bx, n - 1, by, m, q, work)
+        else:
+            for j in range(n):
+                bx[j] = x[j]
+            k = 0
+            for j in range(m):
+                if j != i:
+                    by[k] = y[j]
+                    k += 1
+            out[i] = statistic(stat, bx, n, by, m - 1, q, work)
+    mean = 0.0
+    for i in range(size):
+        mean += out[i]
+    mean /= size
+    s3 = 0.0
+    s2 = 0.0
+    for i in range(size):
+        u = (size - 1) * (mean - out[i])
+        s3 += u * u * u
+        s2 += u * u
+    return s3 / float(size) ** 3, s2 / float(size) ** 2
+
+
+@njit(cache=True)
+def acceleration(stat, x, y, two, q):
+    """BCa acceleration by the jackknife, as scipy's ``_bca_interval`` (each sample in turn)."""
+    n = x.shape[0]
+    m = y.shape[0] if two else 0
+    bx = np.empty(n)
+    by = np.empty(m)
+    work = np.empty(n * m if stat == HODGES_LEHMANN else 0)
+    out = np.empty(max(n, m))
+    num, den = _jackknife_terms(stat, x, n, y, m, q, bx, by, work, True, out)
+    if two:
+        num2, den2 = _jackknife_terms(stat, x, n, y, m, q, bx, by, work, False, out)
+        num += num2
+        den += den2
+    if den == 0.0:
+        return 0.0  # constant jackknife values: no skewness information
+    return num / 6.0 / den ** 1.5
+
+
+@group_kernel
+def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_of_count, seed,
+                        n_resamples, keep, distribution):
+    """Bootstrap estimate, interval, standard error and BCa acceleration per sample.
+
+    Sample i is ``xv[xo[i]:xo[i+1]]`` (and ``yv[yo[i]:yo[i+1]]`` when `two`). `alpha` is
+    (1 - confidence) / 2 and `z_alpha` ``ndtri(alpha)``; `z_of_count[k]` is ``ndtri(k / (2 B))`` (z0 of the BCa interval from
+    the count ``#(θ* < θ) + #(θ* <= θ)``), computed by the caller with scipy. When `keep`,
+    `distribution[i]` receives the B bootstrap statistics of sample i.
+    Returns (estimate, low, high, standard_error, acceleration, status code) arrays.
+    """
+    size = xo.shape[0] - 1
+    B = n_resamples
+    estimate = np.full(size, np.nan)
+    low = np.full(size, np.nan)
+    high = np.full(size, np.nan)
+    se = np.full(size, np.nan)
+    accel = np.full(size, np.nan)
+    status = np.zeros(size, dtype=np.int8)
+    for i in prange(size):
+        x = xv[xo[i]:xo[i + 1]]
+        y = yv[yo[i]:yo[i + 1]] if two else yv[0:0]
+        n = x.shape[0]
+        m = y.shape[0] if two else 0
+        if n == 0 or (two and m == 0):
+            status[i] = EMPTY
+            continue
+        has_nan = False
+        for j in range(n):
+            if x[j] != x[j]:
+                has_nan = True
+        for j in range(m):
+            if y[j] != y[j]:
+                has_nan = True
+        if has_nan:
+            status[i] = NAN_INPUT
+            continue
+        bx = np.empty(n)
+        by = np.empty(m)
+        work = np.empty(n * m if stat == HODGES_LEHMANN else 0)
+        for j in range(n):
+            bx[j] = x[j]
+        for j in range(m):
+            by[j] = y[j]
+        theta_hat = statistic(stat, bx, n, by, m, q, work)
+        estimate[i] = theta_hat
+        if method == BCA and (n < 2 or (two and m < 2)):
+            status[i] = TOO_FEW_BCA
+            continue
+        theta = np.empty(B)
+        finite = True
+        # median-type statistics: count how often each value of the sorted sample is drawn,
+        # then walk the counts to the order statistics (linear, no selection)
+        by_counts = stat == MEDIAN or stat == QUANTILE or stat == MEDIAN_RATIO or stat == MEDIAN_DIFF
+        xs = sorted_copy(x) if by_counts else x
+        ys = sorted_copy(y) if by_counts and two else y
+        cx = np.zeros(n if by_counts else 0, dtype=np.int64)
+        cy = np.zeros(m if by_counts else 0, dtype=np.int64)
+        ix = np.empty(n, dtype=np.int64)
+        iy = np.empty(m, dtype=np.int64)
+        for b in range(B):
+            key = stream_key(seed, i, b)
+            following = fill_indices(key, 0, n, ix)  # x's draws, then y's from the next counter
+            if two:
+                fill_indices(key, following, m, iy)
+            if by_counts:
+                cx[:] = 0
+                for j in range(n):
+                    cx[ix[j]] += 1
+                if two:
+                    cy[:] = 0
+                    for j in range(m):
+                        cy[iy[j]] += 1
+                t = counts_statistic(stat, xs, cx, n, ys, cy, m, q)
+            else:
+                for j in range(n):
+                    bx[j] = x[ix[j]]
+                for j in range(m):
+                    by[j] = y[iy[j]]
+                t = statistic(stat, bx, n, by, m, q, work)
+            theta[b] = t
+            if not (t - t == 0.0):
+                finite = False
+        if keep:
+            for b in range(B):
+                distribution[i, b] = theta[b]
+        if not finite or not (theta_hat - theta_hat == 0.0):
+            status[i] = NONFINITE
+            continue
+        # standard error (ddof = 1), range and the BCa count, in one pass each
+        mean = 0.0
+        lo_t = theta[0]
+        hi_t = theta[0]
+        count = 0
+        for b in range(B):
+            t = theta[b]
+            mean += t
+            lo_t = min(lo_t, t)
+            hi_t = max(hi_t, t)
+            count += (t < theta_hat) + (t <= theta_hat)
+        mean /= B
+        ss = 0.0
+        for b in range(B):
+            d = theta[b] - mean
+            ss += d * d
+        se[i] = math.sqrt(ss / (B - 1)) if B > 1 else np.nan
+        if method == BCA:
+            accel[i] = acceleration(stat, x, y, two, q)
+        if lo_t == hi_t:
+            status[i] = DEGENERATE
+            low[i] = theta_hat
+            high[i] = theta_hat
+            continue
+        p1 = alpha
+        p2 = 1.0 - alpha
+        if method == BCA:
+            z0 = z_of_count[count]
+            a = accel[i]
+            num1 = z0 + z_alpha
+            p1 = _ndtr(z0 + num1 / (1.0 - a * num1))
+            num2 = z0 - z_alpha
+            p2 = _ndtr(z0 + num2 / (1.0 - a * num2))
+            if not (p1 == p1 and p2 == p2):
+                status[i] = BCA_UNDEFINED
+                continue
+        if p1 <= p2:
+            v1, k1 = quantile_in_place(theta, B, p1, 0)
+            v2, _ = quantile_in_place(theta, B, p2, k1)
+        else:
+            v2, k2 = quantile_in_place(theta, B, p2, 0)
+            v1, _ = quantile_in_place(theta, B, p1, k2)
+        if method == BASIC:
+            low[i] = 2.0 * theta_hat - v2
+            high[i] = 2.0 * theta_hat - v1
+        else:
+            low[i] = v1
+            high[i] = v2
+    return estimate, low, high, se, accel, status

@@ -1,0 +1,201 @@
+"""Permutation tests, batched: per test, the observed statistic and the counts of rearranged
+statistics at most / at least as large (scipy's ``permutation_test`` conventions).
+
+Independent samples: the pooled values are reassigned to two samples of the original sizes
+(exact: every combination of positions for the first sample, in lexicographic order; sampled: a
+partial Fisher-Yates shuffle). Paired samples: the signs of the differences are flipped (exact:
+every sign pattern, the bits of 0 .. 2**n - 1; sampled: one fair coin per difference). Sampled
+resample ``b`` of test ``t`` is a pure function of ``stream_key(seed, t, b)``, so results do not
+depend on threads. Memory is O(n) per test in flight; no null distribution is stored.
+"""
+import numpy as np
+from numba import njit, prange
+
+from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.order_statistics import select
+from fastperf.kernels.random import integer_below, stream_key, uniform
+
+#: Statistic codes.
+MEAN_DIFF = 0
+MEDIAN_DIFF = 1
+
+#: scipy's relative tolerance for statistics equal in theory but not in floating point.
+_EPS100 = np.finfo(np.float64).eps * 100
+
+
+@njit(cache=True)
+def _median(buf, lo, hi):
+    """Median of ``buf[lo:hi]`` (rearranged in place), as ``np.median``."""
+    m = hi - lo
+    if m % 2 == 1:
+        k = lo + m // 2
+        select(buf, k, lo, hi)
+        return buf[k]
+    k = lo + m // 2 - 1
+    select(buf, k, lo, hi)
+    upper = buf[k + 1]
+    for i in range(k + 2, hi):
+        if buf[i] < upper:
+            upper = buf[i]
+    return (buf[k] + upper) / 2.0
+
+
+@njit(cache=True)
+def _two_sample_statistic(arranged, n1, statistic, work):
+    """The statistic of x = ``arranged[:n1]``, y = ``arranged[n1:]``."""
+    n = arranged.shape[0]
+    if statistic == MEAN_DIFF:
+        sx = 0.0
+        for i in range(n1):
+            sx += arranged[i]
+        sy = 0.0
+        for i in range(n1, n):
+            sy += arranged[i]
+        return sx / n1 - sy / (n - n1)
+    for i in range(n):
+        work[i] = arranged[i]
+    return _median(work, 0, n1) - _median(work, n1, n)
+
+
+@njit(cache=True)
+def _signed_statistic(work, statistic):
+    """The statistic of the (signed) differences in `work` (rearranged for the median)."""
+    n = work.shape[0]
+    if statistic == MEAN_DIFF:
+        s = 0.0
+        for i in range(n):
+            s += work[i]
+        return s / n
+    return _median(work, 0, n)
+
+
+@njit(cache=True)
+def _independent(x, y, statistic, exact, n_resamples, seed, test):
+    """(observed, n_less, n_greater, n_total) of one two-sample test."""
+    n1 = x.shape[0]
+    n2 = y.shape[0]
+    n = n1 + n2
+    pooled = np.empty(n)
+    pooled[:n1] = x
+    pooled[n1:] = y
+    arranged = np.empty(n)
+    work = np.empty(n)
+    observed = _two_sample_statistic(pooled, n1, statistic, work)
+    gamma = abs(_EPS100 * observed)
+    low = observed + gamma
+    high = observed - gamma
+    n_less = 0
+    n_greater = 0
+    total = 0
+    if exact:
+        idx = np.arange(n1)
+        chosen = np.zeros(n, dtype=np.bool_)
+        while True:
+            chosen[:] = False
+            for j in range(n1):
+                chosen[idx[j]] = True
+            a = 0
+            c = n1
+            for i in range(n):
+                if chosen[i]:
+                    arranged[a] = pooled[i]
+                    a += 1
+                else:
+                    arranged[c] = pooled[i]
+                    c += 1
+            s = _two_sample_statistic(arranged, n1, statistic, work)
+            n_less += s <= low
+            n_greater += s >= high
+            total += 1
+            i = n1 - 1
+            while i >= 0 and idx[i] == n - n1 + i:
+                i -= 1
+            if i < 0:
+                break
+            idx[i] += 1
+            for j in range(i + 1, n1):
+                idx[j] = idx[j - 1] + 1
+        return observed, n_less, n_greater, total
+    for b in range(n_resamples):
+        key = stream_key(seed, test, b)
+        arranged[:] = pooled
+        if n1 <= n2:  # a uniform random subset of n1 positions at the front
+            for i in range(n1):
+                j = i + integer_below(key, i, n - i)
+                v = arranged[i]
+                arranged[i] = arranged[j]
+                arranged[j] = v
+        else:  # a uniform random subset of n2 positions at the back
+            for i in range(n2):
+                p = n - 1 - i
+                j = integer_below(key, i, p + 1)
+                v = arranged[p]
+                arranged[p] = arranged[j]
+                arranged[j] = v
+        s = _two_sample_statistic(arranged, n1, statistic, work)
+        n_less += s <= low
+        n_greater += s >= high
+    return observed, n_less, n_greater, n_resamples
+
+
+@njit(cache=True)
+def _paired(d, statistic, exact, n_resamples, seed, test):
+    """(observed, n_less, n_greater, n_total) of one sign-flip test of the differences `d`."""
+    n = d.shape[0]
+    work = np.empty(n)
+    work[:] = d
+    observed = _signed_statistic(work, statistic)
+    gamma = abs(_EPS100 * observed)
+    low = observed + gamma
+    high = observed - gamma
+    n_less = 0
+    n_greater = 0
+    if exact:
+        total = 1 << n
+        for mask in range(total):
+            for i in range(n):
+                work[i] = -d[i] if (mask >> i) & 1 else d[i]
+            s = _signed_statistic(work, statistic)
+            n_less += s <= low
+            n_greater += s >= high
+        return observed, n_less, n_greater, total
+    for b in range(n_resamples):
+        key = stream_key(seed, test, b)
+        for i in range(n):
+            work[i] = -d[i] if uniform(key, i) < 0.5 else d[i]
+        s = _signed_statistic(work, statistic)
+        n_less += s <= low
+        n_greater += s >= high
+    return observed, n_less, n_greater, n_resamples
+
+
+@group_kernel
+def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, paired,
+                       statistic, n_resamples, seed):
+    """Per test t (CSR segments of x and y): the observed statistic and the counts of
+    rearranged statistics ``<= observed + gamma`` and ``>= observed - gamma`` (gamma =
+    100 eps |observed|, as scipy), with the number of rearrangements counted.
+
+    `paired`: x holds the differences (y is unused); else x and y are the two samples.
+    `exact[t]`: enumerate every rearrangement (the identity included) instead of drawing
+    `n_resamples`. Tests with ``valid[t]`` False get NaN and zero counts.
+    """
+    m = x_offsets.shape[0] - 1
+    observed = np.full(m, np.nan)
+    n_less = np.zeros(m, dtype=np.int64)
+    n_greater = np.zeros(m, dtype=np.int64)
+    n_total = np.zeros(m, dtype=np.int64)
+    for t in prange(m):
+        if not valid[t]:
+            continue
+        x = x_values[x_offsets[t]:x_offsets[t + 1]]
+        if paired:
+            o, lo, hi, tot = _paired(x, statistic, exact[t], n_resamples, seed, t)
+        else:
+            y = y_values[y_offsets[t]:y_offsets[t + 1]]
+            o, lo, hi, tot = _independent(x, y, statistic, exact[t], n_resamples, seed, t)
+        observed[t] = o
+        n_less[t] = lo
+        n_greater[t] = hi
+        n_total[t] = tot
+    return observed, n_less, n_greater, n_total
