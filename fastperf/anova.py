@@ -22,7 +22,7 @@ from fastperf._batch import Samples, _as_float_array, _as_samples, _last_axis, s
 from fastperf._errors import InputError
 from fastperf._result import Result, TestResult, dropped_warnings, keyed_table
 from fastperf._table import key_list
-from fastperf.intervals import _check_confidence, student_quantile
+from fastperf.intervals import _check_confidence, check_unit_interval, student_quantile
 
 __all__ = ["anova", "contrasts", "f_oneway", "AnovaResult", "ContrastResult", "FOnewayResult"]
 
@@ -126,10 +126,7 @@ def _one_way(n, mean, var, starts, alpha, welch, extra_status=()) -> _Table:
 
 
 def _check_alpha(alpha: float) -> float:
-    alpha = float(alpha)
-    if not 0.0 < alpha < 1.0:
-        raise InputError(f"alpha must be strictly between 0 and 1, got {alpha}")
-    return alpha
+    return check_unit_interval(alpha, "alpha")
 
 
 # ----------------------------------------------------------------------------------------------

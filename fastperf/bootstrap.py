@@ -16,6 +16,7 @@ import numpy as np
 
 from fastperf._batch import Samples, one_sample, shaped, two_samples
 from fastperf._errors import InputError
+from fastperf.intervals import check_unit_interval
 from fastperf._result import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf._table import is_measurement_table
 
@@ -82,12 +83,7 @@ def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
         raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
     if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
         raise InputError(f"n_resamples must be an integer >= 1, got {n_resamples!r}")
-    try:
-        confidence = float(confidence)
-    except (TypeError, ValueError):
-        raise InputError(f"confidence must be a number in (0, 1), got {confidence!r}") from None
-    if not 0.0 < confidence < 1.0:
-        raise InputError(f"confidence must be strictly between 0 and 1, got {confidence}")
+    confidence = check_unit_interval(confidence, "confidence")
     if statistic == "quantile":
         if q is None or not 0.0 < float(q) < 1.0:
             raise InputError(f"statistic='quantile' needs q strictly between 0 and 1, got {q!r}")

@@ -6,16 +6,24 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["student_quantile", "student_halfwidth", "median_interval_ranks"]
+__all__ = ["check_unit_interval", "student_quantile", "student_halfwidth", "median_interval_ranks"]
+
+
+def check_unit_interval(value: float, name: str) -> float:
+    """`value` as a float strictly between 0 and 1, or an `InputError` naming `name`."""
+    from fastperf._errors import InputError
+
+    try:
+        value = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number in (0, 1), got {value!r}") from None
+    if not 0.0 < value < 1.0:
+        raise InputError(f"{name} must be strictly between 0 and 1, got {value}")
+    return value
 
 
 def _check_confidence(confidence: float) -> float:
-    from fastperf._errors import InputError
-
-    confidence = float(confidence)
-    if not 0.0 < confidence < 1.0:
-        raise InputError(f"confidence must be strictly between 0 and 1, got {confidence}")
-    return confidence
+    return check_unit_interval(confidence, "confidence")
 
 
 def student_quantile(df: np.ndarray, confidence: float) -> np.ndarray:

@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fastperf._errors import InputError
+from fastperf.intervals import check_unit_interval
 
 __all__ = [
     "MultipleTestsResult",
@@ -90,13 +91,7 @@ class MultipleTestsResult:
 
 
 def _alpha_iv(alpha: float) -> float:
-    try:
-        alpha = float(alpha)
-    except (TypeError, ValueError):
-        raise InputError(f"alpha must be a number in (0, 1), got {alpha!r}") from None
-    if not 0.0 < alpha < 1.0:
-        raise InputError(f"alpha must lie strictly between 0 and 1, got {alpha}")
-    return alpha
+    return check_unit_interval(alpha, "alpha")
 
 
 def _method_iv(method: str) -> str:
