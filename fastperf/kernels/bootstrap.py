@@ -1,7 +1,8 @@
 """Bootstrap confidence intervals, batched over samples: one kernel, ``prange`` over samples.
 
 Per sample i and resample b, the resample's indices are drawn from the counter-based stream
-``stream_key(seed, i, b)`` (counters 0..n-1 for x, n..n+m-1 for y), so the result depends on
+``stream_key(seed, i, b)`` (two indices per 64-bit draw: x's n indices from the first
+ceil(n/2) counters, then y's), so the result depends on
 (seed, i, b) only: not on the thread count or on the order the samples are processed in. Memory
 in flight per sample is O(n + m) for the resample buffers (O(n m) for Hodges-Lehmann) plus the
 B bootstrap statistics of that sample; no B x n index matrix is ever built.
@@ -13,7 +14,7 @@ from numba import njit, prange
 
 from fastperf.kernels._compile import group_kernel
 from fastperf.kernels.order_statistics import select, sorted_copy
-from fastperf.kernels.random import fill_indices, stream_key
+from fastperf.kernels.random import fill_indices, resample_key, sample_key
 
 #: Statistic codes (the API maps names to these).
 MEAN, MEDIAN, QUANTILE, MEAN_RATIO, MEDIAN_RATIO, MEAN_DIFF, MEDIAN_DIFF, HODGES_LEHMANN = range(8)
@@ -117,26 +118,38 @@ def statistic(stat, x, n, y, m, q, work):
 @njit(cache=True)
 def _ranks_from_counts(sorted_values, counts, n, k):
     """Values of rank k and k + 1 (k + 1 clipped to n - 1) of the resample that takes
-    ``sorted_values[t]`` ``counts[t]`` times: one walk over the counts, no comparisons."""
+    ``sorted_values[t]`` ``counts[t]`` times.
+
+    The value of rank r is ``sorted_values[#{t : cumsum(counts)[t] <= r}]``; one branchless pass
+    over the counts gives both (no data-dependent exit to mispredict).
+    """
+    k2 = min(k + 1, n - 1)
     c = 0
-    t = 0
-    while c + counts[t] <= k:
+    t1 = 0
+    t2 = 0
+    for t in range(counts.shape[0]):
         c += counts[t]
-        t += 1
-    v = sorted_values[t]
-    if k + 1 >= n or k + 1 < c + counts[t]:
-        return v, v
-    t += 1
-    while counts[t] == 0:
-        t += 1
-    return v, sorted_values[t]
+        t1 += c <= k
+        t2 += c <= k2
+    return sorted_values[t1], sorted_values[t2]
+
+
+@njit(cache=True)
+def _rank_from_counts(sorted_values, counts, k):
+    """The value of rank k alone (see `_ranks_from_counts`)."""
+    c = 0
+    t1 = 0
+    for t in range(counts.shape[0]):
+        c += counts[t]
+        t1 += c <= k
+    return sorted_values[t1]
 
 
 @njit(cache=True)
 def _median_from_counts(sorted_values, counts, n):
     k = n >> 1
     if n & 1:
-        return _ranks_from_counts(sorted_values, counts, n, k)[0]
+        return _rank_from_counts(sorted_values, counts, k)
     a, b = _ranks_from_counts(sorted_values, counts, n, k - 1)
     return (a + b) / 2.0
 
@@ -276,8 +289,9 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         cy = np.zeros(m if by_counts else 0, dtype=np.int64)
         ix = np.empty(n, dtype=np.int64)
         iy = np.empty(m, dtype=np.int64)
+        group_key = sample_key(seed, i)
         for b in range(B):
-            key = stream_key(seed, i, b)
+            key = resample_key(group_key, b)  # = stream_key(seed, i, b)
             following = fill_indices(key, 0, n, ix)  # x's draws, then y's from the next counter
             if two:
                 fill_indices(key, following, m, iy)

@@ -28,11 +28,22 @@ def mix64(z):
 
 
 @njit(cache=True)
+def sample_key(seed, group):
+    """The part of a stream key that depends on (seed, group) only: compute it once per group."""
+    k = mix64(np.uint64(seed) + GOLDEN)
+    return mix64(k ^ (np.uint64(group) * GOLDEN + np.uint64(0x632BE59BD9B4E019)))
+
+
+@njit(cache=True)
+def resample_key(group_key, resample):
+    """The key of one resample's stream from its group's `sample_key` (one mix per resample)."""
+    return mix64(group_key ^ (np.uint64(resample) * GOLDEN + np.uint64(0x8CB92BA72F3D8DD7)))
+
+
+@njit(cache=True)
 def stream_key(seed, group, resample):
     """The key of one resample's random stream: depends on (seed, group, resample) only."""
-    k = mix64(np.uint64(seed) + GOLDEN)
-    k = mix64(k ^ (np.uint64(group) * GOLDEN + np.uint64(0x632BE59BD9B4E019)))
-    return mix64(k ^ (np.uint64(resample) * GOLDEN + np.uint64(0x8CB92BA72F3D8DD7)))
+    return resample_key(sample_key(seed, group), resample)
 
 
 @njit(cache=True)
