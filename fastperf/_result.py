@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["Result", "BenchmarkResult", "TestResult", "keyed_table", "dropped_warnings", "format_cell", "render_text", "render_markdown", "table_records"]
+__all__ = ["Result", "BenchmarkResult", "TestResult", "keyed_table", "benchmark_result", "dropped_warnings", "format_cell", "render_text", "render_markdown", "table_records"]
 
 
 def format_cell(value: Any) -> str:
@@ -152,6 +152,17 @@ class BenchmarkResult(Result):
     first, then the test's columns and ``status``."""
 
     table_name = "benchmarks"
+
+
+def benchmark_result(table: pa.Table, summary: dict[str, Any], warnings: list[str]) -> BenchmarkResult:
+    """A `BenchmarkResult` whose summary also counts the benchmarks and those not tested, with a
+    warning when some could not be tested (their ``status`` is not "ok")."""
+    status = table.column("status").to_numpy(zero_copy_only=False)
+    not_ok = int((status != "ok").sum())
+    if not_ok:
+        warnings = [*warnings, f"{not_ok} benchmark(s) could not be tested (see status)"]
+    return BenchmarkResult(table, {**summary, "benchmarks": table.num_rows,
+                                   "benchmarks_not_ok": not_ok}, warnings)
 
 
 def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:

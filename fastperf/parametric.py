@@ -18,7 +18,7 @@ import numpy as np
 
 from fastperf._batch import Samples, check_alternative, paired_samples, shaped, two_samples
 from fastperf._errors import InputError
-from fastperf._result import BenchmarkResult, TestResult, keyed_table
+from fastperf._result import BenchmarkResult, TestResult, benchmark_result, keyed_table
 from fastperf._table import is_measurement_table
 from fastperf.intervals import _check_confidence
 
@@ -248,10 +248,7 @@ def _table_paired(data, *, baseline, candidate, by, variant, value, run, alterna
         "ci_low": ci.low, "ci_high": ci.high, "status": status,
     })
     return _benchmark_result(table, "ttest_rel", alternative, baseline, candidate,
-                             extra_warnings=[
-                                 f"{int(pairs.n_duplicated.sum())} run value(s) occur more than "
-                                 "once for a variant of a benchmark: those runs were not paired"
-                             ] if pairs.n_duplicated.any() else [])
+                             pairs.duplicate_warnings())
 
 
 class FTestResult(TestResult):
@@ -336,15 +333,9 @@ def _require_table_form(data, test: str, baseline, candidate) -> None:
         raise InputError(f"{test} on a measurement table needs baseline= and candidate= (variant names)")
 
 
-def _benchmark_result(table, test, alternative, baseline, candidate, extra_warnings=()):
-    status = table.column("status").to_numpy(zero_copy_only=False)
-    not_ok = int((status != "ok").sum())
-    warnings = list(extra_warnings)
-    if not_ok:
-        warnings.append(f"{not_ok} benchmark(s) could not be tested (see status)")
-    summary = {"test": test, "alternative": alternative, "benchmarks": table.num_rows,
-               "benchmarks_not_ok": not_ok, "baseline": baseline, "candidate": candidate}
-    return BenchmarkResult(table, summary, warnings)
+def _benchmark_result(table, test, alternative, baseline, candidate, warnings=()):
+    return benchmark_result(table, {"test": test, "alternative": alternative,
+                                    "baseline": baseline, "candidate": candidate}, list(warnings))
 
 
 def _table_two_sample(data, test, *, baseline, candidate, by, variant, value, alternative,

@@ -16,7 +16,7 @@ import numpy as np
 
 from fastperf._batch import Samples, check_alternative, paired_samples, shaped, two_samples
 from fastperf._errors import InputError
-from fastperf._result import BenchmarkResult, TestResult, dropped_warnings, keyed_table
+from fastperf._result import TestResult, benchmark_result, dropped_warnings, keyed_table
 from fastperf._table import is_measurement_table
 
 __all__ = ["permutation_test", "PermutationTestResult", "STATISTICS"]
@@ -53,13 +53,11 @@ def _segment_nans(samples: Samples) -> np.ndarray:
 
 
 def _exact_independent(n1: np.ndarray, n2: np.ndarray, n_resamples: int) -> np.ndarray:
-    cache = {}
-    out = np.zeros(n1.shape[0], dtype=np.bool_)
-    for i, (a, b) in enumerate(zip(n1.tolist(), n2.tolist())):
-        if (a, b) not in cache:
-            cache[(a, b)] = math.comb(a + b, a) <= n_resamples
-        out[i] = cache[(a, b)]
-    return out
+    """Whether C(n1 + n2, n1) <= n_resamples, computed once per distinct pair of sizes."""
+    pairs, inverse = np.unique(np.stack([n1, n2], axis=1), axis=0, return_inverse=True)
+    fits = np.array([math.comb(int(a) + int(b), int(a)) <= n_resamples for a, b in pairs],
+                    dtype=np.bool_)
+    return fits[inverse.reshape(-1)] if fits.size else np.zeros(n1.shape[0], dtype=np.bool_)
 
 
 def _exact_paired(n: np.ndarray, n_resamples: int) -> np.ndarray:
@@ -194,13 +192,8 @@ def permutation_test(
 
 
 def _benchmark_result(table, options, baseline, candidate, warnings):
-    status = table.column("status").to_numpy(zero_copy_only=False)
-    not_ok = int((status != "ok").sum())
-    if not_ok:
-        warnings.append(f"{not_ok} benchmark(s) could not be tested (see status)")
-    summary = {"test": "permutation_test", **options, "benchmarks": table.num_rows,
-               "benchmarks_not_ok": not_ok, "baseline": baseline, "candidate": candidate}
-    return BenchmarkResult(table, summary, warnings)
+    return benchmark_result(table, {"test": "permutation_test", **options, "baseline": baseline,
+                                    "candidate": candidate}, warnings)
 
 
 def _table_independent(data, *, baseline, candidate, by, variant, value, **options):
@@ -240,8 +233,5 @@ def _table_paired(data, *, baseline, candidate, by, variant, value, run, **optio
         "n_duplicated": pairs.n_duplicated, "statistic": observed, "pvalue": p, "exact": exact,
         "status": status,
     })
-    warnings = dropped_warnings(pairs.n_dropped, "benchmark(s)")
-    if pairs.n_duplicated.any():
-        warnings.append(f"{int(pairs.n_duplicated.sum())} run value(s) occur more than once for "
-                        "a variant of a benchmark: those runs were not paired")
+    warnings = dropped_warnings(pairs.n_dropped, "benchmark(s)") + pairs.duplicate_warnings()
     return _benchmark_result(table, {**options, "paired": True}, baseline, candidate, warnings)

@@ -158,6 +158,13 @@ class PairedSamples:
     n_dropped: np.ndarray
     n_duplicated: np.ndarray
 
+    def duplicate_warnings(self) -> list[str]:
+        """The warning for runs left unpaired because they repeat (none when no run repeats)."""
+        if not self.n_duplicated.any():
+            return []
+        return [f"{int(self.n_duplicated.sum())} run value(s) occur more than once for a variant "
+                "of a benchmark: those runs were not paired"]
+
 
 def paired_variant_samples(
     data: Any,
