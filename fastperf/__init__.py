@@ -19,11 +19,13 @@ from fastperf.parametric import ftest, ttest_ind, ttest_rel
 from fastperf.permutation import PermutationTestResult, permutation_test
 from fastperf.planning import PlanResult, plan_runs, student_coefficients
 from fastperf.proportions import ProportionInterval, min_benchmarks, proportion_ci
+from fastperf.rank_tests import MannWhitneyUResult, WilcoxonResult, mannwhitneyu, rankdata, wilcoxon
 
 __version__ = "0.1.0"
 
 __all__ = [
     "InputError", "read", "describe", "DescribeResult",
+    "rankdata", "mannwhitneyu", "MannWhitneyUResult", "wilcoxon", "WilcoxonResult",
     "ttest_ind", "ttest_rel", "ftest", "shapiro", "ks_2samp",
     "proportion_ci", "ProportionInterval", "min_benchmarks", "aggregate_score", "AggregateResult",
     "plan_runs", "PlanResult", "student_coefficients",

@@ -1,0 +1,496 @@
+"""Ranks and the rank statistics (rank-sum U, signed-rank T+) per CSR sample, by merge-walks.
+
+Every statistic here walks samples that are already sorted (``numpy.sort`` for rectangular
+batches and big samples, `sort_segments` for ragged ones, NaN last), so one test on ten million
+values costs little more than the sort. Statistics are returned doubled (2U, 2T+) as int64:
+midranks are half-integers, doubled they are exact integers. Tie blocks are summarised by
+Σ (t³ − t), the term of the normal approximation's variance (Hollander & Wolfe 1999, §3.1, §4.1;
+scipy's ``_get_mwu_z`` and ``_wilcoxon_statistic``), and can be listed (doubled midrank score and
+size per block) for the exact conditional distributions in `rank_distributions`.
+"""
+import numpy as np
+from numba import njit, prange
+
+from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.order_statistics import move_nan_last, sorted_copy
+
+#: Input size from which the statistics kernels run their parallel build. On an idle 2-core
+#: machine threads halve 10,000 pairs of 30 vs 30 (2.6 -> 1.1 ms), but when the other core is
+#: busy each parallel call waits for a scheduler slice (8 ms): only big inputs use threads.
+STATISTICS_PARALLEL_MIN_ROWS = 2_000_000
+
+#: How `signed_rank_statistics` treats zero differences (scipy's ``zero_method``).
+WILCOX, PRATT, ZSPLIT = 0, 1, 2
+
+
+@njit(cache=True)
+def _valid_length(sorted_sample):
+    """Number of values before the NaN tail of a sorted sample."""
+    n = sorted_sample.shape[0]
+    while n > 0 and sorted_sample[n - 1] != sorted_sample[n - 1]:
+        n -= 1
+    return n
+
+
+@group_kernel(min_rows=2_000_000)
+def sort_segments(values, offsets):
+    """Each segment of `values` sorted ascending, NaN last (a new array, same layout)."""
+    out = np.empty_like(values)
+    for g in prange(offsets.shape[0] - 1):
+        lo, hi = offsets[g], offsets[g + 1]
+        work = values[lo:hi].copy()
+        n = move_nan_last(work)
+        out[lo:lo + n] = sorted_copy(work[:n])
+        out[lo + n:hi] = np.nan
+    return out
+
+
+@group_kernel(min_rows=2_000_000)
+def midranks(values, offsets):
+    """Average ranks within each segment, and each segment's Σ (t³ − t) over its tie blocks.
+
+    NaN values get rank NaN and are left out of the other values' ranks (the caller decides
+    what NaN means). Returns ``(ranks, tie_term, n_nan)``.
+    """
+    n_groups = offsets.shape[0] - 1
+    ranks = np.empty(values.shape[0])
+    tie_term = np.zeros(n_groups)
+    n_nan = np.zeros(n_groups, dtype=np.int64)
+    for g in prange(n_groups):
+        lo, hi = offsets[g], offsets[g + 1]
+        sample = values[lo:hi]
+        order = np.argsort(sample, kind="mergesort")  # NaN sort last
+        n = hi - lo
+        while n > 0 and sample[order[n - 1]] != sample[order[n - 1]]:
+            ranks[lo + order[n - 1]] = np.nan
+            n -= 1
+        n_nan[g] = hi - lo - n
+        i = 0
+        term = 0.0
+        while i < n:
+            j = i + 1
+            while j < n and sample[order[j]] == sample[order[i]]:
+                j += 1
+            rank = (i + j + 1) / 2.0  # ranks i+1 .. j share their mean
+            for k in range(i, j):
+                ranks[lo + order[k]] = rank
+            t = float(j - i)
+            term += t * t * t - t
+            i = j
+        tie_term[g] = term
+    return ranks, tie_term, n_nan
+
+
+@njit(cache=True, inline="always")
+def _merge_step(ax, x0, dx, sx, m, ay, y0, dy, sy, n, i, j, k, previous, run, x_in_block):
+    """One step of `merge_tally`'s branch-free merge; returns the new state and the step's
+    contributions (2 × rank of a taken x, x–y tied pairs, growth of Σ (t³ − t))."""
+    xv = sx * ax[x0 + dx * min(i, m - 1)]
+    yv = sy * ay[y0 + dy * min(j, n - 1)]
+    take_x = (i < m) & ((j >= n) | (xv <= yv))
+    v = xv if take_x else yv
+    same = v == previous
+    term = same * 3 * run * (run + 1)  # t³ − t grows by 3r(r + 1) when r becomes r + 1
+    run = same * run + 1
+    x_in_block = same * x_in_block + take_x
+    pairs = (not take_x) * x_in_block
+    rank2 = take_x * 2 * (k + 1)
+    return i + take_x, j + (not take_x), v, run, x_in_block, rank2, pairs, term
+
+
+@njit(cache=True)
+def _first_at_least(a, o, d, s, n, v):
+    """The first index i < n with s·a[o + d·i] >= v (n if none), the sequence ascending."""
+    lo = 0
+    hi = n
+    while lo < hi:
+        mid = (lo + hi) >> 1
+        if s * a[o + d * mid] < v:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+@njit(cache=True)
+def merge_tally(ax, x0, dx, sx, m, ay, y0, dy, sy, n):
+    """Rank pieces of two ascending sequences merged without branches.
+
+    x_i = sx·ax[x0 + dx·i] (i < m) and y_j = sy·ay[y0 + dy·j] (j < n) must be ascending (a
+    negative step with sx = −1 walks the negative differences outwards as |d|). The merge takes
+    x first among equal values and is written with selects only, so random data costs no
+    mispredicted branches; it is cut at a value (never inside a block of equal values) into two
+    halves walked in the same loop, so the two dependency chains overlap. Returns
+    ``(x_ranks2, tie_term)``: 2 × the sum of x's midranks in the pooled sample, and Σ (t³ − t)
+    over the pooled tie blocks.
+
+    With x first in a block holding a x's and b y's, x's ranks there are before + 1 .. before + a
+    where their midranks sum to a (before + (t + 1)/2): 2 × midrank sum = 2 × (sum of these
+    ranks) + a·b, and a·b counts, for each y, the x's of its block already taken.
+    """
+    if n == 0:  # x alone: ranks 1..m
+        return _sequence_tally(ax, x0, dx, sx, m)
+    if m == 0:
+        return 0, _sequence_tally(ay, y0, dy, sy, n)[1]
+    # cut where x's median value starts: blocks of equal values stay whole
+    cut_value = sx * ax[x0 + dx * (m // 2)]
+    mi = _first_at_least(ax, x0, dx, sx, m, cut_value)
+    nj = _first_at_least(ay, y0, dy, sy, n, cut_value)
+    # first half: x[0:mi], y[0:nj]; second half: x[mi:m], y[nj:n], positions from mi + nj
+    i1, j1, k1 = 0, 0, 0
+    i2, j2, k2 = 0, 0, mi + nj  # indices within the second half, positions in the whole
+    x2, y2 = x0 + dx * mi, y0 + dy * nj
+    prev1 = np.nan
+    prev2 = np.nan
+    run1 = run2 = xin1 = xin2 = 0
+    rank2 = pairs = term = 0
+    len1, len2 = mi + nj, m + n - mi - nj
+    for _ in range(min(len1, len2)):
+        i1, j1, prev1, run1, xin1, r, p, t = _merge_step(
+            ax, x0, dx, sx, mi, ay, y0, dy, sy, nj, i1, j1, k1, prev1, run1, xin1)
+        rank2 += r
+        pairs += p
+        term += t
+        k1 += 1
+        i2, j2, prev2, run2, xin2, r, p, t = _merge_step(
+            ax, x2, dx, sx, m - mi, ay, y2, dy, sy, n - nj, i2, j2, k2, prev2, run2, xin2)
+        rank2 += r
+        pairs += p
+        term += t
+        k2 += 1
+    while k1 < len1:
+        i1, j1, prev1, run1, xin1, r, p, t = _merge_step(
+            ax, x0, dx, sx, mi, ay, y0, dy, sy, nj, i1, j1, k1, prev1, run1, xin1)
+        rank2 += r
+        pairs += p
+        term += t
+        k1 += 1
+    while k2 < m + n:
+        i2, j2, prev2, run2, xin2, r, p, t = _merge_step(
+            ax, x2, dx, sx, m - mi, ay, y2, dy, sy, n - nj, i2, j2, k2, prev2, run2, xin2)
+        rank2 += r
+        pairs += p
+        term += t
+        k2 += 1
+    return rank2 + pairs, float(term)
+
+
+@njit(cache=True)
+def _sequence_tally(a, o, d, s, count):
+    """`merge_tally` of one ascending sequence alone: (2 × Σ ranks 1..count, its tie term)."""
+    term = 0
+    run = 0
+    previous = np.nan
+    for i in range(count):
+        v = s * a[o + d * i]
+        same = v == previous
+        term += same * 3 * run * (run + 1)
+        run = same * run + 1
+        previous = v
+    return count * (count + 1), float(term)
+
+
+#: Samples with at most this many pairs (m·n; positives × negatives for the signed-rank) are
+#: tallied by counting over all pairs, a loop the compiler vectorises, instead of a merge (one
+#: long dependency chain of data-dependent steps): about 3x faster for 30 vs 30.
+SMALL_MAX_PAIRS = 4096
+
+
+@njit(cache=True)
+def _count_below(a, start, n, v, or_equal):
+    """#{k < n: a[start + k] < v} (or <= v), a ascending: branch-free binary search with a
+    trip count fixed by n (Khuong & Morin 2017, "Array layouts for comparison-based searching")."""
+    if n == 0:
+        return 0
+    base = start
+    length = n
+    while length > 1:
+        half = length >> 1
+        probe = a[base + half]
+        base = base + half if (probe <= v if or_equal else probe < v) else base
+        length -= half
+    last = a[base]
+    return base - start + np.int64(last <= v if or_equal else last < v)
+
+
+@njit(cache=True)
+def _adjacent_ties(a, start, n):
+    """Number of k with a[start + k] = a[start + k + 1]."""
+    ties = 0
+    for k in range(start, start + n - 1):
+        ties += np.int64(a[k] == a[k + 1])
+    return ties
+
+
+@njit(cache=True)
+def small_rank_sum(x, y):
+    """`merge_tally` for small sorted x and y: ``(x_ranks2, tie_term)``.
+
+    Without ties U = Σ_i #{j: y_j < x_i}, counted over all pairs; a tie shows as a repeated
+    value in x or y or as y[#{y < x_i}] = x_i, and tied samples are tallied block by block
+    (`_pooled_blocks`).
+    """
+    m = x.shape[0]
+    n = y.shape[0]
+    u = 0
+    ties = _adjacent_ties(x, 0, m) + _adjacent_ties(y, 0, n)
+    last = n - 1
+    i = 0
+    while i + 1 < m:  # two x's per pass over y: each y value loaded once for both
+        a = x[i]
+        b = x[i + 1]
+        below_a = 0
+        below_b = 0
+        for j in range(n):
+            below_a += np.int64(a > y[j])
+            below_b += np.int64(b > y[j])
+        u += below_a + below_b
+        ties += np.int64(below_a < n) * np.int64(y[min(below_a, last)] == a)
+        ties += np.int64(below_b < n) * np.int64(y[min(below_b, last)] == b)
+        i += 2
+    if i < m:
+        a = x[i]
+        below_a = 0
+        for j in range(n):
+            below_a += np.int64(a > y[j])
+        u += below_a
+        ties += np.int64(below_a < n) * np.int64(y[min(below_a, last)] == a)
+    if ties == 0:
+        return 2 * u + m * (m + 1), 0.0
+    none = np.empty(0, dtype=np.int64)
+    _, ranks2, term = _pooled_blocks(x, y, none, none, 0)
+    return ranks2, term
+
+
+@group_kernel(min_rows=STATISTICS_PARALLEL_MIN_ROWS)
+def rank_sum_statistics(xs, x_offsets, ys, y_offsets):
+    """Per pair of sorted CSR samples (NaN last, left out): sizes, 2U, tie term, any ties.
+
+    U = Σ_i Σ_j ([x_i > y_j] + ½ [x_i = y_j]) = R_x − m(m + 1)/2 (Mann & Whitney 1947; scipy's
+    U of x). Returns ``(m, n, u2, tie_term, tied)``: m and n count the non-NaN values.
+    """
+    n_groups = x_offsets.shape[0] - 1
+    m = np.empty(n_groups, dtype=np.int64)
+    n = np.empty(n_groups, dtype=np.int64)
+    u2 = np.empty(n_groups, dtype=np.int64)
+    tie_term = np.empty(n_groups)
+    tied = np.empty(n_groups, dtype=np.bool_)
+    for g in prange(n_groups):
+        x0, y0 = x_offsets[g], y_offsets[g]
+        mg = _valid_length(xs[x0:x_offsets[g + 1]])
+        ng = _valid_length(ys[y0:y_offsets[g + 1]])
+        if mg * ng <= SMALL_MAX_PAIRS:
+            ranks2, term = small_rank_sum(xs[x0:x0 + mg], ys[y0:y0 + ng])
+        else:
+            ranks2, term = merge_tally(xs, x0, 1, 1.0, mg, ys, y0, 1, 1.0, ng)
+        m[g] = mg
+        n[g] = ng
+        u2[g] = ranks2 - mg * (mg + 1)
+        tie_term[g] = term
+        tied[g] = term > 0
+    return m, n, u2, tie_term, tied
+
+
+@njit(cache=True)
+def _pooled_blocks(x, y, scores, counts, start):
+    """The tie blocks of sorted x and y pooled, written from `start` when `scores` is not
+    empty: doubled midrank 2·(values before) + t + 1 and size t. Returns the number of blocks,
+    2 × the sum of x's midranks and Σ (t³ − t)."""
+    m = x.shape[0]
+    n = y.shape[0]
+    write = scores.shape[0] > 0
+    i = 0
+    j = 0
+    blocks = 0
+    ranks2 = 0
+    term = 0.0
+    while i < m or j < n:
+        v = x[i] if j == n or (i < m and x[i] <= y[j]) else y[j]
+        before = i + j
+        while i < m and x[i] == v:
+            i += 1
+        a = i + j - before
+        while j < n and y[j] == v:
+            j += 1
+        t = i + j - before
+        ranks2 += a * (2 * before + t + 1)
+        term += float(t) * t * t - t
+        if write:
+            scores[start + blocks] = 2 * before + t + 1
+            counts[start + blocks] = t
+        blocks += 1
+    return blocks, ranks2, term
+
+
+@njit(cache=True)
+def rank_sum_blocks(xs, x_offsets, ys, y_offsets, m, n, groups):
+    """The pooled tie blocks of the chosen groups: ``(scores, counts, block_offsets)``.
+
+    For each group in `groups` (its first m[g] and n[g] sorted values), its blocks of equal
+    pooled values in ascending order: score = doubled midrank 2·(values before) + t + 1, and
+    size t. ``block_offsets`` delimits each chosen group's blocks.
+    """
+    k = groups.shape[0]
+    block_offsets = np.zeros(k + 1, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    for write in (False, True):
+        if write:
+            scores = np.empty(block_offsets[k], dtype=np.int64)
+            counts = np.empty(block_offsets[k], dtype=np.int64)
+        else:
+            scores = none
+            counts = none
+        for q in range(k):
+            g = groups[q]
+            x = xs[x_offsets[g]:x_offsets[g] + m[g]]
+            y = ys[y_offsets[g]:y_offsets[g] + n[g]]
+            blocks = _pooled_blocks(x, y, scores, counts, block_offsets[q])[0]
+            if not write:
+                block_offsets[q + 1] = block_offsets[q] + blocks
+    return scores, counts, block_offsets
+
+
+@njit(cache=True)
+def _signed_split(d):
+    """For a sorted sample d without NaN: (index of the first zero, index after the last zero)."""
+    n = d.shape[0]
+    return _count_below(d, 0, n, 0.0, False), _count_below(d, 0, n, 0.0, True)
+
+
+@njit(cache=True)
+def small_signed_rank(d, first_zero, after_zero):
+    """`merge_tally` of the positive d against the |d| of the negatives, d sorted and small:
+    ``(positives_ranks2, tie_term)``, ranks among the nonzero |d| from 1.
+
+    Without ties the i-th positive p ranks i + #{negatives q: |q| < p} + 1, counted over all
+    (positive, negative) pairs; a tie shows as a repeated value or as a negative equal to −p,
+    and tied samples are tallied block by block (`_signed_blocks`).
+    """
+    negatives = first_zero
+    positives = d.shape[0] - after_zero
+    ties = _adjacent_ties(d, 0, negatives) + _adjacent_ties(d, after_zero, positives)
+    ranks2 = 0
+    for i in range(positives):
+        p = d[after_zero + i]
+        at_most = 0  # negatives q <= -p: |q| >= p
+        for k in range(negatives):
+            at_most += np.int64(d[k] <= -p)
+        ranks2 += 2 * (i + negatives - at_most + 1)
+        ties += np.int64(at_most > 0) * np.int64(d[max(at_most - 1, 0)] == -p)
+    if ties == 0:
+        return ranks2, 0.0
+    none = np.empty(0, dtype=np.int64)
+    _, ranks2, term = _signed_blocks(d, 0, none, none, 0)
+    return ranks2, term
+
+
+@group_kernel(min_rows=STATISTICS_PARALLEL_MIN_ROWS)
+def signed_rank_statistics(ds, offsets, zero_method):
+    """Signed-rank pieces per sorted CSR sample of differences (NaN last, left out).
+
+    |d| is walked in increasing order by `merge_tally`, the positives rightwards from the zeros
+    and the negatives leftwards. Zeros are dropped (``WILCOX``) or take the lowest ranks
+    (``PRATT``, ``ZSPLIT``), as in scipy's ``wilcoxon``. Returns ``(count, n_zero, plus2,
+    minus2, zero2, tie_term, tied, n_nan)``: values ranked, zeros, 2 × the rank sums of the
+    positive and negative differences, 2 × the rank sum of the zeros (0 under WILCOX), the tie
+    term Σ (t³ − t) as scipy forms it (with the zeros' block only under ZSPLIT), and whether the
+    nonzero |d| hold ties.
+    """
+    n_groups = offsets.shape[0] - 1
+    count = np.empty(n_groups, dtype=np.int64)
+    n_zero = np.empty(n_groups, dtype=np.int64)
+    plus2 = np.empty(n_groups, dtype=np.int64)
+    minus2 = np.empty(n_groups, dtype=np.int64)
+    zero2 = np.empty(n_groups, dtype=np.int64)
+    tie_term = np.empty(n_groups)
+    tied = np.empty(n_groups, dtype=np.bool_)
+    n_nan = np.empty(n_groups, dtype=np.int64)
+    for g in prange(n_groups):
+        lo = offsets[g]
+        d = ds[lo:offsets[g + 1]]
+        valid = _valid_length(d)
+        n_nan[g] = d.shape[0] - valid
+        first_zero, after_zero = _signed_split(d[:valid])
+        zeros = after_zero - first_zero
+        positives = valid - after_zero
+        nonzero = positives + first_zero
+        if first_zero * positives <= SMALL_MAX_PAIRS:
+            positives2, term = small_signed_rank(d[:valid], first_zero, after_zero)
+        else:
+            positives2, term = merge_tally(ds, lo + after_zero, 1, 1.0, positives,
+                                           ds, lo + first_zero - 1, -1, -1.0, first_zero)
+        ranked_zeros = 0 if zero_method == WILCOX else zeros
+        # merged ranks start at 1: shift the positives' ranks past the ranked zeros
+        plus2[g] = positives2 + 2 * positives * ranked_zeros
+        minus2[g] = nonzero * (nonzero + 1) + 2 * nonzero * ranked_zeros - plus2[g]
+        tied[g] = term > 0
+        if zero_method == ZSPLIT and zeros > 1:
+            term += float(zeros) * zeros * zeros - zeros
+        tie_term[g] = term
+        count[g] = nonzero + ranked_zeros
+        n_zero[g] = zeros
+        zero2[g] = ranked_zeros * (ranked_zeros + 1)
+    return count, n_zero, plus2, minus2, zero2, tie_term, tied, n_nan
+
+
+@njit(cache=True)
+def _signed_blocks(d, first_rank, scores, counts, start):
+    """The tie blocks of the nonzero |d| of a sorted sample d (no NaN), ranks counted after
+    `first_rank` lower ones (the ranked zeros), written from `start` when `scores` is not empty:
+    doubled midrank and size. Returns the number of blocks, 2 × the rank sum of the positive
+    differences, and the blocks' Σ (t³ − t)."""
+    n = d.shape[0]
+    first_zero, after_zero = _signed_split(d)
+    before = first_rank
+    write = scores.shape[0] > 0
+    i = first_zero - 1  # next negative, moving left
+    j = after_zero  # next positive, moving right
+    blocks = 0
+    plus2 = 0
+    term = 0.0
+    while i >= 0 or j < n:
+        v = -d[i] if j == n or (i >= 0 and -d[i] <= d[j]) else d[j]
+        a = 0
+        while j < n and d[j] == v:
+            j += 1
+            a += 1
+        t = a
+        while i >= 0 and -d[i] == v:
+            i -= 1
+            t += 1
+        plus2 += a * (2 * before + t + 1)
+        term += float(t) * t * t - t
+        if write:
+            scores[start + blocks] = 2 * before + t + 1
+            counts[start + blocks] = t
+        blocks += 1
+        before += t
+    return blocks, plus2, term
+
+
+@njit(cache=True)
+def signed_rank_blocks(ds, offsets, valid, zero_method, groups):
+    """The nonzero |d| tie blocks of the chosen groups: ``(scores, counts, block_offsets)``.
+
+    Scores are doubled midranks (counting the zeros' ranks below them unless ``WILCOX``);
+    each chosen group uses its first valid[g] sorted values.
+    """
+    k = groups.shape[0]
+    block_offsets = np.zeros(k + 1, dtype=np.int64)
+    none = np.empty(0, dtype=np.int64)
+    for write in (False, True):
+        if write:
+            scores = np.empty(block_offsets[k], dtype=np.int64)
+            counts = np.empty(block_offsets[k], dtype=np.int64)
+        else:
+            scores = none
+            counts = none
+        for q in range(k):
+            g = groups[q]
+            d = ds[offsets[g]:offsets[g] + valid[g]]
+            first_zero, after_zero = _signed_split(d)
+            ranked_zeros = 0 if zero_method == WILCOX else after_zero - first_zero
+            blocks = _signed_blocks(d, ranked_zeros, scores, counts, block_offsets[q])[0]
+            if not write:
+                block_offsets[q + 1] = block_offsets[q] + blocks
+    return scores, counts, block_offsets

@@ -1,0 +1,579 @@
+"""rankdata, mannwhitneyu, wilcoxon: against R values quoted in scipy's tests, scipy itself where it
+is right, and brute-force enumeration of every assignment / sign vector for the exact p-values
+(with ties: the distribution conditional on the tie pattern, which scipy does not compute)."""
+import itertools
+from fractions import Fraction
+
+import numpy as np
+import pyarrow as pa
+import pytest
+import scipy.stats as st
+from hypothesis import given, settings, strategies as hs
+
+import fastperf
+from fastperf import InputError
+from fastperf.rank_tests import mannwhitneyu, rankdata, wilcoxon
+
+ALTERNATIVES = ["two-sided", "less", "greater"]
+
+
+def rel_err(a, b):
+    a, b = np.asarray(a, float), np.asarray(b, float)
+    return np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300), initial=0.0)
+
+
+# --------------------------------------------------------------------------- brute-force oracles
+
+
+def midranks(values):
+    return st.rankdata(values)  # ranks only; scipy's ranks are right
+
+
+def rank_sum_enumerated(x, y):
+    """Exact (P(U <= U_obs), P(U >= U_obs)) over all C(N, m) assignments, as Fractions."""
+    pooled = np.concatenate([x, y])
+    r2 = (2 * midranks(pooled)).astype(int)  # doubled midranks
+    m = len(x)
+    observed = r2[:m].sum()
+    below = above = total = 0
+    for chosen in itertools.combinations(range(len(pooled)), m):
+        s = r2[list(chosen)].sum()
+        below += s <= observed
+        above += s >= observed
+        total += 1
+    return Fraction(below, total), Fraction(above, total)
+
+
+def signed_rank_enumerated(d, zero_method):
+    """Exact (P(T <= T_obs), P(T >= T_obs)) of the nonzero part of T+ over all sign vectors."""
+    d = np.asarray(d, float)
+    if zero_method == "wilcox":
+        d = d[d != 0]
+    r2 = (2 * midranks(np.abs(d))).astype(int)
+    nonzero = d != 0
+    scores = r2[nonzero]
+    observed = r2[d > 0].sum()
+    below = above = 0
+    for signs in itertools.product((0, 1), repeat=len(scores)):
+        s = int(np.dot(signs, scores))
+        below += s <= observed
+        above += s >= observed
+    total = 2 ** len(scores)
+    return Fraction(below, total), Fraction(above, total)
+
+
+def pick(lower, upper, alternative):
+    if alternative == "less":
+        return lower
+    if alternative == "greater":
+        return upper
+    return min(Fraction(1), 2 * min(lower, upper))
+
+
+# --------------------------------------------------------------------------- rankdata
+
+
+def test_rankdata_matches_scipy_with_ties_and_axes():
+    rng = np.random.default_rng(0)
+    a = np.round(rng.normal(size=(4, 7, 30)) * 2)
+    for axis in (0, 1, -1):
+        np.testing.assert_array_equal(rankdata(a, axis=axis), st.rankdata(a, axis=axis))
+    np.testing.assert_array_equal(rankdata(a, axis=None), st.rankdata(a, axis=None))
+
+
+def test_rankdata_tie_term_and_nan_policies():
+    a = np.array([[1.0, 2.0, 2.0, 3.0, 3.0, 3.0], [5.0, np.nan, 1.0, 1.0, 2.0, 0.0]])
+    ranks, ties = rankdata(a, return_ties=True)
+    np.testing.assert_array_equal(ranks[0], [1, 2.5, 2.5, 5, 5, 5])
+    assert ties[0] == (8 - 2) + (27 - 3)
+    assert np.isnan(ranks[1]).all() and np.isnan(ties[1])  # propagate, as scipy
+    omitted, ties = rankdata(a, nan_policy="omit", return_ties=True)
+    np.testing.assert_array_equal(omitted[1], st.rankdata(a[1], nan_policy="omit"))
+    assert ties[1] == 6
+    with pytest.raises(InputError, match="NaN"):
+        rankdata(a, nan_policy="raise")
+
+
+# --------------------------------------------------------------------------- Mann-Whitney: R values
+
+X_R = [210.052110, 110.190630, 307.918612]
+Y_R = [436.08811482466416, 416.37397329768191, 179.96975939463582, 197.8118754228619,
+       34.038757281225756, 138.54220550921517, 128.7769351470246, 265.92721427951852,
+       275.6617533155341, 592.34083395416258, 448.73177590617018, 300.61495185038905,
+       187.97508449019588]
+
+
+@pytest.mark.parametrize("alternative, method, expected", [
+    ("two-sided", "asymptotic", 0.6865041817876), ("less", "asymptotic", 0.3432520908938),
+    ("greater", "asymptotic", 0.7047591913255), ("two-sided", "exact", 0.7035714285714),
+    ("less", "exact", 0.3517857142857), ("greater", "exact", 0.6946428571429)])
+def test_mannwhitneyu_r_values(alternative, method, expected):
+    # R: wilcox.test(x, y, alternative=..., exact=...) as quoted in scipy's test_hypotests.py
+    res = mannwhitneyu(X_R, Y_R, alternative=alternative, method=method)
+    assert res.statistic == 16.0
+    assert res.pvalue == pytest.approx(expected, rel=1e-11)
+    assert res.method == method
+
+
+@pytest.mark.parametrize("continuity, alternative, expected", [
+    (True, "two-sided", 0.6865041817876), (True, "less", 0.7047591913255),
+    (True, "greater", 0.3432520908938), (False, "two-sided", 0.6377328900502),
+    (False, "less", 0.6811335549749), (False, "greater", 0.3188664450251)])
+def test_mannwhitneyu_r_continuity(continuity, alternative, expected):
+    res = mannwhitneyu(Y_R, X_R, method="asymptotic", alternative=alternative,
+                       use_continuity=continuity)
+    assert res.statistic == 23.0
+    assert res.pvalue == pytest.approx(expected, rel=1e-11)
+
+
+def test_mannwhitneyu_r_tie_correction():
+    x = np.array([1., 2., 3., 4.])
+    y0 = np.array([1., 2., 3., 4., 5.])
+    dy = np.array([0., 1., 0., 1., 0.]) * 0.01
+    dy2 = np.array([0., 0., 1., 0., 0.]) * 0.01
+    y = np.stack([y0 - 0.01, y0 - dy, y0 - dy2, y0, y0 + dy2, y0 + dy, y0 + 0.01])
+    res = mannwhitneyu(x, y, method="asymptotic")
+    np.testing.assert_array_equal(res.statistic, [10, 9, 8.5, 8, 7.5, 7, 6])
+    np.testing.assert_allclose(res.pvalue, [1, 0.9017048037317, 0.804080657472, 0.7086240584439,
+                                            0.6197963884941, 0.5368784563079, 0.3912672792826],
+                               rtol=1e-11)
+
+
+@pytest.mark.parametrize("continuity, alternative, method, expected", [
+    (True, "less", "asymptotic", 0.900775348204), (True, "greater", "asymptotic", 0.1223118025635),
+    (True, "two-sided", "asymptotic", 0.244623605127),
+    (False, "less", "asymptotic", 0.8896643190401),
+    (False, "greater", "asymptotic", 0.1103356809599),
+    (False, "two-sided", "asymptotic", 0.2206713619198),
+    (True, "less", "exact", 0.8967698967699), (True, "greater", "exact", 0.1272061272061),
+    (True, "two-sided", "exact", 0.2544122544123)])
+def test_mannwhitneyu_r_gh9184(continuity, alternative, method, expected):
+    x = [0.80, 0.83, 1.89, 1.04, 1.45, 1.38, 1.91, 1.64, 0.73, 1.46]
+    y = [1.15, 0.88, 0.90, 0.74, 1.21]
+    res = mannwhitneyu(x, y, use_continuity=continuity, alternative=alternative, method=method)
+    assert res.statistic == 35.0
+    assert res.pvalue == pytest.approx(expected, rel=1e-11)
+
+
+@pytest.mark.parametrize("x, y, alternative, expected", [
+    ([1., 2., 3.], [1.5, 2.5], "greater", (3., 0.6135850036578)),
+    ([1., 2., 3.], [1.5, 2.5], "two-sided", (3., 1.0)),
+    ([1, 2, 3], [2], "less", (1.5, 0.681324055883)),
+    ([1, 2], [1, 2], "greater", (2., 0.667497228949)),
+    ([1, 2], [1, 2], "two-sided", (2., 1.))])
+def test_mannwhitneyu_r_gh2118(x, y, alternative, expected):
+    res = mannwhitneyu(x, y, alternative=alternative, method="asymptotic")
+    assert res.statistic == expected[0]
+    assert res.pvalue == pytest.approx(expected[1], rel=1e-11)
+
+
+# --------------------------------------------------------------------------- Mann-Whitney vs scipy
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("continuity", [True, False])
+def test_mannwhitneyu_asymptotic_matches_scipy_in_bulk(ties, alternative, continuity):
+    rng = np.random.default_rng(7)
+    x, y = rng.normal(size=(2000, 17)), rng.normal(0.4, size=(2000, 11))
+    if ties:
+        x, y = np.round(x * 2), np.round(y * 2)
+    res = mannwhitneyu(x, y, alternative=alternative, method="asymptotic", use_continuity=continuity)
+    ref = st.mannwhitneyu(x, y, alternative=alternative, method="asymptotic",
+                          use_continuity=continuity, axis=1)
+    np.testing.assert_array_equal(res.statistic, ref.statistic)
+    assert rel_err(res.pvalue, ref.pvalue) < 1e-12
+    assert (res.method == "asymptotic").all()
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_mannwhitneyu_exact_untied_matches_scipy(alternative):
+    rng = np.random.default_rng(3)
+    for m, n in [(1, 1), (1, 7), (3, 13), (8, 8), (12, 5), (20, 25), (40, 33)]:
+        x, y = rng.normal(size=(50, m)), rng.normal(0.5, size=(50, n))
+        res = mannwhitneyu(x, y, alternative=alternative, method="exact")
+        ref = st.mannwhitneyu(x, y, alternative=alternative, method="exact", axis=1)
+        np.testing.assert_array_equal(res.statistic, ref.statistic)
+        assert rel_err(res.pvalue, ref.pvalue) < 1e-12, (m, n)
+
+
+def test_mannwhitneyu_exact_tail_that_scipy_loses():
+    # 60 vs 60 fully separated: P(U >= 3600) = 1 / C(120, 60); scipy forms sf as 1 - cdf
+    from math import comb
+
+    x, y = np.arange(60.0) + 100, np.arange(60.0)
+    res = mannwhitneyu(x, y, alternative="greater", method="exact")
+    assert res.pvalue == pytest.approx(1 / comb(120, 60), rel=1e-12)
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_mannwhitneyu_exact_with_ties_equals_enumeration(alternative):
+    rng = np.random.default_rng(11)
+    cases = 0
+    for _ in range(60):
+        m, n = rng.integers(1, 8), rng.integers(1, 8)
+        x = rng.integers(0, 4, m).astype(float)
+        y = rng.integers(0, 5, n).astype(float)
+        res = mannwhitneyu(x, y, alternative=alternative, method="exact")
+        lower, upper = rank_sum_enumerated(x, y)
+        expected = float(pick(lower, upper, alternative))
+        assert res.pvalue == pytest.approx(expected, rel=1e-12, abs=0), (x, y)
+        cases += res.method == "exact (ties)"
+    assert cases > 30
+
+
+def test_mannwhitneyu_auto_is_exact_when_cheap():
+    rng = np.random.default_rng(5)
+    x, y = rng.normal(size=30), rng.normal(size=30)
+    assert mannwhitneyu(x, y).method == "exact"
+    assert mannwhitneyu(x, y).pvalue == mannwhitneyu(x, y, method="exact").pvalue
+    big_x, big_y = rng.normal(size=3000), rng.normal(size=3000)
+    assert mannwhitneyu(big_x, big_y).method == "asymptotic"
+    tied = mannwhitneyu(np.round(x), np.round(y))
+    assert tied.method == "exact (ties)"
+    lower, upper = rank_sum_enumerated(np.round(x[:6]), np.round(y[:6]))
+    assert mannwhitneyu(np.round(x[:6]), np.round(y[:6])).pvalue == pytest.approx(
+        float(pick(lower, upper, "two-sided")), rel=1e-12)
+
+
+def test_mannwhitneyu_large_sample_matches_scipy():
+    rng = np.random.default_rng(2)
+    x, y = rng.lognormal(size=300_000), rng.lognormal(0.002, size=200_000)
+    x[:1000] = y[:1000]  # some ties across the samples
+    res = mannwhitneyu(x, y)
+    ref = st.mannwhitneyu(x, y, method="asymptotic")
+    assert res.statistic == ref.statistic and res.method == "asymptotic"
+    assert rel_err(res.pvalue, ref.pvalue) < 1e-12
+
+
+def test_mannwhitneyu_nan_and_empty():
+    x = np.array([[1.0, 2.0, np.nan, 4.0], [1.0, 2.0, 3.0, 4.0]])
+    y = np.array([[0.5, 2.5, 3.5], [0.5, 2.5, 3.5]])
+    res = mannwhitneyu(x, y)
+    assert np.isnan(res.pvalue[0]) and res.status[0] == "NaN in input"
+    omitted = mannwhitneyu(x, y, nan_policy="omit")
+    ref = mannwhitneyu([1.0, 2.0, 4.0], [0.5, 2.5, 3.5])
+    assert omitted.statistic[0] == ref.statistic and omitted.pvalue[0] == ref.pvalue
+    assert omitted.estimate[0] == ref.estimate
+    with pytest.raises(InputError, match="NaN"):
+        mannwhitneyu(x, y, nan_policy="raise")
+    empty = mannwhitneyu(np.empty((2, 0)), y)
+    assert np.isnan(empty.pvalue).all() and (empty.status == "empty sample").all()
+    with pytest.raises(InputError, match="method"):
+        mannwhitneyu([1, 2], [3, 4], method="permutation")
+
+
+# --------------------------------------------------------------------------- Wilcoxon
+
+
+def test_wilcoxon_r_values():
+    # R values quoted in scipy's test_morestats.py
+    freq = [1, 4, 16, 15, 8, 4, 5, 1, 2]
+    x = np.concatenate([[u] * v for u, v in zip(range(-4, 5), freq)]).astype(float)
+    for zero_method, t, p in [("pratt", 423.0, 0.0031724568006762576),
+                              ("zsplit", 441.0, 0.0032145343172473055),
+                              ("wilcox", 327.0, 0.00641346115861)]:
+        res = wilcoxon(x, np.zeros_like(x), zero_method=zero_method, method="asymptotic")
+        assert res.statistic == t and res.pvalue == pytest.approx(p, rel=1e-11)
+    x = [120, 114, 181, 188, 180, 146, 121, 191, 132, 113, 127, 112]
+    y = [133, 143, 119, 189, 112, 199, 198, 113, 115, 121, 142, 187]
+    assert wilcoxon(x, y, method="asymptotic").pvalue == pytest.approx(0.6948866023724735, rel=1e-11)
+    assert wilcoxon(x, y, correction=True, method="asymptotic").pvalue == pytest.approx(
+        0.7240816609153895, rel=1e-11)
+    d = np.full(10, 0.1)
+    assert wilcoxon(d, method="asymptotic").pvalue == pytest.approx(0.001565402258002551, rel=1e-11)
+    x = [125, 115, 130, 140, 140, 115, 140, 125, 140, 135]
+    y = [110, 122, 125, 120, 140, 124, 123, 137, 135, 145]
+    for alternative, correction, p in [("less", False, 0.7031847042787),
+                                       ("less", True, 0.72336564289),
+                                       ("greater", False, 0.2968152957213),
+                                       ("greater", True, 0.3176446594176)]:
+        res = wilcoxon(x, y, alternative=alternative, correction=correction, method="asymptotic")
+        assert res.statistic == 27.0 and res.pvalue == pytest.approx(p, rel=1e-10)
+    x = [1.81, 0.82, 1.56, -0.48, 0.81, 1.28, -1.04, 0.23, -0.75, 0.14]
+    y = [0.71, 0.65, -0.2, 0.85, -1.1, -0.45, -0.84, -0.24, -0.68, -0.76]
+    for alternative, p in [("two-sided", 0.10546875), ("less", 0.95800781256),
+                           ("greater", 0.052734375)]:
+        assert wilcoxon(x, y, alternative=alternative, method="exact").pvalue == pytest.approx(
+            p, rel=1e-10)
+
+
+def test_sparc_worked_example():
+    # seed 003: 30 paired observations all on one side: z = 4.772, two-sided p = 1.825e-6 with
+    # the continuity correction; exact two-sided p = 2 / 2^30 = 1.863e-9 (the HPT table's value)
+    rng = np.random.default_rng(0)
+    d = rng.uniform(0.01, 1.0, 30)
+    approx = wilcoxon(d, method="asymptotic", correction=True)
+    assert abs(approx.zstatistic) == pytest.approx(4.772, abs=5e-4)
+    assert approx.pvalue == pytest.approx(1.825e-6, rel=1e-3)
+    exact = wilcoxon(d, method="exact")
+    assert exact.pvalue == 2 / 2 ** 30 and exact.method == "exact"
+
+
+@pytest.mark.parametrize("ties", [False, True])
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_wilcoxon_asymptotic_matches_scipy_in_bulk(ties, zero_method, alternative):
+    rng = np.random.default_rng(8)
+    d = rng.normal(0.2, size=(1500, 23))
+    if ties:
+        d = np.round(d * 2)  # ties and zeros
+    for correction in (False, True):
+        res = wilcoxon(d, alternative=alternative, zero_method=zero_method, correction=correction,
+                       method="asymptotic")
+        ref = st.wilcoxon(d, alternative=alternative, zero_method=zero_method,
+                          correction=correction, method="asymptotic", axis=1)
+        ok = np.isfinite(ref.pvalue)
+        np.testing.assert_array_equal(res.statistic[ok], ref.statistic[ok])
+        assert rel_err(res.pvalue[ok], ref.pvalue[ok]) < 1e-12
+        assert rel_err(res.zstatistic[ok], ref.zstatistic[ok]) < 1e-12
+
+
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_wilcoxon_exact_untied_matches_scipy(alternative):
+    rng = np.random.default_rng(4)
+    for n in (1, 2, 5, 10, 25, 50):
+        x, y = rng.normal(0.3, size=(100, n)), rng.normal(size=(100, n))
+        res = wilcoxon(x, y, alternative=alternative, method="exact")
+        ref = st.wilcoxon(x, y, alternative=alternative, method="exact", axis=1)
+        np.testing.assert_array_equal(res.statistic, ref.statistic)
+        assert rel_err(res.pvalue, ref.pvalue) < 1e-12, n
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt", "zsplit"])
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+def test_wilcoxon_exact_with_ties_and_zeros_equals_enumeration(zero_method, alternative):
+    rng = np.random.default_rng(12)
+    for _ in range(40):
+        d = rng.integers(-3, 4, rng.integers(1, 13)).astype(float)
+        res = wilcoxon(d, alternative=alternative, zero_method=zero_method, method="exact")
+        if (d != 0).sum() == 0:
+            assert np.isnan(res.pvalue) and res.status == "no nonzero differences"
+            continue
+        lower, upper = signed_rank_enumerated(d, zero_method)
+        assert res.pvalue == pytest.approx(float(pick(lower, upper, alternative)), rel=1e-12), d
+
+
+def test_wilcoxon_paired_errors_and_nan():
+    with pytest.raises(InputError, match="same length"):
+        wilcoxon([1.0, 2.0, 3.0], [1.0, 2.0])
+    res = wilcoxon(np.array([[1.0, -2.0, np.nan, 4.0], [1.0, -2.0, 3.0, 4.0]]))
+    assert res.status[0] == "NaN in input" and np.isnan(res.pvalue[0])
+    omitted = wilcoxon(np.array([1.0, -2.0, np.nan, 4.0]), nan_policy="omit")
+    assert omitted.pvalue == wilcoxon([1.0, -2.0, 4.0]).pvalue
+    zeros = wilcoxon(np.zeros((3, 5)))
+    assert (zeros.status == "no nonzero differences").all()
+
+
+def test_wilcoxon_large_sample_matches_scipy():
+    rng = np.random.default_rng(9)
+    d = np.round(rng.normal(0.001, 1, 400_000), 2)  # ties and zeros
+    for zero_method in ("wilcox", "pratt", "zsplit"):
+        res = wilcoxon(d, zero_method=zero_method)
+        ref = st.wilcoxon(d, zero_method=zero_method, method="asymptotic")
+        assert res.method == "asymptotic" and res.statistic == ref.statistic
+        assert rel_err(res.pvalue, ref.pvalue) < 1e-12
+
+
+# --------------------------------------------------------------------------- properties
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.lists(hs.integers(-5, 5), min_size=1, max_size=9),
+       hs.lists(hs.integers(-5, 5), min_size=1, max_size=9))
+def test_rank_sum_properties(xs, ys):
+    x, y = np.array(xs, float), np.array(ys, float)
+    less = mannwhitneyu(x, y, alternative="less", method="exact")
+    greater = mannwhitneyu(x, y, alternative="greater", method="exact")
+    two = mannwhitneyu(x, y, method="exact")
+    assert 0 <= less.pvalue <= 1 and 0 <= greater.pvalue <= 1
+    assert two.pvalue == pytest.approx(min(1.0, 2 * min(less.pvalue, greater.pvalue)), rel=1e-12)
+    swapped = mannwhitneyu(y, x, alternative="less", method="exact")
+    assert swapped.statistic == len(x) * len(y) - greater.statistic
+    assert swapped.pvalue == pytest.approx(greater.pvalue, rel=1e-12)
+    # invariant under a strictly increasing transform
+    moved = mannwhitneyu(np.exp(x / 3), np.exp(y / 3), alternative="less", method="exact")
+    assert moved.statistic == less.statistic and moved.pvalue == pytest.approx(less.pvalue,
+                                                                               rel=1e-12)
+
+
+@settings(max_examples=60, deadline=None)
+@given(hs.lists(hs.integers(-4, 4), min_size=1, max_size=12))
+def test_signed_rank_properties(ds):
+    d = np.array(ds, float)
+    if not (d != 0).any():
+        return
+    less = wilcoxon(d, alternative="less", method="exact")
+    greater = wilcoxon(d, alternative="greater", method="exact")
+    two = wilcoxon(d, method="exact")
+    assert two.pvalue == pytest.approx(min(1.0, 2 * min(less.pvalue, greater.pvalue)), rel=1e-12)
+    flipped = wilcoxon(-d, alternative="greater", method="exact")
+    assert flipped.pvalue == pytest.approx(less.pvalue, rel=1e-12)
+    scaled = wilcoxon(d * 3.5, alternative="less", method="exact")
+    assert scaled.pvalue == pytest.approx(less.pvalue, rel=1e-12)
+
+
+# --------------------------------------------------------------------------- effect sizes
+
+
+def exact_rank_sum_cdf(m, n):
+    """P(U <= u), u = 0..mn, by enumerating all C(m+n, m) assignments (untied)."""
+    counts = np.zeros(m * n + 1, dtype=np.int64)
+    for chosen in itertools.combinations(range(m + n), m):
+        counts[sum(chosen) - m * (m - 1) // 2] += 1
+    return np.cumsum(counts) / counts.sum()
+
+
+def test_hodges_lehmann_shift_and_exact_interval_match_brute_force():
+    rng = np.random.default_rng(21)
+    for m, n in [(5, 7), (9, 4), (8, 8)]:
+        x, y = rng.normal(1, size=m), rng.normal(size=n)
+        res = mannwhitneyu(x, y, method="exact")
+        diffs = np.sort(np.subtract.outer(x, y).ravel())
+        assert res.estimate == np.median(diffs)
+        cdf = exact_rank_sum_cdf(m, n)
+        for confidence in (0.9, 0.95):
+            k = max(1, int(np.searchsorted(cdf, (1 - confidence) / 2 - 1e-15)))  # qwilcox
+            low, high = res.confidence_interval(confidence)
+            assert (low, high) == (diffs[k - 1], diffs[m * n - k])
+        k = max(1, int(np.searchsorted(cdf, 0.05 - 1e-15)))
+        low, high = mannwhitneyu(x, y, alternative="greater", method="exact").confidence_interval()
+        assert low == diffs[k - 1] and high == np.inf
+
+
+def test_pseudomedian_and_exact_interval_match_brute_force():
+    rng = np.random.default_rng(22)
+    for n in (6, 11):
+        d = rng.normal(0.5, size=n)
+        res = wilcoxon(d, method="exact")
+        walsh = np.sort([(d[i] + d[j]) / 2 for i in range(n) for j in range(i, n)])
+        assert res.estimate == np.median(walsh)
+        counts = np.zeros(n * (n + 1) // 2 + 1, dtype=np.int64)
+        for signs in itertools.product((0, 1), repeat=n):
+            counts[int(np.dot(signs, np.arange(1, n + 1)))] += 1
+        cdf = np.cumsum(counts) / counts.sum()
+        k = max(1, int(np.searchsorted(cdf, 0.025 - 1e-15)))
+        low, high = res.confidence_interval(0.95)
+        assert (low, high) == (walsh[k - 1], walsh[len(walsh) - k])
+
+
+def test_effect_intervals_are_batched_and_normal_for_large_samples():
+    rng = np.random.default_rng(23)
+    x, y = rng.normal(0.3, size=(3, 2000)), rng.normal(size=(3, 1500))
+    res = mannwhitneyu(x, y)
+    low, high = res.confidence_interval()
+    assert low.shape == (3,) and (low < res.estimate).all() and (res.estimate < high).all()
+    diffs = np.subtract.outer(x[0], y[0]).ravel()
+    assert res.estimate[0] == np.median(diffs)
+    # the normal-approximation rank: floor(mn/2 + 1/2 - z sigma)
+    mn = 2000 * 1500
+    k = int(np.floor(mn / 2 + 0.5 - st.norm.ppf(0.975) * np.sqrt(mn * 3501 / 12)))
+    assert low[0] == np.partition(diffs, k - 1)[k - 1]
+
+
+# --------------------------------------------------------------------------- table forms
+
+
+def measurement_table(rng, benchmarks=40, runs=15, ties=False):
+    names, variants, run_ids, values = [], [], [], []
+    for b in range(benchmarks):
+        for variant, scale in (("base", 1.0), ("cand", 0.97 if b % 2 else 1.0)):
+            v = rng.lognormal(0.0, 0.05, runs) * scale * (b + 1)
+            if ties:
+                v = np.round(v, 1)
+            names += [f"b{b:02d}"] * runs
+            variants += [variant] * runs
+            run_ids += list(range(runs))
+            values += list(v)
+    values = np.array(values)
+    values[5] = np.nan
+    return pa.table({"benchmark": names, "variant": variants, "run": run_ids, "value": values})
+
+
+@pytest.mark.parametrize("ties", [False, True])
+def test_mannwhitneyu_table_matches_per_benchmark_arrays(ties):
+    rng = np.random.default_rng(31)
+    table = measurement_table(rng, ties=ties)
+    res = fastperf.mannwhitneyu(table, baseline="base", candidate="cand", alternative="greater")
+    rows = res.benchmarks.to_pylist()
+    assert len(rows) == 40 and rows[0]["n_dropped_baseline"] == 1
+    values = table.column("value").to_numpy()
+    for i, row in enumerate(rows):
+        base = values[(i * 30):(i * 30 + 15)]
+        cand = values[(i * 30 + 15):(i * 30 + 30)]
+        ref = mannwhitneyu(base[~np.isnan(base)], cand, alternative="greater")
+        assert row["statistic"] == ref.statistic and row["pvalue"] == ref.pvalue
+        assert row["method"] == ref.method
+        assert row["shift"] == ref.estimate
+        assert (row["ci_low"], row["ci_high"]) == tuple(ref.confidence_interval())
+        assert row["prob_greater"] == ref.statistic / (len(cand) * (~np.isnan(base)).sum())
+    assert res.summary["benchmarks"] == 40 and any("dropped" in w for w in res.warnings)
+
+
+def test_wilcoxon_table_pairs_runs_and_reports_ratio():
+    rng = np.random.default_rng(32)
+    table = measurement_table(rng)
+    res = fastperf.wilcoxon(table, baseline="base", candidate="cand", log=True,
+                            alternative="greater")
+    rows = res.benchmarks.to_pylist()
+    values = table.column("value").to_numpy()
+    for i, row in enumerate(rows):
+        base, cand = values[(i * 30):(i * 30 + 15)], values[(i * 30 + 15):(i * 30 + 30)]
+        keep = ~np.isnan(base)
+        d = np.log(base[keep]) - np.log(cand[keep])
+        ref = wilcoxon(d, alternative="greater")
+        assert row["n"] == keep.sum() and row["pvalue"] == ref.pvalue
+        assert row["statistic"] == ref.statistic
+        assert row["ratio"] == pytest.approx(np.exp(ref.estimate), rel=1e-15)
+        assert row["ci_low"] == pytest.approx(np.exp(ref.confidence_interval()[0]), rel=1e-15)
+    faster = [r for r in rows if int(r["benchmark"][1:]) % 2 == 1]
+    assert np.median([r["ratio"] for r in faster]) == pytest.approx(1 / 0.97, rel=0.02)
+
+
+def test_table_forms_reject_bad_input():
+    rng = np.random.default_rng(33)
+    table = measurement_table(rng, benchmarks=3)
+    with pytest.raises(InputError, match="baseline"):
+        fastperf.mannwhitneyu(table)
+    with pytest.raises(InputError, match="not found"):
+        fastperf.wilcoxon(table, baseline="base", candidate="nope")
+    negative = table.set_column(3, "value", pa.array(-np.ones(table.num_rows)))
+    with pytest.raises(InputError, match="positive"):
+        fastperf.mannwhitneyu(negative, baseline="base", candidate="cand", log=True)
+    missing = table.filter(pa.compute.not_equal(table.column("benchmark"), "x"))
+    only_base = missing.filter(pa.compute.or_(
+        pa.compute.equal(missing.column("variant"), "base"),
+        pa.compute.not_equal(missing.column("benchmark"), "b01")))
+    res = fastperf.mannwhitneyu(only_base, baseline="base", candidate="cand")
+    assert res.benchmarks.column("status").to_pylist()[1] == "no candidate values"
+
+
+# --------------------------------------------------------------------------- kernel paths
+
+
+def test_merge_and_small_tallies_agree_with_midranks():
+    from fastperf.kernels.ranks import _signed_blocks, merge_tally, small_rank_sum, small_signed_rank
+
+    rng = np.random.default_rng(41)
+    for _ in range(300):
+        m, n = rng.integers(0, 40, 2)
+        x = np.sort(rng.integers(0, 12, m).astype(float))
+        y = np.sort(rng.integers(0, 15, n).astype(float))
+        pooled = np.concatenate([x, y])
+        ranks = st.rankdata(pooled) if len(pooled) else pooled
+        _, counts = np.unique(pooled, return_counts=True)
+        expected = (int(round(2 * ranks[:m].sum())), float((counts ** 3 - counts).sum()))
+        assert merge_tally(x, 0, 1, 1.0, m, y, 0, 1, 1.0, n) == expected
+        if m and n:
+            assert small_rank_sum(x, y) == expected
+        d = np.sort(np.concatenate([x - 6, [0.0] * rng.integers(0, 3)]))
+        first_zero, after_zero = np.searchsorted(d, 0.0), np.searchsorted(d, 0.0, side="right")
+        nonzero = d[d != 0]
+        r = st.rankdata(np.abs(nonzero)) if len(nonzero) else nonzero
+        _, c = np.unique(np.abs(nonzero), return_counts=True)
+        expected = (int(round(2 * r[nonzero > 0].sum())), float((c ** 3 - c).sum()))
+        walked = merge_tally(d, after_zero, 1, 1.0, len(d) - after_zero,
+                             d, first_zero - 1, -1, -1.0, first_zero)
+        assert walked == expected
+        assert small_signed_rank(d, first_zero, after_zero) == expected
+        assert _signed_blocks(d, 0, np.empty(0, np.int64), np.empty(0, np.int64), 0)[1:] == expected
