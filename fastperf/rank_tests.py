@@ -87,11 +87,9 @@ def _work(samples: Samples) -> int:
 
 def _compact(sorted_samples: Samples, keep: np.ndarray) -> Samples:
     """The sorted samples with only the values where `keep` (their order kept)."""
-    counts = np.add.reduceat(keep, sorted_samples.offsets[:-1]) if keep.size else np.zeros(0, int)
-    counts = np.where(sorted_samples.sizes > 0, counts, 0)
-    offsets = np.zeros(len(sorted_samples) + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    return Samples(sorted_samples.values[keep], offsets)
+    kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    return Samples(sorted_samples.values[keep], kept_before[sorted_samples.offsets])
 
 
 def _nan_status(n_nan: np.ndarray, nan_policy: str) -> np.ndarray:
@@ -298,10 +296,10 @@ def _exact_rank_sum(m, n, u2, tied, chosen, alternative, xs, ys):
     tied_chosen = np.flatnonzero(chosen & tied)
     if tied_chosen.size:
         from fastperf.kernels.rank_distributions import rank_sum_tie_tails
-        from fastperf.kernels.ranks import rank_sum_blocks
+        from fastperf.kernels.ranks import RANK_SUM, tie_blocks
 
-        scores, counts, block_offsets = rank_sum_blocks(xs.values, xs.offsets, ys.values,
-                                                        ys.offsets, m, n, tied_chosen)
+        scores, counts, block_offsets = tie_blocks(xs.values, xs.offsets, m, ys.values,
+                                                   ys.offsets, n, tied_chosen, RANK_SUM)
         mc = m[tied_chosen]
         observed = u2[tied_chosen] + mc * (mc + 1)  # 2 × the rank sum of x
         lo, up = rank_sum_tie_tails(scores, counts, block_offsets, mc, observed,
@@ -317,10 +315,10 @@ def _auto_exact_rank_sum(m, n, tied, candidates, xs, ys):
     tied_candidates = np.flatnonzero(candidates & tied)
     if tied_candidates.size:
         from fastperf.kernels.rank_distributions import tie_tail_costs
-        from fastperf.kernels.ranks import rank_sum_blocks
+        from fastperf.kernels.ranks import RANK_SUM, tie_blocks
 
-        _, counts, block_offsets = rank_sum_blocks(xs.values, xs.offsets, ys.values, ys.offsets,
-                                                   m, n, tied_candidates)
+        _, counts, block_offsets = tie_blocks(xs.values, xs.offsets, m, ys.values, ys.offsets, n,
+                                              tied_candidates, RANK_SUM)
         cost = tie_tail_costs(counts, block_offsets, m[tied_candidates])
         exact[tied_candidates[cost <= AUTO_EXACT_MAX_TIED_COST]] = True
     return exact
@@ -344,9 +342,6 @@ def _rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_
         exact = np.zeros_like(valid)
     else:
         exact = _auto_exact_rank_sum(m, n, tied, valid, xs, ys)
-    lower, upper = _exact_rank_sum(m, n, u2, tied, exact, alternative, xs, ys)
-    p = _pick(lower, upper, alternative)
-
     asymptotic = valid & ~exact
     mn = (m * n).astype(float)
     u = {"greater": u1, "less": mn - u1}.get(alternative, np.maximum(u1, mn - u1))
@@ -356,8 +351,10 @@ def _rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_
     from scipy.special import ndtr
 
     factor = 2.0 if alternative == "two-sided" else 1.0
-    p_asymptotic = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
-    p = np.where(asymptotic, p_asymptotic, p)
+    p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
+    if exact.any():
+        lower, upper = _exact_rank_sum(m, n, u2, tied, exact, alternative, xs, ys)
+        p = np.where(exact, _pick(lower, upper, alternative), p)
     status = _first_reason([nan_tests, empty], ["NaN in input", "empty sample"], "ok")
     method_used = _methods_used(valid, exact, tied)
     statistic = np.where(valid, u1, np.nan)
@@ -578,44 +575,41 @@ def _signed_rank_moments(count, n_zero, tie_term, zero_method: str):
         return mean, np.sqrt((var - tie_term / 2) / 24)
 
 
-def _exact_signed_rank(count, n_zero, plus2, zero2, tied, chosen, zero_code, ds, valid_len):
-    """Exact (lower, upper) tails of 2T+ (the nonzero part) for the `chosen` tests."""
+def _exact_signed_rank(count, plus2, standard, chosen, zero_code, ds, valid_len):
+    """Exact (lower, upper) tails of 2T+ (the nonzero part) for the `chosen` tests: cached
+    distributions per sample size for `standard` ones (no ties, no ranked zeros), else the
+    distribution conditional on the tie blocks and zeros."""
     lower = np.full(count.shape, np.nan)
     upper = np.full(count.shape, np.nan)
-    ranked_zeros = n_zero if zero_code != 0 else np.zeros_like(n_zero)
-    standard = chosen & ~tied & (ranked_zeros == 0)
-    if standard.any():
-        where = np.flatnonzero(standard)
-        for size in np.unique(count[where]):  # one distribution per distinct sample size
-            sel = where[count[where] == size]
-            total = int(size * (size + 1) // 2)
-            lower[sel], upper[sel] = _symmetric_tails(_signed_rank_cdf(int(size)), total,
-                                                      plus2[sel] // 2)
+    where = np.flatnonzero(chosen & standard)
+    for size in np.unique(count[where]):  # one distribution per distinct sample size
+        sel = where[count[where] == size]
+        total = int(size * (size + 1) // 2)
+        lower[sel], upper[sel] = _symmetric_tails(_signed_rank_cdf(int(size)), total,
+                                                  plus2[sel] // 2)
     conditional = np.flatnonzero(chosen & ~standard)
     if conditional.size:
         from fastperf.kernels.rank_distributions import signed_rank_tie_tails
-        from fastperf.kernels.ranks import signed_rank_blocks
+        from fastperf.kernels.ranks import tie_blocks
 
-        scores, counts, block_offsets = signed_rank_blocks(ds.values, ds.offsets, valid_len,
-                                                           zero_code, conditional)
+        scores, counts, block_offsets = tie_blocks(ds.values, ds.offsets, valid_len, ds.values,
+                                                   ds.offsets, valid_len, conditional, zero_code)
         lo, up = signed_rank_tie_tails(scores, counts, block_offsets, plus2[conditional],
                                        n_rows=int(counts.sum()))
         lower[conditional], upper[conditional] = lo, up
-    return lower, upper, standard
+    return lower, upper
 
 
-def _auto_exact_signed_rank(count, n_zero, tied, candidates, zero_code, ds, valid_len):
+def _auto_exact_signed_rank(count, standard, candidates, zero_code, ds, valid_len):
     """Which tests ``method="auto"`` computes exactly (see `AUTO_EXACT_MAX_COST`)."""
-    ranked_zeros = n_zero if zero_code != 0 else np.zeros_like(n_zero)
-    standard = ~tied & (ranked_zeros == 0)
     exact = candidates & standard & (count.astype(float) ** 3 / 4 <= AUTO_EXACT_MAX_COST)
     others = np.flatnonzero(candidates & ~standard)
     if others.size:
         from fastperf.kernels.rank_distributions import tie_tail_costs
-        from fastperf.kernels.ranks import signed_rank_blocks
+        from fastperf.kernels.ranks import tie_blocks
 
-        _, counts, block_offsets = signed_rank_blocks(ds.values, ds.offsets, valid_len,
-                                                      zero_code, others)
+        _, counts, block_offsets = tie_blocks(ds.values, ds.offsets, valid_len, ds.values,
+                                              ds.offsets, valid_len, others, zero_code)
         cost = tie_tail_costs(counts, block_offsets, np.full(others.size, -1, dtype=np.int64))
         exact[others[cost <= AUTO_EXACT_MAX_TIED_COST]] = True
     return exact
@@ -635,15 +629,13 @@ def _signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: s
     nonzero = count - (n_zero if zero_code != 0 else 0)
     empty = nonzero == 0
     valid = ~nan_tests & ~empty
+    standard = ~tied & ((n_zero == 0) | (zero_code == 0))  # the untied null distribution holds
     if method == "exact":
         exact = valid.copy()
     elif method == "asymptotic":
         exact = np.zeros_like(valid)
     else:
-        exact = _auto_exact_signed_rank(count, n_zero, tied, valid, zero_code, ds, valid_len)
-    lower, upper, standard = _exact_signed_rank(count, n_zero, plus2, zero2, tied, exact,
-                                                zero_code, ds, valid_len)
-    p = _pick(lower, upper, alternative)
+        exact = _auto_exact_signed_rank(count, standard, valid, zero_code, ds, valid_len)
 
     half_zero = zero2 / 4.0 if zero_method == "zsplit" else 0.0  # zsplit: half the zeros' ranks
     r_plus = plus2 / 2.0 + half_zero
@@ -655,7 +647,10 @@ def _signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: s
             sign = {"greater": 1.0, "less": -1.0}.get(alternative, np.sign(z))
             z = z - sign * 0.5 / sigma
     asymptotic = valid & ~exact
-    p = np.where(asymptotic, _normal_p(z, alternative), p)
+    p = _normal_p(z, alternative)
+    if exact.any():
+        lower, upper = _exact_signed_rank(count, plus2, standard, exact, zero_code, ds, valid_len)
+        p = np.where(exact, _pick(lower, upper, alternative), p)
     statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
     status = _first_reason([nan_tests, empty], ["NaN in input", "no nonzero differences"], "ok")
     method_used = _methods_used(valid, exact, ~standard)

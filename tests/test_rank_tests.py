@@ -577,3 +577,48 @@ def test_merge_and_small_tallies_agree_with_midranks():
         assert walked == expected
         assert small_signed_rank(d, first_zero, after_zero) == expected
         assert _signed_blocks(d, 0, np.empty(0, np.int64), np.empty(0, np.int64), 0)[1:] == expected
+
+
+def test_effects_with_nan_omitted_and_empty_samples():
+    x = np.array([[1.0, np.nan, 3.0, 7.0], [2.0, 4.0, 6.0, 8.0], [1.0, 2.0, 3.0, 4.0]])
+    y = np.array([[0.5, 2.5, np.nan], [1.0, np.nan, 5.0], [np.nan, np.nan, np.nan]])
+    res = mannwhitneyu(x, y, nan_policy="omit")
+    for row in range(2):
+        xr, yr = x[row][~np.isnan(x[row])], y[row][~np.isnan(y[row])]
+        ref = mannwhitneyu(xr, yr)
+        assert res.estimate[row] == ref.estimate == np.median(np.subtract.outer(xr, yr))
+        assert res.confidence_interval()[0][row] == ref.confidence_interval()[0]
+    assert res.status[2] == "empty sample" and np.isnan(res.estimate[2])
+    d = np.array([[0.0, 1.5, -0.5, 2.0, 0.0, 3.0], [np.nan, 1.0, 2.0, 0.0, -1.0, 4.0]])
+    res = wilcoxon(d, nan_policy="omit")
+    for row in range(2):
+        kept = d[row][~np.isnan(d[row]) & (d[row] != 0)]
+        walsh = [(a + b) / 2 for i, a in enumerate(kept) for b in kept[i:]]
+        assert res.estimate[row] == np.median(walsh)
+
+
+def test_parallel_builds_agree(parallel_always):
+    rng = np.random.default_rng(51)
+    x, y = np.round(rng.normal(size=(60, 25)), 1), np.round(rng.normal(0.2, size=(60, 33)), 1)
+    x[3, 4] = np.nan
+    serial = mannwhitneyu(x, y, nan_policy="omit", method="asymptotic")
+    d = np.round(rng.normal(size=(60, 41)), 1)
+    signed = wilcoxon(d, method="asymptotic", zero_method="pratt")
+    ragged = st.rankdata(d[0, :17])
+    import fastperf.kernels._compile as compile_mod
+
+    compile_mod.FORCE_PARALLEL = False
+    np.testing.assert_array_equal(mannwhitneyu(x, y, nan_policy="omit", method="asymptotic").pvalue,
+                                  serial.pvalue)
+    np.testing.assert_array_equal(wilcoxon(d, method="asymptotic", zero_method="pratt").pvalue,
+                                  signed.pvalue)
+    compile_mod.FORCE_PARALLEL = True
+    np.testing.assert_array_equal(rankdata(d[0, :17]), ragged)
+    ragged_x = [rng.normal(size=k) for k in (3, 8, 5)]
+    values = np.concatenate(ragged_x)
+    from fastperf._batch import Samples
+    from fastperf.rank_tests import _sorted
+
+    offsets = np.array([0, 3, 11, 16])
+    np.testing.assert_array_equal(_sorted(Samples(values, offsets)).values,
+                                  np.concatenate([np.sort(v) for v in ragged_x]))

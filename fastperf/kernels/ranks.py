@@ -14,13 +14,16 @@ from numba import njit, prange
 from fastperf.kernels._compile import group_kernel
 from fastperf.kernels.order_statistics import move_nan_last, sorted_copy
 
-#: Input size from which the statistics kernels run their parallel build. On an idle 2-core
-#: machine threads halve 10,000 pairs of 30 vs 30 (2.6 -> 1.1 ms), but when the other core is
-#: busy each parallel call waits for a scheduler slice (8 ms): only big inputs use threads.
-STATISTICS_PARALLEL_MIN_ROWS = 2_000_000
+#: Input size from which the statistics kernels run their parallel build. Their work is
+#: compute-bound (about 4 ns per value), so threads pay for their start-up (tens of
+#: microseconds) from a few hundred thousand values: 10,000 pairs of 30 vs 30 take 2.6 ms serial,
+#: 1.1 ms on two idle cores. When another process holds a core, a parallel call can wait for a
+#: scheduler slice (about 8 ms), which stays small next to this much work.
+STATISTICS_PARALLEL_MIN_ROWS = 250_000
 
-#: How `signed_rank_statistics` treats zero differences (scipy's ``zero_method``).
-WILCOX, PRATT, ZSPLIT = 0, 1, 2
+#: How `signed_rank_statistics` treats zero differences (scipy's ``zero_method``), and
+#: `tie_blocks`' code for the rank-sum's pooled blocks.
+WILCOX, PRATT, ZSPLIT, RANK_SUM = 0, 1, 2, -1
 
 
 @njit(cache=True)
@@ -323,34 +326,6 @@ def _pooled_blocks(x, y, scores, counts, start):
 
 
 @njit(cache=True)
-def rank_sum_blocks(xs, x_offsets, ys, y_offsets, m, n, groups):
-    """The pooled tie blocks of the chosen groups: ``(scores, counts, block_offsets)``.
-
-    For each group in `groups` (its first m[g] and n[g] sorted values), its blocks of equal
-    pooled values in ascending order: score = doubled midrank 2·(values before) + t + 1, and
-    size t. ``block_offsets`` delimits each chosen group's blocks.
-    """
-    k = groups.shape[0]
-    block_offsets = np.zeros(k + 1, dtype=np.int64)
-    none = np.empty(0, dtype=np.int64)
-    for write in (False, True):
-        if write:
-            scores = np.empty(block_offsets[k], dtype=np.int64)
-            counts = np.empty(block_offsets[k], dtype=np.int64)
-        else:
-            scores = none
-            counts = none
-        for q in range(k):
-            g = groups[q]
-            x = xs[x_offsets[g]:x_offsets[g] + m[g]]
-            y = ys[y_offsets[g]:y_offsets[g] + n[g]]
-            blocks = _pooled_blocks(x, y, scores, counts, block_offsets[q])[0]
-            if not write:
-                block_offsets[q + 1] = block_offsets[q] + blocks
-    return scores, counts, block_offsets
-
-
-@njit(cache=True)
 def _signed_split(d):
     """For a sorted sample d without NaN: (index of the first zero, index after the last zero)."""
     n = d.shape[0]
@@ -469,28 +444,34 @@ def _signed_blocks(d, first_rank, scores, counts, start):
 
 
 @njit(cache=True)
-def signed_rank_blocks(ds, offsets, valid, zero_method, groups):
-    """The nonzero |d| tie blocks of the chosen groups: ``(scores, counts, block_offsets)``.
+def _group_blocks(xs, x_offsets, m, ys, y_offsets, n, g, zero_method, scores, counts, start):
+    x = xs[x_offsets[g]:x_offsets[g] + m[g]]
+    if zero_method == RANK_SUM:
+        return _pooled_blocks(x, ys[y_offsets[g]:y_offsets[g] + n[g]], scores, counts, start)[0]
+    first_zero, after_zero = _signed_split(x)
+    ranked_zeros = 0 if zero_method == WILCOX else after_zero - first_zero
+    return _signed_blocks(x, ranked_zeros, scores, counts, start)[0]
 
-    Scores are doubled midranks (counting the zeros' ranks below them unless ``WILCOX``);
-    each chosen group uses its first valid[g] sorted values.
+
+@njit(cache=True)
+def tie_blocks(xs, x_offsets, m, ys, y_offsets, n, groups, zero_method):
+    """The tie blocks of the chosen groups for the exact kernels: ``(scores, counts,
+    block_offsets)``, blocks in ascending order, score = doubled midrank, count = size.
+
+    ``zero_method = RANK_SUM``: the pooled blocks of sorted x (first m[g] values) and y (first
+    n[g]). Otherwise the blocks of the nonzero |d| of sorted d = x (first m[g] values; y
+    unused), scored after the zeros' ranks unless ``WILCOX``. ``block_offsets`` delimits each
+    chosen group's blocks (one counting pass, then one writing pass).
     """
     k = groups.shape[0]
     block_offsets = np.zeros(k + 1, dtype=np.int64)
     none = np.empty(0, dtype=np.int64)
-    for write in (False, True):
-        if write:
-            scores = np.empty(block_offsets[k], dtype=np.int64)
-            counts = np.empty(block_offsets[k], dtype=np.int64)
-        else:
-            scores = none
-            counts = none
-        for q in range(k):
-            g = groups[q]
-            d = ds[offsets[g]:offsets[g] + valid[g]]
-            first_zero, after_zero = _signed_split(d)
-            ranked_zeros = 0 if zero_method == WILCOX else after_zero - first_zero
-            blocks = _signed_blocks(d, ranked_zeros, scores, counts, block_offsets[q])[0]
-            if not write:
-                block_offsets[q + 1] = block_offsets[q] + blocks
+    for q in range(k):
+        block_offsets[q + 1] = block_offsets[q] + _group_blocks(
+            xs, x_offsets, m, ys, y_offsets, n, groups[q], zero_method, none, none, 0)
+    scores = np.empty(block_offsets[k], dtype=np.int64)
+    counts = np.empty(block_offsets[k], dtype=np.int64)
+    for q in range(k):
+        _group_blocks(xs, x_offsets, m, ys, y_offsets, n, groups[q], zero_method, scores, counts,
+                      block_offsets[q])
     return scores, counts, block_offsets
