@@ -220,23 +220,36 @@ def signed_rank_null_pmf(n):
     half = (n * (n + 1)) // 4
     if n == 0:
         return np.ones(1)
-    a = np.zeros(half + 1)
-    a[0] = 2.0 ** 1000
-    h_old = 0
-    d_old = 0
-    for i in range(1, n + 1):
-        d = d_old + i
-        h = d // 2
-        for j in range(h_old + 1, h + 1):
-            r = d_old - j
-            a[j] = a[r] if r >= 0 else 0.0
-        _halve_shift_add(a, i, h)
-        h_old = h
-        d_old = d
+    a, _ = _coin_product_lower(np.arange(1, n + 1), np.ones(n, dtype=np.int64), n, half)
     f = 2.0 ** -1000
     for j in range(half + 1):
         a[j] *= f
     return a
+
+
+@njit(cache=True)
+def _coin_product_lower(scores, counts, n_blocks, x):
+    """2**1000 P(S = j) for j = 0 .. x (as far as built), S = Σ_b scores[b] · (sum of counts[b]
+    fair coins), scores positive: the product of ((1 + q^s) / 2)^c built in place (a[j] = (a[j]
+    + a[j - s]) / 2 by `_halve_shift_add`), each partial product only up to min(x, its middle),
+    entries above a partial product's middle read back by symmetry. Returns the array and the
+    last index built (the final product's middle, or x)."""
+    a = np.zeros(x + 1)
+    a[0] = 2.0 ** 1000
+    h_old = 0
+    d_old = 0
+    for b in range(n_blocks):
+        s = scores[b]
+        for _ in range(counts[b]):
+            d = d_old + s
+            h = min(x, d // 2)
+            for j in range(h_old + 1, h + 1):
+                r = d_old - j
+                a[j] = a[r] if r >= 0 else 0.0
+            _halve_shift_add(a, s, h)
+            h_old = h
+            d_old = d
+    return a, h_old
 
 
 @njit(cache=True)
@@ -966,21 +979,7 @@ def _signed_rank_tails_one(scores, counts, b0, b1, observed):
         small = 0.0
         rest = 0.0  # P(S' <= the other side's complement point) is 0 too
     else:
-        a = np.zeros(x + 1)
-        a[0] = 2.0 ** 1000
-        h_old = 0
-        d_old = 0
-        for b in range(n_blocks):
-            s = sa[b]
-            for _ in range(ca[b]):
-                d = d_old + s
-                h = min(x, d // 2)
-                for j in range(h_old + 1, h + 1):
-                    r = d_old - j
-                    a[j] = a[r] if r >= 0 else 0.0
-                _halve_shift_add(a, s, h)
-                h_old = h
-                d_old = d
+        a, h_old = _coin_product_lower(sa, ca, n_blocks, x)
         # entries above the final middle by symmetry (only when x > top // 2, i.e. x = top / 2)
         for j in range(h_old + 1, x + 1):
             a[j] = a[top - j]
