@@ -100,6 +100,33 @@ def _nan_status(n_nan: np.ndarray, nan_policy: str) -> np.ndarray:
     return (n_nan > 0) if nan_policy == "propagate" else np.zeros(n_nan.shape, dtype=bool)
 
 
+class _TieBlocks:
+    """The tie blocks of chosen samples (`tie_blocks`), listed once and shared by ``auto``'s
+    cost estimate and the exact tails that follow it."""
+
+    def __init__(self, xs: Samples, m, ys: Samples, n, zero_method: int):
+        self._args = (xs.values, xs.offsets, m, ys.values, ys.offsets, n)
+        self._zero_method = zero_method
+        self._groups = None
+        self._blocks = None
+
+    def of(self, groups: np.ndarray):
+        """``(scores, counts, block_offsets)`` of the samples `groups` (ascending indices)."""
+        from fastperf.kernels.grouping import take_segments
+        from fastperf.kernels.ranks import tie_blocks
+
+        if self._groups is not None and np.array_equal(groups, self._groups):
+            return self._blocks
+        if self._groups is not None and np.isin(groups, self._groups).all():
+            scores, counts, offsets = self._blocks
+            at = np.searchsorted(self._groups, groups)
+            chosen_scores, chosen_offsets, _ = take_segments(scores, offsets, at, False)
+            return chosen_scores, take_segments(counts, offsets, at, False)[0], chosen_offsets
+        self._groups = groups
+        self._blocks = tie_blocks(*self._args, groups, self._zero_method)
+        return self._blocks
+
+
 # ---------------------------------------------------------------------------------------------
 # rankdata
 
@@ -279,7 +306,7 @@ def _rank_sum_sigma(m, n, tie_term):
         return np.sqrt(m * n / 12.0 * ((big_n + 1) - tie_term / (big_n * (big_n - 1))))
 
 
-def _exact_rank_sum(m, n, u2, tied, chosen, alternative, xs, ys):
+def _exact_rank_sum(m, n, u2, tied, chosen, blocks: _TieBlocks):
     """Exact (lower, upper) tails of U for the `chosen` tests: cached untied distributions per
     size pair, the conditional distribution given the tie blocks for tied samples."""
     lower = np.full(m.shape, np.nan)
@@ -296,10 +323,8 @@ def _exact_rank_sum(m, n, u2, tied, chosen, alternative, xs, ys):
     tied_chosen = np.flatnonzero(chosen & tied)
     if tied_chosen.size:
         from fastperf.kernels.rank_distributions import rank_sum_tie_tails
-        from fastperf.kernels.ranks import RANK_SUM, tie_blocks
 
-        scores, counts, block_offsets = tie_blocks(xs.values, xs.offsets, m, ys.values,
-                                                   ys.offsets, n, tied_chosen, RANK_SUM)
+        scores, counts, block_offsets = blocks.of(tied_chosen)
         mc = m[tied_chosen]
         observed = u2[tied_chosen] + mc * (mc + 1)  # 2 × the rank sum of x
         lo, up = rank_sum_tie_tails(scores, counts, block_offsets, mc, observed,
@@ -308,17 +333,15 @@ def _exact_rank_sum(m, n, u2, tied, chosen, alternative, xs, ys):
     return lower, upper
 
 
-def _auto_exact_rank_sum(m, n, tied, candidates, xs, ys):
+def _auto_exact_rank_sum(m, n, tied, candidates, blocks: _TieBlocks):
     """Which tests ``method="auto"`` computes exactly (see `AUTO_EXACT_MAX_COST`)."""
     small, large = np.minimum(m, n).astype(float), np.maximum(m, n).astype(float)
     exact = candidates & ~tied & (small * small * large / 2 <= AUTO_EXACT_MAX_COST)
     tied_candidates = np.flatnonzero(candidates & tied)
     if tied_candidates.size:
         from fastperf.kernels.rank_distributions import tie_tail_costs
-        from fastperf.kernels.ranks import RANK_SUM, tie_blocks
 
-        _, counts, block_offsets = tie_blocks(xs.values, xs.offsets, m, ys.values, ys.offsets, n,
-                                              tied_candidates, RANK_SUM)
+        _, counts, block_offsets = blocks.of(tied_candidates)
         cost = tie_tail_costs(counts, block_offsets, m[tied_candidates])
         exact[tied_candidates[cost <= AUTO_EXACT_MAX_TIED_COST]] = True
     return exact
@@ -327,7 +350,7 @@ def _auto_exact_rank_sum(m, n, tied, candidates, xs, ys):
 def _rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_continuity: bool,
                    nan_policy: str):
     """The rank-sum test of each pair of samples: arrays of U, p, status, method, z, state."""
-    from fastperf.kernels.ranks import rank_sum_statistics
+    from fastperf.kernels.ranks import RANK_SUM, rank_sum_statistics
 
     xs, ys = _sorted(xs), _sorted(ys)
     m, n, u2, tie_term, tied = rank_sum_statistics(xs.values, xs.offsets, ys.values, ys.offsets,
@@ -336,12 +359,13 @@ def _rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_
     empty = (m == 0) | (n == 0)
     valid = ~nan_tests & ~empty
     u1 = u2 / 2.0
+    blocks = _TieBlocks(xs, m, ys, n, RANK_SUM)
     if method == "exact":
         exact = valid.copy()
     elif method == "asymptotic":
         exact = np.zeros_like(valid)
     else:
-        exact = _auto_exact_rank_sum(m, n, tied, valid, xs, ys)
+        exact = _auto_exact_rank_sum(m, n, tied, valid, blocks)
     asymptotic = valid & ~exact
     mn = (m * n).astype(float)
     u = {"greater": u1, "less": mn - u1}.get(alternative, np.maximum(u1, mn - u1))
@@ -353,7 +377,7 @@ def _rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_
     factor = 2.0 if alternative == "two-sided" else 1.0
     p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
     if exact.any():
-        lower, upper = _exact_rank_sum(m, n, u2, tied, exact, alternative, xs, ys)
+        lower, upper = _exact_rank_sum(m, n, u2, tied, exact, blocks)
         p = np.where(exact, _pick(lower, upper, alternative), p)
     status = _first_reason([nan_tests, empty], ["NaN in input", "empty sample"], "ok")
     method_used = _methods_used(valid, exact, tied)
@@ -575,7 +599,7 @@ def _signed_rank_moments(count, n_zero, tie_term, zero_method: str):
         return mean, np.sqrt((var - tie_term / 2) / 24)
 
 
-def _exact_signed_rank(count, plus2, standard, chosen, zero_code, ds, valid_len):
+def _exact_signed_rank(count, plus2, standard, chosen, blocks: _TieBlocks):
     """Exact (lower, upper) tails of 2T+ (the nonzero part) for the `chosen` tests: cached
     distributions per sample size for `standard` ones (no ties, no ranked zeros), else the
     distribution conditional on the tie blocks and zeros."""
@@ -590,26 +614,22 @@ def _exact_signed_rank(count, plus2, standard, chosen, zero_code, ds, valid_len)
     conditional = np.flatnonzero(chosen & ~standard)
     if conditional.size:
         from fastperf.kernels.rank_distributions import signed_rank_tie_tails
-        from fastperf.kernels.ranks import tie_blocks
 
-        scores, counts, block_offsets = tie_blocks(ds.values, ds.offsets, valid_len, ds.values,
-                                                   ds.offsets, valid_len, conditional, zero_code)
+        scores, counts, block_offsets = blocks.of(conditional)
         lo, up = signed_rank_tie_tails(scores, counts, block_offsets, plus2[conditional],
                                        n_rows=int(counts.sum()))
         lower[conditional], upper[conditional] = lo, up
     return lower, upper
 
 
-def _auto_exact_signed_rank(count, standard, candidates, zero_code, ds, valid_len):
+def _auto_exact_signed_rank(count, standard, candidates, blocks: _TieBlocks):
     """Which tests ``method="auto"`` computes exactly (see `AUTO_EXACT_MAX_COST`)."""
     exact = candidates & standard & (count.astype(float) ** 3 / 4 <= AUTO_EXACT_MAX_COST)
     others = np.flatnonzero(candidates & ~standard)
     if others.size:
         from fastperf.kernels.rank_distributions import tie_tail_costs
-        from fastperf.kernels.ranks import tie_blocks
 
-        _, counts, block_offsets = tie_blocks(ds.values, ds.offsets, valid_len, ds.values,
-                                              ds.offsets, valid_len, others, zero_code)
+        _, counts, block_offsets = blocks.of(others)
         cost = tie_tail_costs(counts, block_offsets, np.full(others.size, -1, dtype=np.int64))
         exact[others[cost <= AUTO_EXACT_MAX_TIED_COST]] = True
     return exact
@@ -630,12 +650,13 @@ def _signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: s
     empty = nonzero == 0
     valid = ~nan_tests & ~empty
     standard = ~tied & ((n_zero == 0) | (zero_code == 0))  # the untied null distribution holds
+    blocks = _TieBlocks(ds, valid_len, ds, valid_len, zero_code)
     if method == "exact":
         exact = valid.copy()
     elif method == "asymptotic":
         exact = np.zeros_like(valid)
     else:
-        exact = _auto_exact_signed_rank(count, standard, valid, zero_code, ds, valid_len)
+        exact = _auto_exact_signed_rank(count, standard, valid, blocks)
 
     half_zero = zero2 / 4.0 if zero_method == "zsplit" else 0.0  # zsplit: half the zeros' ranks
     r_plus = plus2 / 2.0 + half_zero
@@ -649,7 +670,7 @@ def _signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: s
     asymptotic = valid & ~exact
     p = _normal_p(z, alternative)
     if exact.any():
-        lower, upper = _exact_signed_rank(count, plus2, standard, exact, zero_code, ds, valid_len)
+        lower, upper = _exact_signed_rank(count, plus2, standard, exact, blocks)
         p = np.where(exact, _pick(lower, upper, alternative), p)
     statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
     status = _first_reason([nan_tests, empty], ["NaN in input", "no nonzero differences"], "ok")

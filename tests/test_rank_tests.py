@@ -622,3 +622,35 @@ def test_parallel_builds_agree(parallel_always):
     offsets = np.array([0, 3, 11, 16])
     np.testing.assert_array_equal(_sorted(Samples(values, offsets)).values,
                                   np.concatenate([np.sort(v) for v in ragged_x]))
+
+
+def test_auto_mixes_exact_and_asymptotic_by_tie_pattern():
+    # 60 vs 60: six distinct values are cheap to test exactly, a hundred are not
+    rng = np.random.default_rng(61)
+    x = rng.normal(size=(6, 60))
+    y = rng.normal(0.3, size=(6, 60))
+    x[::2], y[::2] = np.round(x[::2]), np.round(y[::2])
+    x[1::2], y[1::2] = np.round(x[1::2], 2), np.round(y[1::2], 2)
+    auto, exact = mannwhitneyu(x, y), mannwhitneyu(x, y, method="exact")
+    assert (auto.method[::2] == "exact (ties)").all() and (auto.method[1::2] == "asymptotic").all()
+    np.testing.assert_array_equal(auto.pvalue[::2], exact.pvalue[::2])
+
+
+def test_auto_signed_rank_by_size_with_ties():
+    rng = np.random.default_rng(62)
+    rows = {"benchmark": [], "variant": [], "run": [], "value": []}
+    for name, runs in (("small", 20), ("large", 800), ("mid", 40)):
+        for variant in ("base", "cand"):
+            rows["benchmark"] += [name] * runs
+            rows["variant"] += [variant] * runs
+            rows["run"] += list(range(runs))
+            rows["value"] += list(np.round(rng.normal(10, 1, runs), 1))
+    table = pa.table(rows)
+    auto = fastperf.wilcoxon(table, baseline="base", candidate="cand").benchmarks.to_pylist()
+    exact = fastperf.wilcoxon(table, baseline="base", candidate="cand",
+                              method="exact").benchmarks.to_pylist()
+    methods = {row["benchmark"]: row["method"] for row in auto}
+    assert methods == {"small": "exact (ties)", "large": "asymptotic", "mid": "exact (ties)"}
+    for got, want in zip(auto, exact):
+        if got["method"] != "asymptotic":
+            assert got["pvalue"] == want["pvalue"]
