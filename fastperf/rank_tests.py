@@ -256,12 +256,66 @@ def _normal_p(z, alternative: str):
 # Mann-Whitney U
 
 
-class _RankSumState:
-    """What a rank-sum result keeps for its effect size: the sorted samples and their sizes."""
+class _EffectState:
+    """What a result keeps for its Hodges-Lehmann effect: which tests are valid, which were
+    exact and untied, and the tie term. Subclasses say how many ordered values M each test has
+    (m·n differences or n(n+1)/2 Walsh averages), σ of the statistic, the exact quantile per
+    sample size, and how to select order statistics of those values."""
+
+    def __init__(self, tie_term, exact_untied, valid):
+        self.tie_term, self.exact_untied, self.valid = tie_term, exact_untied, valid
+
+    def effects(self, alternative: str, confidence: float | None = None):
+        """The estimate (median of the M values) and, with `confidence`, the interval
+        [V_(k), V_(M+1−k)] (`_interval_ranks`), from one selection of all the ranks."""
+        total = self.total()
+        lo, hi = (total + 1) // 2, total // 2 + 1  # the lower and upper middle
+        columns = [lo, hi]
+        if confidence is not None:
+            k = _interval_ranks(total, self.exact_untied, self.size_keys(), self.quantile,
+                                self.sigma(), alternative, confidence)
+            columns += [k, total + 1 - k]
+        ranks = np.stack(columns, axis=1).astype(np.int64)
+        ranks[~self.valid] = 0
+        values = self.select(ranks)
+        estimate = (values[:, 0] + values[:, 1]) / 2.0
+        if confidence is None:
+            return estimate, None, None
+        low = np.full(total.shape, -np.inf) if alternative == "less" else values[:, 2]
+        high = np.full(total.shape, np.inf) if alternative == "greater" else values[:, 3]
+        return estimate, np.where(self.valid, low, np.nan), np.where(self.valid, high, np.nan)
+
+
+class _RankSumState(_EffectState):
+    """The rank-sum's effect: order statistics of the m·n differences x_i − y_j."""
 
     def __init__(self, xs: Samples, ys: Samples, m, n, tie_term, exact_untied, valid):
+        super().__init__(tie_term, exact_untied, valid)
         self.xs, self.ys, self.m, self.n = xs, ys, m, n
-        self.tie_term, self.exact_untied, self.valid = tie_term, exact_untied, valid
+
+    def total(self):
+        return (self.m * self.n).astype(np.int64)
+
+    def sigma(self):
+        return _rank_sum_sigma(self.m, self.n, self.tie_term)
+
+    def size_keys(self):
+        return np.stack([np.minimum(self.m, self.n), np.maximum(self.m, self.n)], axis=1)
+
+    @staticmethod
+    def quantile(size, level):
+        return _symmetric_quantile(_rank_sum_cdf(*size), size[0] * size[1], level)
+
+    def select(self, ranks):
+        from fastperf.kernels.hodges_lehmann import difference_order_statistics
+
+        xs, ys = self.xs, self.ys  # NaN-free: compacted only when some value was NaN
+        if (xs.sizes != self.m).any():
+            xs = _compact(xs, ~np.isnan(xs.values))
+        if (ys.sizes != self.n).any():
+            ys = _compact(ys, ~np.isnan(ys.values))
+        return difference_order_statistics(xs.values, xs.offsets, ys.values, ys.offsets, ranks,
+                                           n_rows=_work(xs) + _work(ys))
 
 
 class MannWhitneyUResult(TestResult):
@@ -282,7 +336,7 @@ class MannWhitneyUResult(TestResult):
     def estimate(self):
         """Hodges-Lehmann estimate of the shift x − y (Hodges & Lehmann 1963)."""
         if self._estimate is None:
-            self._estimate = _shift_estimate(self._state)
+            self._estimate = self._state.effects(self._alternative)[0]
         return shaped(self._estimate, self._batch_shape)
 
     def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
@@ -294,8 +348,8 @@ class MannWhitneyUResult(TestResult):
         tested exactly, else from the normal approximation (tie-corrected):
         k = floor(mn/2 + 1/2 − z σ_U).
         """
-        low, high = _shift_interval(self._state, self._alternative,
-                                    _check_confidence(confidence))
+        self._estimate, low, high = self._state.effects(self._alternative,
+                                                        _check_confidence(confidence))
         return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
 
 
@@ -388,33 +442,6 @@ def _rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_
     return statistic, p, status, method_used, z, state
 
 
-def _differences_samples(state: _RankSumState):
-    """The NaN-free sorted x and y of the state (compacted only when some value was NaN)."""
-    xs, ys = state.xs, state.ys
-    if (xs.sizes != state.m).any():
-        xs = _compact(xs, ~np.isnan(xs.values))
-    if (ys.sizes != state.n).any():
-        ys = _compact(ys, ~np.isnan(ys.values))
-    return xs, ys
-
-
-def _median_ranks(total):
-    """The 1-based ranks of the lower and upper middle of `total` ordered values."""
-    return (total + 1) // 2, total // 2 + 1
-
-
-def _shift_estimate(state: _RankSumState) -> np.ndarray:
-    from fastperf.kernels.hodges_lehmann import difference_order_statistics
-
-    xs, ys = _differences_samples(state)
-    total = np.where(state.valid, state.m * state.n, 0)
-    lo, hi = _median_ranks(total)
-    ranks = np.stack([np.where(state.valid, lo, 0), np.where(state.valid, hi, 0)], axis=1)
-    values = difference_order_statistics(xs.values, xs.offsets, ys.values, ys.offsets,
-                                         ranks.astype(np.int64), n_rows=_work(xs) + _work(ys))
-    return (values[:, 0] + values[:, 1]) / 2.0
-
-
 def _interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, confidence: float):
     """k of the interval [V_(k), V_(total+1−k)] per test: from the exact null distribution where
     `exact` (``quantile(size_key, level)``, once per distinct size), else normal."""
@@ -430,35 +457,6 @@ def _interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, 
         per_size = np.array([quantile(tuple(int(v) for v in key), level) for key in distinct])
         k[exact] = per_size[inverse.reshape(-1)]
     return np.clip(k, 1, np.maximum(total, 1))
-
-
-def _order_interval(values, total, k, alternative, valid):
-    low = np.where(valid, values[:, 0], np.nan)
-    high = np.where(valid, values[:, 1], np.nan)
-    if alternative == "less":
-        low = np.full_like(low, -np.inf)
-    elif alternative == "greater":
-        high = np.full_like(high, np.inf)
-    return low, high
-
-
-def _shift_interval(state: _RankSumState, alternative: str, confidence: float):
-    from fastperf.kernels.hodges_lehmann import difference_order_statistics
-
-    total = (state.m * state.n).astype(np.int64)
-    sigma = _rank_sum_sigma(state.m, state.n, state.tie_term)
-    sizes = np.stack([np.minimum(state.m, state.n), np.maximum(state.m, state.n)], axis=1)
-
-    def quantile(size, level):
-        return _symmetric_quantile(_rank_sum_cdf(*size), size[0] * size[1], level)
-
-    k = _interval_ranks(total, state.exact_untied, sizes, quantile, sigma, alternative, confidence)
-    ranks = np.stack([k, total + 1 - k], axis=1)
-    ranks[~state.valid] = 0
-    xs, ys = _differences_samples(state)
-    values = difference_order_statistics(xs.values, xs.offsets, ys.values, ys.offsets, ranks,
-                                         n_rows=_work(xs) + _work(ys))
-    return _order_interval(values, total, k, alternative, state.valid)
 
 
 def mannwhitneyu(
@@ -541,14 +539,38 @@ def mannwhitneyu(
 # Wilcoxon signed-rank
 
 
-class _SignedRankState:
-    """What a signed-rank result keeps for its effect size."""
+class _SignedRankState(_EffectState):
+    """The signed-rank's effect: order statistics of the Walsh averages of the differences the
+    test ranks (NaN dropped, zeros too under "wilcox")."""
 
-    def __init__(self, ds: Samples, valid_len, count, n_zero, tie_term, zero_method, exact_untied,
-                 valid):
-        self.ds, self.valid_len, self.count, self.n_zero = ds, valid_len, count, n_zero
-        self.tie_term, self.zero_method = tie_term, zero_method
-        self.exact_untied, self.valid = exact_untied, valid
+    def __init__(self, ds: Samples, zero_method: int, tie_term, exact_untied, valid):
+        super().__init__(tie_term, exact_untied, valid)
+        keep = ~np.isnan(ds.values)
+        if zero_method == 0:
+            keep &= ds.values != 0.0
+        self._ds, self._keep = ds, keep
+        kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept_before[1:])
+        self.n = np.diff(kept_before[ds.offsets])
+
+    def total(self):
+        return self.n * (self.n + 1) // 2
+
+    def sigma(self):
+        return _signed_rank_moments(self.n, 0, self.tie_term, "wilcox")[1]
+
+    def size_keys(self):
+        return self.n[:, None]
+
+    @staticmethod
+    def quantile(size, level):
+        return _symmetric_quantile(_signed_rank_cdf(size[0]), size[0] * (size[0] + 1) // 2, level)
+
+    def select(self, ranks):
+        from fastperf.kernels.hodges_lehmann import walsh_order_statistics
+
+        ws = self._ds if self._keep.all() else _compact(self._ds, self._keep)
+        return walsh_order_statistics(ws.values, ws.offsets, ranks, n_rows=_work(ws))
 
 
 class WilcoxonResult(TestResult):
@@ -571,7 +593,7 @@ class WilcoxonResult(TestResult):
     def estimate(self):
         """The pseudo-median of the differences (Hodges & Lehmann 1963)."""
         if self._estimate is None:
-            self._estimate = _pseudomedian(self._state)
+            self._estimate = self._state.effects(self._alternative)[0]
         return shaped(self._estimate, self._batch_shape)
 
     def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
@@ -582,7 +604,8 @@ class WilcoxonResult(TestResult):
         (α one-sided), at least 1, exact for untied samples tested exactly, else from the
         normal approximation: k = floor(M/2 + 1/2 − z σ_T).
         """
-        low, high = _walsh_interval(self._state, self._alternative, _check_confidence(confidence))
+        self._estimate, low, high = self._state.effects(self._alternative,
+                                                        _check_confidence(confidence))
         return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
 
 
@@ -677,51 +700,9 @@ def _signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: s
     method_used = _methods_used(valid, exact, ~standard)
     if alternative == "two-sided":
         z = -np.abs(z)
-    state = _SignedRankState(ds, valid_len, count, n_zero, tie_term, zero_code,
-                             exact & standard, valid)
+    state = _SignedRankState(ds, zero_code, tie_term, exact & standard, valid)
     return (np.where(valid, statistic, np.nan), np.where(valid, p, np.nan), status, method_used,
             np.where(asymptotic, z, np.nan), n_zero, np.where(valid, r_plus, np.nan), state)
-
-
-def _walsh_samples(state: _SignedRankState) -> Samples:
-    """The sorted differences the test ranks: NaN dropped, zeros too under "wilcox"."""
-    ds = state.ds
-    keep = ~np.isnan(ds.values)
-    if state.zero_method == 0:
-        keep &= ds.values != 0.0
-    return ds if keep.all() else _compact(ds, keep)
-
-
-def _pseudomedian(state: _SignedRankState) -> np.ndarray:
-    from fastperf.kernels.hodges_lehmann import walsh_order_statistics
-
-    ws = _walsh_samples(state)
-    n = ws.sizes
-    total = np.where(state.valid, n * (n + 1) // 2, 0)
-    lo, hi = _median_ranks(total)
-    ranks = np.stack([np.where(state.valid, lo, 0), np.where(state.valid, hi, 0)], axis=1)
-    values = walsh_order_statistics(ws.values, ws.offsets, ranks.astype(np.int64), n_rows=_work(ws))
-    return (values[:, 0] + values[:, 1]) / 2.0
-
-
-def _walsh_interval(state: _SignedRankState, alternative: str, confidence: float):
-    from fastperf.kernels.hodges_lehmann import walsh_order_statistics
-
-    ws = _walsh_samples(state)
-    n = ws.sizes.astype(np.int64)
-    total = n * (n + 1) // 2
-    c = n.astype(float)
-    sigma = np.sqrt(c * (c + 1) * (2 * c + 1) / 24.0 - state.tie_term / 48.0)
-
-    def quantile(size, level):
-        return _symmetric_quantile(_signed_rank_cdf(size[0]), size[0] * (size[0] + 1) // 2, level)
-
-    k = _interval_ranks(total, state.exact_untied, n[:, None], quantile, sigma, alternative,
-                        confidence)
-    ranks = np.stack([k, total + 1 - k], axis=1)
-    ranks[~state.valid] = 0
-    values = walsh_order_statistics(ws.values, ws.offsets, ranks, n_rows=_work(ws))
-    return _order_interval(values, total, k, alternative, state.valid)
 
 
 def wilcoxon(
@@ -821,7 +802,8 @@ def _log_values(samples: Samples, what: str) -> Samples:
     return Samples(np.log(values), samples.offsets)
 
 
-def _effect_columns(estimate, interval, log: bool) -> dict[str, np.ndarray]:
+def _effect_columns(interval, estimate, log: bool) -> dict[str, np.ndarray]:
+    """The effect columns; `interval` comes first so that one selection also sets `estimate`."""
     low, high = interval
     if log:
         return {"ratio": np.exp(estimate), "ci_low": np.exp(low), "ci_high": np.exp(high)}
@@ -860,7 +842,7 @@ def _rank_sum_table(data, *, baseline, candidate, by, variant, value, alternativ
         "n_baseline": state.m, "n_candidate": state.n,
         "n_dropped_baseline": vs.n_dropped[baseline], "n_dropped_candidate": vs.n_dropped[candidate],
         "statistic": statistic, "pvalue": p, "method": method_used, "prob_greater": prob_greater,
-        **_effect_columns(result.estimate, result.confidence_interval(confidence), log),
+        **_effect_columns(result.confidence_interval(confidence), result.estimate, log),
         "status": status,
     })
     warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
@@ -892,7 +874,7 @@ def _signed_rank_table(data, *, baseline, candidate, by, variant, value, run, al
         "n": ds.sizes, "n_zero": n_zero, "n_unmatched": pairs.n_unmatched,
         "n_dropped": pairs.n_dropped, "n_duplicated": pairs.n_duplicated,
         "statistic": statistic, "pvalue": p, "method": method_used,
-        **_effect_columns(result.estimate, result.confidence_interval(confidence), log),
+        **_effect_columns(result.confidence_interval(confidence), result.estimate, log),
         "status": status,
     })
     summary = _summary("wilcoxon", alternative, method, baseline, candidate, log, confidence)
