@@ -281,8 +281,8 @@ def _f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative):
     status = _status([
         ((nan1 > 0) | (nan2 > 0), "NaN in input"),
         ((n1 < 2) | (n2 < 2), "fewer than 2 values in a sample"),
-        (~(v2 > 0), "zero variance in y"),
-    ], n1.shape[0])
+        (~(v1 > 0) & ~(v2 > 0), "zero variance in both samples"),
+    ], n1.shape[0])  # a constant y alone gives F = inf, as R's var.test
     failed = status != "ok"
     f, df1, df2 = (np.where(failed, np.nan, a) for a in (f, df1, df2))
     lower, upper = fdtr(df1, df2, f), fdtrc(df1, df2, f)  # both tails directly
@@ -310,7 +310,8 @@ def ftest(
     computed directly. "greater": the variance of x is greater than that of y.
 
     Array form as `ttest_ind` (NaN with a reason in ``status`` for NaN input, fewer than 2
-    values, or zero variance in y); table form: `x` a measurement table, `y` omitted, with
+    values, or zero variance in both samples; a constant y alone gives F = inf and the p-values of
+    R's ``var.test``); table form: `x` a measurement table, `y` omitted, with
     `baseline` / `candidate`: one test per benchmark. Returns `FTestResult` or a
     `BenchmarkResult`.
     """

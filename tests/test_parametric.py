@@ -104,7 +104,11 @@ def test_bad_samples_give_nan_with_a_reason_inside_a_batch():
     assert got.status.tolist()[:3] == ["ok", "NaN in input", "zero variance in both samples"]
     assert np.isfinite(got.pvalue[0]) and np.isnan(got.pvalue[1:3]).all()
     assert ttest_ind([1.0], [2.0, 3.0]).status == "fewer than 2 values in a sample"
-    assert ftest([1.0, 2.0], [3.0, 3.0]).status == "zero variance in y"
+    assert ftest([1.0, 2.0], [3.0, 3.0]).status == "ok"  # F = inf: R's var.test gives p = 0
+    assert ftest([1.0, 2.0], [3.0, 3.0]).statistic == np.inf
+    assert ftest([1.0, 2.0], [3.0, 3.0]).pvalue == 0.0
+    assert ftest([1.0, 2.0], [3.0, 3.0], alternative="less").pvalue == 1.0
+    assert ftest([2.0, 2.0], [3.0, 3.0]).status == "zero variance in both samples"
     with pytest.raises(InputError, match="same length"):
         ttest_rel([1.0, 2, 3], [1.0, 2])
     with pytest.raises(InputError, match="alternative"):

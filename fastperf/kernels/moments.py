@@ -10,8 +10,11 @@ def sample_moments(values, offsets):
     """Per sample: the number of non-NaN values, of NaN values, their mean and variance.
 
     Returns ``n`` (int64), ``n_nan`` (int64), ``mean`` and ``variance`` (ddof=1; NaN for
-    n < 2; mean NaN for n = 0). Two passes (the mean, then the squared deviations) keep the
-    variance accurate when the spread is tiny relative to the mean.
+    n < 2; mean NaN for n = 0). The corrected two-pass algorithm (Chan, Golub & LeVeque 1983,
+    The American Statistician 37(3); R's ``mean`` refines the mean the same way): the mean m of
+    the first pass is refined by the mean of the deviations d = x - m, and the variance is
+    (sum d^2 - (sum d)^2 / n) / (n - 1). Accurate when the spread is tiny relative to the mean;
+    a constant sample has its value as mean and variance exactly 0.
     """
     n_samples = offsets.shape[0] - 1
     n = np.zeros(n_samples, dtype=np.int64)
@@ -21,23 +24,34 @@ def sample_moments(values, offsets):
     for i in prange(n_samples):
         count = 0
         total = 0.0
+        low = np.inf
+        high = -np.inf
         for j in range(offsets[i], offsets[i + 1]):
             v = values[j]
             if v == v:
                 count += 1
                 total += v
+                low = min(low, v)
+                high = max(high, v)
         n[i] = count
         n_nan[i] = offsets[i + 1] - offsets[i] - count
         if count == 0:
             continue
-        m = total / count
-        mean[i] = m
-        if count < 2:
+        if low == high:  # constant (or one value): exact
+            mean[i] = low
+            if count > 1:
+                variance[i] = 0.0
             continue
+        m = total / count
+        deviations = 0.0
         squares = 0.0
         for j in range(offsets[i], offsets[i + 1]):
             v = values[j]
             if v == v:
-                squares += (v - m) * (v - m)
-        variance[i] = squares / (count - 1)
+                d = v - m
+                deviations += d
+                squares += d * d
+        mean[i] = m + deviations / count
+        if count > 1:
+            variance[i] = max(squares - deviations * deviations / count, 0.0) / (count - 1)
     return n, n_nan, mean, variance
