@@ -17,7 +17,6 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from fastperf._batch import Samples
 from fastperf._errors import InputError
@@ -25,6 +24,7 @@ from fastperf._result import Result, keyed_table
 from fastperf._table import describe_group, key_list, load_table, require_columns, value_column
 from fastperf.grouping import _key_codes, group_rows
 from fastperf.intervals import _check_confidence, student_quantile
+from fastperf.samples import group_weights
 
 __all__ = ["aggregate_score", "AggregateResult", "score_gradient"]
 
@@ -70,44 +70,6 @@ def score_gradient(kind: str, means: np.ndarray, weights: np.ndarray, segment_st
         score = np.add.reduceat(weights * means, segment_starts)
         gradient = weights.copy()
     return score, gradient
-
-
-def _benchmark_weights(table: pa.Table, weights, by: list[str], groups) -> np.ndarray:
-    """One raw weight per (variant, benchmark) group, from a column or a mapping."""
-    if weights is None:
-        return np.ones(groups.n_groups)
-    if isinstance(weights, str):
-        require_columns(table, [weights], hint="weights= names a column of per-benchmark weights")
-        column = value_column(table, weights)
-        w = column[groups.first_row]
-        spread = groups.gather(column)
-        # the weight must not vary within a benchmark
-        if not np.allclose(np.minimum.reduceat(spread, groups.offsets[:-1]),
-                           np.maximum.reduceat(spread, groups.offsets[:-1])):
-            raise InputError(f"weight column {weights!r} varies within a benchmark; give one weight per benchmark")
-    elif isinstance(weights, Mapping):
-        if len(by) != 1:
-            raise InputError("a weights mapping needs a single benchmark key column (by=...)")
-        # look the weights up once per distinct benchmark (the key's dictionary), then take them
-        # per group by code
-        key = groups.keys.column(by[0]).combine_chunks()
-        position = pc.index_in(key.dictionary, value_set=pa.array(list(weights)))
-        used = np.unique(key.indices.to_numpy(zero_copy_only=False))
-        unknown = used[pc.is_null(position).to_numpy(zero_copy_only=False)[used]]
-        if unknown.size:
-            raise InputError(f"weights has no entry for benchmark {key.dictionary[int(unknown[0])].as_py()!r} "
-                             f"({unknown.size} missing)")
-        try:
-            mapped = np.asarray(list(weights.values()), dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputError("weights must map benchmarks to numbers") from None
-        by_entry = mapped[position.fill_null(0).to_numpy(zero_copy_only=False)]
-        w = by_entry[key.indices.to_numpy(zero_copy_only=False)]
-    else:
-        raise InputError("weights must be None, a column name or a mapping benchmark -> weight")
-    if not (np.isfinite(w) & (w > 0)).all():
-        raise InputError("weights must be positive and finite")
-    return w
 
 
 def aggregate_score(
@@ -207,7 +169,7 @@ def aggregate_score(
     variant_of_group = np.repeat(np.arange(variants.n_groups), variants.sizes)
     n_benchmarks = variants.sizes
     bench = group_rows(groups.keys, keys)  # every benchmark of the table, for completeness
-    raw_w = _benchmark_weights(table, weights, keys, groups)
+    raw_w = group_weights(table, weights, keys, groups)
     w = raw_w / np.add.reduceat(raw_w, starts)[variant_of_group]
     missing = bench.n_groups - n_benchmarks
     status = np.where(missing > 0, "missing benchmarks: " + missing.astype(str), "ok").astype(object)

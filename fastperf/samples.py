@@ -7,7 +7,7 @@ segments (NaN/null dropped and counted), ready for the kernels.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -15,11 +15,12 @@ import pyarrow.compute as pc
 
 from fastperf._batch import Samples
 from fastperf._errors import InputError
-from fastperf._table import key_list, load_table, require_columns, value_column
-from fastperf.grouping import group_rows
+from fastperf._table import describe_group, key_list, load_table, require_columns, value_column
+from fastperf.grouping import Groups, group_rows
 
 __all__ = [
     "VariantSamples", "variant_samples", "group_samples", "PairedSamples", "paired_variant_samples",
+    "group_constant", "group_weights", "varying_group",
 ]
 
 
@@ -36,11 +37,96 @@ class VariantSamples:
         Sample ``i`` is benchmark ``i``'s values for that variant (empty when it has none).
     n_dropped : dict of variant name -> int64 array
         Null/NaN values dropped per benchmark.
+    table : pyarrow.Table
+        The measurement table as loaded.
+    groups : Groups
+        Its rows grouped by (`by` keys, `variant`): a benchmark's groups are adjacent.
+    benchmark_offsets : int64 array
+        CSR offsets into `groups`: benchmark ``i`` owns groups
+        ``benchmark_offsets[i]:benchmark_offsets[i + 1]``.
     """
 
     keys: pa.Table
     samples: dict[str, Samples]
     n_dropped: dict[str, np.ndarray]
+    table: pa.Table
+    groups: Groups
+    benchmark_offsets: np.ndarray
+
+    def per_benchmark(self, per_group: np.ndarray, what: str) -> np.ndarray:
+        """One value per benchmark from one value per (benchmark, variant) group of `groups`.
+
+        An `InputError` names the first benchmark whose variants disagree (`what` says what the
+        value is, e.g. "weight column 'w'").
+        """
+        starts = self.benchmark_offsets[:-1]
+        low = np.minimum.reduceat(per_group, starts)
+        high = np.maximum.reduceat(per_group, starts)
+        bad = np.flatnonzero(low != high)
+        if bad.size:
+            raise InputError(f"{what} differs between the variants of benchmark "
+                             f"{describe_group(self.keys, int(bad[0]))}; give one value per benchmark")
+        return per_group[starts]
+
+
+def varying_group(column: np.ndarray, groups: Groups) -> tuple[int, bool]:
+    """The first group in which `column` (one float per table row) varies or is NaN, and
+    whether it is NaN there; (-1, False) when it is constant in every group."""
+    spread = groups.gather(column)
+    starts = groups.offsets[:-1]
+    low = np.fmin.reduceat(spread, starts)
+    high = np.fmax.reduceat(spread, starts)
+    bad = np.flatnonzero((low != high) | np.isnan(low))
+    if not bad.size:
+        return -1, False
+    return int(bad[0]), bool(np.isnan(low[bad[0]]))
+
+
+def group_constant(column: np.ndarray, groups: Groups, what: str) -> np.ndarray:
+    """One value per group of `column` (one float per table row), which must not vary within a
+    group; an `InputError` names the first group where it does (`what` names the column)."""
+    g, null = varying_group(column, groups)
+    if g >= 0:
+        raise InputError(f"{what} {'is null' if null else 'varies'} within "
+                         f"{describe_group(groups.keys, g)}; give one value per benchmark")
+    return column[groups.first_row]
+
+
+def group_weights(table: pa.Table, weights, by: list[str], groups: Groups) -> np.ndarray:
+    """One weight per group of `groups` (whose keys include the `by` columns): from a column of
+    per-benchmark weights, a mapping benchmark -> weight, or 1 each (`weights` None).
+
+    Weights must be positive and finite; a mapping needs a single `by` column and an entry for
+    every benchmark.
+    """
+    if weights is None:
+        return np.ones(groups.n_groups)
+    if isinstance(weights, str):
+        require_columns(table, [weights], hint="weights= names a column of per-benchmark weights")
+        w = group_constant(value_column(table, weights), groups, f"weight column {weights!r}")
+    elif isinstance(weights, Mapping):
+        if len(by) != 1:
+            raise InputError("a weights mapping needs a single benchmark key column (by=...)")
+        # look the weights up once per distinct benchmark (the key's dictionary), then take them
+        # per group by code
+        key = groups.keys.column(by[0]).combine_chunks()
+        position = pc.index_in(key.dictionary, value_set=pa.array(list(weights)))
+        used = np.unique(key.indices.to_numpy(zero_copy_only=False))
+        unknown = used[pc.is_null(position).to_numpy(zero_copy_only=False)[used]]
+        if unknown.size:
+            raise InputError(f"weights has no entry for benchmark {key.dictionary[int(unknown[0])].as_py()!r} "
+                             f"({unknown.size} missing)")
+        try:
+            mapped = np.asarray(list(weights.values()), dtype=np.float64)
+        except (TypeError, ValueError):
+            raise InputError("weights must map benchmarks to numbers") from None
+        by_entry = mapped[position.fill_null(0).to_numpy(zero_copy_only=False)]
+        w = by_entry[key.indices.to_numpy(zero_copy_only=False)]
+    else:
+        raise InputError("weights must be None, a column name or a mapping benchmark -> weight")
+    if not (np.isfinite(w) & (w > 0)).all():
+        raise InputError("weights must be positive and finite")
+    return w
 
 
 def _grouped_values(data: Any, keys: list[str], value: str, also_required: Sequence[str] = ()):
@@ -100,14 +186,14 @@ def variant_samples(
     from fastperf.kernels.grouping import take_segments
 
     keys = key_list(by)
-    _, groups, grouped = _grouped_values(data, keys + [variant], value)
+    table, groups, grouped = _grouped_values(data, keys + [variant], value)
     benchmarks, takes = _variant_takes(groups, keys, variant, variants)
     samples, dropped = {}, {}
     for name, take in takes.items():
         kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
         samples[name] = Samples(kept, offsets)
         dropped[name] = n_dropped
-    return VariantSamples(benchmarks.keys, samples, dropped)
+    return VariantSamples(benchmarks.keys, samples, dropped, table, groups, benchmarks.offsets)
 
 
 def group_samples(
