@@ -17,6 +17,12 @@ PARALLEL_MIN_ROWS = 1_000_000
 #: Tests set this to 0 to force the parallel builds (see tests/conftest.py).
 FORCE_PARALLEL = False
 
+#: Set by one-shot processes (the command line): a parallel build is compiled afresh in every
+#: process (about a second each), which a single call only earns back on very large inputs, so
+#: there the threshold is at least `ONE_SHOT_MIN_ROWS`.
+ONE_SHOT = False
+ONE_SHOT_MIN_ROWS = 20_000_000
+
 
 class GroupKernel:
     """A kernel over groups with a serial (cached) and a parallel (prange) build."""
@@ -31,7 +37,8 @@ class GroupKernel:
 
     def __call__(self, *args, n_rows: int):
         """Run the build suited to `n_rows`, the number of rows the call touches."""
-        build = self.parallel if FORCE_PARALLEL or n_rows >= self.min_rows else self.serial
+        threshold = max(self.min_rows, ONE_SHOT_MIN_ROWS) if ONE_SHOT else self.min_rows
+        build = self.parallel if FORCE_PARALLEL or n_rows >= threshold else self.serial
         return build(*args)
 
 
