@@ -20,11 +20,13 @@ from fastperf.permutation import PermutationTestResult, permutation_test
 from fastperf.planning import PlanResult, plan_runs, student_coefficients
 from fastperf.proportions import ProportionInterval, min_benchmarks, proportion_ci
 from fastperf.rank_tests import MannWhitneyUResult, WilcoxonResult, mannwhitneyu, rankdata, wilcoxon
+from fastperf.speedup import SpeedupTestResult, read_speedup_config, speedup_test
 
 __version__ = "0.1.0"
 
 __all__ = [
     "InputError", "read", "describe", "DescribeResult",
+    "speedup_test", "SpeedupTestResult", "read_speedup_config",
     "rankdata", "mannwhitneyu", "MannWhitneyUResult", "wilcoxon", "WilcoxonResult",
     "ttest_ind", "ttest_rel", "ftest", "shapiro", "ks_2samp",
     "proportion_ci", "ProportionInterval", "min_benchmarks", "aggregate_score", "AggregateResult",

@@ -1,4 +1,4 @@
-"""The ``fastperf`` command line: ``describe`` and ``demo`` (more subcommands as protocols land).
+"""The ``fastperf`` command line: one subcommand per table-level function, plus ``demo``.
 
 Exit status: 0 on success, 2 on bad input with a one-line reason on stderr.
 """
@@ -25,8 +25,8 @@ def _optional_column(text: str) -> str | None:
     return None if text.lower() == "none" else text
 
 
-def _add_input_arguments(p: argparse.ArgumentParser) -> None:
-    p.add_argument("files", nargs="+", metavar="FILE",
+def _add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
+    p.add_argument("files", nargs=files, metavar="FILE",
                    help="measurement files: Parquet, CSV, Arrow IPC, or benchmark-tool results "
                         "(pyperf, pytest-benchmark, Google Benchmark, hyperfine, go test -bench)")
     p.add_argument("--input-format", default=None,
@@ -122,6 +122,39 @@ def _parser() -> argparse.ArgumentParser:
     fa.add_argument("--confidence", type=float, default=0.90, help="confidence level (default 0.90)")
     _add_output_arguments(fa)
 
+    c = sub.add_parser("compare", help="the Speedup-Test of a candidate against a baseline: "
+                                       "per benchmark (mean and median) and overall")
+    _add_input_arguments(c, files="*")
+    c.add_argument("--config", default=None, metavar="CSV",
+                   help="the Speedup-Test tool's configuration file (name, initial sample file, "
+                        "optimised sample file[, weight[, confidence level]]) instead of FILEs")
+    c.add_argument("--baseline", default=None, metavar="VARIANT",
+                   help="the baseline variant (default: the first of exactly two variants; "
+                        "'initial' with --config)")
+    c.add_argument("--candidate", default=None, metavar="VARIANT",
+                   help="the candidate variant (default: the second of exactly two variants; "
+                        "'optimised' with --config)")
+    c.add_argument("--alpha", type=float, default=0.05,
+                   help="risk level of the tests (default 0.05; with --config, lines giving a "
+                        "confidence level use theirs)")
+    c.add_argument("--weights", default=None, metavar="COL",
+                   help="column of per-benchmark weights for the overall speedup (with "
+                        "--config: the file's weights)")
+    c.add_argument("--higher-is-better", action="store_true",
+                   help="the metric is a throughput: speedup = candidate / baseline")
+    c.add_argument("--large-sample", type=int, default=30,
+                   help="samples larger than this skip the normality requirement (default 30)")
+    c.add_argument("--precision", type=float, default=0.05,
+                   help="precision r of the proportion interval for the number of benchmarks "
+                        "needed (default 0.05)")
+    c.add_argument("--proportion-confidence", type=float, default=None,
+                   help="confidence level of the proportion intervals (default 1 - alpha)")
+    c.add_argument("--unit", default=None,
+                   help="keep only the measurements in this unit (e.g. Go's sec/op)")
+    c.add_argument("--reports", default=None, metavar="DIR",
+                   help="also write the four reports (global, benchmarks, warnings, errors) here")
+    _add_output_arguments(c)
+
     demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
     _add_output_arguments(demo)
     return parser
@@ -167,18 +200,24 @@ def _describe(args) -> None:
     _write(result, args.format, args.output)
 
 
+def _only_unit(table: pa.Table, unit: str | None) -> pa.Table:
+    """The measurements in `unit` (all of them when `unit` is None)."""
+    if unit is None:
+        return table
+    import pyarrow.compute as pc
+
+    if "unit" not in table.column_names:
+        raise InputError("--unit: the input has no unit column")
+    table = table.filter(pc.equal(table.column("unit").cast(pa.string()), unit))
+    if table.num_rows == 0:
+        raise InputError(f"--unit {unit!r}: no measurements in that unit")
+    return table
+
+
 def _aggregate(args) -> None:
     from fastperf.aggregate import aggregate_score
 
-    table = _read(args)
-    if args.unit is not None:
-        import pyarrow.compute as pc
-
-        if "unit" not in table.column_names:
-            raise InputError("--unit: the input has no unit column")
-        table = table.filter(pc.equal(table.column("unit").cast(pa.string()), args.unit))
-        if table.num_rows == 0:
-            raise InputError(f"--unit {args.unit!r}: no measurements in that unit")
+    table = _only_unit(_read(args), args.unit)
     result = aggregate_score(table, kind=args.kind, method=args.method,
                              weights=args.weights, baseline=args.baseline,
                              confidence=args.confidence)
@@ -210,6 +249,53 @@ def _factorial(args) -> None:
     _write(result, args.format, args.output, table=result.effects)  # the effects, in CSV/Parquet
 
 
+def _two_variants(table: pa.Table, args) -> tuple[str, str]:
+    """--baseline / --candidate, defaulting to the first and second of exactly two variants."""
+    if args.baseline is not None and args.candidate is not None:
+        return args.baseline, args.candidate
+    if "variant" not in table.column_names:
+        raise InputError("the input has no variant column; name the files' variants with "
+                         "--variants")
+    present = [v for v in table.column("variant").unique().to_pylist()]
+    if len(present) != 2:
+        raise InputError(f"give --baseline and --candidate: the input has {len(present)} "
+                         f"variants {present}")
+    baseline = args.baseline if args.baseline is not None else (
+        present[1] if args.candidate == present[0] else present[0])
+    candidate = args.candidate if args.candidate is not None else (
+        present[0] if baseline == present[1] else present[1])
+    return baseline, candidate
+
+
+def _compare(args) -> None:
+    from fastperf.speedup import read_speedup_config, speedup_test
+
+    proportion_confidence = args.proportion_confidence
+    if args.config is not None:
+        if args.files or args.unit is not None:
+            raise InputError("--config reads the Speedup-Test tool's files: give measurement "
+                             "FILEs (and --unit) or --config, not both")
+        if proportion_confidence is None:  # the file's levels may vary: the global one here
+            proportion_confidence = round(1.0 - args.alpha, 12)
+        table = read_speedup_config(args.config, baseline=args.baseline or "initial",
+                                    candidate=args.candidate or "optimised",
+                                    confidence=1.0 - args.alpha)
+        weights = args.weights or "weight"
+        alpha = "alpha"
+    else:
+        if not args.files:
+            raise InputError("give measurement FILEs (or --config CSV)")
+        table, weights, alpha = _only_unit(_read(args), args.unit), args.weights, args.alpha
+    baseline, candidate = _two_variants(table, args)
+    result = speedup_test(table, baseline=baseline, candidate=candidate, by=args.benchmark,
+                          alpha=alpha, weights=weights, higher_is_better=args.higher_is_better,
+                          large_sample=args.large_sample, precision=args.precision,
+                          proportion_confidence=proportion_confidence)
+    if args.reports:
+        result.write_reports(args.reports)
+    _write(result, args.format, args.output)
+
+
 def _demo(args) -> None:
     from fastperf.describe import describe
     from fastperf.readers import read
@@ -225,15 +311,21 @@ def _demo(args) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fastperf`` command."""
+    from fastperf.kernels import _compile
+
     args = _parser().parse_args(argv)
+    one_shot, _compile.ONE_SHOT = _compile.ONE_SHOT, True  # no parallel compiles for small gains
     try:
         commands = {"describe": _describe, "aggregate": _aggregate, "plan": _plan,
-                    "anova": _anova, "factorial": _factorial, "demo": _demo}
+                    "anova": _anova, "factorial": _factorial, "compare": _compare,
+                    "demo": _demo}
         commands[args.command](args)
     except (InputError, OSError, pa.ArrowException) as exc:
         reason = " ".join(str(exc).split())
         print(f"fastperf: error: {reason}", file=sys.stderr)
         return 2
+    finally:
+        _compile.ONE_SHOT = one_shot
     return 0
 
 
