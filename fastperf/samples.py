@@ -59,14 +59,18 @@ class VariantSamples:
         An `InputError` names the first benchmark whose variants disagree (`what` says what the
         value is, e.g. "weight column 'w'").
         """
-        starts = self.benchmark_offsets[:-1]
-        low = np.minimum.reduceat(per_group, starts)
-        high = np.maximum.reduceat(per_group, starts)
-        bad = np.flatnonzero(low != high)
-        if bad.size:
+        b = self.varying_benchmark(per_group)
+        if b >= 0:
             raise InputError(f"{what} differs between the variants of benchmark "
-                             f"{describe_group(self.keys, int(bad[0]))}; give one value per benchmark")
-        return per_group[starts]
+                             f"{describe_group(self.keys, b)}; give one value per benchmark")
+        return per_group[self.benchmark_offsets[:-1]]
+
+    def varying_benchmark(self, per_group: np.ndarray) -> int:
+        """The first benchmark whose groups disagree on `per_group`, or -1."""
+        starts = self.benchmark_offsets[:-1]
+        bad = np.flatnonzero(np.minimum.reduceat(per_group, starts)
+                             != np.maximum.reduceat(per_group, starts))
+        return int(bad[0]) if bad.size else -1
 
 
 def varying_group(column: np.ndarray, groups: Groups) -> tuple[int, bool]:

@@ -231,18 +231,15 @@ def _check_single_unit(vs, unit: str | None) -> None:
     if unit is None or unit not in vs.table.column_names:
         return
     codes, _ = _key_codes(vs.table.column(unit), unit)
-    per_group = codes.astype(np.float64)
-    g, _ = varying_group(per_group, vs.groups)
-    if g < 0:
-        per_group = per_group[vs.groups.first_row]
-        starts = vs.benchmark_offsets[:-1]
-        bad = np.flatnonzero(np.minimum.reduceat(per_group, starts)
-                             != np.maximum.reduceat(per_group, starts))
-        if not bad.size:
-            return
-        where = describe_group(vs.keys, int(bad[0]))
-    else:
+    per_row = codes.astype(np.float64)
+    g, _ = varying_group(per_row, vs.groups)
+    if g >= 0:
         where = describe_group(vs.groups.keys, g)
+    else:
+        b = vs.varying_benchmark(per_row[vs.groups.first_row])
+        if b < 0:
+            return
+        where = describe_group(vs.keys, b)
     raise InputError(f"the {unit!r} column mixes units within {where}: keep one unit (filter "
                      f"the table, or --unit on the command line) or add {unit!r} to by=")
 
@@ -293,12 +290,13 @@ def _max_confidence_mean(p_student, p_welch, p_f, p_sw, large):
         return np.where(np.isfinite(smallest) & (smallest < 1), 1.0 - smallest, 0.0)
 
 
-def _mean_protocol(xs: Samples, ys: Samples, alpha, large, better: str):
-    """Figure 1: per benchmark the test used, the p-values and the warnings."""
+def _mean_protocol(xs: Samples, ys: Samples, moments_x, moments_y, alpha, large, better: str):
+    """Figure 1: per benchmark the test used, the p-values and the warnings (`moments_*`:
+    ``parametric._moments`` of each side)."""
     from fastperf.normality import _run_kernel as shapiro_wilk
-    from fastperf.parametric import _f_from_moments, _moments, _p_from_t, _t_from_moments
+    from fastperf.parametric import _f_from_moments, _p_from_t, _t_from_moments
 
-    (n1, nan1, m1, v1), (n2, nan2, m2, v2) = _moments(xs), _moments(ys)
+    (n1, nan1, m1, v1), (n2, nan2, m2, v2) = moments_x, moments_y
     _, p_sw_x, _ = shapiro_wilk(xs)
     _, p_sw_y, _ = shapiro_wilk(ys)
     _, p_f, _, _, _ = _f_from_moments(n1, nan1, v1, n2, nan2, v2, "two-sided")
@@ -315,8 +313,7 @@ def _mean_protocol(xs: Samples, ys: Samples, alpha, large, better: str):
                       np.where(test == "welch", p_t["welch"], np.nan))
     with np.errstate(invalid="ignore"):
         significant = p_mean <= alpha
-    p_sw_min = np.fmin(p_sw_x, p_sw_y)
-    p_sw_min = np.where(np.isnan(p_sw_x) | np.isnan(p_sw_y), np.nan, p_sw_min)
+    p_sw_min = np.minimum(p_sw_x, p_sw_y)  # NaN when either sample is not testable
     max_confidence = _max_confidence_mean(p_t["student"], p_t["welch"], p_f, p_sw_min, large)
     with np.errstate(invalid="ignore"):
         rejected = p_sw_min <= alpha
@@ -487,6 +484,7 @@ def speedup_test(
     branches move with a' too (see `_max_confidence_mean`). Touati, Worms & Briais (2013),
     The Speedup-Test, Concurrency and Computation: Practice and Experience 25(10).
     """
+    from fastperf.parametric import _moments
     from fastperf.samples import group_weights, variant_samples
 
     _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
@@ -514,15 +512,14 @@ def speedup_test(
 
     min_x, median_x = _min_median(xs)
     min_y, median_y = _min_median(ys)
-    from fastperf.parametric import _moments
-    mean_x, mean_y = _moments(xs)[2], _moments(ys)[2]
-    time_x = {"mean": mean_x, "median": median_x, "min": min_x}
-    time_y = {"mean": mean_y, "median": median_y, "min": min_y}
+    moments_x, moments_y = _moments(xs), _moments(ys)
+    time_x = {"mean": moments_x[2], "median": median_x, "min": min_x}
+    time_y = {"mean": moments_y[2], "median": median_y, "min": min_y}
     with np.errstate(invalid="ignore", divide="ignore"):
         speedups = {f"speedup_{t}": (time_y[t] / time_x[t] if higher_is_better
                                      else time_x[t] / time_y[t]) for t in ("min", "mean", "median")}
 
-    mean_columns, mean_notes = _mean_protocol(xs, ys, levels, large, better)
+    mean_columns, mean_notes = _mean_protocol(xs, ys, moments_x, moments_y, levels, large, better)
     median_columns, median_notes, ks_messages = _median_protocol(xs, ys, levels, large, better,
                                                                  median_method)
     columns = {**speedups, **mean_columns, **median_columns}
