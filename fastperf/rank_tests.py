@@ -318,39 +318,49 @@ class _RankSumState(_EffectState):
                                            n_rows=_work(xs) + _work(ys))
 
 
-class MannWhitneyUResult(TestResult):
-    """Result of `mannwhitneyu`: ``statistic`` (U of x, as scipy), ``pvalue``, ``status``,
-    ``method`` (per test: "exact", "exact (ties)" for the conditional distribution,
-    "asymptotic"), ``zstatistic`` (the normal deviate, NaN where not used).
+class _EffectResult(TestResult):
+    """A rank test's result with its Hodges-Lehmann effect: ``estimate`` (computed on first use)
+    and `confidence_interval`, both from the test's `_EffectState` (one kernel call)."""
 
-    ``estimate`` is the Hodges-Lehmann shift, the median of the m·n differences x_i − y_j, and
-    `confidence_interval` its distribution-free interval (computed on first use)."""
-
-    def __init__(self, statistic, pvalue, status, *, method, zstatistic, alternative, state,
-                 batch_shape):
-        super().__init__(statistic, pvalue, status, method=method, zstatistic=zstatistic)
+    def __init__(self, statistic, pvalue, status, *, alternative, state, batch_shape, **fields):
+        super().__init__(statistic, pvalue, status, **fields)
         self._alternative, self._state, self._batch_shape = alternative, state, batch_shape
         self._estimate = None
 
     @property
     def estimate(self):
-        """Hodges-Lehmann estimate of the shift x − y (Hodges & Lehmann 1963)."""
+        """The Hodges-Lehmann estimate (Hodges & Lehmann 1963): see the class docstring."""
         if self._estimate is None:
             self._estimate = self._state.effects(self._alternative)[0]
         return shaped(self._estimate, self._batch_shape)
 
     def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
-        """Distribution-free interval of the shift x − y, matching the test's alternative.
+        """Distribution-free interval of the estimate, matching the test's alternative.
 
-        [D_(k), D_(mn+1−k)] of the sorted differences D = x_i − y_j (Lehmann 1975, §2.6; R's
-        ``wilcox.test(conf.int=TRUE)``): k = the smallest u with P(U <= u) >= α/2 (α for a
-        one-sided interval), at least 1, from the exact null distribution for untied samples
-        tested exactly, else from the normal approximation (tie-corrected):
-        k = floor(mn/2 + 1/2 − z σ_U).
+        [V_(k), V_(M+1−k)] of the M sorted differences or Walsh averages V (Lehmann 1975, §2.6
+        and §3.2; R's ``wilcox.test(conf.int=TRUE)``): k = the smallest value v with
+        P(statistic <= v) >= α/2 (α for a one-sided interval), at least 1, from the exact null
+        distribution for untied samples tested exactly, else from the tie-corrected normal
+        approximation: k = floor(M/2 + 1/2 − z σ).
         """
         self._estimate, low, high = self._state.effects(self._alternative,
                                                         _check_confidence(confidence))
         return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
+
+
+class MannWhitneyUResult(_EffectResult):
+    """Result of `mannwhitneyu`: ``statistic`` (U of x, as scipy), ``pvalue``, ``status``,
+    ``method`` (per test: "exact", "exact (ties)" for the conditional distribution,
+    "asymptotic"), ``zstatistic`` (the normal deviate, NaN where not used).
+
+    ``estimate`` is the Hodges-Lehmann shift, the median of the m·n differences x_i − y_j, and
+    `confidence_interval` its distribution-free interval [D_(k), D_(mn+1−k)] (computed on first
+    use)."""
+
+    def __init__(self, statistic, pvalue, status, *, method, zstatistic, alternative, state,
+                 batch_shape):
+        super().__init__(statistic, pvalue, status, alternative=alternative, state=state,
+                         batch_shape=batch_shape, method=method, zstatistic=zstatistic)
 
 
 def _rank_sum_sigma(m, n, tie_term):
@@ -573,40 +583,21 @@ class _SignedRankState(_EffectState):
         return walsh_order_statistics(ws.values, ws.offsets, ranks, n_rows=_work(ws))
 
 
-class WilcoxonResult(TestResult):
+class WilcoxonResult(_EffectResult):
     """Result of `wilcoxon`: ``statistic`` (as scipy: min(T+, T−) two-sided, else T+),
     ``pvalue``, ``status``, ``method`` per test ("exact", "exact (ties)", "asymptotic"),
     ``zstatistic`` (normal deviate where used), ``n_zero``.
 
     ``estimate`` is the pseudo-median (Hodges-Lehmann one-sample estimate: the median of the
     Walsh averages (d_i + d_j)/2, i <= j, of the differences the test ranks) and
-    `confidence_interval` its distribution-free interval."""
+    `confidence_interval` its distribution-free interval [W_(k), W_(M+1−k)], M = n(n+1)/2
+    (Tukey)."""
 
     def __init__(self, statistic, pvalue, status, *, method, zstatistic, n_zero, alternative, state,
                  batch_shape):
-        super().__init__(statistic, pvalue, status, method=method, zstatistic=zstatistic,
+        super().__init__(statistic, pvalue, status, alternative=alternative, state=state,
+                         batch_shape=batch_shape, method=method, zstatistic=zstatistic,
                          n_zero=n_zero)
-        self._alternative, self._state, self._batch_shape = alternative, state, batch_shape
-        self._estimate = None
-
-    @property
-    def estimate(self):
-        """The pseudo-median of the differences (Hodges & Lehmann 1963)."""
-        if self._estimate is None:
-            self._estimate = self._state.effects(self._alternative)[0]
-        return shaped(self._estimate, self._batch_shape)
-
-    def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
-        """Distribution-free interval of the pseudo-median, matching the test's alternative.
-
-        [W_(k), W_(M+1−k)] of the M = n(n+1)/2 sorted Walsh averages (Tukey; Lehmann 1975,
-        §3.2; R's ``wilcox.test(conf.int=TRUE)``): k = the smallest t with P(T+ <= t) >= α/2
-        (α one-sided), at least 1, exact for untied samples tested exactly, else from the
-        normal approximation: k = floor(M/2 + 1/2 − z σ_T).
-        """
-        self._estimate, low, high = self._state.effects(self._alternative,
-                                                        _check_confidence(confidence))
-        return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
 
 
 def _signed_rank_moments(count, n_zero, tie_term, zero_method: str):
