@@ -19,6 +19,7 @@ from fastperf.parametric import ftest, ttest_ind, ttest_rel
 from fastperf.permutation import PermutationTestResult, permutation_test
 from fastperf.planning import PlanResult, plan_runs, student_coefficients
 from fastperf.proportions import ProportionInterval, min_benchmarks, proportion_ci
+from fastperf.relevance import HptResult, SparcResult, hpt, sparc
 from fastperf.rank_tests import MannWhitneyUResult, WilcoxonResult, mannwhitneyu, rankdata, wilcoxon
 from fastperf.speedup import SpeedupTestResult, read_speedup_config, speedup_test
 
@@ -27,6 +28,7 @@ __version__ = "0.1.0"
 __all__ = [
     "InputError", "read", "describe", "DescribeResult",
     "speedup_test", "SpeedupTestResult", "read_speedup_config",
+    "sparc", "SparcResult", "hpt", "HptResult",
     "rankdata", "mannwhitneyu", "MannWhitneyUResult", "wilcoxon", "WilcoxonResult",
     "ttest_ind", "ttest_rel", "ftest", "shapiro", "ks_2samp",
     "proportion_ci", "ProportionInterval", "min_benchmarks", "aggregate_score", "AggregateResult",

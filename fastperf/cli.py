@@ -14,11 +14,19 @@ import pyarrow as pa
 from fastperf._errors import InputError
 
 FORMATS = ["text", "markdown", "json", "csv", "parquet"]
+PROTOCOLS = ["speedup-test", "sparc", "hpt"]
 DEMO_FILES = ["old.txt", "new.txt"]
 
 
 def _columns(text: str) -> list[str]:
     return [c for c in text.split(",") if c]
+
+
+def _numbers(text: str) -> tuple[float, ...]:
+    try:
+        return tuple(float(c) for c in text.split(",") if c)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}")
 
 
 def _optional_column(text: str) -> str | None:
@@ -122,9 +130,14 @@ def _parser() -> argparse.ArgumentParser:
     fa.add_argument("--confidence", type=float, default=0.90, help="confidence level (default 0.90)")
     _add_output_arguments(fa)
 
-    c = sub.add_parser("compare", help="the Speedup-Test of a candidate against a baseline: "
-                                       "per benchmark (mean and median) and overall")
+    c = sub.add_parser("compare", help="compare a candidate with a baseline, per benchmark and "
+                                       "overall: the Speedup-Test (default), SPARC relevance "
+                                       "testing or HPT")
     _add_input_arguments(c, files="*")
+    c.add_argument("--protocol", choices=PROTOCOLS, default="speedup-test",
+                   help="speedup-test (mean and median protocols, default), sparc (difference + "
+                        "equivalence: relevant/trivial difference, equivalence, indeterminate) "
+                        "or hpt (hierarchical performance testing)")
     c.add_argument("--config", default=None, metavar="CSV",
                    help="the Speedup-Test tool's configuration file (name, initial sample file, "
                         "optimised sample file[, weight[, confidence level]]) instead of FILEs")
@@ -153,6 +166,18 @@ def _parser() -> argparse.ArgumentParser:
                    help="keep only the measurements in this unit (e.g. Go's sec/op)")
     c.add_argument("--reports", default=None, metavar="DIR",
                    help="also write the four reports (global, benchmarks, warnings, errors) here")
+    c.add_argument("--margin", type=float, default=0.05,
+                   help="sparc: equivalence margin delta, the ratio's interval [1-delta, 1+delta] "
+                        "(default 0.05)")
+    c.add_argument("--correction", choices=["bonferroni", "holm", "none"], default="bonferroni",
+                   help="sparc: family-wise error correction (default bonferroni)")
+    c.add_argument("--pair", default=None, metavar="COL",
+                   help="sparc: the column pairing baseline and candidate runs (e.g. run) when "
+                        "they were measured in pairs; default: independent runs")
+    c.add_argument("--method", choices=["auto", "exact", "asymptotic"], default="auto",
+                   help="rank tests' p-values (default auto: exact where cheap)")
+    c.add_argument("--confidences", type=_numbers, default=(0.9, 0.95, 0.99), metavar="C,...",
+                   help="hpt: reliabilities for the largest speedup (default 0.9,0.95,0.99)")
     _add_output_arguments(c)
 
     demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
@@ -287,6 +312,10 @@ def _compare(args) -> None:
             raise InputError("give measurement FILEs (or --config CSV)")
         table, weights, alpha = _only_unit(_read(args), args.unit), args.weights, args.alpha
     baseline, candidate = _two_variants(table, args)
+    if args.protocol != "speedup-test":
+        result = _relevance(args, table, baseline, candidate)
+        _write(result, args.format, args.output)
+        return
     result = speedup_test(table, baseline=baseline, candidate=candidate, by=args.benchmark,
                           alpha=alpha, weights=weights, higher_is_better=args.higher_is_better,
                           large_sample=args.large_sample, precision=args.precision,
@@ -294,6 +323,28 @@ def _compare(args) -> None:
     if args.reports:
         result.write_reports(args.reports)
     _write(result, args.format, args.output)
+
+
+def _relevance(args, table: pa.Table, baseline: str, candidate: str):
+    """`sparc` or `hpt` on the table (the Speedup-Test-only options rejected, not ignored)."""
+    from fastperf.relevance import hpt, sparc
+
+    only_speedup_test = [flag for flag, given in (
+        ("--config", args.config is not None), ("--weights", args.weights is not None),
+        ("--reports", args.reports is not None)) if given]
+    if only_speedup_test:
+        raise InputError(f"{only_speedup_test[0]} belongs to --protocol speedup-test")
+    if args.protocol == "sparc":
+        candidates = candidate.split(",") if "," in candidate else candidate
+        return sparc(table, baseline=baseline, candidate=candidates, by=args.benchmark,
+                     pair=args.pair, margin=args.margin, alpha=args.alpha,
+                     correction=args.correction, method=args.method,
+                     higher_is_better=args.higher_is_better)
+    if args.pair is not None:
+        raise InputError("--pair belongs to --protocol sparc (HPT compares independent runs)")
+    return hpt(table, baseline=baseline, candidate=candidate, by=args.benchmark,
+               alpha=args.alpha, confidences=args.confidences, method=args.method,
+               higher_is_better=args.higher_is_better)
 
 
 def _demo(args) -> None:

@@ -20,12 +20,39 @@ from fastperf.grouping import Groups, group_rows
 
 __all__ = [
     "VariantSamples", "variant_samples", "group_samples", "PairedSamples", "paired_variant_samples",
-    "group_constant", "group_weights", "varying_group",
+    "group_constant", "group_weights", "varying_group", "check_single_unit", "check_positive",
 ]
 
 
+class _BenchmarkGroups:
+    """What per-benchmark samples share: `keys` (one row per benchmark), the measurement
+    `table`, its rows' `groups` by (benchmark keys, variant) and the CSR `benchmark_offsets`
+    saying which groups each benchmark owns."""
+
+    def per_benchmark(self, per_group: np.ndarray, what: str) -> np.ndarray:
+        """One value per benchmark from one value per (benchmark, variant) group of `groups`.
+
+        An `InputError` names the first benchmark whose variants disagree (`what` says what the
+        value is, e.g. "weight column 'w'").
+        """
+        b = self.varying_benchmark(per_group)
+        if b >= 0:
+            raise InputError(f"{what} differs between the variants of benchmark "
+                             f"{describe_group(self.keys, b)}; give one value per benchmark")
+        return per_group[self.benchmark_offsets[:-1]]
+
+    def varying_benchmark(self, per_group: np.ndarray) -> int:
+        """The first benchmark whose groups disagree on `per_group`, or -1."""
+        starts = self.benchmark_offsets[:-1]
+        if starts.size == 0:
+            return -1
+        bad = np.flatnonzero(np.minimum.reduceat(per_group, starts)
+                             != np.maximum.reduceat(per_group, starts))
+        return int(bad[0]) if bad.size else -1
+
+
 @dataclass(frozen=True)
-class VariantSamples:
+class VariantSamples(_BenchmarkGroups):
     """Benchmark-aligned samples of several variants.
 
     Attributes
@@ -52,25 +79,6 @@ class VariantSamples:
     table: pa.Table
     groups: Groups
     benchmark_offsets: np.ndarray
-
-    def per_benchmark(self, per_group: np.ndarray, what: str) -> np.ndarray:
-        """One value per benchmark from one value per (benchmark, variant) group of `groups`.
-
-        An `InputError` names the first benchmark whose variants disagree (`what` says what the
-        value is, e.g. "weight column 'w'").
-        """
-        b = self.varying_benchmark(per_group)
-        if b >= 0:
-            raise InputError(f"{what} differs between the variants of benchmark "
-                             f"{describe_group(self.keys, b)}; give one value per benchmark")
-        return per_group[self.benchmark_offsets[:-1]]
-
-    def varying_benchmark(self, per_group: np.ndarray) -> int:
-        """The first benchmark whose groups disagree on `per_group`, or -1."""
-        starts = self.benchmark_offsets[:-1]
-        bad = np.flatnonzero(np.minimum.reduceat(per_group, starts)
-                             != np.maximum.reduceat(per_group, starts))
-        return int(bad[0]) if bad.size else -1
 
 
 def varying_group(column: np.ndarray, groups: Groups) -> tuple[int, bool]:
@@ -223,7 +231,7 @@ def group_samples(
 
 
 @dataclass(frozen=True)
-class PairedSamples:
+class PairedSamples(_BenchmarkGroups):
     """Per-benchmark pairs (baseline run i, candidate run i) matched by the `run` column.
 
     Attributes
@@ -239,6 +247,7 @@ class PairedSamples:
         Pairs dropped because a value was null/NaN.
     n_duplicated : int64 array
         Runs occurring more than once for one variant (ambiguous, dropped).
+    table, groups, benchmark_offsets : as `VariantSamples`.
     """
 
     keys: pa.Table
@@ -247,6 +256,9 @@ class PairedSamples:
     n_unmatched: np.ndarray
     n_dropped: np.ndarray
     n_duplicated: np.ndarray
+    table: pa.Table
+    groups: Groups
+    benchmark_offsets: np.ndarray
 
     def duplicate_warnings(self) -> list[str]:
         """The warning for runs left unpaired because they repeat (none when no run repeats)."""
@@ -288,4 +300,38 @@ def paired_variant_samples(
     (xv, xr, xo), (yv, yr, yo) = sides
     px, py, offsets, unmatched, nan_pairs, duplicated = pair_by_run(xv, xr, xo, yv, yr, yo)
     return PairedSamples(benchmarks.keys, Samples(px, offsets), Samples(py, offsets),
-                         unmatched, nan_pairs, duplicated)
+                         unmatched, nan_pairs, duplicated, table, groups, benchmarks.offsets)
+
+
+def check_single_unit(samples: _BenchmarkGroups, unit: str | None) -> None:
+    """A benchmark's values must share one unit (a sample mixing sec/op and B/s is no sample):
+    an `InputError` names the first benchmark whose `unit` column varies (no check when `unit`
+    is None or not a column)."""
+    from fastperf.grouping import _key_codes
+
+    if unit is None or unit not in samples.table.column_names:
+        return
+    codes, _ = _key_codes(samples.table.column(unit), unit)
+    per_row = codes.astype(np.float64)
+    g, _ = varying_group(per_row, samples.groups)
+    if g >= 0:
+        where = describe_group(samples.groups.keys, g)
+    else:
+        b = samples.varying_benchmark(per_row[samples.groups.first_row])
+        if b < 0:
+            return
+        where = describe_group(samples.keys, b)
+    raise InputError(f"the {unit!r} column mixes units within {where}: keep one unit (filter "
+                     f"the table, or --unit on the command line) or add {unit!r} to by=")
+
+
+def check_positive(samples: Samples, keys: pa.Table, side: str) -> None:
+    """Ratios need positive measurements: an `InputError` names the first benchmark (row of
+    `keys`) of `samples` holding a value <= 0 (`side` says whose values they are)."""
+    bad = np.flatnonzero(samples.values <= 0)
+    if bad.size:
+        b = int(np.searchsorted(samples.offsets, bad[0], side="right") - 1)
+        raise InputError(
+            f"the {side} of benchmark {describe_group(keys, b)} has the non-positive value "
+            f"{float(samples.values[bad[0]])!r} ({bad.size} in all): speedups are ratios of positive "
+            "measurements (times, throughputs)")

@@ -223,37 +223,6 @@ def _benchmark_alpha(vs, alpha) -> np.ndarray:
     return levels
 
 
-def _check_single_unit(vs, unit: str | None) -> None:
-    """A benchmark's values must share one unit (a sample mixing sec/op and B/s is no sample)."""
-    from fastperf.grouping import _key_codes
-    from fastperf.samples import varying_group
-
-    if unit is None or unit not in vs.table.column_names:
-        return
-    codes, _ = _key_codes(vs.table.column(unit), unit)
-    per_row = codes.astype(np.float64)
-    g, _ = varying_group(per_row, vs.groups)
-    if g >= 0:
-        where = describe_group(vs.groups.keys, g)
-    else:
-        b = vs.varying_benchmark(per_row[vs.groups.first_row])
-        if b < 0:
-            return
-        where = describe_group(vs.keys, b)
-    raise InputError(f"the {unit!r} column mixes units within {where}: keep one unit (filter "
-                     f"the table, or --unit on the command line) or add {unit!r} to by=")
-
-
-def _check_positive(samples: Samples, keys: pa.Table, side: str) -> None:
-    bad = np.flatnonzero(samples.values <= 0)
-    if bad.size:
-        b = int(np.searchsorted(samples.offsets, bad[0], side="right") - 1)
-        raise InputError(
-            f"the {side} of benchmark {describe_group(keys, b)} has the non-positive value "
-            f"{float(samples.values[bad[0]])!r} ({bad.size} in all): speedups are ratios of positive "
-            "measurements (times, throughputs)")
-
-
 # ---------------------------------------------------------------------------------------------
 # the two protocols
 
@@ -485,17 +454,17 @@ def speedup_test(
     The Speedup-Test, Concurrency and Computation: Practice and Experience 25(10).
     """
     from fastperf.parametric import _moments
-    from fastperf.samples import group_weights, variant_samples
+    from fastperf.samples import check_positive, check_single_unit, group_weights, variant_samples
 
     _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
                 median_method, by)
     keys = key_list(by)
     vs = variant_samples(data, variants=[baseline, candidate], by=keys, variant=variant,
                          value=value)
-    _check_single_unit(vs, unit)
+    check_single_unit(vs, unit)
     xs, ys = vs.samples[baseline], vs.samples[candidate]
-    _check_positive(xs, vs.keys, f"baseline {baseline!r}")
-    _check_positive(ys, vs.keys, f"candidate {candidate!r}")
+    check_positive(xs, vs.keys, f"baseline {baseline!r}")
+    check_positive(ys, vs.keys, f"candidate {candidate!r}")
     levels = _benchmark_alpha(vs, alpha)
     what = "weight column" if isinstance(weights, str) else "weight"
     w = vs.per_benchmark(group_weights(vs.table, weights, keys, vs.groups), what)
