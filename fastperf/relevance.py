@@ -339,13 +339,15 @@ def _overall_tests(ratio_median, relevant, comparison, candidates, method: str, 
     offsets = np.zeros(n_comparisons + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
     medians = Samples(ratio_median[relevant] - 1.0, offsets)
-    p, z, t_plus, method_used, _ = _signed_rank(medians, "two-sided", method)
+    p, z, t_plus, method_used, n_zero = _signed_rank(medians, "two-sided", method)
     centre = _median(Samples(ratio_median[relevant], offsets))
+    nonzero = (counts - n_zero).astype(float)
+    faster = t_plus > nonzero * (nonzero + 1) / 4  # T+ above its null mean: ratios above 1
     with np.errstate(invalid="ignore"):
         reject = p <= level
     verdict = np.where(counts == 0, "no relevant differences",
                        np.where(~reject, "no significant overall difference",
-                                np.where(z > 0, "candidate faster", "candidate slower")))
+                                np.where(faster, "candidate faster", "candidate slower")))
     empty = counts == 0
     return pa.table({
         "candidate": pa.array(candidates, pa.string()),
