@@ -14,15 +14,18 @@ DATA = BENCH / ".data"
 MAKE_MEASUREMENTS = BENCH.parents[1] / "shared" / "tools" / "make_measurements.py"
 
 
-def measurement_file(benchmarks: int, runs: int, seed: int = 0, variants: int = 2) -> Path:
-    """A make_measurements.py table, generated once and kept in bench/.data (git-ignored)."""
+def measurement_file(benchmarks: int, runs: int, seed: int = 0, variants: int = 2,
+                     paired: bool = False) -> Path:
+    """A make_measurements.py table, generated once and kept in bench/.data (git-ignored).
+    ``paired``: the variants share a per-run factor (``--paired``; file name ends "-paired")."""
     DATA.mkdir(exist_ok=True)
-    suffix = "" if variants == 2 else f"-{variants}variants"
+    suffix = ("" if variants == 2 else f"-{variants}variants") + ("-paired" if paired else "")
     path = DATA / f"measurements-{benchmarks}x{runs}-seed{seed}{suffix}.parquet"
     if not path.exists():
         subprocess.run([sys.executable, str(MAKE_MEASUREMENTS), str(path), "--benchmarks",
                         str(benchmarks), "--runs", str(runs), "--seed", str(seed),
-                        "--variants", str(variants)], check=True)
+                        "--variants", str(variants)] + (["--paired"] if paired else []),
+                       check=True)
     return path
 
 
