@@ -335,6 +335,9 @@ def _relevance(args, table: pa.Table, baseline: str, candidate: str):
     if only_speedup_test:
         raise InputError(f"{only_speedup_test[0]} belongs to --protocol speedup-test")
     if args.protocol == "sparc":
+        if args.pair is not None and args.pair not in table.column_names:
+            raise InputError(f"--pair {args.pair}: no such column (the input has "
+                             f"{table.column_names}); omit --pair for independent runs")
         candidates = candidate.split(",") if "," in candidate else candidate
         return sparc(table, baseline=baseline, candidate=candidates, by=args.benchmark,
                      pair=args.pair, margin=args.margin, alpha=args.alpha,

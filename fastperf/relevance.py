@@ -27,7 +27,7 @@ import pyarrow as pa
 from fastperf._batch import Samples
 from fastperf._errors import InputError
 from fastperf._result import (
-    BenchmarkResult, benchmark_result, format_cell, keyed_table, render_text, table_records,
+    BenchmarkResult, benchmark_result, format_cell, keyed_table, render_text,
 )
 from fastperf._table import key_list, load_table, require_columns
 
@@ -111,7 +111,8 @@ def _signed_rank(ds: Samples, alternative: str, method: str):
     _, p, status, method_used, z, n_zero, r_plus, _ = _signed_rank_test(
         ds, alternative, method, "wilcox", True, "omit")
     all_zero = status == "no nonzero differences"
-    p = np.where(all_zero, 1.0, p)
+    p = np.where(all_zero, 1.0, p)  # T+ = T- = 0 whatever the signs: exactly 1
+    method_used = np.where(all_zero, "exact", method_used)
     if alternative == "two-sided":  # the test reports -|z|: sign it by T+ against its mean
         nonzero = (ds.sizes - n_zero).astype(float)
         z = np.abs(z) * np.sign(r_plus - nonzero * (nonzero + 1) / 4)
@@ -128,7 +129,8 @@ def _rank_sum(a: Samples, b: Samples, shift: float, alternative: str, method: st
     shifted = Samples(b.values + shift, b.offsets) if shift else b
     u, p, _, method_used, z, state = _rank_sum_test(a, shifted, alternative, method, True, "omit")
     if alternative == "two-sided":
-        z = z * np.sign(u - state.m * state.n / 2.0)
+        with np.errstate(invalid="ignore"):  # all values equal: z = -inf, sign 0 -> NaN
+            z = z * np.sign(u - state.m * state.n / 2.0)
     return p, z, u, method_used
 
 
@@ -175,8 +177,7 @@ class SparcResult(BenchmarkResult):
     summary : dict
         The design ("paired" or "unpaired"), margin and equivalence bounds, alpha, correction,
         ``tests`` (m, the size of the family), ``alpha_corrected``, ``fwer_uncorrected``
-        (1 - (1 - alpha)^m), counts per conclusion, ``min_runs_to_conclude`` and ``overall``
-        (the rows of `overall` as dicts).
+        (1 - (1 - alpha)^m), counts per conclusion and ``min_runs_to_conclude``.
     warnings : list of str
     """
 
@@ -508,7 +509,6 @@ def sparc(
         "fwer_uncorrected": float(1.0 - (1.0 - alpha) ** m),
         "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
         "min_runs_to_conclude": _min_runs_to_conclude(per_test, pair is not None),
-        "overall": None if overall_table is None else table_records(overall_table),
     }
     base = benchmark_result(result_table, summary, warnings)
     return SparcResult(base.benchmarks, base.summary, base.warnings, overall_table)
@@ -579,7 +579,7 @@ class HptResult(BenchmarkResult):
         the candidate slowed by r is still better with that reliability, ``capped``.
     summary : dict
         Level 2: ``n`` (non-zero scores), ``statistic`` (T+), ``pvalue`` (one-sided),
-        ``reliability`` (1 - p), ``method``; counts; ``fwer_uncorrected``; ``speedups``.
+        ``reliability`` (1 - p), ``method_used``; counts; ``fwer_uncorrected``.
     """
 
     extra_tables = ("speedups",)
@@ -629,8 +629,11 @@ def _hpt_level2(a: Samples, b: Samples, ratio: np.ndarray, tested: np.ndarray, l
 
 
 def _largest_speedup(reliability_at, confidence: float, k_max: int) -> tuple[float, bool]:
-    """The largest r = k / 100 (k = 1 .. k_max) with reliability_at(k) >= confidence, by
-    bisection (the reliability falls as r grows); (NaN, False) if even r = 0.01 falls short."""
+    """r = k / 100 (k = 1 .. k_max) where the reliability crosses `confidence`, by bisection:
+    reliability_at(k) >= confidence > reliability_at(k + 1). The reliability falls as r grows
+    except for small steps (a benchmark's level-1 test moving in and out of significance, ties);
+    where it is not monotone, the crossing found need not be the largest one. (k_max, capped)
+    when r = k_max / 100 still holds; (NaN, False) if even r = 0.01 falls short."""
     if reliability_at(k_max) >= confidence:
         return k_max / 100.0, True
     if reliability_at(1) < confidence:
@@ -669,7 +672,10 @@ def hpt(
     candidate is better; the reliability is 1 - p. For each confidence c, the largest speedup r
     (two decimals, by bisection over 0.01 .. `max_speedup`) such that the candidate slowed by r
     (times multiplied by r) is still better with reliability >= c: NaN when even r = 0.01 is
-    not reached, `max_speedup` (``capped``) when r = `max_speedup` still is.
+    not reached, `max_speedup` (``capped``) when r = `max_speedup` still is. The bisection
+    returns an r where the reliability crosses c (>= c at r, < c at r + 0.01); the reliability
+    is not always monotone in r (level-1 significance can come and go with ties or small
+    samples), and then a larger crossing may exist.
 
     Parameters
     ----------
@@ -753,7 +759,6 @@ def hpt(
         "alpha": alpha, "method": method, "benchmarks_tested": n_tested,
         "significant": int(significant.sum()), **level2,
         "fwer_uncorrected": float(1.0 - (1.0 - alpha) ** (n_tested + 1)),
-        "speedups": table_records(speedups),
     }
     warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
                                 "n_dropped_baseline / n_dropped_candidate")
