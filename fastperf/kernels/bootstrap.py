@@ -14,7 +14,7 @@ from numba import njit, prange
 
 from fastperf.kernels._compile import group_kernel
 from fastperf.kernels.order_statistics import select, sorted_copy
-from fastperf.kernels.random import fill_indices, resample_key, sample_key
+from fastperf.kernels.random import draw_indices, fill_indices, resample_key, sample_key
 
 #: Statistic codes (the API maps names to these).
 MEAN, MEDIAN, QUANTILE, MEAN_RATIO, MEDIAN_RATIO, MEAN_DIFF, MEDIAN_DIFF, HODGES_LEHMANN = range(8)
@@ -292,19 +292,18 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         group_key = sample_key(seed, i)
         for b in range(B):
             key = resample_key(group_key, b)  # = stream_key(seed, i, b)
-            following = fill_indices(key, 0, n, ix)  # x's draws, then y's from the next counter
-            if two:
-                fill_indices(key, following, m, iy)
+            # x's draws, then y's from the next counter
             if by_counts:
                 cx[:] = 0
-                for j in range(n):
-                    cx[ix[j]] += 1
+                following = draw_indices(key, 0, n, n, cx, True)
                 if two:
                     cy[:] = 0
-                    for j in range(m):
-                        cy[iy[j]] += 1
+                    draw_indices(key, following, m, m, cy, True)
                 t = counts_statistic(stat, xs, cx, n, ys, cy, m, q)
             else:
+                following = fill_indices(key, 0, n, ix)
+                if two:
+                    fill_indices(key, following, m, iy)
                 for j in range(n):
                     bx[j] = x[ix[j]]
                 for j in range(m):

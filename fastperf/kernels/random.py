@@ -63,23 +63,38 @@ _S32 = np.uint64(32)
 
 
 @njit(cache=True)
-def fill_indices(key, first_counter, n, out):
-    """Fill `out` with integers uniform in [0, n) (n < 2**32), two from each 64-bit draw.
+def draw_indices(key, first_counter, n, count, out, tally):
+    """Draw `count` integers uniform in [0, n) (n < 2**32), two from each 64-bit draw.
 
     The draws are counters ``first_counter, first_counter + 1, ...`` of the stream `key`; each
     gives two indices from its 32-bit halves by Lemire's multiply-shift ``(u32 * n) >> 32``
-    (bias below n / 2**32: negligible for sample sizes). Returns the next unused counter.
+    (bias below n / 2**32: negligible for sample sizes). With `tally`, ``out[i] += 1`` for each
+    index i drawn (out: one count per index, no index array: what a bootstrap of order
+    statistics needs); else ``out[j]`` is the j-th index. Returns the next unused counter.
     """
-    count = out.shape[0]
     nn = np.uint64(n)
     c = first_counter
     j = 0
     while j < count:
         z = mix64(key + np.uint64(c) * GOLDEN)
         c += 1
-        out[j] = np.int64(((z >> _S32) * nn) >> _S32)
+        first = np.int64(((z >> _S32) * nn) >> _S32)
+        second = np.int64(((z & _LOW32) * nn) >> _S32)
+        if tally:
+            out[first] += 1
+        else:
+            out[j] = first
         j += 1
         if j < count:
-            out[j] = np.int64(((z & _LOW32) * nn) >> _S32)
+            if tally:
+                out[second] += 1
+            else:
+                out[j] = second
             j += 1
     return c
+
+
+@njit(cache=True)
+def fill_indices(key, first_counter, n, out):
+    """Fill `out` with integers uniform in [0, n) (`draw_indices`); returns the next counter."""
+    return draw_indices(key, first_counter, n, out.shape[0], out, False)
