@@ -27,7 +27,7 @@ import pyarrow as pa
 from fastperf._batch import Samples
 from fastperf._errors import InputError
 from fastperf._result import (
-    BenchmarkResult, benchmark_result, format_cell, keyed_table, render_text,
+    BenchmarkResult, benchmark_result, dropped_warnings, format_cell, keyed_table, render_text,
 )
 from fastperf._table import key_list, load_table, require_columns
 
@@ -517,7 +517,6 @@ def sparc(
 def _unpaired_design(table, baseline, candidates, keys, variant, value, higher, unit):
     """Per comparison, the two sides' samples (numerator, denominator of the ratio), their
     medians and counts, from one grouping pass over all the variants."""
-    from fastperf._result import dropped_warnings
     from fastperf.samples import check_positive, check_single_unit, variant_samples
 
     vs = variant_samples(table, variants=[baseline, *candidates], by=keys, variant=variant,
@@ -528,6 +527,7 @@ def _unpaired_design(table, baseline, candidates, keys, variant, value, higher, 
     for name in candidates:
         check_positive(vs.samples[name], vs.keys, f"candidate {name!r}")
     ys = _concat([vs.samples[name] for name in candidates])
+    median_x = np.tile(_median(xs), len(candidates))  # the baseline's medians, once
     xs = _concat([xs] * len(candidates))
     n_x, n_y = xs.sizes, ys.sizes
     dropped_x = np.tile(vs.n_dropped[baseline], len(candidates))
@@ -537,7 +537,7 @@ def _unpaired_design(table, baseline, candidates, keys, variant, value, higher, 
     num, den = (ys, xs) if higher else (xs, ys)
     warnings = dropped_warnings(dropped_x + dropped_y, "benchmark(s)",
                                 "n_dropped_baseline / n_dropped_candidate")
-    return ([vs.keys] * len(candidates), num, den, _median(xs), _median(ys), counts, warnings)
+    return ([vs.keys] * len(candidates), num, den, median_x, _median(ys), counts, warnings)
 
 
 def _stack_keys(keys_parts: list[pa.Table], candidates: list[str], candidate) -> pa.Table:
@@ -699,7 +699,6 @@ def hpt(
     -------
     HptResult (``.benchmarks``, ``.speedups``, ``.summary``, ``.warnings``).
     """
-    from fastperf._result import dropped_warnings
     from fastperf.rank_tests import _log_values
     from fastperf.samples import check_positive, check_single_unit, variant_samples
 
