@@ -11,7 +11,7 @@ import pyarrow as pa
 import pytest
 import scipy.stats
 
-from fastperf.anova import anova
+from fastperf.designs.anova import anova
 
 ROUNDS = dict(rounds=5, iterations=1, warmup_rounds=1)
 GROUP = "anova per benchmark, 10,000 benchmarks x 4 alternatives x 50 runs"

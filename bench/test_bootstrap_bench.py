@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from fastperf.bootstrap import bootstrap
+from fastperf.stats.bootstrap import bootstrap
 
 N_BENCHMARKS, RUNS, B, SUBSET = 1_000, 31, 9_999, 20
 GROUP = "bootstrap BCa median ratio, 1,000 x 31 per side x 9,999 resamples"

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from fastperf.distribution_tests import ks_2samp
+from fastperf.stats.ks import ks_2samp
 
 GROUP = "ks_2samp, 10,000 pairs of 31"
 FAST_ROUNDS = dict(rounds=15, iterations=1, warmup_rounds=2)

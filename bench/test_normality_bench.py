@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from fastperf.normality import shapiro
+from fastperf.stats.normality import shapiro
 
 GROUP = "shapiro, 10,000 samples of 31"
 FAST_ROUNDS = dict(rounds=15, iterations=1, warmup_rounds=2)

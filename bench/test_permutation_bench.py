@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from fastperf.permutation import permutation_test
+from fastperf.stats.permutation import permutation_test
 
 N_BENCHMARKS, N_SCIPY, N, B = 1_000, 20, 31, 9_999
 GROUP = (f"permutation_test mean_diff, {N} vs {N} x {B:,} resamples: fastperf on {N_BENCHMARKS:,} "

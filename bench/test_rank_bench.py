@@ -15,8 +15,8 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from fastperf import rank_tests
-from fastperf.rank_tests import mannwhitneyu, wilcoxon
+from fastperf.stats import rank_tests
+from fastperf.stats.rank_tests import mannwhitneyu, wilcoxon
 
 FAST = dict(rounds=15, iterations=1, warmup_rounds=2)
 SLOW = dict(rounds=3, iterations=1, warmup_rounds=1)

@@ -36,8 +36,8 @@ import pytest
 import scipy.stats as sps
 
 from conftest import measurement_file
-from fastperf import rank_tests
-from fastperf.relevance import CONCLUSIONS, hpt, sparc
+from fastperf.stats import rank_tests
+from fastperf.protocols.relevance import CONCLUSIONS, hpt, sparc
 
 BENCHMARKS, RUNS, SLICE = 10_000, 30, 1_000
 SCALE = BENCHMARKS // SLICE
@@ -62,7 +62,7 @@ _SHARED: dict = {}
 _FIRST_CALL = """
 import json, sys, time
 t0 = time.perf_counter()
-from fastperf.relevance import sparc
+from fastperf.protocols.relevance import sparc
 t1 = time.perf_counter()
 sparc(sys.argv[1], baseline="baseline", candidate="candidate")
 t2 = time.perf_counter()

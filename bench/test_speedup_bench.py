@@ -24,8 +24,8 @@ import pytest
 import scipy.stats as sps
 
 from conftest import measurement_file
-from fastperf import rank_tests
-from fastperf.speedup import speedup_test
+from fastperf.stats import rank_tests
+from fastperf.protocols.speedup import speedup_test
 
 BENCHMARKS, RUNS, SLICE = 10_000, 31, 1_000
 SCALE = BENCHMARKS // SLICE

@@ -3,25 +3,26 @@
 Numba kernels (``fastperf.kernels``) behind a thin, typed API over Arrow tables. Kernels compile
 lazily on first use, so ``import fastperf`` stays cheap.
 """
-from fastperf._errors import InputError
-from fastperf.readers import read
-from fastperf.aggregate import AggregateResult, aggregate_score
-from fastperf.anova import AnovaResult, ContrastResult, FOnewayResult, anova, contrasts, f_oneway
-from fastperf.bootstrap import BootstrapResult, bootstrap
-from fastperf.describe import DescribeResult, describe
-from fastperf.designs import FactorialResult, FractionalDesign, factorial, fractional_design
-from fastperf.distribution_tests import ks_2samp
-from fastperf.multitest import (
+from fastperf.errors import InputError
+from fastperf.io.read import read
+from fastperf.protocols.aggregate import AggregateResult, aggregate_score
+from fastperf.designs.anova import AnovaResult, ContrastResult, FOnewayResult, anova, contrasts, f_oneway
+from fastperf.stats.bootstrap import BootstrapResult, bootstrap
+from fastperf.stats.describe import DescribeResult, describe
+from fastperf.designs.factorial import FactorialResult, FractionalDesign, factorial, fractional_design
+from fastperf.stats.ks import ks_2samp
+from fastperf.stats.multitest import (
     MultipleTestsResult, bonferroni_alpha, fwer_bound, multipletests, sidak_alpha,
 )
-from fastperf.normality import shapiro
-from fastperf.parametric import ftest, ttest_ind, ttest_rel
-from fastperf.permutation import PermutationTestResult, permutation_test
-from fastperf.planning import PlanResult, plan_runs, student_coefficients
-from fastperf.proportions import ProportionInterval, min_benchmarks, proportion_ci
-from fastperf.relevance import HptResult, SparcResult, hpt, sparc
-from fastperf.rank_tests import MannWhitneyUResult, WilcoxonResult, mannwhitneyu, rankdata, wilcoxon
-from fastperf.speedup import SpeedupTestResult, read_speedup_config, speedup_test
+from fastperf.stats.normality import shapiro
+from fastperf.stats.parametric import ftest, ttest_ind, ttest_rel
+from fastperf.stats.permutation import PermutationTestResult, permutation_test
+from fastperf.protocols.planning import PlanResult, plan_runs, student_coefficients
+from fastperf.stats.proportions import ProportionInterval, min_benchmarks, proportion_ci
+from fastperf.protocols.relevance import HptResult, SparcResult, hpt, sparc
+from fastperf.stats.rank_tests import MannWhitneyUResult, WilcoxonResult, mannwhitneyu, rankdata, wilcoxon
+from fastperf.protocols.speedup import SpeedupTestResult, read_speedup_config, speedup_test
+from fastperf.data.simulate import SimulatedTable, simulate
 
 __version__ = "0.1.0"
 

@@ -11,7 +11,7 @@ from typing import Sequence
 
 import pyarrow as pa
 
-from fastperf._errors import InputError
+from fastperf.errors import InputError
 
 FORMATS = ["text", "markdown", "json", "csv", "parquet"]
 PROTOCOLS = ["speedup-test", "sparc", "hpt"]
@@ -210,7 +210,7 @@ def _write(result, fmt: str, output: str | None, table: pa.Table | None = None) 
 
 
 def _read(args) -> pa.Table:
-    from fastperf.readers import read
+    from fastperf.io.read import read
 
     source = args.files[0] if len(args.files) == 1 else args.files
     return read(source, format=args.input_format, benchmark=args.benchmark, value=args.value,
@@ -218,7 +218,7 @@ def _read(args) -> pa.Table:
 
 
 def _describe(args) -> None:
-    from fastperf.describe import describe
+    from fastperf.stats.describe import describe
 
     result = describe(_read(args), by=args.by, variant=args.variant, unit=args.unit,
                       confidence=args.confidence)
@@ -240,7 +240,7 @@ def _only_unit(table: pa.Table, unit: str | None) -> pa.Table:
 
 
 def _aggregate(args) -> None:
-    from fastperf.aggregate import aggregate_score
+    from fastperf.protocols.aggregate import aggregate_score
 
     table = _only_unit(_read(args), args.unit)
     result = aggregate_score(table, kind=args.kind, method=args.method,
@@ -250,7 +250,7 @@ def _aggregate(args) -> None:
 
 
 def _plan(args) -> None:
-    from fastperf.planning import plan_runs
+    from fastperf.protocols.planning import plan_runs
 
     result = plan_runs(_read(args), target=args.target, precision=args.precision,
                        confidence=args.confidence, baseline=args.baseline,
@@ -259,7 +259,7 @@ def _plan(args) -> None:
 
 
 def _anova(args) -> None:
-    from fastperf.anova import anova
+    from fastperf.designs.anova import anova
 
     result = anova(_read(args), factor=args.factor, by=args.by, alpha=args.alpha,
                    welch=args.welch)
@@ -267,7 +267,7 @@ def _anova(args) -> None:
 
 
 def _factorial(args) -> None:
-    from fastperf.designs import factorial
+    from fastperf.designs.factorial import factorial
 
     result = factorial(_read(args), factors=args.factors, by=args.by, log=args.log,
                        confidence=args.confidence)
@@ -293,7 +293,7 @@ def _two_variants(table: pa.Table, args) -> tuple[str, str]:
 
 
 def _compare(args) -> None:
-    from fastperf.speedup import read_speedup_config, speedup_test
+    from fastperf.protocols.speedup import read_speedup_config, speedup_test
 
     proportion_confidence = args.proportion_confidence
     if args.config is not None:
@@ -327,7 +327,7 @@ def _compare(args) -> None:
 
 def _relevance(args, table: pa.Table, baseline: str, candidate: str):
     """`sparc` or `hpt` on the table (the Speedup-Test-only options rejected, not ignored)."""
-    from fastperf.relevance import hpt, sparc
+    from fastperf.protocols.relevance import hpt, sparc
 
     only_speedup_test = [flag for flag, given in (
         ("--config", args.config is not None), ("--weights", args.weights is not None),
@@ -351,8 +351,8 @@ def _relevance(args, table: pa.Table, baseline: str, candidate: str):
 
 
 def _demo(args) -> None:
-    from fastperf.describe import describe
-    from fastperf.readers import read
+    from fastperf.stats.describe import describe
+    from fastperf.io.read import read
 
     examples = resources.files("fastperf.examples")
     with resources.as_file(examples) as folder:

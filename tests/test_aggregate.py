@@ -5,7 +5,7 @@ import pytest
 import scipy.stats as sps
 
 from fastperf import InputError
-from fastperf.aggregate import aggregate_score, score_gradient
+from fastperf.protocols.aggregate import aggregate_score, score_gradient
 
 # Seed 004, Table 5: five runs of two tests on one PC
 BW = [22.3, 22.6, 22.7, 22.5, 22.7]

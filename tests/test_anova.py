@@ -6,7 +6,7 @@ import pytest
 import scipy.stats as st
 
 from fastperf import InputError
-from fastperf.anova import anova, contrasts, f_oneway
+from fastperf.designs.anova import anova, contrasts, f_oneway
 
 # Lilja, seed 000: 5 measurements of 3 alternatives
 LILJA = np.array([

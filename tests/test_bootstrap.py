@@ -5,8 +5,8 @@ import pytest
 import scipy.stats as sps
 from scipy.special import ndtr, ndtri
 
-from fastperf._errors import InputError
-from fastperf.bootstrap import bootstrap
+from fastperf.errors import InputError
+from fastperf.stats.bootstrap import bootstrap
 
 # R's boot values quoted in scipy's test_bootstrap_against_R
 X_R = np.array([10, 12, 12.5, 12.5, 13.9, 15, 21, 22, 23, 34, 50, 81, 89, 121, 134, 213])

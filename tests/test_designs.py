@@ -9,8 +9,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
-from fastperf._errors import InputError
-from fastperf.designs import LETTERS, factorial, fractional_design
+from fastperf.errors import InputError
+from fastperf.designs.factorial import LETTERS, factorial, fractional_design
 
 
 def _mask(word: str) -> int:

@@ -6,7 +6,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastperf import InputError
-from fastperf.grouping import group_rows
+from fastperf.data.grouping import group_rows
 
 
 def brute_force_groups(rows):

@@ -7,7 +7,7 @@ import pytest
 import scipy.stats as sps
 
 from fastperf import InputError
-from fastperf.intervals import median_interval_ranks, student_halfwidth
+from fastperf.engine.intervals import median_interval_ranks, student_halfwidth
 
 
 def brute_force_median_ranks(n, confidence):

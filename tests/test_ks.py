@@ -16,7 +16,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastperf import InputError
-from fastperf.distribution_tests import ks_2samp
+from fastperf.stats.ks import ks_2samp
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 

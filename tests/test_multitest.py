@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests as sm_multipletests
 
 from fastperf import InputError
-from fastperf.multitest import bonferroni_alpha, fwer_bound, multipletests, sidak_alpha
+from fastperf.stats.multitest import bonferroni_alpha, fwer_bound, multipletests, sidak_alpha
 
 METHODS = ["bonferroni", "holm", "hochberg", "fdr_bh", "fdr_by"]
 #: statsmodels' name for each method ("hochberg" is "simes-hochberg" there; its "ho" is Hommel)

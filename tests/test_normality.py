@@ -19,7 +19,7 @@ from hypothesis import strategies as st
 import fastperf
 from fastperf import InputError
 from fastperf.kernels.normality import shapiro_wilk
-from fastperf.normality import ShapiroResult, shapiro
+from fastperf.stats.normality import ShapiroResult, shapiro
 
 SIZES = [3, 4, 5, 6, 7, 11, 12, 20, 31, 100, 1000, 5000]
 RTOL = 1e-6

@@ -6,7 +6,7 @@ import scipy.stats as sps
 
 import fastperf
 from fastperf import InputError
-from fastperf.parametric import ftest, ttest_ind, ttest_rel
+from fastperf.stats.parametric import ftest, ttest_ind, ttest_rel
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 

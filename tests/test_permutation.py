@@ -9,7 +9,7 @@ import pytest
 import scipy.stats as sps
 
 from fastperf import InputError
-from fastperf.permutation import permutation_test
+from fastperf.stats.permutation import permutation_test
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 STATISTICS = ["mean_diff", "median_diff"]

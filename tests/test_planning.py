@@ -14,9 +14,9 @@ import scipy.stats as sps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fastperf.planning as planning
+import fastperf.protocols.planning as planning
 from fastperf import InputError
-from fastperf.planning import plan_runs, student_coefficients
+from fastperf.protocols.planning import plan_runs, student_coefficients
 
 CONFIDENCES = [0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
 

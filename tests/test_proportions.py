@@ -10,7 +10,7 @@ import scipy.stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
 from fastperf import InputError
-from fastperf.proportions import min_benchmarks, proportion_ci
+from fastperf.stats.proportions import min_benchmarks, proportion_ci
 
 CONFIDENCES = [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]
 

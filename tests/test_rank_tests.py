@@ -12,7 +12,7 @@ from hypothesis import given, settings, strategies as hs
 
 import fastperf
 from fastperf import InputError
-from fastperf.rank_tests import mannwhitneyu, rankdata, wilcoxon
+from fastperf.stats.rank_tests import mannwhitneyu, rankdata, wilcoxon
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 
@@ -616,8 +616,8 @@ def test_parallel_builds_agree(parallel_always):
     np.testing.assert_array_equal(rankdata(d[0, :17]), ragged)
     ragged_x = [rng.normal(size=k) for k in (3, 8, 5)]
     values = np.concatenate(ragged_x)
-    from fastperf._batch import Samples
-    from fastperf.rank_tests import _sorted
+    from fastperf.data.arrays import Samples
+    from fastperf.stats.rank_tests import _sorted
 
     offsets = np.array([0, 3, 11, 16])
     np.testing.assert_array_equal(_sorted(Samples(values, offsets)).values,

@@ -21,8 +21,8 @@ import pytest
 
 import fastperf
 from fastperf import InputError, read
-from fastperf.readers import detect_format
-from fastperf.readers.go import tidy_unit
+from fastperf.io.read import detect_format
+from fastperf.io.go import tidy_unit
 
 from conftest import SHARED
 

@@ -1,7 +1,7 @@
 """`sparc` and `hpt` against plain per-benchmark references of the two protocols.
 
 The oracle is written here, one benchmark at a time, from the protocols' definitions (SPARC:
-Tullos, Graham & Jordan 2021; HPT: Chen et al. 2012, as `fastperf.relevance` documents them)
+Tullos, Graham & Jordan 2021; HPT: Chen et al. 2012, as `fastperf.protocols.relevance` documents them)
 with scipy.stats, statsmodels and numpy only:
 
 - paired SPARC: runs matched by run id, r = x / y (y / x when higher is better), Wilcoxon
@@ -969,7 +969,7 @@ def grid_answer(grid, c):
 
 
 def bisection(grid, c, k_max=1000):
-    """`fastperf.relevance._largest_speedup`'s search, run on the reference grid."""
+    """`fastperf.protocols.relevance._largest_speedup`'s search, run on the reference grid."""
     rel = lambda k: grid[k - 1]  # noqa: E731
     if rel(k_max) >= c:
         return k_max

@@ -4,7 +4,7 @@ import pyarrow as pa
 import pytest
 
 import fastperf
-from fastperf.intervals import student_halfwidth
+from fastperf.engine.intervals import student_halfwidth
 
 
 def test_lilja_paired_difference_interval():

@@ -20,7 +20,7 @@ import fastperf
 from conftest import SHARED
 from fastperf import InputError, read_speedup_config, speedup_test
 from fastperf.cli import main
-from fastperf.speedup import REPORT_FILES, RESULT_COLUMNS
+from fastperf.protocols.speedup import REPORT_FILES, RESULT_COLUMNS
 
 PEERS = SHARED / "data" / "peers"
 GO = PEERS / "golang-perf"

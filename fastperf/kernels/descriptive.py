@@ -1,7 +1,7 @@
 """Descriptive statistics per group: order statistics (the moments are ``kernels.moments``).
 
 Groups arrive as contiguous slices ``grouped[offsets[g]:offsets[g + 1]]`` of one values array
-(see ``fastperf.grouping``); NaN marks a missing value (a null in the Arrow column).
+(see ``fastperf.data.grouping``); NaN marks a missing value (a null in the Arrow column).
 """
 import numpy as np
 from numba import prange

@@ -1,6 +1,6 @@
 """Grouping kernels: dense group ids from key codes, row order by group, gathers into that order.
 
-The grouper (``fastperf.grouping``) hands every table-level kernel the values of each group as
+The grouper (``fastperf.data.grouping``) hands every table-level kernel the values of each group as
 one contiguous slice: ``grouped[offsets[g]:offsets[g + 1]]`` holds group ``g``'s values in input
 order.
 """

@@ -1,0 +1,116 @@
+"""Array-level batching shared by every scipy-style test: samples along `axis`, as CSR segments.
+
+Every test kernel takes its samples as CSR segments (``values[offsets[i]:offsets[i + 1]]`` is
+sample ``i``), the same layout the grouper gives for ragged groups of a table. A rectangular
+array (batch, n) is that layout for free: ``values = a.ravel()``, ``offsets = n * arange``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fastperf.errors import InputError
+
+__all__ = [
+    "Samples", "one_sample", "two_samples", "paired_samples", "shaped", "ALTERNATIVES",
+    "check_alternative",
+]
+
+#: The `alternative` values of every test, as scipy spells them.
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+@dataclass(frozen=True)
+class Samples:
+    """A batch of samples as CSR segments: sample ``i`` is ``values[offsets[i]:offsets[i + 1]]``."""
+
+    values: np.ndarray
+    offsets: np.ndarray
+
+    @property
+    def sizes(self) -> np.ndarray:
+        return np.diff(self.offsets)
+
+    def __len__(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    @classmethod
+    def rectangular(cls, a2d: np.ndarray) -> "Samples":
+        """Rows of a 2-D array as samples (no copy when the array is C-contiguous float64)."""
+        a2d = np.ascontiguousarray(a2d, dtype=np.float64)
+        batch, n = a2d.shape
+        return cls(a2d.reshape(-1), np.arange(batch + 1, dtype=np.int64) * n)
+
+
+def _as_float_array(a, name: str) -> np.ndarray:
+    try:
+        arr = np.asarray(a, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be numeric: {exc}") from None
+    if arr.ndim == 0:
+        raise InputError(f"{name} must have at least one dimension, got a scalar")
+    return arr
+
+
+def _last_axis(arr: np.ndarray, axis: int, name: str) -> np.ndarray:
+    try:
+        return np.moveaxis(arr, axis, -1)
+    except np.exceptions.AxisError:
+        raise InputError(f"axis={axis} is out of range for {name} of shape {arr.shape}") from None
+
+
+def one_sample(a, axis: int = -1, name: str = "x") -> tuple[Samples, tuple[int, ...]]:
+    """The samples of `a` along `axis`, and the shape of the batch (the other axes)."""
+    arr = _last_axis(_as_float_array(a, name), axis, name)
+    batch_shape = arr.shape[:-1]
+    return _as_samples(arr, batch_shape), batch_shape
+
+
+def _broadcast_pair(x, y, axis: int) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    xa = _last_axis(_as_float_array(x, "x"), axis, "x")
+    ya = _last_axis(_as_float_array(y, "y"), axis, "y")
+    try:
+        batch_shape = np.broadcast_shapes(xa.shape[:-1], ya.shape[:-1])
+    except ValueError:
+        raise InputError(
+            f"x and y batch shapes {xa.shape[:-1]} and {ya.shape[:-1]} do not broadcast "
+            f"(samples lie along axis={axis})"
+        ) from None
+    return xa, ya, batch_shape
+
+
+def _as_samples(arr: np.ndarray, batch_shape: tuple[int, ...]) -> Samples:
+    arr = np.broadcast_to(arr, batch_shape + arr.shape[-1:])
+    # an explicit batch size: reshape(-1, 0) cannot infer it for empty samples
+    return Samples.rectangular(arr.reshape(int(np.prod(batch_shape)), arr.shape[-1]))
+
+
+def two_samples(x, y, axis: int = -1) -> tuple[Samples, Samples, tuple[int, ...]]:
+    """Independent samples x and y along `axis`; their other axes broadcast together."""
+    xa, ya, batch_shape = _broadcast_pair(x, y, axis)
+    return _as_samples(xa, batch_shape), _as_samples(ya, batch_shape), batch_shape
+
+
+def paired_samples(x, y, axis: int = -1) -> tuple[Samples, Samples, tuple[int, ...]]:
+    """Paired samples: like `two_samples`, but x and y must have the same length along `axis`."""
+    xa, ya, batch_shape = _broadcast_pair(x, y, axis)
+    if xa.shape[-1] != ya.shape[-1]:
+        raise InputError(
+            f"paired samples must have the same length along axis={axis}: x has "
+            f"{xa.shape[-1]} values, y has {ya.shape[-1]}"
+        )
+    return _as_samples(xa, batch_shape), _as_samples(ya, batch_shape), batch_shape
+
+
+def shaped(values: np.ndarray, batch_shape: tuple[int, ...]):
+    """Per-sample results reshaped to the batch shape; a numpy scalar for a single test."""
+    out = np.asarray(values).reshape(batch_shape)
+    return out[()] if out.ndim == 0 else out
+
+
+def check_alternative(alternative: str) -> str:
+    """`alternative` itself, or an `InputError` listing the valid values."""
+    if alternative not in ALTERNATIVES:
+        raise InputError(f"alternative must be one of {list(ALTERNATIVES)}, got {alternative!r}")
+    return alternative

@@ -1,0 +1,143 @@
+"""The grouper every table-level function uses: factorise key columns once, counting-sort rows.
+
+Key columns are dictionary-encoded by Arrow (a column that is already dictionary-encoded, as
+Parquet often gives, is used as it is), their codes are combined into dense group ids by a kernel,
+and a counting-sort kernel turns the ids into CSR segments. No Python loop over groups.
+
+Group order: lexicographic in the key columns' dictionary order. For plain (not yet encoded)
+columns that is the order in which each key value first appears in the table, so a table listed
+benchmark by benchmark comes out in the same order. A null key value is a group of its own.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf.errors import InputError
+from fastperf.io.tables import require_columns
+
+__all__ = ["Groups", "group_rows"]
+
+
+@dataclass(frozen=True)
+class Groups:
+    """Rows of a table split into groups by key columns.
+
+    Attributes
+    ----------
+    keys : pyarrow.Table
+        One row per group with the key columns' values, dictionary-encoded (the columns'
+        dictionaries with each group's code).
+    offsets : numpy.ndarray (int64)
+        CSR offsets, length ``n_groups + 1``: after `gather`, group ``g`` is the slice
+        ``offsets[g]:offsets[g + 1]``, its rows in input order.
+    first_row : numpy.ndarray (int64)
+        The index of each group's first row.
+    order : numpy.ndarray (int64) or None
+        Row indices in group order; None when the rows of every group already form one
+        contiguous run of the table (then group ``g`` is rows ``first_row[g]`` onwards).
+    """
+
+    keys: pa.Table
+    offsets: np.ndarray
+    first_row: np.ndarray
+    order: np.ndarray | None
+
+    @property
+    def n_groups(self) -> int:
+        return self.offsets.shape[0] - 1
+
+    @property
+    def sizes(self) -> np.ndarray:
+        """Number of rows in each group (int64)."""
+        return np.diff(self.offsets)
+
+    def gather(self, column: np.ndarray) -> np.ndarray:
+        """`column` (one entry per table row) in group order, to be treated as read-only.
+
+        A view of `column` itself when its rows are already in group order, else a copy.
+        """
+        from fastperf.kernels.grouping import gather_rows, gather_runs
+
+        column = np.ascontiguousarray(column)
+        if self.order is None:
+            if np.array_equal(self.first_row, self.offsets[:-1]):
+                return column
+            return gather_runs(column, self.first_row, self.offsets, n_rows=column.shape[0])
+        return gather_rows(column, self.order, self.offsets, n_rows=column.shape[0])
+
+
+def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]:
+    """Dictionary codes (int32, nulls as their own code) and the dictionary of one column."""
+    if pa.types.is_dictionary(column.type):
+        if column.null_count:  # null indices: decode so that null gets a code of its own
+            column = column.cast(column.type.value_type)
+        elif column.num_chunks > 1:
+            column = pa.table({"k": column}).unify_dictionaries().column(0)
+    if not pa.types.is_dictionary(column.type):
+        try:
+            column = pc.dictionary_encode(column, null_encoding="encode")
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
+            raise InputError(f"key column {name!r} of type {column.type} cannot be grouped: {exc}")
+    if column.num_chunks == 0:
+        return np.empty(0, dtype=np.int32), pa.array([], column.type.value_type)
+    chunks = [c.indices.to_numpy(zero_copy_only=False) for c in column.chunks]
+    codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+    return codes.astype(np.int32, copy=False), column.chunk(0).dictionary
+
+
+def _combine(left, n_left, right, n_right, always_ids):
+    """Dense ids of the code pairs: a lookup-table kernel when the pair space is small, else sort.
+
+    Returns ids (int32; may be empty when the groups are contiguous runs, unless `always_ids`),
+    first_row, counts (int64) and whether every group is one contiguous run.
+    """
+    from fastperf.kernels.grouping import dense_group_ids
+
+    n_rows = left.shape[0]
+    if n_left * n_right <= max(n_rows // 2, 1 << 16):
+        return dense_group_ids(left, right, n_left, n_right, always_ids)
+    pairs = left.astype(np.int64) * n_right + (right if right.size else 0)
+    _, first_row, ids, counts = np.unique(
+        pairs, return_index=True, return_inverse=True, return_counts=True
+    )
+    ids = ids.astype(np.int32)
+    contiguous = np.count_nonzero(np.diff(ids)) + 1 == counts.shape[0]
+    return ids, first_row.astype(np.int64), counts.astype(np.int64), bool(contiguous)
+
+
+def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
+    """Split the rows of `table` into groups by the columns `keys` (none: one group of all rows)."""
+    from fastperf.kernels.grouping import counting_sort
+
+    keys = list(dict.fromkeys(keys))
+    require_columns(table, keys)
+    n_rows = table.num_rows
+    key_codes = [_key_codes(table.column(name), name) for name in keys]
+    if not keys or n_rows == 0:
+        first_row = np.zeros(1 if n_rows else 0, dtype=np.int64)
+        counts = np.full(first_row.shape[0], n_rows, dtype=np.int64)
+        ids, contiguous = None, True
+    else:
+        # combine the columns pairwise: the first pair straight from their codes, then the
+        # dense ids of the pair so far with the next column's codes
+        no_right = (np.empty(0, dtype=np.int32), None)
+        ids, n_ids = key_codes[0][0], len(key_codes[0][1])
+        rest = key_codes[1:] or [no_right]
+        for position, (codes, dictionary) in enumerate(rest):
+            n_codes = 1 if dictionary is None else len(dictionary)
+            more_to_come = position < len(rest) - 1
+            ids, first_row, counts, contiguous = _combine(ids, n_ids, codes, n_codes, more_to_come)
+            n_ids = first_row.shape[0]
+    offsets = np.zeros(first_row.shape[0] + 1, dtype=np.int64)
+    np.cumsum(counts, out=offsets[1:])
+    order = None if contiguous else counting_sort(ids, offsets)
+    # each group's key values: its first row's code into the column's dictionary (kept
+    # dictionary-encoded: no string is copied, and regrouping the keys costs no hashing)
+    key_columns = [pa.DictionaryArray.from_arrays(pa.array(codes[first_row], pa.int32()), dictionary)
+                   for codes, dictionary in key_codes]
+    return Groups(pa.table(key_columns, names=keys), offsets, first_row, order)

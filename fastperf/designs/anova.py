@@ -1,0 +1,481 @@
+"""One-factor analysis of variance (ANOVA), Welch's ANOVA, and contrasts of effects.
+
+Lilja (seed 000): the variation of the measurements splits into the variation between the
+alternatives (SSA) and the variation within them (SSE); F = MSA / MSE tests whether the
+alternatives differ, and contrasts sum w_j alpha_j of the effects say where.
+
+Table level: `anova` (one test per `by` group of a measurement table, the `factor` column naming
+the alternatives) and `contrasts`. Array level: `f_oneway` (scipy's signature, batched over the
+axes other than `axis`). Both take per-cell counts, means and variances from the
+``sample_moments`` kernel; the table is whole-array numpy over the groups' cell segments
+(``np.add.reduceat``); p-values and critical values come from ``scipy.special`` directly.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.data.arrays import Samples, _as_float_array, _as_samples, _last_axis, shaped
+from fastperf.errors import InputError
+from fastperf.results.base import Result, TestResult, dropped_warnings, keyed_table
+from fastperf.io.tables import key_list
+from fastperf.engine.intervals import _check_confidence, check_unit_interval, student_quantile
+
+__all__ = ["anova", "contrasts", "f_oneway", "AnovaResult", "ContrastResult", "FOnewayResult"]
+
+GROUP_COLUMNS = [
+    "k", "n", "n_dropped", "ssa", "sse", "sst", "df_alternatives", "df_error", "df_total", "msa",
+    "mse", "f", "pvalue", "f_critical", "share_alternatives", "share_error", "status",
+]
+EFFECT_COLUMNS = ["n", "n_dropped", "mean", "effect"]
+CONTRAST_COLUMNS = ["contrast", "s_c", "df_error", "ci_low", "ci_high", "status"]
+CONTRAST_METHODS = ("standard", "lilja")
+
+
+# ----------------------------------------------------------------------------------------------
+# The core: the ANOVA table from per-cell moments, all groups at once
+
+
+@dataclass(frozen=True)
+class _Table:
+    """Per-group figures (arrays of length n_groups) and per-cell effects."""
+
+    k: np.ndarray
+    n: np.ndarray
+    ssa: np.ndarray
+    sse: np.ndarray
+    df_a: np.ndarray
+    df_e: np.ndarray
+    msa: np.ndarray
+    mse: np.ndarray
+    f: np.ndarray
+    pvalue: np.ndarray
+    f_critical: np.ndarray
+    df_welch: np.ndarray | None
+    effect: np.ndarray
+    status: np.ndarray
+
+
+def _one_way(n, mean, var, starts, alpha, welch, extra_status=()) -> _Table:
+    """The one-way ANOVA of every group; group g's cells are ``starts[g]:starts[g + 1]``.
+
+    `n`, `mean`, `var` are per cell (n = values used; cells with n = 0 do not count as
+    alternatives). `extra_status` holds (condition per group, message) pairs checked first.
+    """
+    from scipy.special import fdtrc, fdtri
+
+    n_groups = starts.shape[0]
+    cells_per_group = np.diff(np.append(starts, n.shape[0]))
+    cell_group = np.repeat(np.arange(n_groups), cells_per_group)
+    nf = n.astype(np.float64)
+    used = n > 0
+
+    def total(x):
+        return np.add.reduceat(x, starts) if n_groups else np.zeros(0)
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        k = total(used.astype(np.int64))
+        n_group = total(n.astype(np.int64))
+        grand_mean = total(np.where(used, nf * mean, 0.0)) / n_group
+        effect = mean - grand_mean[cell_group]
+        ssa = total(np.where(used, nf * effect * effect, 0.0))
+        sse = total(np.where(n > 1, (nf - 1.0) * var, 0.0))
+        df_a, df_e = k - 1, n_group - k
+        msa = np.where(df_a > 0, ssa / df_a, np.nan)
+        mse = np.where(df_e > 0, sse / df_e, np.nan)
+        f = msa / mse
+        dfn, dfd = df_a.astype(np.float64), df_e.astype(np.float64)
+        df_welch = None
+        conditions = list(extra_status) + [
+            (k < 2, "fewer than 2 alternatives with values"),
+            (df_e < 1, "no error degrees of freedom (1 value per alternative)"),
+            ((sse == 0) & (ssa == 0), "all values equal"),
+        ]
+        if welch:
+            w = np.where(used, nf / var, 0.0)
+            w_total = total(w)
+            welch_mean = total(np.where(used, w * mean, 0.0)) / w_total
+            a = total(np.where(used, w * (mean - welch_mean[cell_group]) ** 2, 0.0)) / dfn
+            lam = total(np.where(used, (1.0 - w / w_total[cell_group]) ** 2 / (nf - 1.0), 0.0))
+            kf = k.astype(np.float64)
+            f = a / (1.0 + 2.0 * (kf - 2.0) / (kf * kf - 1.0) * lam)
+            dfd = (kf * kf - 1.0) / (3.0 * lam)
+            df_welch = dfd
+            unusable = total((used & ~((n > 1) & (var > 0))).astype(np.int64)) > 0
+            conditions.append((unusable, "an alternative has fewer than 2 values or zero "
+                                         "variance (Welch's ANOVA needs both)"))
+        else:
+            # zero variance within every alternative but different means: F = inf, p = 0 (scipy)
+            conditions.append((sse == 0, "zero variance within alternatives"))
+        status = np.select([c for c, _ in conditions], [m for _, m in conditions], default="ok")
+        status = np.broadcast_to(status, (n_groups,)).copy()
+        infinite = status == "zero variance within alternatives"
+        failed = (status != "ok") & ~infinite
+        f = np.where(failed, np.nan, np.where(infinite, np.inf, f))
+        pvalue = np.where(failed, np.nan, np.where(infinite, 0.0, fdtrc(dfn, dfd, f)))
+        crit_ok = ~failed & (dfn > 0) & (dfd > 0)
+        f_critical = np.where(crit_ok, fdtri(np.where(crit_ok, dfn, 1.0),
+                                             np.where(crit_ok, dfd, 1.0), 1.0 - alpha), np.nan)
+        if df_welch is not None:
+            df_welch = np.where(failed, np.nan, df_welch)
+    return _Table(k, n_group, ssa, sse, df_a, df_e, msa, mse, f, pvalue, f_critical, df_welch,
+                  effect, status)
+
+
+def _check_alpha(alpha: float) -> float:
+    return check_unit_interval(alpha, "alpha")
+
+
+# ----------------------------------------------------------------------------------------------
+# Table level
+
+
+@dataclass(frozen=True)
+class _Cells:
+    """What `contrasts` needs: per cell its group, level code, n and effect; per group MSE."""
+
+    group: np.ndarray
+    level: np.ndarray
+    n: np.ndarray
+    effect: np.ndarray
+    starts: np.ndarray
+    n_group: np.ndarray
+    mse: np.ndarray
+    df_error: np.ndarray
+    status: np.ndarray
+    n_levels: int
+
+
+class AnovaResult(Result):
+    """Result of `anova`.
+
+    Attributes
+    ----------
+    groups : pyarrow.Table
+        One row per `by` group (one row when `by` is None): the `by` key columns, then ``k``,
+        ``n``, ``n_dropped``, ``ssa``, ``sse``, ``sst``, ``df_alternatives``, ``df_error``,
+        ``df_total``, ``msa``, ``mse``, ``f``, ``pvalue``, ``f_critical``, ``share_alternatives``,
+        ``share_error``, ``status`` (and ``df_welch`` after ``df_error`` when ``welch=True``).
+    effects : pyarrow.Table
+        One row per (group, alternative): the `by` keys, the factor column, ``n``,
+        ``n_dropped``, ``mean`` (the column mean) and ``effect`` (column mean minus the
+        group's overall mean).
+    alternatives : list
+        The factor's levels present in the table, in the order of `effects` (the order a
+        sequence of contrast weights follows).
+    summary : dict
+    warnings : list of str
+    """
+
+    extra_tables = ("effects",)
+
+    table_name = "groups"
+
+    def __init__(self, table, effects, summary, warnings, *, alternatives, keys, cells):
+        super().__init__(table, summary, warnings)
+        self.effects = effects
+        self.alternatives = alternatives
+        self._keys = keys
+        self._cells = cells
+
+    def contrasts(self, weights, *, confidence: float = 0.90,
+                  method: str = "standard") -> "ContrastResult":
+        """`contrasts` of this result's effects (see `fastperf.anova.contrasts`)."""
+        return contrasts(self, weights, confidence=confidence, method=method)
+
+
+def _anova_iv(table: pa.Table, by, factor: str, value: str) -> list[str]:
+    keys = key_list(by)
+    if not isinstance(factor, str):
+        raise InputError(f"factor must be a column name, got {factor!r}")
+    if factor in keys:
+        raise InputError(f"column {factor!r} cannot be both the factor and a `by` key")
+    if value in keys or value == factor:
+        raise InputError(f"column {value!r} cannot be both the value and a key")
+    clash = [c for c in keys + [factor] if c in GROUP_COLUMNS + EFFECT_COLUMNS + ["df_welch"]]
+    if clash:
+        raise InputError(f"key column {clash[0]!r} has the name of an output column; rename it")
+    return keys
+
+
+def anova(
+    data: Any,
+    *,
+    factor: str = "variant",
+    value: str = "value",
+    by: str | Sequence[str] | None = None,
+    alpha: float = 0.05,
+    welch: bool = False,
+) -> AnovaResult:
+    """One-factor ANOVA (Lilja, seed 000) of a measurement table, one per `by` group.
+
+    Parameters
+    ----------
+    data : pyarrow.Table, RecordBatchReader, object with ``__arrow_c_stream__``, or path(s)
+        A measurement table, one row per measurement.
+    factor : str
+        Column naming the alternative each measurement belongs to.
+    value : str
+        The measurement column. Null/NaN values are dropped and counted (``n_dropped``); an
+        infinite value is an `InputError`.
+    by : str or list of str or None
+        Key column(s): one ANOVA per distinct key (e.g. ``"benchmark"``); None: one in all.
+    alpha : float
+        Significance level of ``f_critical`` = F[1 - alpha; df_alternatives, df_error].
+    welch : bool
+        Welch's ANOVA (unequal variances): ``f``, ``pvalue`` and ``f_critical`` are Welch's,
+        with denominator degrees of freedom in the extra column ``df_welch``. The sums of
+        squares, mean squares and ``df_error`` stay the classical ones.
+
+    Returns
+    -------
+    AnovaResult
+        ``.groups`` (the ANOVA table per group), ``.effects`` (column means and effects), and
+        ``.contrasts(weights)``. Sums of squares weight each alternative by its number of
+        values n_j: SSA = sum n_j (m_j - m)^2, SSE = sum (n_j - 1) s_j^2, SST = SSA + SSE,
+        m = sum n_j m_j / N; df = k - 1, N - k, N - 1. A group with fewer than 2 alternatives
+        (or no error degrees of freedom, or all values equal) gets NaN statistics and its reason
+        in ``status``.
+    """
+    from fastperf.kernels.moments import sample_moments
+    from fastperf.data.grouping import group_rows
+    from fastperf.data.samples import _grouped_values
+    from fastperf.io.read import load_table
+
+    alpha = _check_alpha(alpha)
+    table = load_table(data)
+    keys = _anova_iv(table, by, factor, value)
+    _, groups, grouped = _grouped_values(table, keys + [factor], value)
+    n, n_nan, mean, var = sample_moments(grouped, groups.offsets, n_rows=grouped.shape[0])
+    del grouped
+    # the cells are ordered by the `by` keys first, so each group's cells are adjacent
+    if keys:
+        by_groups = group_rows(groups.keys, keys)
+        by_keys = by_groups.keys
+        starts = by_groups.offsets[:-1]
+    else:
+        by_keys = None
+        starts = np.zeros(1, dtype=np.int64)
+    res = _one_way(n, mean, var, starts, alpha, welch)
+    n_dropped = np.add.reduceat(n_nan, starts)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sst = res.ssa + res.sse
+        share_a = np.where(sst > 0, res.ssa / sst, np.nan)
+        share_e = np.where(sst > 0, res.sse / sst, np.nan)
+    columns = {
+        "k": res.k, "n": res.n, "n_dropped": n_dropped, "ssa": res.ssa, "sse": res.sse,
+        "sst": sst, "df_alternatives": res.df_a, "df_error": res.df_e,
+    }
+    if welch:
+        columns["df_welch"] = res.df_welch
+    columns.update({
+        "df_total": res.n - 1, "msa": res.msa, "mse": res.mse, "f": res.f, "pvalue": res.pvalue,
+        "f_critical": res.f_critical, "share_alternatives": share_a, "share_error": share_e,
+        "status": res.status,
+    })
+    out = keyed_table(by_keys, columns) if by_keys is not None else pa.table(
+        {name: pa.array(col) for name, col in columns.items()})
+    effects = keyed_table(groups.keys, {"n": n, "n_dropped": n_nan, "mean": mean,
+                                        "effect": res.effect})
+
+    factor_column = groups.keys.column(factor).combine_chunks()
+    level = factor_column.indices.to_numpy(zero_copy_only=False).astype(np.int64)
+    dictionary = factor_column.dictionary.to_pylist()
+    alternatives = [dictionary[c] for c in np.unique(level)]
+    cells = _Cells(np.repeat(np.arange(starts.shape[0]), np.diff(np.append(starts, n.shape[0]))),
+                   level, n, res.effect, starts, res.n, res.mse, res.df_e, res.status,
+                   len(dictionary))
+
+    status = res.status
+    not_ok = int((status != "ok").sum())
+    warnings = dropped_warnings(n_dropped)
+    if not_ok:
+        warnings.append(f"{not_ok} group(s) could not be tested (see status)")
+    summary = {
+        "test": "welch_anova" if welch else "anova", "groups": out.num_rows,
+        "alternatives": len(alternatives), "values": int(res.n.sum()),
+        "dropped": int(n_dropped.sum()), "alpha": alpha, "groups_not_ok": not_ok,
+        "groups_significant": int((res.pvalue < alpha).sum()),
+    }
+    return AnovaResult(out, effects, summary, warnings, alternatives=alternatives,
+                       keys=by_keys, cells=cells)
+
+
+class ContrastResult(Result):
+    """Result of `contrasts`: ``.groups`` has the `by` keys, then ``contrast`` (c = sum w_j
+    alpha_j), ``s_c``, ``df_error``, ``ci_low``, ``ci_high`` and ``status`` per group."""
+
+    table_name = "groups"
+
+
+def _weights_by_level(result: AnovaResult, weights) -> np.ndarray:
+    """The weights as one float per dictionary code of the factor (0 for unnamed levels)."""
+    alternatives = result.alternatives
+    if isinstance(weights, Mapping):
+        unknown = [a for a in weights if a not in alternatives]
+        if unknown:
+            raise InputError(f"contrast weight for unknown alternative {unknown[0]!r}; the "
+                             f"alternatives are {alternatives}")
+        w_alt = [float(weights.get(a, 0.0)) for a in alternatives]
+    else:
+        try:
+            w_alt = [float(w) for w in weights]
+        except (TypeError, ValueError):
+            raise InputError("weights must be a sequence of numbers (one per alternative, in the "
+                             "order of result.alternatives) or a mapping alternative -> weight"
+                             ) from None
+        if len(w_alt) != len(alternatives):
+            raise InputError(f"{len(w_alt)} weights given for {len(alternatives)} alternatives "
+                             f"{alternatives}; give one weight per alternative or a mapping")
+    w_alt = np.asarray(w_alt, dtype=np.float64)
+    if not np.all(np.isfinite(w_alt)):
+        raise InputError("contrast weights must be finite numbers")
+    scale = np.abs(w_alt).sum()
+    if scale == 0:
+        raise InputError("contrast weights are all zero")
+    if abs(w_alt.sum()) > 1e-9 * scale:
+        raise InputError(f"contrast weights must sum to zero, they sum to {w_alt.sum():.6g}")
+    out = np.zeros(result._cells.n_levels)
+    codes = np.unique(result._cells.level)
+    out[codes] = w_alt
+    return out
+
+
+def contrasts(
+    result: AnovaResult,
+    weights: Sequence[float] | Mapping[Any, float],
+    *,
+    confidence: float = 0.90,
+    method: str = "standard",
+) -> ContrastResult:
+    """Contrast c = sum w_j alpha_j of the effects, with its confidence interval, per group.
+
+    Parameters
+    ----------
+    result : AnovaResult
+        From `anova`.
+    weights : sequence of float, or mapping alternative -> weight
+        A sequence follows ``result.alternatives`` (the order of ``result.effects``); a mapping
+        names alternatives, the others weighing 0. The weights must sum to zero (else
+        `InputError`), so c = sum w_j m_j whatever the overall mean.
+    confidence : float
+        Two-sided level: c -/+ t[1 - a/2; df_error] s_c.
+    method : {"standard", "lilja"}
+        s_c = sqrt(MSE sum w_j^2 / n_j) ("standard", the variance of sum w_j m_j), or
+        Lilja's slide formula sqrt(MSE sum w_j^2 / N) with N = kn measurements in all
+        ("lilja"; it reproduces the seed's intervals, and is narrower by sqrt(k) for equal n).
+
+    Returns
+    -------
+    ContrastResult
+        A group whose ANOVA has no MSE, or that lacks values for an alternative with a
+        nonzero weight, gets NaN and its reason in ``status``.
+    """
+    if not isinstance(result, AnovaResult):
+        raise InputError(f"contrasts needs the result of fastperf.anova, got {type(result).__name__}")
+    confidence = _check_confidence(confidence)
+    if method not in CONTRAST_METHODS:
+        raise InputError(f"method must be one of {list(CONTRAST_METHODS)}, got {method!r}")
+    cells = result._cells
+    w_level = _weights_by_level(result, weights)
+    w = w_level[cells.level]
+    weighted = (w != 0) & (cells.n > 0)
+    starts = cells.starts
+    with np.errstate(divide="ignore", invalid="ignore"):
+        c = np.add.reduceat(np.where(weighted, w * cells.effect, 0.0), starts)
+        if method == "standard":
+            spread = np.add.reduceat(np.where(weighted, w * w / cells.n, 0.0), starts)
+        else:
+            spread = (w_level * w_level).sum() / cells.n_group
+        s_c = np.sqrt(cells.mse * spread)
+        present = np.add.reduceat(weighted.astype(np.int64), starts)
+        needed = int(np.count_nonzero(w_level))
+        status = np.select(
+            [present < needed, ~np.isfinite(cells.mse) | (cells.df_error < 1)],
+            ["no values for an alternative with a nonzero weight",
+             "no error variance (see the ANOVA status)"],
+            default="ok",
+        )
+        failed = status != "ok"
+        c, s_c = np.where(failed, np.nan, c), np.where(failed, np.nan, s_c)
+        half = student_quantile(np.where(failed, np.nan, cells.df_error), confidence) * s_c
+    columns = {"contrast": c, "s_c": s_c, "df_error": cells.df_error, "ci_low": c - half,
+               "ci_high": c + half, "status": status}
+    keys = result._keys
+    out = keyed_table(keys, columns) if keys is not None else pa.table(
+        {name: pa.array(col) for name, col in columns.items()})
+    not_ok = int(failed.sum())
+    excludes_zero = int(((c - half > 0) | (c + half < 0)).sum())
+    summary = {
+        "weights": {str(a): float(w_level[code]) for a, code in
+                    zip(result.alternatives, np.unique(cells.level))},
+        "confidence": confidence, "method": method, "groups": out.num_rows,
+        "groups_not_ok": not_ok, "groups_excluding_zero": excludes_zero,
+    }
+    warnings = [f"{not_ok} group(s) have no contrast interval (see status)"] if not_ok else []
+    return ContrastResult(out, summary, warnings)
+
+
+# ----------------------------------------------------------------------------------------------
+# Array level
+
+
+class FOnewayResult(TestResult):
+    """Result of `f_oneway`: ``statistic`` (F), ``pvalue``, ``status``, ``df_alternatives``,
+    ``df_error`` (Welch's fractional denominator df when ``equal_var=False``)."""
+
+
+def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayResult:
+    """One-way ANOVA of k samples, scipy's `f_oneway` (batched over the axes other than `axis`).
+
+    Parameters
+    ----------
+    *samples : array_like
+        At least two samples; the values lie along `axis`, their lengths there may differ, and
+        their other axes broadcast together (each batch entry is one test).
+    axis : int
+    equal_var : bool
+        False: Welch's ANOVA (scipy's ``equal_var=False``, R's ``oneway.test``).
+
+    Returns
+    -------
+    FOnewayResult
+        Unpacks as ``statistic, pvalue``. A test with NaN in a sample, an empty sample, no
+        error degrees of freedom or all values equal gets NaN and its reason in ``status``;
+        zero variance within every sample but different means gives F = inf, p = 0 (as scipy).
+    """
+    from fastperf.kernels.moments import sample_moments
+
+    if len(samples) < 2:
+        raise InputError(f"f_oneway needs at least 2 samples, got {len(samples)}")
+    arrays = [_last_axis(_as_float_array(s, f"sample {i}"), axis, f"sample {i}")
+              for i, s in enumerate(samples)]
+    try:
+        batch_shape = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
+    except ValueError:
+        raise InputError(f"the samples' batch shapes {[a.shape[:-1] for a in arrays]} do not "
+                         f"broadcast (samples lie along axis={axis})") from None
+    k = len(arrays)
+    size = int(np.prod(batch_shape))
+    moments = []
+    for a in arrays:
+        s: Samples = _as_samples(a, batch_shape)
+        moments.append(sample_moments(s.values, s.offsets, n_rows=s.values.shape[0]))
+    # cells as (batch, k), C order: test b's cells are b*k .. b*k + k - 1
+    n, nan, mean, var = (np.stack([m[i] for m in moments], axis=1).reshape(-1) for i in range(4))
+    starts = np.arange(size, dtype=np.int64) * k
+    has_nan = np.add.reduceat(nan, starts) > 0 if size else np.zeros(0, bool)
+    empty = np.add.reduceat((n == 0).astype(np.int64), starts) > 0 if size else np.zeros(0, bool)
+    res = _one_way(n, mean, var, starts, 0.05, not equal_var,
+                   extra_status=[(has_nan, "NaN in input"), (empty, "an empty sample")])
+    df_e = res.df_welch if not equal_var else res.df_e.astype(np.float64)
+    failed = ~np.isfinite(res.f) & ~(res.status == "zero variance within alternatives")
+    return FOnewayResult(
+        shaped(res.f, batch_shape), shaped(res.pvalue, batch_shape),
+        shaped(res.status, batch_shape),
+        df_alternatives=shaped(np.where(failed, np.nan, res.df_a), batch_shape),
+        df_error=shaped(np.where(failed, np.nan, df_e), batch_shape),
+    )

@@ -1,0 +1,630 @@
+"""2^k factorial and 2^(k-p) fractional factorial designs: effects, allocation of variation.
+
+Feitelson (seed 001): the sign-table model y = q0 + qA xA + qB xB + qAB xA xB + ...,
+effects q_j = (1/2^k) sum_i s_ij ybar_i, SS_j = 2^k r q_j^2, SST = sum SS_j + SSE, confidence
+intervals of effects with 2^k (r - 1) degrees of freedom, the multiplicative (log) model, and
+2^(k-p) fractional designs with their confoundings (defining relation, aliases, resolution).
+
+Factors are lettered A, B, C, ... in the order given (the letter I is skipped: it names the
+identity column). Words (effects, interactions) are bit masks: bit j is factor j.
+"""
+from __future__ import annotations
+
+from itertools import combinations
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf.errors import InputError
+from fastperf.results.base import Result, keyed_table
+from fastperf.io.read import load_table
+from fastperf.io.tables import describe_group, key_list, require_columns, value_column
+from fastperf.data.grouping import group_rows
+from fastperf.engine.intervals import _check_confidence, student_quantile
+
+__all__ = ["factorial", "fractional_design", "FactorialResult", "FractionalDesign", "LETTERS"]
+
+#: Factor letters, in order (no I: it names the identity column / the mean).
+LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
+MAX_DESIGN_FACTORS = 16  # 2^16 words in the alias table
+MAX_FULL_FACTORS = 12  # a full 2^12 sign matrix is 4096 x 4096
+MAX_SEARCH = 2_000_000  # candidate generator sets examined by the resolution search
+
+
+def _popcount(a: Any) -> np.ndarray:
+    return np.bitwise_count(np.asarray(a, dtype=np.int64)).astype(np.int64)
+
+
+def _bits(mask: int) -> tuple[int, ...]:
+    return tuple(j for j in range(mask.bit_length()) if mask >> j & 1)
+
+
+def _word(mask: int, letters: str = LETTERS) -> str:
+    """The letters of a word ("I" for the empty word)."""
+    return "".join(letters[j] for j in _bits(mask)) or "I"
+
+
+def _word_key(mask: int) -> tuple[int, tuple[int, ...]]:
+    """Sort key of words: shorter first, then alphabetical (A, B, C, AB, AC, BC, ABC)."""
+    return (bin(mask).count("1"), _bits(mask))
+
+
+def _signs(cells: np.ndarray, masks: np.ndarray) -> np.ndarray:
+    """The sign table: s[i, e] = prod over factors j in word e of x_j(cell i), x = -1 / +1.
+
+    A cell is a bit mask of the factors at their high (+1) level.
+    """
+    low = ~np.asarray(cells, dtype=np.int64)[:, None] & np.asarray(masks, dtype=np.int64)[None, :]
+    return 1 - 2 * (_popcount(low) & 1)
+
+
+class FractionalDesign:
+    """A regular 2^(k-p) two-level design.
+
+    Attributes
+    ----------
+    k, p : int
+        Factors and the fraction: 2^(k-p) experiments.
+    table : pyarrow.Table
+        The sign table, one row per experiment, columns ``A``, ``B``, ... (int64, -1 / +1). Rows in
+        the standard order of the k - p base factors (the first base factor alternates fastest);
+        each generated factor's column is its generator's product column.
+    generators : dict of str -> str
+        Each generated factor's word over the base factors, e.g. ``{"D": "ABC"}``; a leading
+        ``-`` marks the half with ``I = -...`` (only for fractions detected in data).
+    defining_relation : list of str
+        The words w with ``I = w`` (the defining contrast subgroup less I itself), shortest first.
+    aliases : pyarrow.Table
+        One row per sign-table column (2^(k-p) rows): ``effect`` (the column's name: a base word,
+        or the generated factor's letter for a generator column) and ``aliases`` (the effects it
+        is confounded with, comma-separated; ``-`` where the sign is negative). Together the rows
+        partition all 2^k effects.
+    resolution : int or None
+        The length of the shortest defining word (None for a full factorial, p = 0).
+    """
+
+    def __init__(self, k: int, base: Sequence[int], generators: Sequence[tuple[int, int, int]]):
+        # generators: (added factor, word over the base factors, sign)
+        self.k = k
+        self.p = len(generators)
+        self._base = list(base)
+        self._gens = list(generators)
+        group = {0: 1}
+        for added, word, sign in self._gens:
+            full = word | (1 << added)
+            group.update({w ^ full: s * sign for w, s in list(group.items())})
+        self._group = group
+        words = sorted((w for w in group if w), key=_word_key)
+        self.defining_relation = [("-" if group[w] < 0 else "") + _word(w) for w in words]
+        self.resolution = int(min(_popcount(words))) if words else None
+        self.generators = {
+            LETTERS[added]: ("-" if sign < 0 else "") + _word(word) for added, word, sign in self._gens
+        }
+        self._effects = self._alias_sets()
+        self.aliases = pa.table({
+            "effect": [_word(rep) for rep, _ in self._effects],
+            "aliases": [text for _, text in self._effects],
+        })
+        runs = self._run_cells()
+        x = 1 - 2 * (~runs[:, None] >> np.arange(k)[None, :] & 1)
+        self.table = pa.table({LETTERS[j]: x[:, j].astype(np.int64) for j in range(k)})
+
+    def _alias_sets(self) -> list[tuple[int, str]]:
+        """(representative word, aliases text) for each sign-table column, in word order."""
+        named = {word: added for added, word, _ in self._gens}
+        out = []
+        for r in range(1 << len(self._base)):
+            word = sum(1 << self._base[j] for j in _bits(r))
+            rep = 1 << named[word] if word in named else word
+            others = sorted((rep ^ w for w in self._group if w), key=_word_key)
+            text = ", ".join(
+                ("-" if self._group[rep ^ o] < 0 else "") + _word(o) for o in others
+            )
+            out.append((rep, text))
+        return sorted(out, key=lambda item: _word_key(item[0]))
+
+    def _run_cells(self) -> np.ndarray:
+        """The experiments as cell masks, in the base factors' standard order."""
+        n = 1 << len(self._base)
+        r = np.arange(n, dtype=np.int64)
+        cells = np.zeros(n, dtype=np.int64)
+        for position, factor in enumerate(self._base):
+            cells |= (r >> position & 1) << factor
+        for added, word, sign in self._gens:
+            high = _signs(cells, np.array([word]))[:, 0] * sign > 0
+            cells |= high.astype(np.int64) << added
+        return cells
+
+    def __repr__(self) -> str:
+        gens = ", ".join(f"{a}={w}" for a, w in self.generators.items()) or "none"
+        return (f"<FractionalDesign 2^({self.k}-{self.p}): {1 << (self.k - self.p)} runs, "
+                f"generators {gens}, resolution {self.resolution}>")
+
+
+def _parse_word(text: str, d: int, what: str) -> tuple[int, int]:
+    """A generator word like "ABC" or "-ABC" over the first d letters: (mask, sign)."""
+    text = str(text).strip().replace(" ", "")
+    sign = -1 if text.startswith("-") else 1
+    text = text.lstrip("+-")
+    allowed = LETTERS[:d]
+    if not text or any(c not in allowed for c in text) or len(set(text)) != len(text):
+        raise InputError(
+            f"generator {what}={text!r} must be a product of distinct base factors {list(allowed)} "
+            "(the first k - p letters), e.g. 'ABC'"
+        )
+    return sum(1 << allowed.index(c) for c in text), sign
+
+
+def _search_generators(k: int, p: int) -> list[tuple[int, int, int]]:
+    """Generators of maximum resolution, then minimum aberration (fewest shortest words)."""
+    d = k - p
+    candidates = sorted((m for m in range(1, 1 << d) if bin(m).count("1") >= 2), key=_word_key)
+    if len(candidates) < p:
+        raise InputError(
+            f"a 2^({k}-{p}) design has only {len(candidates)} interaction columns for {p} "
+            f"generated factors (resolution below III); use fewer factors or a smaller p, or pass "
+            "generators= explicitly"
+        )
+    from math import comb
+
+    if comb(len(candidates), p) > MAX_SEARCH:
+        raise InputError(
+            f"too many generator sets to search for a 2^({k}-{p}) design "
+            f"({comb(len(candidates), p)}); pass generators= explicitly"
+        )
+    cand = np.array(candidates, dtype=np.int64)
+    chosen = np.array(list(combinations(range(len(cand)), p)), dtype=np.int64).reshape(-1, p)
+    words = cand[chosen] | (np.int64(1) << (d + np.arange(p, dtype=np.int64)))[None, :]
+    subsets = np.arange(1, 1 << p)
+    group = np.zeros((chosen.shape[0], subsets.shape[0]), dtype=np.int64)
+    for s in range(p):
+        group ^= np.where((subsets >> s & 1)[None, :] == 1, words[:, s:s + 1], 0)
+    lengths = _popcount(group)
+    pattern = np.stack([(lengths == n).sum(axis=1) for n in range(1, k + 1)], axis=1)
+    best = int(np.lexsort(pattern.T[::-1])[0])  # smallest word-length pattern, first such set
+    return [(d + s, int(cand[chosen[best, s]]), 1) for s in range(p)]
+
+
+def fractional_design(
+    k: int, p: int, *, generators: Mapping[str, str] | Sequence[str] | None = None
+) -> FractionalDesign:
+    """The 2^(k-p) fractional factorial design: sign table, generators, confoundings, resolution.
+
+    Parameters
+    ----------
+    k : int
+        Number of two-level factors (lettered A, B, C, ..., skipping I), 1 <= k <= 16.
+    p : int
+        Fraction: the design has 2^(k-p) experiments, 0 <= p < k. The first k - p factors form
+        a full factorial; each of the last p is set by a generator (a product of base factors).
+    generators : dict or list of str, optional
+        ``{"D": "ABC"}``, ``["D=ABC"]`` or ``["ABC"]`` (assigned to the generated factors in
+        order); ``-`` before a word takes the other half (``D=-ABC``). By default the generators
+        of highest resolution are chosen, ties broken by the fewest shortest defining words
+        (minimum aberration), then by the earliest words (AB, AC, BC, ABC, ...): D = ABC for
+        2^(4-1), D = AB, E = AC, F = BC, G = ABC for 2^(7-4).
+
+    Returns
+    -------
+    FractionalDesign
+        ``.table``, ``.generators``, ``.defining_relation``, ``.aliases``, ``.resolution``.
+    """
+    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_DESIGN_FACTORS:
+        raise InputError(f"k must be an integer from 1 to {MAX_DESIGN_FACTORS}, got {k!r}")
+    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < k:
+        raise InputError(f"p must be an integer with 0 <= p < k = {k}, got {p!r}")
+    k, p, d = int(k), int(p), int(k - p)
+    added = LETTERS[d:k]
+    if generators is None:
+        gens = _search_generators(k, p) if p else []
+        return FractionalDesign(k, range(d), gens)
+    if isinstance(generators, str):
+        generators = [generators]
+    if isinstance(generators, Mapping):
+        items = [(str(a).strip(), w) for a, w in generators.items()]
+    else:
+        items = []
+        for position, g in enumerate(generators):
+            left, eq, right = str(g).partition("=")
+            if eq:
+                items.append((left.strip(), right))
+            else:
+                items.append((added[position] if position < p else "?", left))
+    if sorted(a for a, _ in items) != sorted(added):
+        raise InputError(
+            f"a 2^({k}-{p}) design needs one generator for each of {list(added)}, "
+            f"got {[a for a, _ in items]}"
+        )
+    gens = []
+    for letter, word in sorted(items, key=lambda item: added.index(item[0])):
+        mask, sign = _parse_word(word, d, letter)
+        gens.append((LETTERS.index(letter), mask, sign))
+    return FractionalDesign(k, range(d), gens)
+
+
+def _detect_fraction(cells: np.ndarray, k: int) -> FractionalDesign | None:
+    """The regular fraction whose runs are exactly `cells`, or None when they are not one."""
+    m = cells.shape[0]
+    if m < 2 or m & (m - 1):
+        return None
+    masks = np.arange(1 << k, dtype=np.int64)
+    signs = _signs(cells, masks)
+    constant = np.flatnonzero(np.all(signs == signs[:1], axis=0))
+    if constant.shape[0] * m != 1 << k:
+        return None
+    sign_of = {int(w): int(signs[0, w]) for w in constant}
+    basis: dict[int, int] = {}  # pivot (highest factor) -> word
+    for w in sorted(sign_of):
+        for pivot, b in sorted(basis.items(), reverse=True):
+            if w >> pivot & 1:
+                w ^= b
+        if w:
+            basis[w.bit_length() - 1] = w
+    for pivot in sorted(basis):  # back-substitution: no pivot appears in another word
+        for other in basis:
+            if other != pivot and basis[other] >> pivot & 1:
+                basis[other] ^= basis[pivot]
+    base = [j for j in range(k) if j not in basis]
+    gens = [(pivot, w ^ (1 << pivot), sign_of[w]) for pivot, w in sorted(basis.items())]
+    return FractionalDesign(k, base, gens)
+
+
+class FactorialResult(Result):
+    """Result of `factorial`.
+
+    Attributes
+    ----------
+    groups : pyarrow.Table
+        One row per `by` group: the keys, then ``design``, ``runs`` (cells measured), ``r``
+        (replications per cell), ``n``, ``n_dropped``, ``sst``, ``sse``, ``share_error``,
+        ``df_error``, ``s_e``, ``status``.
+    effects : pyarrow.Table
+        One row per effect per group that could be analysed: the keys, ``effect`` (letters:
+        ``I`` is q0, then ``A``, ``B``, ``AB``, ...), ``term`` (the factor names), ``order``,
+        ``aliases``, ``q``, ``ss``, ``share``, ``s_q``, ``ci_low``, ``ci_high`` (and with
+        ``log=True`` also ``exp_q``, ``exp_ci_low``, ``exp_ci_high``).
+    sign_table : pyarrow.Table
+        The (runs x effects) sign matrix: one row per run (cell) in standard order, one -1/+1
+        column per effect.
+    design : FractionalDesign or None
+        The fraction analysed (given or detected); None for a full factorial.
+    summary : dict
+    warnings : list of str
+    """
+
+    extra_tables = ("effects",)
+
+    table_name = "groups"
+
+    def __init__(self, table, summary, warnings, effects, sign_table, design):
+        super().__init__(table, summary, warnings)
+        self.effects = effects
+        self.sign_table = sign_table
+        self.design = design
+
+
+def _factor_levels(table: pa.Table, factor: str, levels: Any) -> list[Any]:
+    """The factor's distinct values, low (-1) first; InputError for nulls or > 2 values."""
+    column = table.column(factor)
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    if column.null_count:
+        raise InputError(f"factor column {factor!r} holds {column.null_count} null value(s); "
+                         "every measurement needs a level of every factor")
+    distinct = pc.unique(column)
+    distinct = distinct.take(pc.sort_indices(distinct)).to_pylist()
+    if len(distinct) > 2:
+        shown = distinct[:10] + (["..."] if len(distinct) > 10 else [])
+        raise InputError(
+            f"factor {factor!r} has {len(distinct)} levels {shown}; a two-level design needs "
+            "exactly two per factor (use fastperf.anova for multi-level factors)"
+        )
+    if levels is not None:
+        given = list(levels)
+        if len(given) != 2 or any(v not in distinct for v in given) or given[0] == given[1]:
+            raise InputError(f"levels for factor {factor!r} must be its two values (low, high); "
+                             f"got {given}, the column holds {distinct}")
+        return given
+    return distinct
+
+
+def _cell_text(cell: int, factors: Sequence[str], levels: Sequence[list[Any]]) -> str:
+    return ", ".join(f"{f}={levels[j][cell >> j & 1]!r}" for j, f in enumerate(factors))
+
+
+def _factorial_iv(table, factors, keys, value, levels):
+    factors = key_list(factors)
+    if not factors:
+        raise InputError("factors= must name at least one factor column")
+    if len(set(factors)) != len(factors):
+        raise InputError(f"factors {factors} name a column twice")
+    require_columns(table, factors + keys + [value])
+    clash = set(factors) & set(keys)
+    if clash:
+        raise InputError(f"column {sorted(clash)[0]!r} cannot be both a factor and a by key")
+    if value in factors or value in keys:
+        raise InputError(f"column {value!r} cannot be both the value and a factor or key")
+    if len(factors) > MAX_DESIGN_FACTORS:
+        raise InputError(f"at most {MAX_DESIGN_FACTORS} factors, got {len(factors)}")
+    levels = dict(levels or {})
+    unknown = set(levels) - set(factors)
+    if unknown:
+        raise InputError(f"levels= names {sorted(unknown)}, which are not factors {factors}")
+    return factors, levels
+
+
+def factorial(
+    data: Any,
+    *,
+    factors: str | Sequence[str],
+    value: str = "value",
+    by: str | Sequence[str] | None = None,
+    log: bool = False,
+    confidence: float = 0.90,
+    design: FractionalDesign | None = None,
+    levels: Mapping[str, Sequence[Any]] | None = None,
+) -> FactorialResult:
+    """Effects and allocation of variation of a 2^k r (or 2^(k-p) r) two-level design.
+
+    Parameters
+    ----------
+    data : pyarrow.Table, RecordBatchReader, object with ``__arrow_c_stream__``, or path(s)
+        One row per measurement: the factor columns, the value, the `by` keys.
+    factors : str or list of str
+        The two-level factor columns, lettered A, B, C, ... in this order. Each factor's two
+        values map to -1 (low) and +1 (high) in sorted order: the smaller value is -1 (numbers
+        numerically, strings alphabetically, False before True) unless `levels` says otherwise.
+    value : str
+        The measurement column; null/NaN values are dropped and counted.
+    by : str or list of str or None
+        Key columns: one independent analysis per group, batched.
+    log : bool
+        Fit the multiplicative model: analyse ln(value) (values must be > 0). Effects are then
+        log-ratios; exp(q) is a multiplicative factor (``exp_q`` columns).
+    confidence : float
+        Confidence of the effects' intervals (with r > 1 replications).
+    design : FractionalDesign, optional
+        The 2^(k-p) design the measurements follow (its letters A, B, ... are `factors` in
+        order). Without it a full factorial is expected, and a set of cells forming a regular
+        fraction is detected as one.
+    levels : dict of factor -> (low, high), optional
+        The level mapped to -1 and the one mapped to +1, for factors whose sorted order is not
+        the intended one.
+
+    Returns
+    -------
+    FactorialResult
+        ``.effects`` (q, SS, share of variation, CI), ``.groups`` (SST, SSE, share of error,
+        r, status), ``.sign_table``, ``.design``. q_j = (1/n) sum_i s_ij ybar_i over the n
+        runs; SS_j = n r q_j^2; SST = sum (y - ybar)^2 = sum_{j != I} SS_j + SSE; with r > 1,
+        q_j +/- t[(1+c)/2; n (r - 1)] s_e / sqrt(n r), s_e^2 = SSE / (n (r - 1)).
+
+    Raises
+    ------
+    InputError
+        A factor with more than two values; a missing cell of the full factorial (or of the
+        given design); cells with different numbers of replications; non-positive values with
+        ``log=True``.
+    """
+    from fastperf.kernels.moments import sample_moments
+
+    confidence = _check_confidence(confidence)
+    table = load_table(data)
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    keys = key_list(by)
+    factors, given_levels = _factorial_iv(table, factors, keys, value, levels)
+    k = len(factors)
+    level_values = [_factor_levels(table, f, given_levels.get(f)) for f in factors]
+
+    # one cell code per row (bit j: factor j at its high level), then group by (by..., cell)
+    cell = np.zeros(table.num_rows, dtype=np.int64)
+    single = [j for j, lv in enumerate(level_values) if len(lv) < 2]
+    for j, f in enumerate(factors):
+        if j in single:
+            continue
+        column = table.column(f)
+        if pa.types.is_dictionary(column.type):
+            column = column.cast(column.type.value_type)
+        high = pc.equal(column, pa.scalar(level_values[j][1], column.type))
+        cell |= high.to_numpy().astype(np.int64) << j
+    cell_name = "__cell__"
+    while cell_name in keys:
+        cell_name += "_"
+    keyed = table.select(keys).append_column(cell_name, pa.array(cell))
+    groups = group_rows(keyed, keys + [cell_name])
+    grouped = groups.gather(value_column(table, value))
+    if np.isinf(grouped).any():
+        raise InputError(f"value column {value!r} holds infinite values; remove them or set them "
+                         "to null (nulls and NaN are dropped and counted)")
+    if log:
+        if (grouped <= 0).any():
+            raise InputError(f"log=True needs positive values; value column {value!r} holds "
+                             f"{int((grouped <= 0).sum())} value(s) <= 0")
+        grouped = np.log(grouped)
+    n, n_nan, mean, variance = sample_moments(grouped, groups.offsets, n_rows=grouped.shape[0])
+
+    cell_column = groups.keys.column(cell_name).combine_chunks()
+    cell_of = cell_column.dictionary.to_numpy()[cell_column.indices.to_numpy()].astype(np.int64)
+    if keys:
+        outer = group_rows(groups.keys.select(keys), keys)
+        outer_keys = outer.keys
+        group_of = np.repeat(np.arange(outer.n_groups), outer.sizes)
+    else:
+        outer_keys = pa.table({})
+        group_of = np.zeros(groups.n_groups, dtype=np.int64)
+    n_outer = int(group_of.max()) + 1 if group_of.size else 0
+    n_total = np.bincount(group_of, weights=n, minlength=n_outer).astype(np.int64)
+    n_dropped = np.bincount(group_of, weights=n_nan, minlength=n_outer).astype(np.int64)
+
+    def group_text(g: int) -> str:
+        return f" in group {describe_group(outer_keys, g)}" if keys else ""
+
+    warnings: list[str] = []
+    if n_dropped.sum():
+        warnings.append(f"{int(n_dropped.sum())} null/NaN values dropped (see n_dropped)")
+    if single:
+        f = factors[single[0]]
+        status = (f"factor {f!r} has one level ({level_values[single[0]][0]!r}): "
+                  "no two-level design")
+        warnings.append(status)
+        return _result(outer_keys, keys, n_outer, n_total, n_dropped, status, None, [], None,
+                       factors, level_values, log, confidence, warnings, table.num_rows)
+
+    # cells present (at least one value) per group, on the compact set of distinct cells
+    present_rows = n > 0
+    cells = np.unique(cell_of[present_rows])
+    index = np.searchsorted(cells, cell_of)
+    counts = np.zeros((n_outer, cells.shape[0]), dtype=np.int64)
+    means = np.full((n_outer, cells.shape[0]), np.nan)
+    sq = np.zeros((n_outer, cells.shape[0]))
+    rows = np.flatnonzero(present_rows)
+    counts[group_of[rows], index[rows]] = n[rows]
+    means[group_of[rows], index[rows]] = mean[rows]
+    sq[group_of[rows], index[rows]] = np.where(n[rows] > 1, variance[rows] * (n[rows] - 1), 0.0)
+
+    if design is not None:
+        if not isinstance(design, FractionalDesign):
+            raise InputError("design= must be a FractionalDesign (see fastperf.fractional_design)")
+        if design.k != k:
+            raise InputError(f"the design has {design.k} factors but factors= names {k}")
+        runs = design._run_cells()
+        outside = np.setdiff1d(cells, runs)
+        if outside.size:
+            raise InputError(
+                f"measurements at {_cell_text(int(outside[0]), factors, level_values)}, which is "
+                f"not a run of the 2^({design.k}-{design.p}) design"
+            )
+    elif cells.shape[0] == 1 << k:
+        runs = np.arange(1 << k, dtype=np.int64)
+    else:
+        design = _detect_fraction(cells, k)
+        if design is None:
+            missing = np.setdiff1d(np.arange(1 << k), cells)
+            shown = "; ".join(_cell_text(int(c), factors, level_values) for c in missing[:5])
+            raise InputError(
+                f"missing cell(s) of the full 2^{k} factorial: {shown}"
+                + (f" (and {missing.size - 5} more)" if missing.size > 5 else "")
+                + "; the cells measured are not a regular 2^(k-p) fraction either"
+            )
+        runs = design._run_cells()
+    # every group must have every run, each replicated the same number of times
+    run_index = np.searchsorted(cells, runs)
+    run_index = np.where(run_index < cells.shape[0], run_index, 0)
+    found = (cells[run_index] == runs)
+    r_runs = np.where(found[None, :], counts[:, run_index], 0)
+    lacking = np.argwhere(r_runs == 0)
+    if lacking.size:
+        g, c = lacking[0]
+        kind = f"full 2^{k} factorial" if design is None else f"2^({k}-{design.p}) design"
+        raise InputError(
+            f"missing cell of the {kind}{group_text(int(g))}: "
+            f"{_cell_text(int(runs[c]), factors, level_values)} has no values"
+        )
+    unbalanced = np.flatnonzero(r_runs.min(axis=1) != r_runs.max(axis=1))
+    if unbalanced.size:
+        g = int(unbalanced[0])
+        raise InputError(
+            f"unbalanced replications{group_text(g)}: cells have between {int(r_runs[g].min())} "
+            f"and {int(r_runs[g].max())} values; a 2^k r design needs the same r in every cell "
+            "(drop the extra runs, or the nulls/NaN, to balance it)"
+        )
+
+    # effects: one per sign-table column
+    if design is None:
+        reps = sorted(range(1 << k), key=_word_key)
+        alias_text = [""] * len(reps)
+    else:
+        reps = [rep for rep, _ in design._effects]
+        alias_text = [text for _, text in design._effects]
+    masks = np.array(reps, dtype=np.int64)
+    signs = _signs(runs, masks).astype(np.float64)  # (runs x effects)
+    ybar = means[:, run_index]
+    n_runs = runs.shape[0]
+    r = r_runs[:, 0]
+    q = ybar @ signs / n_runs  # (groups x effects)
+    ss = (n_runs * r)[:, None] * q * q
+    ss[:, masks == 0] = np.nan
+    sse = sq[:, run_index].sum(axis=1)
+    grand = q[:, 0]
+    sst = r * ((ybar - grand[:, None]) ** 2).sum(axis=1) + sse
+    df = n_runs * (r - 1)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = ss / sst[:, None]
+        share_error = sse / sst
+        s_e = np.where(df > 0, np.sqrt(sse / np.maximum(df, 1)), np.nan)
+        s_q = s_e / np.sqrt(n_runs * r)
+    half = (student_quantile(df.astype(np.float64), confidence) * s_q)[:, None]
+    status = np.where(sst > 0, "ok", "all values equal: no variation to allocate")
+    if (r == 1).any():
+        warnings.append(f"{int((r == 1).sum())} group(s) without replications (r = 1): no error "
+                        "estimate and no confidence intervals of the effects")
+
+    n_eff = len(reps)
+    effect_cols: dict[str, Any] = {
+        "effect": np.tile([_word(m) for m in reps], n_outer),
+        "term": np.tile(["mean" if m == 0 else "*".join(factors[j] for j in _bits(m))
+                         for m in reps], n_outer),
+        "order": np.tile(_popcount(masks), n_outer),
+        "aliases": np.tile(np.array(alias_text, dtype=object), n_outer).astype(str),
+        "q": q.ravel(), "ss": ss.ravel(), "share": share.ravel(),
+        "s_q": np.repeat(s_q, n_eff),
+        "ci_low": (q - half).ravel(), "ci_high": (q + half).ravel(),
+    }
+    if log:
+        effect_cols.update(exp_q=np.exp(effect_cols["q"]), exp_ci_low=np.exp(effect_cols["ci_low"]),
+                           exp_ci_high=np.exp(effect_cols["ci_high"]))
+    effects = _keyed(outer_keys, np.repeat(np.arange(n_outer), n_eff), effect_cols)
+    sign_table = pa.table({_word(m): signs[:, e].astype(np.int64) for e, m in enumerate(reps)})
+    stats = {"runs": np.full(n_outer, n_runs), "r": r, "sst": sst, "sse": sse,
+             "share_error": share_error, "df_error": df, "s_e": s_e}
+    return _result(outer_keys, keys, n_outer, n_total, n_dropped, status, stats, effects,
+                   sign_table, factors, level_values, log, confidence, warnings, table.num_rows,
+                   design)
+
+
+def _keyed(keys: pa.Table, rows: np.ndarray, columns: dict[str, Any]) -> pa.Table:
+    """The key table's `rows` with `columns` appended (just the columns when there are no keys)."""
+    if keys.num_columns == 0:
+        return pa.table({name: pa.array(column) for name, column in columns.items()})
+    return keyed_table(keys.take(rows), columns)
+
+
+def _result(outer_keys, keys, n_outer, n_total, n_dropped, status, stats, effects, sign_table,
+            factors, level_values, log, confidence, warnings, n_rows, design=None):
+    """Assemble the FactorialResult (also for the degenerate one-level-factor case)."""
+    k = len(factors)
+    label = f"2^{k}" if design is None else f"2^({k}-{design.p})"
+    if stats is None:
+        nan = np.full(n_outer, np.nan)
+        stats = {"runs": np.zeros(n_outer, np.int64), "r": np.zeros(n_outer, np.int64),
+                 "sst": nan, "sse": nan, "share_error": nan,
+                 "df_error": np.zeros(n_outer, np.int64), "s_e": nan}
+        label = ""
+        effects = _keyed(outer_keys, np.zeros(0, np.int64), {
+            "effect": pa.array([], pa.string()), "term": pa.array([], pa.string()),
+            "order": pa.array([], pa.int64()), "aliases": pa.array([], pa.string()),
+            **{c: pa.array([], pa.float64())
+               for c in ["q", "ss", "share", "s_q", "ci_low", "ci_high"]},
+        })
+        sign_table = pa.table({})
+    status = np.broadcast_to(np.asarray(status), (n_outer,))
+    columns = {"design": [label] * n_outer, "runs": stats["runs"], "r": stats["r"],
+               "n": n_total, "n_dropped": n_dropped, "sst": stats["sst"], "sse": stats["sse"],
+               "share_error": stats["share_error"], "df_error": stats["df_error"],
+               "s_e": stats["s_e"], "status": status}
+    groups = _keyed(outer_keys, np.arange(n_outer), columns)
+    not_ok = int((status != "ok").sum())
+    summary = {
+        "groups": n_outer, "rows": n_rows, "design": label, "k": k,
+        "p": 0 if design is None else design.p,
+        "factors": {LETTERS[j]: f for j, f in enumerate(factors)},
+        "levels": {f: {"low": lv[0], "high": lv[-1]} for f, lv in zip(factors, level_values)},
+        "generators": {} if design is None else dict(design.generators),
+        "defining_relation": [] if design is None else list(design.defining_relation),
+        "resolution": None if design is None else design.resolution,
+        "log": bool(log), "confidence": confidence, "groups_not_ok": not_ok,
+    }
+    return FactorialResult(groups, summary, warnings, effects, sign_table, design)

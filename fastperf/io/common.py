@@ -1,0 +1,200 @@
+"""Pieces every reader shares: canonical column names, column building, type normalisation."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, Sequence
+
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf.errors import InputError
+from fastperf.io.tables import as_float64, require_columns
+
+#: Canonical column names, in output order; extra columns follow them.
+KEY_COLUMNS = ("benchmark", "variant", "run", "unit", "value")
+
+
+def order_columns(table: pa.Table) -> pa.Table:
+    """Put the canonical columns first (benchmark, variant, run, unit, value), extras after."""
+    names = table.column_names
+    keys = [c for c in KEY_COLUMNS if c in names]
+    extras = [c for c in names if c not in KEY_COLUMNS]
+    if names == keys + extras:
+        return table
+    return table.select(keys + extras)
+
+
+def tool_table(
+    benchmark: Sequence[str],
+    value: Sequence[float | None],
+    *,
+    run: Sequence[int],
+    unit: Sequence[str] | str,
+    extra: dict[str, pa.Array] | None = None,
+    variant: Sequence[str | None] | None = None,
+) -> pa.Table:
+    """Build a measurement table from the per-row Python lists a tool-file reader collects."""
+    n = len(benchmark)
+    columns: dict[str, pa.Array] = {"benchmark": pa.array(benchmark, pa.string())}
+    if variant is not None:
+        columns["variant"] = pa.array(variant, pa.string())
+    columns["run"] = pa.array(run, pa.int64())
+    if isinstance(unit, str):
+        columns["unit"] = pa.array([unit] * n, pa.string())
+    else:
+        columns["unit"] = pa.array(unit, pa.string())
+    columns["value"] = pa.array(value, pa.float64())
+    for name, arr in (extra or {}).items():
+        columns[name] = arr
+    return pa.table(columns)
+
+
+def load_json(path: Path) -> Any:
+    """Parse a JSON file, turning decoding errors into an `InputError` naming the file."""
+    try:
+        with open(path, "rb") as fh:
+            return json.load(fh)
+    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"{path}: not valid JSON ({exc})") from None
+
+
+#: Type of the label columns (benchmark, variant, unit) in every table `read` returns.
+LABEL_TYPE = pa.dictionary(pa.int32(), pa.string())
+LABEL_COLUMNS = ("benchmark", "variant", "unit")
+
+
+def as_label_column(table: pa.Table, name: str) -> pa.Table:
+    """Make column `name` a ``dictionary<int32, string>`` column.
+
+    An existing dictionary column keeps its dictionary (only the index and value types are
+    cast); other columns (strings, numbers, ...) are cast to string and dictionary-encoded once
+    here, so that grouping them later costs no string hashing.
+    """
+    col = table.column(name)
+    if col.type == LABEL_TYPE:
+        return table
+    try:
+        if pa.types.is_dictionary(col.type):
+            col = col.cast(LABEL_TYPE)
+        else:
+            col = pc.dictionary_encode(pc.cast(col, pa.string()))
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+        raise InputError(
+            f"column {name!r} has type {col.type}, which cannot be read as text ({exc})"
+        ) from None
+    return table.set_column(table.column_names.index(name), name, col)
+
+
+def encode_labels(table: pa.Table) -> pa.Table:
+    """All label columns present in `table` as ``dictionary<int32, string>`` (see `LABEL_TYPE`)."""
+    for name in LABEL_COLUMNS:
+        if name in table.column_names:
+            table = as_label_column(table, name)
+    return table
+
+
+def as_value_column(table: pa.Table, name: str = "value", *, source_name: str | None = None) -> pa.Table:
+    """Cast the value column to float64 (see `fastperf.io.tables.as_float64` for the types accepted)."""
+    col = as_float64(table.column(name), source_name or name)
+    return table.set_column(table.column_names.index(name), name, col)
+
+
+def as_run_column(table: pa.Table, name: str = "run", *, source_name: str | None = None) -> pa.Table:
+    """Cast the run column to int64; whole-number floats convert, anything else is an error."""
+    col = table.column(name)
+    t = col.type
+    if pa.types.is_dictionary(t):
+        t = t.value_type
+    shown = source_name or name
+    if not (pa.types.is_integer(t) or pa.types.is_floating(t) or pa.types.is_null(t)):
+        raise InputError(
+            f"run column {shown!r} has type {col.type}, not an integer; pass run= the column "
+            "holding run numbers, or leave it out"
+        )
+    if col.type != pa.int64():
+        try:
+            col = pc.cast(col, pa.int64())  # safe cast: fails on fractions and overflow
+        except pa.ArrowInvalid:
+            raise InputError(
+                f"run column {shown!r} holds values that are not whole numbers; run numbers must be integers"
+            ) from None
+        table = table.set_column(table.column_names.index(name), name, col)
+    return table
+
+
+ROLE_HINTS = {
+    "benchmark": "pass benchmark= the column holding benchmark names",
+    "value": "pass value= the column holding the measurements",
+    "variant": "pass variant= an existing column, or leave it at its default",
+    "run": "pass run= an existing column, or leave it at its default",
+    "unit": "pass unit= an existing column, or leave it at its default",
+}
+
+
+def normalise_tabular(
+    table: pa.Table,
+    roles: dict[str, str],
+    *,
+    where: str = "",
+) -> pa.Table:
+    """Rename the role columns of a user table to their canonical names and fix their types.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table as read (in memory, Parquet, CSV or IPC).
+    roles : dict
+        Canonical role name -> source column name, for benchmark, variant, value, run, unit.
+        ``benchmark`` and ``value`` must exist; the other roles are used when present, and
+        must exist when named explicitly (a name other than the canonical one).
+    where : str
+        Prefix for error messages (the file name), empty for in-memory tables.
+
+    Returns
+    -------
+    pyarrow.Table
+        Canonical names and types, canonical columns first, extras kept in their order.
+    """
+    prefix = f"{where}: " if where else ""
+    present = table.column_names
+    if len(set(present)) != len(present):
+        dupes = sorted({c for c in present if present.count(c) > 1})
+        raise InputError(f"{prefix}the table has duplicate column names {dupes}; rename them first")
+    for role in ("benchmark", "value"):
+        try:
+            require_columns(table, [roles[role]], hint=ROLE_HINTS[role])
+        except InputError as exc:
+            raise InputError(prefix + str(exc)) from None
+    used: dict[str, str] = {}
+    for role in ("benchmark", "variant", "run", "unit", "value"):
+        src = roles[role]
+        if src not in present:
+            if src != role:  # named explicitly but absent: a typo, not an optional column
+                try:
+                    require_columns(table, [src], hint=ROLE_HINTS[role])
+                except InputError as exc:
+                    raise InputError(prefix + str(exc)) from None
+            continue
+        if src in used.values():
+            other = next(r for r, s in used.items() if s == src)
+            raise InputError(f"{prefix}column {src!r} is named for both {other}= and {role}=")
+        used[role] = src
+    # a column already carrying a canonical name that is not the one mapped to that role would
+    # silently shadow or be shadowed after renaming
+    for role, src in used.items():
+        if src != role and role in present and role not in used.values():
+            raise InputError(
+                f"{prefix}{role}={src!r} would rename {src!r} to {role!r}, but the table already has "
+                f"a column {role!r}; rename or drop one of them"
+            )
+    rename = {src: role for role, src in used.items()}
+    if any(src != role for src, role in rename.items()):
+        table = table.rename_columns([rename.get(c, c) for c in present])
+    table = encode_labels(table)
+    table = as_value_column(table, "value", source_name=used["value"])
+    if "run" in used:
+        table = as_run_column(table, "run", source_name=used["run"])
+    if table.schema.metadata:
+        table = table.replace_schema_metadata(None)
+    return order_columns(table)

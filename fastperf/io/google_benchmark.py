@@ -1,0 +1,90 @@
+"""Google Benchmark JSON reports (``--benchmark_format=json`` / ``--benchmark_out=...``).
+
+Layout: ``{"context": {...}, "benchmarks": [{"name", "run_name", "run_type": "iteration" |
+"aggregate", "repetition_index", "iterations", "real_time", "cpu_time", "time_unit", ...},
+...]}``. Files written before ``run_type`` existed have iteration rows only.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from fastperf.errors import InputError
+from fastperf.io.common import tool_table
+
+__all__ = ["read_google_benchmark", "looks_like_google_benchmark", "METRICS", "TIME_UNITS"]
+
+#: Values of ``metric=``: the per-iteration time fields of a Google Benchmark row.
+METRICS = ("real_time", "cpu_time")
+#: ``time_unit`` -> seconds per unit.
+TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
+_DEFAULT_TIME_UNIT = "ns"  # Google Benchmark's default when a row names none
+_ROW_KEYS = {"run_type", "run_name", "real_time", "cpu_time", "time_unit", "family_index"}
+
+AGGREGATE_ONLY_ADVICE = (
+    "re-run the benchmark binary with --benchmark_repetitions=N (N >= 2) and without "
+    "--benchmark_report_aggregates_only (nor --benchmark_display_aggregates_only when the JSON "
+    "goes to standard output), so that every repetition is written as an 'iteration' row"
+)
+
+
+def looks_like_google_benchmark(data: Any) -> bool:
+    """True for a parsed JSON document shaped like a Google Benchmark report."""
+    if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
+        return False
+    if "context" in data:
+        return True
+    return any(isinstance(b, dict) and _ROW_KEYS & b.keys() for b in data["benchmarks"])
+
+
+def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -> pa.Table:
+    """Every ``iteration`` row (aggregates skipped) as one row, in seconds.
+
+    ``benchmark`` is ``run_name`` (else ``name``), ``value`` is `metric` (``real_time`` or
+    ``cpu_time``) scaled from ``time_unit`` to seconds, ``run`` is ``repetition_index`` when the
+    row has one, else the row's occurrence index within its benchmark. Rows with
+    ``error_occurred`` or ``skipped`` true, or without the metric, get a null value. The extra
+    column ``iterations`` (int64) is the row's iteration count.
+    """
+    if metric not in METRICS:
+        raise InputError(f"metric={metric!r} is not a Google Benchmark time; use one of {list(METRICS)}")
+    if not looks_like_google_benchmark(data):
+        raise InputError(f"{path}: not a Google Benchmark JSON report (no 'benchmarks' rows with real_time/run_type)")
+    rows = data["benchmarks"]
+    if not rows:
+        raise InputError(f"{path}: the Google Benchmark report holds no benchmarks")
+    names: list[str] = []
+    runs: list[int] = []
+    values: list[float | None] = []
+    iterations: list[int | None] = []
+    seen: dict[str, int] = {}
+    for row in rows:
+        if row.get("run_type", "iteration") != "iteration":
+            continue
+        name = row.get("run_name") or row.get("name")
+        if name is None:
+            raise InputError(f"{path}: a Google Benchmark row has neither 'run_name' nor 'name'")
+        name = str(name)
+        occurrence = seen.get(name, 0)
+        seen[name] = occurrence + 1
+        time_unit = row.get("time_unit", _DEFAULT_TIME_UNIT)
+        if time_unit not in TIME_UNITS:
+            raise InputError(
+                f"{path}: benchmark {name!r} has time_unit {time_unit!r}; expected one of {list(TIME_UNITS)}"
+            )
+        raw = row.get(metric)
+        failed = bool(row.get("error_occurred")) or bool(row.get("skipped"))
+        values.append(None if failed or raw is None else float(raw) * TIME_UNITS[time_unit])
+        names.append(name)
+        runs.append(int(row.get("repetition_index", occurrence)))
+        iterations.append(row.get("iterations"))
+    if not names:
+        raise InputError(
+            f"{path}: the Google Benchmark report holds only aggregate rows (mean/median/stddev/... "
+            f"of repetitions), no individual measurements; {AGGREGATE_ONLY_ADVICE}"
+        )
+    return tool_table(
+        names, values, run=runs, unit="s", extra={"iterations": pa.array(iterations, pa.int64())}
+    )

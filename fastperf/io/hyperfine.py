@@ -1,0 +1,60 @@
+"""hyperfine ``--export-json`` results.
+
+Layout: ``{"results": [{"command", "mean", "stddev", ..., "times": [seconds, ...],
+"exit_codes": [...]}, ...]}``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from fastperf.errors import InputError
+from fastperf.io.common import tool_table
+
+__all__ = ["read_hyperfine", "looks_like_hyperfine"]
+
+
+def looks_like_hyperfine(data: Any) -> bool:
+    """True for a parsed JSON document shaped like a hyperfine export."""
+    if not isinstance(data, dict) or not isinstance(data.get("results"), list):
+        return False
+    results = data["results"]
+    return not results or any(isinstance(r, dict) and "command" in r for r in results)
+
+
+def read_hyperfine(path: Path, data: Any) -> pa.Table:
+    """Every timed run of every command as one row: ``times``, seconds, run = index.
+
+    ``benchmark`` is the ``command`` (hyperfine writes the ``--command-name`` there when one
+    is given). The extra column ``exit_code`` (int64) holds the run's exit status when the
+    file records it (``exit_codes``), else null.
+    """
+    if not looks_like_hyperfine(data):
+        raise InputError(f"{path}: not a hyperfine JSON export (no 'results' list with 'command')")
+    results = data["results"]
+    if not results:
+        raise InputError(f"{path}: the hyperfine export holds no results")
+    names: list[str] = []
+    runs: list[int] = []
+    values: list[float] = []
+    exit_codes: list[int | None] = []
+    for result in results:
+        command = result.get("command")
+        times = result.get("times")
+        if times is None:
+            raise InputError(
+                f"{path}: command {command!r} has no per-run 'times' (only the summary); "
+                "re-run it with a current hyperfine and --export-json"
+            )
+        codes = result.get("exit_codes")
+        if not isinstance(codes, list) or len(codes) != len(times):
+            codes = [None] * len(times)
+        names.extend([str(command)] * len(times))
+        runs.extend(range(len(times)))
+        values.extend(times)
+        exit_codes.extend(codes)
+    return tool_table(
+        names, values, run=runs, unit="s", extra={"exit_code": pa.array(exit_codes, pa.int64())}
+    )

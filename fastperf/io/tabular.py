@@ -1,0 +1,71 @@
+"""Table files: Parquet, CSV (with a header row) and Arrow IPC (file, stream, Feather).
+
+These readers return the file's table as stored; `fastperf.io.common.normalise_tabular`
+then maps the role columns to their canonical names. All work is columnar (Arrow C++), so a
+10-million-row Parquet file costs one read plus a few casts.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pyarrow as pa
+import pyarrow.csv as pacsv
+import pyarrow.feather as feather
+import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
+
+from fastperf.errors import InputError
+
+__all__ = ["read_parquet", "read_csv", "read_ipc", "sniff_delimiter", "short_reason"]
+
+_DELIMITERS = (",", "\t", ";", "|")
+
+
+def short_reason(exc: BaseException, limit: int = 160) -> str:
+    """First line of an Arrow error, printable and cut to `limit` characters (it may quote bytes)."""
+    text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+    text = "".join(c if c.isprintable() else "?" for c in text)
+    return text if len(text) <= limit else text[:limit] + "..."
+
+
+def read_parquet(path: Path) -> pa.Table:
+    """Read a Parquet file."""
+    try:
+        return pq.read_table(path)
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: cannot read as Parquet ({short_reason(exc)})") from None
+
+
+def sniff_delimiter(header: bytes) -> str:
+    """The delimiter of a CSV header line: the most frequent of , TAB ; | (comma on ties or none)."""
+    line = header.split(b"\n", 1)[0]
+    counts = {d: line.count(d.encode()) for d in _DELIMITERS}
+    best = max(_DELIMITERS, key=lambda d: counts[d])
+    return best if counts[best] > counts[","] else ","
+
+
+def read_csv(path: Path) -> pa.Table:
+    """Read a CSV file whose first line is a header; the delimiter is taken from that line."""
+    with open(path, "rb") as fh:
+        head = fh.read(64 * 1024)
+    delimiter = sniff_delimiter(head.lstrip(b"\xef\xbb\xbf"))
+    try:
+        return pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter))
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: cannot read as CSV ({short_reason(exc)})") from None
+
+
+def read_ipc(path: Path) -> pa.Table:
+    """Read an Arrow IPC file (Feather v2), an Arrow IPC stream, or a legacy Feather v1 file."""
+    with open(path, "rb") as fh:
+        magic = fh.read(6)
+    try:
+        if magic[:4] == b"FEA1":
+            return feather.read_table(path)
+        # a memory map (not closed here: the table's buffers keep it alive) avoids a copy
+        source = pa.memory_map(str(path))
+        if magic == b"ARROW1":
+            return ipc.open_file(source).read_all()
+        return ipc.open_stream(source).read_all()
+    except (pa.ArrowException, OSError) as exc:
+        raise InputError(f"{path}: cannot read as Arrow IPC file or stream ({short_reason(exc)})") from None

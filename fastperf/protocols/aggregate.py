@@ -1,0 +1,292 @@
+"""Aggregate scores over a suite of benchmarks, with confidence intervals (seed 004, Pakhomov).
+
+A suite's score is f(x_1, ..., x_n) over its n benchmarks: the geometric or arithmetic mean,
+weighted or not. Two ways to give it an interval, as the article does:
+
+- ``method="per-run"``: score run i of every benchmark together, then take the Student interval
+  of the per-run scores (Table 5: per-run geometric means 26.63 ... 26.91 give 26.827 +/- 0.156);
+- ``method="propagation"``: combine each benchmark's mean and standard deviation by error
+  propagation, S = sqrt(sum((df/dx_i * S_i)^2)) (Table 6: S = 0.104), with Table 7's closed forms.
+
+Everything is whole-array arithmetic over the grouper's segments; no Python loop over variants or
+benchmarks.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.data.arrays import Samples
+from fastperf.errors import InputError
+from fastperf.results.base import Result, keyed_table
+from fastperf.io.read import load_table
+from fastperf.io.tables import describe_group, key_list, require_columns, value_column
+from fastperf.data.grouping import _key_codes, group_rows
+from fastperf.engine.intervals import _check_confidence, student_quantile
+from fastperf.data.samples import group_weights
+
+__all__ = ["aggregate_score", "AggregateResult", "score_gradient"]
+
+KINDS = ("geomean", "mean", "weighted")
+METHODS = ("per-run", "propagation")
+
+
+class AggregateResult(Result):
+    """Result of `aggregate_score`.
+
+    Attributes
+    ----------
+    groups : pyarrow.Table
+        One row per variant: ``n_benchmarks``, ``n_runs`` (per-run: runs scored; propagation:
+        measurements used), ``n_runs_dropped`` (per-run: incomplete runs left out), ``score``,
+        ``sd``, ``se``, ``df``, ``ci_low``, ``ci_high``, and with `baseline`: ``ratio`` (score /
+        baseline score), ``ratio_ci_low``, ``ratio_ci_high``; ``status``.
+    summary : dict
+        ``kind``, ``method``, ``confidence``, ``benchmarks``, ``variants``, ``baseline``.
+    warnings : list of str
+    """
+
+    table_name = "groups"
+
+
+def score_gradient(kind: str, means: np.ndarray, weights: np.ndarray, segment_starts: np.ndarray):
+    """The score f and its partial derivatives df/dx_i, for segments of benchmarks.
+
+    `means` and `weights` (normalised to sum 1 within each segment) hold one entry per
+    benchmark; segment k (a variant) starts at ``segment_starts[k]``. Closed forms (seed 004,
+    Table 7, generalised to weights): geometric mean f = prod x_i^w_i, df/dx_i = w_i f / x_i;
+    arithmetic mean f = sum w_i x_i, df/dx_i = w_i.
+
+    Returns ``score`` (one per segment) and ``gradient`` (one per benchmark).
+    """
+    segment_of = np.repeat(np.arange(segment_starts.shape[0]),
+                           np.diff(np.append(segment_starts, means.shape[0])))
+    if kind == "geomean":
+        with np.errstate(divide="ignore", invalid="ignore"):
+            score = np.exp(np.add.reduceat(weights * np.log(means), segment_starts))
+            gradient = weights * score[segment_of] / means
+    else:
+        score = np.add.reduceat(weights * means, segment_starts)
+        gradient = weights.copy()
+    return score, gradient
+
+
+def aggregate_score(
+    data: Any,
+    *,
+    variant: str = "variant",
+    by: str | Sequence[str] = "benchmark",
+    value: str = "value",
+    kind: str = "geomean",
+    weights: str | Mapping[str, float] | None = None,
+    method: str = "per-run",
+    confidence: float = 0.95,
+    run: str | None = "run",
+    baseline: str | None = None,
+    unit: str | None = "unit",
+) -> AggregateResult:
+    """The aggregate score of every variant over the benchmarks, with its confidence interval.
+
+    Parameters
+    ----------
+    data : measurement table (or path): one row per measurement.
+    variant, by, value : column names (the system, the benchmark key(s), the measurement).
+    kind : {"geomean", "mean", "weighted"}
+        Geometric mean, arithmetic mean, or weighted arithmetic mean (which needs `weights`).
+        With `weights`, "geomean" and "mean" are weighted too. Weights are normalised to sum 1.
+    weights : None, a column name (one weight per benchmark) or a mapping benchmark -> weight.
+    method : {"per-run", "propagation"}
+        "per-run": the score of run i is f over every benchmark's run i; the result is the mean
+        of the per-run scores and its Student interval, mean +/- t[(1+c)/2; R-1] s/sqrt(R) over
+        the R complete runs. Runs are matched by the `run` column when the table has it, else
+        by position (every benchmark of a variant must then have the same number of runs). A
+        run missing (or null) for some benchmark is left out and counted in ``n_runs_dropped``.
+        "propagation": f at the benchmarks' means; ``sd`` = sqrt(sum((df/dx_i S_i)^2)) with S_i
+        the benchmark's standard deviation (the article's S, Table 6); the interval uses the
+        propagated standard errors S_i/sqrt(n_i), se = sqrt(sum((df/dx_i S_i/sqrt(n_i))^2)), and
+        t with Welch-Satterthwaite degrees of freedom df = se^4 / sum((df/dx_i S_i/sqrt(n_i))^4
+        / (n_i - 1)). Runs need not match; benchmarks may have different run counts.
+    confidence : float
+    run : str or None
+        The run column for "per-run" (used when present; None: match by position).
+    unit : str or None
+        When the table has this column, it must hold a single unit: a score over benchmarks
+        measured in different units (time and throughput) has no meaning, so a mixed table is an
+        error (filter it to one unit first).
+    baseline : str or None
+        A variant: adds each variant's ``ratio`` = score / baseline score, with the interval
+        exp(log ratio -/+ t * sqrt((se/score)^2 + (se_b/score_b)^2)) (independent variants,
+        delta method on the log scale, Welch-Satterthwaite df). For times, the speedup of a
+        variant over the baseline is 1 / ratio.
+
+    Raises
+    ------
+    InputError
+        Unknown columns or options; non-positive values with "geomean" (naming the benchmark);
+        unequal run counts under "per-run" without a run column (use "propagation").
+    """
+    from fastperf.kernels.moments import sample_moments
+
+    if kind not in KINDS:
+        raise InputError(f"kind must be one of {list(KINDS)}, got {kind!r}")
+    if method not in METHODS:
+        raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
+    if kind == "weighted" and weights is None:
+        raise InputError('kind="weighted" needs weights= (a column name or a mapping)')
+    confidence = _check_confidence(confidence)
+    table = load_table(data)
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    keys = key_list(by)
+    require_columns(table, keys + [variant, value])
+    if unit is not None and unit in table.column_names:
+        units = table.column(unit).unique().to_pylist()
+        if len(units) > 1:
+            raise InputError(
+                f"the table mixes units {units}: a score over different units has no meaning; "
+                f"keep one (e.g. table.filter(pyarrow.compute.equal(table[{unit!r}], {units[0]!r}))"
+                ", or --unit on the command line)"
+            )
+    geometric = kind == "geomean"
+
+    # one group per (variant, benchmark); a variant's groups are adjacent
+    groups = group_rows(table, [variant] + keys)
+    values = value_column(table, value)
+    grouped = groups.gather(values)
+    if np.isinf(grouped).any():
+        raise InputError(f"value column {value!r} holds infinite values; remove them or set them to null")
+    if geometric:
+        bad = np.flatnonzero(grouped <= 0)
+        if bad.size:
+            g = int(np.searchsorted(groups.offsets, bad[0], side="right") - 1)
+            raise InputError(
+                f"kind='geomean' needs positive values, but {describe_group(groups.keys, g)} has "
+                f"{grouped[bad[0]]!r}; use kind='mean' or remove the non-positive measurements"
+            )
+    variants = group_rows(groups.keys, [variant])
+    starts = variants.offsets[:-1]
+    variant_of_group = np.repeat(np.arange(variants.n_groups), variants.sizes)
+    n_benchmarks = variants.sizes
+    bench = group_rows(groups.keys, keys)  # every benchmark of the table, for completeness
+    raw_w = group_weights(table, weights, keys, groups)
+    w = raw_w / np.add.reduceat(raw_w, starts)[variant_of_group]
+    missing = bench.n_groups - n_benchmarks
+    status = np.where(missing > 0, "missing benchmarks: " + missing.astype(str), "ok").astype(object)
+
+    if method == "propagation":
+        n, _, means, variances = sample_moments(grouped, groups.offsets, n_rows=grouped.shape[0])
+        score, gradient = score_gradient("geomean" if geometric else "mean", means, w, starts)
+        parts_sd = (gradient * np.sqrt(variances)) ** 2
+        parts_se = parts_sd / n
+        with np.errstate(invalid="ignore", divide="ignore"):
+            sd = np.sqrt(np.add.reduceat(parts_sd, starts))
+            se = np.sqrt(np.add.reduceat(parts_se, starts))
+            df = se ** 4 / np.add.reduceat(parts_se ** 2 / (n - 1), starts)
+        n_runs = np.add.reduceat(n, starts)
+        n_dropped = np.zeros(variants.n_groups, dtype=np.int64)
+        few = np.add.reduceat((n < 2).astype(np.int64), starts)
+        status = np.where((few > 0) & (status == "ok"),
+                          "benchmarks with fewer than 2 values: " + few.astype(str), status)
+    else:
+        score, sd, se, df, n_runs, n_dropped, status = _per_run(
+            table, groups, variants, grouped, n_benchmarks, w, geometric, run, status)
+
+    half = student_quantile(df, confidence) * se
+    failed = status != "ok"
+    columns = {
+        "n_benchmarks": n_benchmarks, "n_runs": n_runs, "n_runs_dropped": n_dropped,
+        "score": np.where(failed, np.nan, score), "sd": np.where(failed, np.nan, sd),
+        "se": np.where(failed, np.nan, se), "df": np.where(failed, np.nan, df),
+        "ci_low": np.where(failed, np.nan, score - half),
+        "ci_high": np.where(failed, np.nan, score + half),
+    }
+    if baseline is not None:
+        columns.update(_ratio_to_baseline(variants.keys.column(variant), baseline, columns,
+                                          confidence))
+    columns["status"] = status.astype(str)
+    out = keyed_table(variants.keys, columns)
+    warnings = []
+    if n_dropped.sum():
+        warnings.append(f"{int(n_dropped.sum())} incomplete run(s) left out (see n_runs_dropped)")
+    if failed.any():
+        warnings.append(f"{int(failed.sum())} variant(s) have no score (see status)")
+    summary = {"kind": kind, "method": method, "confidence": confidence,
+               "benchmarks": bench.n_groups, "variants": variants.n_groups, "baseline": baseline}
+    return AggregateResult(out, summary, warnings)
+
+
+def _run_positions(table: pa.Table, run: str, groups) -> np.ndarray:
+    """The run index (int32) of each value, in group order: an integer run column shifted to
+    start at 0 (when its range is compact), any other run column by its dictionary codes."""
+    column = table.column(run)
+    if pa.types.is_integer(column.type) and column.null_count == 0 and table.num_rows:
+        runs = column.to_numpy()
+        low, high = int(runs.min()), int(runs.max())
+        if high - low <= 4 * groups.n_groups + runs.size // 8 and high - low < 2**31:
+            return groups.gather((runs - low).astype(np.int32, copy=False))
+    codes, _ = _key_codes(column, run)
+    return groups.gather(codes)
+
+
+def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, status):
+    """Per-run scores of every variant, then their moments (the article's Table 5 procedure)."""
+    from fastperf.kernels.aggregate import per_run_totals
+    from fastperf.kernels.moments import sample_moments
+
+    sizes = groups.sizes
+    variant_of_group = np.repeat(np.arange(variants.n_groups), variants.sizes)
+    if run is not None and run in table.column_names:
+        positions = _run_positions(table, run, groups)
+        n_positions = int(positions.max()) + 1 if positions.size else 0
+        matched_by = "run"
+    else:
+        first_of_variant = variants.offsets[:-1][variant_of_group]
+        unequal = sizes != sizes[first_of_variant]
+        if unequal.any():
+            g = int(np.argmax(unequal))
+            raise InputError(
+                f"method='per-run' matches runs by position, but {describe_group(groups.keys, g)} "
+                f"has {sizes[g]} values and another benchmark of that variant "
+                f"{sizes[first_of_variant[g]]}; add a run column, or use method='propagation'"
+            )
+        positions = np.empty(0, dtype=np.int32)
+        n_positions = int(sizes.max()) if sizes.size else 0
+        matched_by = "position"
+    total, count, seen = per_run_totals(grouped, groups.offsets, variants.offsets, positions, w,
+                                        n_positions, geometric, n_rows=grouped.shape[0])
+    expected = np.repeat(n_benchmarks, n_positions)
+    if (seen > expected).any():
+        raise InputError(f"a {matched_by} value occurs more than once for a benchmark and variant; "
+                         "runs must identify one measurement each")
+    complete = count == expected
+    scores = np.where(complete, np.exp(total) if geometric else total, np.nan)
+    n_dropped = ((seen > 0) & ~complete).reshape(-1, n_positions).sum(axis=1) if n_positions \
+        else np.zeros(variants.n_groups, dtype=np.int64)
+    runs = Samples.rectangular(scores.reshape(variants.n_groups, n_positions))
+    n, _, mean, var = sample_moments(runs.values, runs.offsets, n_rows=scores.size)
+    sd = np.sqrt(var)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        se = sd / np.sqrt(n)
+    status = np.where((n < 2) & (status == "ok"), "fewer than 2 complete runs", status)
+    return mean, sd, se, (n - 1).astype(float), n, n_dropped, status
+
+
+def _ratio_to_baseline(variant_names: pa.ChunkedArray, baseline: str, columns: dict, confidence):
+    """score / baseline score, with a log-scale delta-method interval (Welch-Satterthwaite df)."""
+    names = variant_names.to_pylist()
+    if baseline not in names:
+        raise InputError(f"baseline {baseline!r} is not a variant; the variants are {names}")
+    b = names.index(baseline)
+    score, se, df = columns["score"], columns["se"], columns["df"]
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = score / score[b]
+        rel, rel_b = (se / score) ** 2, (se[b] / score[b]) ** 2
+        rel_se = np.sqrt(rel + rel_b)
+        df_ratio = (rel + rel_b) ** 2 / (rel ** 2 / df + rel_b ** 2 / df[b])
+        half = student_quantile(df_ratio, confidence) * rel_se
+        low, high = ratio * np.exp(-half), ratio * np.exp(half)
+    is_base = np.arange(len(names)) == b
+    return {"ratio": ratio, "ratio_ci_low": np.where(is_base, np.nan, low),
+            "ratio_ci_high": np.where(is_base, np.nan, high)}

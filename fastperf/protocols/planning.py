@@ -1,0 +1,429 @@
+"""Run planning: how many runs a benchmark needs for a given precision, or to tell two apart.
+
+Pakhomov (seed 004): the mean of n runs is known to within ``t(p, n) * s / sqrt(n)`` with
+confidence p, where ``t(p, n) = t[(1 + p) / 2; n - 1]`` is the two-sided Student coefficient
+(his Table 1, `student_coefficients`). Since ``t(p, N) / sqrt(N)`` decreases with N, one can ask for
+the smallest number of runs N whose interval is narrow enough (`plan_runs`, per group), and, for
+two systems, the smallest N after which their intervals stop overlapping (his Tables 2-4: run
+until the 95% intervals of the two processors are disjoint).
+
+Every search is exact in the Student coefficient (no normal approximation) and vectorised over
+all groups at once: the normal bound ``N > (z s / h)^2`` (``t > z``) starts it, then whole arrays
+step up and bisect; no Python loop over groups.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+from numpy.typing import ArrayLike
+
+from fastperf.errors import InputError
+from fastperf.results.base import Result, dropped_warnings
+from fastperf.io.read import load_table
+from fastperf.io.tables import key_list
+from fastperf.engine.intervals import _check_confidence, student_halfwidth
+
+__all__ = ["student_coefficients", "plan_runs", "PlanResult", "PLAN_TARGETS", "MAX_RUNS"]
+
+#: Accepted `target` values of `plan_runs`.
+PLAN_TARGETS = ("relative_halfwidth", "halfwidth")
+
+#: Largest run count searched (2**53, the largest integer float64 counts exactly); a group that
+#: would need more gets the status "needs more than 2**53 runs".
+MAX_RUNS = float(2**53)
+
+GROUP_COLUMNS = [
+    "n", "n_dropped", "mean", "sd", "halfwidth", "relative_halfwidth", "target_halfwidth",
+    "runs_needed", "runs_more", "status",
+]
+SEPARATION_COLUMNS = [
+    "n_baseline", "n_candidate", "mean_baseline", "mean_candidate", "sd_baseline",
+    "sd_candidate", "halfwidth_baseline", "halfwidth_candidate", "separated_now",
+    "runs_to_separate", "runs_more_baseline", "runs_more_candidate", "status",
+]
+_TOO_MANY = "needs more than 2**53 runs"
+
+
+def _check_confidences(confidences: np.ndarray) -> None:
+    """`_check_confidence` on an array: the first value outside (0, 1) raises its error."""
+    bad = ~((confidences > 0.0) & (confidences < 1.0))  # NaN is bad too
+    if bad.any():
+        _check_confidence(confidences[bad].flat[0])
+
+
+def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | np.float64:
+    """Two-sided Student coefficients ``t(p, n) = t[(1 + p) / 2; n - 1]`` (Pakhomov, Table 1).
+
+    The interval of the mean of n runs at confidence p is ``mean +/- t(p, n) * sd / sqrt(n)``.
+
+    Parameters
+    ----------
+    ns : int or array of int
+        Numbers of runs (measurements), each >= 2.
+    confidences : float or array of float
+        Confidence levels p, each strictly between 0 and 1.
+
+    Returns
+    -------
+    numpy.ndarray or numpy.float64
+        Shape ``shape(ns) + shape(confidences)``: rows are the n, columns the p (a 1-D `ns` and
+        a 1-D `confidences` give the table). Two scalars give a scalar.
+
+    Raises
+    ------
+    InputError
+        An n below 2 or not a whole number, a p outside (0, 1).
+
+    Examples
+    --------
+    >>> float(student_coefficients(2, 0.95))  # doctest: +ELLIPSIS
+    12.7062...
+    """
+    from scipy.special import stdtrit
+
+    try:
+        n = np.asarray(ns, dtype=np.float64)
+        p = np.asarray(confidences, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"ns and confidences must be numeric: {exc}") from None
+    bad_n = ~((n >= 2) & (n == np.floor(n)) & np.isfinite(n))
+    if bad_n.any():
+        raise InputError(
+            f"the number of runs n must be a whole number >= 2 (one run has no spread), got "
+            f"{n[bad_n].flat[0]:g}"
+        )
+    _check_confidences(p)
+    # the same quantile as fastperf.engine.intervals.student_halfwidth: t[0.5 + p/2; n - 1]
+    t = stdtrit(n.reshape(n.shape + (1,) * p.ndim) - 1.0, 0.5 + p / 2.0)
+    return t[()] if t.ndim == 0 else t
+
+
+def _smallest_runs(scale: np.ndarray, bound: np.ndarray, confidence: float, *,
+                   strict: bool) -> np.ndarray:
+    """Smallest N >= 2 with ``t(p, N) * scale / sqrt(N) <= bound`` (``<`` when `strict`).
+
+    For arrays of ``scale > 0`` and finite ``bound > 0``. Returns float64 run counts, NaN where
+    the answer exceeds `MAX_RUNS`. ``g(N) = t(p, N) / sqrt(N)`` is decreasing, and
+    ``t(p, N) > z`` gives the lower bound ``N > (z * scale / bound)^2``; from there an upper
+    bound is found by doubling and the answer by bisection, on whole arrays (each round
+    evaluates only the groups still open).
+    """
+    from scipy.special import ndtri
+
+    def holds(runs: np.ndarray, where: np.ndarray) -> np.ndarray:
+        h = student_halfwidth(runs, scale[where], confidence)
+        return h < bound[where] if strict else h <= bound[where]
+
+    z = float(ndtri(0.5 + confidence / 2.0))
+    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
+        ratio = (z * scale / bound) ** 2
+    result = np.full(scale.shape, np.nan)
+    # a safe lower bound (the factor absorbs the rounding of ratio); t ~ z (1 + (z^2+1)/(4N))
+    # puts the answer near ratio + (z^2 + 1) / 2, the first upper bound tried
+    lo = np.maximum(2.0, np.floor(ratio * (1.0 - 1e-9)))
+    searchable = lo <= MAX_RUNS  # False for inf / NaN ratios too
+    where = np.flatnonzero(searchable)
+    lo = lo[where]
+    hi = np.minimum(np.maximum(lo, np.ceil(ratio[where] + (z * z + 1.0) / 2.0) + 1.0), MAX_RUNS)
+    open_ = np.arange(where.size)
+    while open_.size:  # grow hi until the bound holds there; lo moves past every failure
+        failed = open_[~holds(hi[open_], where[open_])]
+        lo[failed] = hi[failed] + 1.0
+        hi[failed] = np.minimum(2.0 * hi[failed], MAX_RUNS)
+        open_ = failed[lo[failed] <= MAX_RUNS]
+    found = lo <= MAX_RUNS
+    open_ = np.flatnonzero(found & (lo < hi))
+    while open_.size:  # bisection: the answer is in [lo, hi] and the bound holds at hi
+        mid = lo[open_] + np.floor((hi[open_] - lo[open_]) / 2.0)
+        ok = holds(mid, where[open_])
+        hi[open_[ok]] = mid[ok]
+        lo[open_[~ok]] = mid[~ok] + 1.0
+        open_ = open_[lo[open_] < hi[open_]]
+    result[where[found]] = hi[found]
+    return result
+
+
+class PlanResult(Result):
+    """Result of `plan_runs`.
+
+    Attributes
+    ----------
+    groups : pyarrow.Table
+        One row per (keys, variant) group, keys first (grouper's order), then ``n``,
+        ``n_dropped``, ``mean``, ``sd``, ``halfwidth``, ``relative_halfwidth``,
+        ``target_halfwidth``, ``runs_needed``, ``runs_more``, ``status``.
+    separation : pyarrow.Table or None
+        One row per benchmark when two variants are compared: the keys, then ``n_baseline``,
+        ``n_candidate``, ``mean_*``, ``sd_*``, ``halfwidth_*``, ``separated_now``,
+        ``runs_to_separate``, ``runs_more_baseline``, ``runs_more_candidate``, ``status``.
+    summary : dict
+        ``groups``, ``values``, ``dropped``, ``target``, ``precision``, ``confidence``,
+        ``groups_not_ok``, ``groups_enough``, ``runs_needed_total``, ``runs_more_total``,
+        ``runs_needed_max``; with a separation table also ``baseline``, ``candidate``,
+        ``benchmarks``, ``separated_now``, ``separation_not_ok``, ``runs_to_separate_max``.
+    warnings : list of str
+    """
+
+    table_name = "groups"
+
+    def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
+                 separation: pa.Table | None = None):
+        super().__init__(table, summary, warnings)
+        self.separation = separation
+
+    extra_tables = ("separation",)
+
+    def extra_title(self, name: str) -> str:
+        return (f"separation ({self.summary['baseline']} vs {self.summary['candidate']}, "
+                f"confidence {self.summary['confidence']:g})")
+
+
+def _plan_iv(target: str, precision: float, confidence: float) -> tuple[str, float, float]:
+    if target not in PLAN_TARGETS:
+        raise InputError(f"target must be one of {list(PLAN_TARGETS)}, got {target!r}")
+    try:
+        precision = float(precision)
+    except (TypeError, ValueError):
+        raise InputError(f"precision must be a number, got {precision!r}") from None
+    if not (np.isfinite(precision) and precision > 0):
+        unit = "a fraction of the mean" if target == "relative_halfwidth" else "the value's unit"
+        raise InputError(f"precision must be a finite number > 0 ({unit}), got {precision}")
+    return target, precision, _check_confidence(confidence)
+
+
+def _with_keys(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
+    """The key table with `columns` appended (a table of `columns` alone when there are no keys)."""
+    arrays = {name: pa.array(column) for name, column in columns.items()}
+    if keys.num_columns == 0:
+        return pa.table(arrays)
+    out = keys
+    for name, array in arrays.items():
+        out = out.append_column(name, array)
+    return out
+
+
+def _choose_variants(group_keys: pa.Table, variant: str | None, baseline, candidate):
+    """The (baseline, candidate) to separate, or None; an `InputError` for a half-given pair."""
+    if baseline is None and candidate is None:
+        if variant is None:
+            return None
+        present = pc.unique(group_keys.column(variant)).drop_null().to_pylist()
+        return tuple(present) if len(present) == 2 else None  # first group's variant first
+    if baseline is None or candidate is None:
+        raise InputError("pass both baseline= and candidate= (or neither, for a table of two "
+                         "variants)")
+    if variant is None:
+        raise InputError("baseline= and candidate= need a variant column; variant=None given")
+    if baseline == candidate:
+        raise InputError(f"baseline and candidate are the same variant {baseline!r}")
+    return baseline, candidate
+
+
+def _separation(group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence):
+    """The per-benchmark separation table and its summary entries and warnings."""
+    from fastperf.data.samples import _variant_takes
+    from types import SimpleNamespace
+
+    baseline, candidate = pair
+    benchmarks, takes = _variant_takes(SimpleNamespace(keys=group_keys), keys, variant, pair)
+    tb, tc = takes[baseline], takes[candidate]
+
+    def pick(column, take, missing):
+        return np.where(take >= 0, column[np.maximum(take, 0)], missing)
+
+    n1, n2 = pick(n, tb, 0), pick(n, tc, 0)
+    m1, m2 = pick(mean, tb, np.nan), pick(mean, tc, np.nan)
+    s1, s2 = pick(sd, tb, np.nan), pick(sd, tc, np.nan)
+    h1, h2 = pick(halfwidth, tb, np.nan), pick(halfwidth, tc, np.nan)
+    distance = np.abs(m1 - m2)
+    scale = s1 + s2
+    status = np.select(
+        [n1 == 0, n2 == 0, n1 == 1, n2 == 1, distance == 0, scale == 0],
+        [f"no {baseline!r} values", f"no {candidate!r} values",
+         f"1 {baseline!r} value: no sd", f"1 {candidate!r} value: no sd", "equal means",
+         "zero spread"],
+        default="ok",
+    )
+    runs = np.full(n1.shape, np.nan)
+    runs[status == "equal means"] = np.inf
+    runs[status == "zero spread"] = 2.0
+    search = np.flatnonzero(status == "ok")
+    runs[search] = _smallest_runs(scale[search], distance[search], confidence, strict=True)
+    too_many = (status == "ok") & np.isnan(runs)
+    status = np.where(too_many, _TOO_MANY, status)
+    defined = (n1 >= 2) & (n2 >= 2)
+    apart = (h1 + h2 < distance) & defined
+    separated = pa.array(apart, mask=~defined)
+    with np.errstate(invalid="ignore"):
+        columns = {
+            "n_baseline": n1, "n_candidate": n2, "mean_baseline": m1, "mean_candidate": m2,
+            "sd_baseline": s1, "sd_candidate": s2, "halfwidth_baseline": h1,
+            "halfwidth_candidate": h2, "separated_now": separated, "runs_to_separate": runs,
+            "runs_more_baseline": np.maximum(runs - n1, 0.0),
+            "runs_more_candidate": np.maximum(runs - n2, 0.0), "status": status,
+        }
+    table = _with_keys(benchmarks.keys, columns)
+    not_ok = int((status != "ok").sum())
+    finite = runs[np.isfinite(runs)]
+    summary = {
+        "baseline": baseline, "candidate": candidate, "benchmarks": int(n1.shape[0]),
+        "separated_now": int(apart.sum()), "separation_not_ok": not_ok,
+        "runs_to_separate_max": int(finite.max()) if finite.size else None,
+    }
+    warnings = []
+    if not_ok:
+        warnings.append(f"{not_ok} benchmark(s) cannot be separated as measured (see the "
+                        "separation table's status)")
+    return table, summary, warnings
+
+
+def plan_runs(
+    data: Any,
+    *,
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str | None = "variant",
+    value: str = "value",
+    target: str = "relative_halfwidth",
+    precision: float = 0.01,
+    confidence: float = 0.95,
+    baseline: Any = None,
+    candidate: Any = None,
+    unit: str | None = "unit",
+) -> PlanResult:
+    """How many runs each group needs for a precise mean, and to tell two variants apart.
+
+    Pakhomov (seed 004): the mean of n runs lies within ``t(p, n) * sd / sqrt(n)`` of the
+    true value with confidence p (`student_coefficients`). The observed mean and sd of each
+    group are taken as the truth, and the Student coefficient is iterated exactly (it depends
+    on N), never replaced by the normal quantile.
+
+    Parameters
+    ----------
+    data : pyarrow.Table, RecordBatchReader, object with ``__arrow_c_stream__``, or path(s)
+        A measurement table (one row per run). Null/NaN values are dropped and counted.
+    by : str or list of str or None
+        Key column(s) naming the benchmark; None: the whole table is one benchmark.
+    variant : str or None
+        Column naming the system measured; None when the table has none (no separation).
+    value : str
+        The measurement column.
+    target : {"relative_halfwidth", "halfwidth"}
+        What `precision` bounds: the half-width as a fraction of ``|mean|``, or in the value's
+        unit.
+    precision : float
+        The largest acceptable half-width (> 0): ``precision * |mean|`` or ``precision``.
+    confidence : float
+        Confidence level p of every interval, in (0, 1).
+    unit : str or None
+        When the table has this column, groups are also split by unit (it joins the benchmark
+        keys, so separation compares the two variants within a unit). None to ignore it.
+    baseline, candidate : variant values, optional
+        The two variants whose intervals should separate. When both are omitted and the
+        `variant` column holds exactly two distinct values, they are compared: the baseline is
+        the variant of the first group of ``.groups`` (the grouper's order; for a plain column,
+        the variant of the table's first row).
+
+    Returns
+    -------
+    PlanResult
+        ``.groups``: per (keys, variant) group ``n``, ``n_dropped``, ``mean``, ``sd`` (ddof=1),
+        ``halfwidth = t(p, n) sd / sqrt(n)``, ``relative_halfwidth = halfwidth / |mean|``,
+        ``target_halfwidth``, ``runs_needed`` (smallest N >= 2 with
+        ``t(p, N) sd / sqrt(N) <= target_halfwidth``; -1 where undefined), ``runs_more =
+        max(0, runs_needed - n)`` (-1 where undefined) and ``status``: "ok", "no values (all
+        missing)", "1 value: no sd", "mean is 0: no relative precision", "zero spread"
+        (runs_needed 2: the interval is 0 at any N, but an sd of 0 estimated from few runs
+        deserves distrust) or "needs more than 2**53 runs".
+
+        ``.separation`` (None without two variants): per benchmark, the two variants' ``n``,
+        ``mean``, ``sd`` and current ``halfwidth``; ``separated_now`` (the intervals at each
+        variant's own n are disjoint: ``halfwidth_baseline + halfwidth_candidate < |m1 - m2|``;
+        null when a variant has < 2 values); ``runs_to_separate``, the smallest N >= 2 with
+        ``t(p, N) (s1 + s2) / sqrt(N) < |m1 - m2|`` (the same N for both variants, Pakhomov's
+        procedure; inf with status "equal means", NaN where a variant has < 2 values, 2 with
+        status "zero spread" when both sds are 0); ``runs_more_* = max(0, runs_to_separate -
+        n_*)``; ``status``: "ok", "no 'B' values", "1 'B' value: no sd" (B the variant at
+        fault), "equal means", "zero spread" or "needs more than 2**53 runs".
+
+    Raises
+    ------
+    InputError
+        Unknown `target`, `precision` <= 0, `confidence` outside (0, 1), a missing column, a
+        baseline/candidate not in the table, only one of them given, or infinite values.
+    """
+    from fastperf.kernels.moments import sample_moments
+    from fastperf.data.samples import group_samples
+
+    target, precision, confidence = _plan_iv(target, precision, confidence)
+    data = load_table(data)
+    keys = key_list(by)
+    if unit is not None and unit in data.column_names and unit not in keys:
+        keys.append(unit)
+    group_keys_list = keys + ([variant] if variant is not None else [])
+    if value in group_keys_list:
+        raise InputError(f"column {value!r} cannot be both the value and a key")
+    clash = [k for k in group_keys_list if k in GROUP_COLUMNS or k in SEPARATION_COLUMNS]
+    if clash:
+        raise InputError(f"key column {clash[0]!r} has the name of an output column; rename it "
+                         "first")
+    group_keys, samples, n_dropped = group_samples(data, by=keys, variant=variant, value=value)
+    pair = _choose_variants(group_keys, variant, baseline, candidate)
+
+    n, _, mean, variance = sample_moments(samples.values, samples.offsets,
+                                          n_rows=samples.values.shape[0])
+    sd = np.sqrt(variance)
+    halfwidth = student_halfwidth(n, sd, confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        relative = np.where(mean != 0, halfwidth / np.abs(mean), np.nan)
+    if target == "relative_halfwidth":
+        bound = precision * np.abs(mean)
+    else:
+        bound = np.full(n.shape, precision)
+
+    conditions = [(n == 0, "no values (all missing)"), (n == 1, "1 value: no sd")]
+    if target == "relative_halfwidth":
+        conditions.append((mean == 0, "mean is 0: no relative precision"))
+    conditions.append((sd == 0, "zero spread"))
+    status = np.select([c for c, _ in conditions], [s for _, s in conditions], default="ok")
+    runs = np.full(n.shape, np.nan)
+    runs[status == "zero spread"] = 2.0
+    search = np.flatnonzero(status == "ok")
+    runs[search] = _smallest_runs(sd[search], bound[search], confidence, strict=False)
+    status = np.where((status == "ok") & np.isnan(runs), _TOO_MANY, status)
+    runs_needed = np.where(np.isnan(runs), -1, runs).astype(np.int64)
+    runs_more = np.where(runs_needed >= 0, np.maximum(runs_needed - n, 0), -1)
+
+    table = _with_keys(group_keys, {
+        "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "halfwidth": halfwidth,
+        "relative_halfwidth": relative, "target_halfwidth": bound, "runs_needed": runs_needed,
+        "runs_more": runs_more, "status": status,
+    })
+    planned = runs_needed >= 0
+    not_ok = int((status != "ok").sum())
+    summary: dict[str, Any] = {
+        "groups": int(n.shape[0]), "values": int(n.sum()), "dropped": int(n_dropped.sum()),
+        "target": target, "precision": precision, "confidence": confidence,
+        "groups_not_ok": not_ok, "groups_enough": int((planned & (runs_more == 0)).sum()),
+        "runs_needed_total": int(runs_needed[planned].sum()),
+        "runs_more_total": int(runs_more[planned].sum()),
+        "runs_needed_max": int(runs_needed[planned].max()) if planned.any() else None,
+    }
+    warnings = dropped_warnings(n_dropped)
+    if not_ok:
+        warnings.append(f"{not_ok} group(s) without a plain run count (see status)")
+
+    separation = None
+    if pair is not None:
+        separation, extra, more_warnings = _separation(
+            group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence)
+        summary.update(extra)
+        warnings.extend(more_warnings)
+    elif variant is not None and baseline is None:
+        count = len(pc.unique(group_keys.column(variant)).drop_null())
+        if count > 2:
+            warnings.append(f"{count} variants: pass baseline= and candidate= for the "
+                            "separation table")
+    return PlanResult(table, summary, warnings, separation)

@@ -1,0 +1,161 @@
+"""`describe`: per-group summary statistics of a measurement table, with intervals."""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.errors import InputError
+from fastperf.results.base import Result, dropped_warnings, keyed_table
+from fastperf.io.read import load_table
+from fastperf.io.tables import describe_group, key_list, require_columns, value_column
+from fastperf.data.grouping import group_rows
+from fastperf.engine.intervals import median_interval_ranks, student_halfwidth
+
+__all__ = ["describe", "DescribeResult"]
+
+STATS_COLUMNS = [
+    "n", "n_dropped", "mean", "sd", "min", "median", "max", "cv", "ci_mean_low", "ci_mean_high",
+    "ci_median_low", "ci_median_high", "ci_median_confidence", "status",
+]
+
+
+class DescribeResult(Result):
+    """Result of `describe`.
+
+    Attributes
+    ----------
+    groups : pyarrow.Table
+        One row per (keys, variant[, unit]) group: the key columns, then ``n``, ``n_dropped``,
+        ``mean``, ``sd``, ``min``, ``median``, ``max``, ``cv``, ``ci_mean_low``, ``ci_mean_high``,
+        ``ci_median_low``, ``ci_median_high``, ``ci_median_confidence``, ``status``.
+    summary : dict
+        ``groups``, ``rows``, ``values`` (used), ``dropped`` (null/NaN), ``confidence``,
+        ``groups_not_ok``.
+    warnings : list of str
+    """
+
+    table_name = "groups"
+
+
+def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], str]:
+    """Check the arguments against the table; return the key columns and the value column."""
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    keys = key_list(by)
+    require_columns(table, keys)
+    if variant is not None:
+        require_columns(table, [variant], hint="pass variant=None to describe without variants")
+        keys.append(variant)
+    if unit is not None and unit in table.column_names:
+        keys.append(unit)
+    if value in keys:
+        raise InputError(f"column {value!r} cannot be both the value and a key")
+    clash = [k for k in keys if k in STATS_COLUMNS]
+    if clash:
+        raise InputError(
+            f"key column {clash[0]!r} has the name of an output column; rename it first"
+        )
+    return list(dict.fromkeys(keys)), value
+
+
+def _minimum_n_for_median_interval(confidence: float) -> int:
+    """Smallest sample size whose [min, max] covers the median with `confidence`."""
+    sizes = np.arange(1, 64)
+    lower, _, _ = median_interval_ranks(sizes, confidence)
+    return int(sizes[np.argmax(lower > 0)])
+
+
+def describe(
+    data: Any,
+    *,
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str | None = "variant",
+    value: str = "value",
+    unit: str | None = "unit",
+    confidence: float = 0.95,
+) -> DescribeResult:
+    """Summary statistics with confidence intervals for every (benchmark, variant) group.
+
+    Parameters
+    ----------
+    data : pyarrow.Table, RecordBatchReader, object with ``__arrow_c_stream__``, or path(s)
+        A measurement table (one row per measurement); paths are read with `fastperf.read`.
+    by : str or list of str or None
+        Key column(s) naming the benchmark. None: group by variant only.
+    variant : str or None
+        Column naming the system/version measured; None when the table has none.
+    value : str
+        The measurement column (numeric). Null and NaN values are dropped and counted in
+        ``n_dropped``; an infinite value is an error naming its group.
+    unit : str or None
+        When the table has this column, groups are also split by unit (a benchmark reporting
+        time and bytes gives one row per unit). None to ignore it.
+    confidence : float
+        Confidence level of both intervals.
+
+    Returns
+    -------
+    DescribeResult
+        ``.groups`` has one row per group, keys first (in the grouper's order: first
+        appearance), then the statistics. ``sd`` has ddof=1; ``cv = sd / mean``.
+        ``ci_mean_*``: Student t interval, mean +/- t[(1+c)/2; n-1] sd / sqrt(n) (seed 000).
+        ``ci_median_*``: order statistics x_(j+1), x_(n-j), the narrowest pair symmetric in rank
+        with exact binomial coverage >= `confidence`; ``ci_median_confidence`` is that
+        coverage. ``status`` is "ok" or says which figures a small group lacks.
+    """
+    from fastperf.kernels.descriptive import order_statistics
+    from fastperf.kernels.moments import sample_moments
+
+    table = load_table(data)
+    keys, value = _describe_iv(table, by, variant, value, unit)
+    values = value_column(table, value)
+    groups = group_rows(table, keys)
+    grouped = groups.gather(values)
+    del values
+    n_rows = table.num_rows
+    n, n_dropped, mean, variance = sample_moments(grouped, groups.offsets, n_rows=n_rows)
+    infinite = (n > 0) & ~np.isfinite(mean)  # an infinite value makes the mean inf or NaN
+    if infinite.any():
+        where = describe_group(groups.keys, int(np.argmax(infinite)))
+        raise InputError(
+            f"value column {value!r} holds infinite values in {int(infinite.sum())} group(s), the "
+            f"first {where}; an infinite measurement is a broken one: remove it or set it to "
+            "null (nulls and NaN are dropped and counted)"
+        )
+    sd = np.sqrt(variance)
+    lower, upper, coverage = median_interval_ranks(n, confidence)
+    stats = order_statistics(grouped, groups.offsets, n, lower, upper, n_rows=n_rows)
+    halfwidth = student_halfwidth(n, sd, confidence)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cv = np.where(mean != 0, sd / mean, np.nan)
+
+    n_min = _minimum_n_for_median_interval(confidence)
+    status = np.select(
+        [n == 0, n == 1, lower == 0],
+        [
+            "no values (all missing)",
+            "1 value: no sd or intervals",
+            f"fewer than {n_min} values: no {confidence:.4g} median interval",
+        ],
+        default="ok",
+    )
+    columns = {
+        "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "min": stats[:, 0],
+        "median": stats[:, 1], "max": stats[:, 2], "cv": cv,
+        "ci_mean_low": mean - halfwidth, "ci_mean_high": mean + halfwidth,
+        "ci_median_low": stats[:, 3], "ci_median_high": stats[:, 4],
+        "ci_median_confidence": coverage, "status": status,
+    }
+    out = keyed_table(groups.keys, columns)
+
+    warnings = dropped_warnings(n_dropped)
+    not_ok = int((status != "ok").sum())
+    if not_ok:
+        warnings.append(f"{not_ok} group(s) too small for some statistics (see status)")
+    summary = {
+        "groups": groups.n_groups, "rows": table.num_rows, "values": int(n.sum()),
+        "dropped": int(n_dropped.sum()), "confidence": confidence, "groups_not_ok": not_ok,
+    }
+    return DescribeResult(out, summary, warnings)

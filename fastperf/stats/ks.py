@@ -1,0 +1,231 @@
+"""Tests on whole distributions: the two-sample Kolmogorov-Smirnov test, batched and per benchmark.
+
+The Speedup-Test's median protocol (seed 002, section 3.2.1) applies it to median-centred
+samples, x - med(x) against y - med(y), to check the location-shift model that the
+Wilcoxon-Mann-Whitney test assumes (``center="median"``).
+"""
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+
+from fastperf.data.arrays import ALTERNATIVES, Samples, check_alternative, shaped, two_samples
+from fastperf.errors import InputError
+from fastperf.results.base import BenchmarkResult, TestResult, dropped_warnings, keyed_table
+from fastperf.io.tables import is_measurement_table, key_list
+
+__all__ = ["ks_2samp"]
+
+METHODS = ("auto", "exact", "asymp")
+CENTERS = (None, "median")
+RESULT_COLUMNS = [
+    "n_baseline", "n_candidate", "n_dropped_baseline", "n_dropped_candidate", "statistic",
+    "statistic_sign", "pvalue", "pvalue_method", "status",
+]
+#: The level at which the table form's summary counts rejected benchmarks.
+SUMMARY_ALPHA = 0.05
+
+
+def _ks_iv(alternative: str, method: str, center: str | None) -> tuple[int, int, bool]:
+    """Check the options; return the kernel's alternative and method codes and the centring flag."""
+    check_alternative(alternative)
+    if method not in METHODS:
+        raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
+    if center not in CENTERS:
+        raise InputError(f"center must be None or 'median', got {center!r}")
+    return ALTERNATIVES.index(alternative), METHODS.index(method), center == "median"
+
+
+def _ks_pairs(xs: Samples, ys: Samples, alternative: str, method: str, center: str | None,
+              ) -> tuple[dict[str, np.ndarray], list[str]]:
+    """KS test of every pair (xs[i], ys[i]): per-pair arrays and the fallback messages."""
+    from fastperf.kernels import ks
+
+    alternative_code, method_code, center_median = _ks_iv(alternative, method, center)
+    x_offsets = np.ascontiguousarray(xs.offsets, dtype=np.int64)
+    y_offsets = np.ascontiguousarray(ys.offsets, dtype=np.int64)
+    d, p, sign, status_code, source, fallback = ks.ks_2samp_pairs(
+        np.ascontiguousarray(xs.values, dtype=np.float64), x_offsets,
+        np.ascontiguousarray(ys.values, dtype=np.float64), y_offsets,
+        alternative_code, method_code, center_median,
+        n_rows=xs.values.shape[0] + ys.values.shape[0],
+    )
+    status = np.asarray(ks.STATUS_MESSAGES)[status_code]
+    smirnov_branch = source == ks.FROM_SMIRNOV
+    if smirnov_branch.any():
+        from scipy.special import smirnov
+
+        n1, n2 = np.diff(x_offsets)[smirnov_branch], np.diff(y_offsets)[smirnov_branch]
+        m, n = np.maximum(n1, n2).astype(float), np.minimum(n1, n2).astype(float)
+        en = np.round(m * n / (m + n)).astype(np.int64)
+        p[smirnov_branch] = np.clip(2 * smirnov(en, d[smirnov_branch]), 0.0, 1.0)
+    messages = []
+    impossible = int((fallback == ks.EXACT_IMPOSSIBLE).sum())
+    if impossible:
+        messages.append(
+            f"ks_2samp: exact p-value not possible for {impossible} pair(s) whose sizes have "
+            "n1 n2 / gcd(n1, n2)**2 >= 2**31 - 1; the asymptotic p-value was used (as scipy)"
+        )
+    failed = int((fallback == ks.EXACT_FAILED).sum())
+    if failed:
+        messages.append(
+            f"ks_2samp: exact p-value unsuccessful for {failed} pair(s) (floating-point "
+            "overflow, or rounding beyond [0, 1]); the asymptotic p-value was used (as scipy)"
+        )
+    out = {
+        "statistic": d, "pvalue": p, "statistic_sign": sign, "status": status,
+        "pvalue_method": np.asarray(ks.PVALUE_SOURCES)[source],
+    }
+    return out, messages
+
+
+def ks_2samp(
+    x: Any,
+    y: Any = None,
+    *,
+    alternative: str = "two-sided",
+    method: str = "auto",
+    axis: int = -1,
+    center: str | None = None,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str = "variant",
+    value: str = "value",
+) -> TestResult | BenchmarkResult:
+    """Two-sample Kolmogorov-Smirnov test of the null hypothesis F_x = F_y, batched.
+
+    D = max_t |F_x(t) - F_y(t)| (two-sided), max_t (F_x - F_y) ("greater"), max_t (F_y - F_x)
+    ("less"), with F the empirical distribution functions, compared after all values tied at t
+    are counted: scipy's ``ks_2samp`` definitions, argument names and p-values.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Samples along `axis`; the other axes are batched and broadcast together. A pair with a
+        NaN or an empty sample gets NaN, its reason in ``status``.
+        **Table form**: `x` a measurement table (Arrow object, ``__arrow_c_stream__`` object or
+        path(s)), `y` omitted, `baseline` / `candidate` naming two variants: one test per
+        benchmark, x = baseline values, y = candidate values (nulls dropped and counted).
+    alternative : {"two-sided", "less", "greater"}
+        About the CDFs: "less" is F_x < F_y somewhere, i.e. x tends to be *larger* than y (for
+        times with x = baseline: the candidate is faster).
+    method : {"auto", "exact", "asymp"}
+        "auto" is "exact" when max(n1, n2) <= 10000, else "asymp". Where the exact computation
+        fails (one-sided, unequal sizes: overflow beyond n1 + n2 of about 1030) or is not possible
+        (n1 n2 / gcd(n1, n2)**2 >= 2**31 - 1, "exact" only), the asymptotic p-value is used with a
+        RuntimeWarning, as scipy does.
+    axis : int
+        Array form: the axis along which the samples lie.
+    center : {None, "median"}
+        "median": test x - median(x) against y - median(y) (Speedup-Test, seed 002 section
+        3.2.1: does the location-shift model hold?). The p-value treats the medians as known,
+        as the protocol does, which makes the test conservative.
+    baseline, candidate, by, variant, value : table form only.
+
+    Returns
+    -------
+    TestResult (array form)
+        ``statistic`` (D), ``pvalue``, ``status`` ("ok", "NaN in input", "empty sample", ...),
+        ``statistic_sign`` (int8: +1 when F_x - F_y attains D, -1 when F_y - F_x does) and
+        ``pvalue_method`` ("exact" or "asymp"): shaped like the batch, numpy scalars for 1-D
+        input.
+    BenchmarkResult (table form)
+        ``.benchmarks``: the keys, ``n_baseline``, ``n_candidate``, ``n_dropped_baseline``,
+        ``n_dropped_candidate``, ``statistic``, ``statistic_sign``, ``pvalue``,
+        ``pvalue_method``, ``status`` ("no baseline values", "no candidate values", ...);
+        ``.summary``; ``.warnings``.
+
+    Notes
+    -----
+    Exact p = P(D >= d) under H0 for continuous data, by counting lattice paths (Hodges 1958,
+    Arkiv för Matematik 3, 469-486; two-sided with Viehmann's 2021 recursion for 1 - p,
+    arXiv:2102.08037), with d rounded to a multiple of 1 / lcm(n1, n2) as scipy. With ties
+    this is scipy's (conservative) p-value, not the conditional one. Asymptotic: two-sided,
+    the one-sample Kolmogorov distribution with n = round(n1 n2 / (n1 + n2)) (scipy's
+    ``kstwo``; Kolmogorov 1933, Smirnov 1939 in the limit); one-sided, Hodges' eq. 5.3,
+    exp(-2 z^2 - 2 z (m + 2n) / (3 sqrt(mn (m + n)))), z = d sqrt(mn / (m + n)), m >= n.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from fastperf.stats.ks import ks_2samp
+    >>> rng = np.random.default_rng(0)
+    >>> res = ks_2samp(rng.lognormal(size=(4, 30)), rng.lognormal(0.5, size=(4, 25)))
+    >>> res.statistic.shape, res.pvalue_method.tolist()
+    ((4,), ['exact', 'exact', 'exact', 'exact'])
+    """
+    if y is None:
+        if not is_measurement_table(x):
+            raise InputError("ks_2samp: y is required unless x is a measurement table")
+        if axis != -1:
+            raise InputError("axis= applies to arrays; a measurement table is tested per "
+                             "benchmark (`by`), baseline against candidate")
+        return _ks_table(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
+                         value=value, alternative=alternative, method=method, center=center)
+    if baseline is not None or candidate is not None:
+        raise InputError("baseline= and candidate= apply to a measurement table passed alone "
+                         "(y omitted); with arrays x and y are the two samples")
+    if is_measurement_table(x):
+        raise InputError("ks_2samp: pass a measurement table alone (y omitted) with baseline= "
+                         "and candidate=")
+    xs, ys, batch_shape = two_samples(x, y, axis)
+    columns, messages = _ks_pairs(xs, ys, alternative, method, center)
+    for message in messages:
+        warnings.warn(message, RuntimeWarning, stacklevel=2)
+    return TestResult(
+        shaped(columns["statistic"], batch_shape), shaped(columns["pvalue"], batch_shape),
+        shaped(columns["status"], batch_shape),
+        statistic_sign=shaped(columns["statistic_sign"], batch_shape),
+        pvalue_method=shaped(columns["pvalue_method"], batch_shape),
+    )
+
+
+def _ks_table(data: Any, *, baseline, candidate, by, variant, value, alternative, method,
+              center) -> BenchmarkResult:
+    """`ks_2samp` per benchmark of a measurement table: x = baseline, y = candidate."""
+    from fastperf.data.samples import variant_samples
+
+    _ks_iv(alternative, method, center)
+    if baseline is None or candidate is None:
+        raise InputError("ks_2samp on a measurement table needs baseline= and candidate= "
+                         "(variant names)")
+    clash = [k for k in key_list(by) if k in RESULT_COLUMNS]
+    if clash:
+        raise InputError(f"key column {clash[0]!r} has the name of an output column of "
+                         "ks_2samp; rename it first")
+    vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant,
+                         value=value)
+    xs, ys = vs.samples[baseline], vs.samples[candidate]
+    columns, messages = _ks_pairs(xs, ys, alternative, method, center)
+    n1, n2 = xs.sizes, ys.sizes
+    status = np.select([n1 == 0, n2 == 0], ["no baseline values", "no candidate values"],
+                       default=columns["status"])
+    dropped1, dropped2 = vs.n_dropped[baseline], vs.n_dropped[candidate]
+    table = keyed_table(vs.keys, {
+        "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": dropped1,
+        "n_dropped_candidate": dropped2, "statistic": columns["statistic"],
+        "statistic_sign": columns["statistic_sign"], "pvalue": columns["pvalue"],
+        "pvalue_method": columns["pvalue_method"], "status": status,
+    })
+    tested = status == "ok"
+    p = columns["pvalue"]
+    source = columns["pvalue_method"]
+    summary = {
+        "test": "ks_2samp", "alternative": alternative, "method": method, "center": center,
+        "baseline": baseline, "candidate": candidate, "benchmarks": table.num_rows,
+        "benchmarks_tested": int(tested.sum()), "benchmarks_not_ok": int((~tested).sum()),
+        "pvalues_exact": int((source == "exact").sum()),
+        "pvalues_asymp": int((source == "asymp").sum()),
+        f"benchmarks_rejected_at_{SUMMARY_ALPHA}": int((p[tested] <= SUMMARY_ALPHA).sum()),
+        "dropped": int(dropped1.sum() + dropped2.sum()),
+    }
+    warnings_ = list(messages)
+    n_dropped = dropped1 + dropped2
+    warnings_ += dropped_warnings(n_dropped, "benchmark(s)", "n_dropped_*")
+    reasons, counts = np.unique(status[~tested], return_counts=True)
+    for reason, count in zip(reasons, counts):
+        warnings_.append(f"{int(count)} benchmark(s) not tested: {reason} (see status)")
+    return BenchmarkResult(table, summary, warnings_)

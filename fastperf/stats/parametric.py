@@ -1,0 +1,367 @@
+"""Parametric tests, batched: Student and Welch t-tests, the paired t-test, Fisher's F-test.
+
+The Speedup-Test's mean protocol (seed 002) uses them: the F-test decides between Student's and
+Welch's t-test, and the one-sided t-test decides whether the candidate's mean time is lower.
+Lilja's interval of the mean of paired differences (seed 000) is `ttest_rel`'s interval.
+
+Each function works on arrays (samples along `axis`, batched over the other axes, scipy's
+argument names and statistic definitions) and on measurement tables (one test per benchmark,
+baseline against candidate). The moments come from one kernel (``sample_moments``); the
+statistics and p-values are whole-array arithmetic on them.
+"""
+from __future__ import annotations
+
+from collections import namedtuple
+from typing import Any, Sequence
+
+import numpy as np
+
+from fastperf.data.arrays import Samples, check_alternative, paired_samples, shaped, two_samples
+from fastperf.errors import InputError
+from fastperf.results.base import BenchmarkResult, TestResult, benchmark_result, keyed_table
+from fastperf.io.tables import is_measurement_table
+from fastperf.engine.intervals import _check_confidence
+
+__all__ = ["ttest_ind", "ttest_rel", "ftest", "ConfidenceInterval", "TTestResult", "FTestResult"]
+
+ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
+
+
+def _moments(samples: Samples):
+    from fastperf.kernels.moments import sample_moments
+
+    return sample_moments(samples.values, samples.offsets, n_rows=samples.values.shape[0])
+
+
+def _status(conditions: list[tuple[np.ndarray, str]], size: int) -> np.ndarray:
+    """Per-test status: the message of the first condition that holds, else "ok"."""
+    status = np.select([c for c, _ in conditions], [m for _, m in conditions], default="ok")
+    return np.broadcast_to(status, (size,)).copy()
+
+
+def _p_from_t(t, df, alternative):
+    """p-value of Student's t with `df` degrees of freedom; tails computed directly."""
+    from scipy.special import stdtr
+
+    if alternative == "less":
+        return stdtr(df, t)
+    if alternative == "greater":
+        return stdtr(df, -t)
+    return 2 * stdtr(df, -np.abs(t))
+
+
+def _t_quantile(p, df):
+    from scipy.special import stdtrit
+
+    return stdtrit(df, p)
+
+
+class TTestResult(TestResult):
+    """Result of `ttest_ind` / `ttest_rel`: ``statistic`` (t), ``pvalue``, ``df``, ``status``,
+    ``estimate`` (the mean difference x - y), ``standard_error``; and `confidence_interval`."""
+
+    def __init__(self, statistic, pvalue, status, *, df, estimate, standard_error, alternative,
+                 batch_shape):
+        super().__init__(statistic, pvalue, status, df=df, estimate=estimate,
+                         standard_error=standard_error)
+        self._alternative = alternative
+        self._batch_shape = batch_shape
+
+    def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
+        """Interval of the mean difference (x - y) matching the test's alternative.
+
+        Two-sided: estimate -/+ t[(1+c)/2; df] * se; "less": (-inf, estimate + t[c; df] * se);
+        "greater": (estimate - t[c; df] * se, inf), as scipy. For `ttest_rel` this is Lilja's
+        interval of the mean of paired differences (seed 000).
+        """
+        confidence = _check_confidence(confidence)
+        estimate = np.asarray(self.estimate, dtype=float)
+        se = np.asarray(self.standard_error, dtype=float)
+        df = np.asarray(self.df, dtype=float)
+        with np.errstate(invalid="ignore"):
+            if self._alternative == "two-sided":
+                half = _t_quantile(0.5 + confidence / 2, df) * se
+                low, high = estimate - half, estimate + half
+            elif self._alternative == "less":
+                low = np.full_like(estimate, -np.inf)
+                high = estimate + _t_quantile(confidence, df) * se
+            else:
+                low = estimate - _t_quantile(confidence, df) * se
+                high = np.full_like(estimate, np.inf)
+        return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
+
+
+def _t_from_moments(n1, nan1, mean1, var1, n2, nan2, mean2, var2, equal_var):
+    """t statistic pieces for two independent samples (scipy's formulas)."""
+    with np.errstate(divide="ignore", invalid="ignore"):
+        if equal_var:
+            df = (n1 + n2 - 2).astype(float)
+            pooled = ((n1 - 1) * var1 + (n2 - 1) * var2) / df
+            se = np.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
+        else:
+            vn1, vn2 = var1 / n1, var2 / n2
+            df = (vn1 + vn2) ** 2 / (vn1 ** 2 / (n1 - 1) + vn2 ** 2 / (n2 - 1))
+            se = np.sqrt(vn1 + vn2)
+        estimate = mean1 - mean2
+        t = estimate / se
+    bad = _status([
+        ((nan1 > 0) | (nan2 > 0), "NaN in input"),
+        ((n1 < 2) | (n2 < 2), "fewer than 2 values in a sample"),
+        (~(se > 0), "zero variance in both samples"),
+    ], n1.shape[0])
+    return t, df, se, estimate, bad
+
+
+def _finish_t(t, df, se, estimate, status, alternative, batch_shape) -> TTestResult:
+    failed = status != "ok"
+    t = np.where(failed, np.nan, t)
+    df = np.where(failed, np.nan, df)
+    p = _p_from_t(t, df, alternative)
+    return TTestResult(
+        shaped(t, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
+        df=shaped(df, batch_shape), estimate=shaped(np.where(failed, np.nan, estimate), batch_shape),
+        standard_error=shaped(np.where(failed, np.nan, se), batch_shape),
+        alternative=alternative, batch_shape=batch_shape,
+    )
+
+
+def ttest_ind(
+    x: Any,
+    y: Any = None,
+    *,
+    equal_var: bool = True,
+    alternative: str = "two-sided",
+    axis: int = -1,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str = "variant",
+    value: str = "value",
+    confidence: float = 0.95,
+):
+    """Student's (``equal_var=True``) or Welch's t-test of two independent samples.
+
+    t = (x̄ − ȳ) / se with se = sqrt(s_p² (1/n₁ + 1/n₂)), s_p² the pooled variance, df = n₁ + n₂ − 2
+    (Student); or se = sqrt(s₁²/n₁ + s₂²/n₂) and the Welch-Satterthwaite df (Welch). scipy's
+    definitions; the p-value's tail is computed directly (``scipy.special.stdtr``).
+
+    Parameters
+    ----------
+    x, y : array_like
+        Samples along `axis`; the other axes are batched (and broadcast). A sample with NaN, fewer
+        than 2 values, or zero variance in both samples gets NaN with its reason in ``status``.
+        **Table form**: `x` a measurement table (or path), `y` omitted, `baseline` and
+        `candidate` naming the variants: one test per benchmark, x = baseline, y = candidate
+        (nulls dropped and counted).
+    equal_var : bool
+    alternative : {"two-sided", "less", "greater"}
+        "greater": the mean of x is greater than that of y (for times, x = baseline: the
+        candidate is faster).
+    axis : int
+    baseline, candidate, by, variant, value : table form only.
+    confidence : float
+        Table form only: level of the ``ci_low`` / ``ci_high`` columns (the mean difference).
+
+    Returns
+    -------
+    TTestResult (arrays) or BenchmarkResult (table form, ``.benchmarks`` one row per benchmark).
+    """
+    alternative = check_alternative(alternative)
+    if y is None:
+        return _table_two_sample(x, "ttest_ind", baseline=baseline, candidate=candidate, by=by,
+                                 variant=variant, value=value, alternative=alternative,
+                                 equal_var=equal_var, confidence=confidence)
+    xs, ys, batch_shape = two_samples(x, y, axis)
+    (n1, nan1, m1, v1), (n2, nan2, m2, v2) = _moments(xs), _moments(ys)
+    t, df, se, estimate, status = _t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var)
+    return _finish_t(t, df, se, estimate, status, alternative, batch_shape)
+
+
+def _paired_t(differences: Samples):
+    """t statistic pieces of the one-sample t-test of paired differences."""
+    n, nan, mean, var = _moments(differences)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        se = np.sqrt(var / n)
+        t = mean / se
+    status = _status([
+        (nan > 0, "NaN in input"),
+        (n < 2, "fewer than 2 pairs"),
+        (~(se > 0), "zero variance of the differences"),
+    ], n.shape[0])
+    return n, t, (n - 1).astype(float), se, mean, status
+
+
+def ttest_rel(
+    x: Any,
+    y: Any = None,
+    *,
+    alternative: str = "two-sided",
+    axis: int = -1,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str = "variant",
+    value: str = "value",
+    run: str = "run",
+    confidence: float = 0.95,
+):
+    """Paired t-test: the one-sample t-test of the differences d = x − y.
+
+    t = d̄ / (s_d / √n), df = n − 1 (scipy's `ttest_rel`). ``confidence_interval()`` is Lilja's
+    interval of the mean of differences, d̄ ∓ t[1 − α/2; n − 1] s_d / √n (seed 000: the
+    before/after example gives [−5.3523, 3.3523]). x and y must have the same length along
+    `axis`; a NaN in either member of a pair makes that test NaN ("NaN in input").
+
+    **Table form**: `x` a measurement table, `y` omitted, `baseline` / `candidate` variant
+    names: per benchmark, the baseline and candidate measurements with the same `run` value are
+    paired (runs on one side only, pairs with a null, and runs repeated within a variant are
+    dropped and counted in ``n_unmatched``, ``n_dropped``, ``n_duplicated``); returns a
+    `BenchmarkResult` with ``mean_difference``, ``statistic``, ``df``, ``pvalue``, ``ci_low``,
+    ``ci_high`` (at `confidence`) and ``status`` per benchmark.
+    """
+    alternative = check_alternative(alternative)
+    if y is None:
+        return _table_paired(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
+                             value=value, run=run, alternative=alternative, confidence=confidence)
+    xs, ys, batch_shape = paired_samples(x, y, axis)
+    _, t, df, se, mean, status = _paired_t(Samples(xs.values - ys.values, xs.offsets))
+    return _finish_t(t, df, se, mean, status, alternative, batch_shape)
+
+
+def _table_paired(data, *, baseline, candidate, by, variant, value, run, alternative,
+                  confidence) -> BenchmarkResult:
+    """`ttest_rel` per benchmark of a measurement table, runs paired by the `run` column."""
+    from fastperf.data.samples import paired_variant_samples
+
+    _require_table_form(data, "ttest_rel", baseline, candidate)
+    pairs = paired_variant_samples(data, baseline=baseline, candidate=candidate, by=by,
+                                   variant=variant, value=value, run=run)
+    differences = Samples(pairs.baseline.values - pairs.candidate.values, pairs.baseline.offsets)
+    n, t, df, se, mean, status = _paired_t(differences)
+    result = _finish_t(t, df, se, mean, status, alternative, (n.shape[0],))
+    ci = result.confidence_interval(confidence)
+    status = np.where(n == 0, "no paired runs", result.status)
+    table = keyed_table(pairs.keys, {
+        "n": n, "n_unmatched": pairs.n_unmatched, "n_dropped": pairs.n_dropped,
+        "n_duplicated": pairs.n_duplicated, "mean_difference": result.estimate,
+        "statistic": result.statistic, "df": result.df, "pvalue": result.pvalue,
+        "ci_low": ci.low, "ci_high": ci.high, "status": status,
+    })
+    return _benchmark_result(table, "ttest_rel", alternative, baseline, candidate,
+                             pairs.duplicate_warnings())
+
+
+class FTestResult(TestResult):
+    """Result of `ftest`: ``statistic`` (F = s₁²/s₂²), ``pvalue``, ``df_x``, ``df_y``,
+    ``status``; and `confidence_interval` of the variance ratio."""
+
+    def __init__(self, statistic, pvalue, status, *, df_x, df_y, batch_shape):
+        super().__init__(statistic, pvalue, status, df_x=df_x, df_y=df_y)
+        self._batch_shape = batch_shape
+
+    def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
+        """Two-sided interval of σ₁²/σ₂²: [F / f[(1+c)/2], F / f[(1−c)/2]] (R's ``var.test``)."""
+        from scipy.special import fdtri
+
+        confidence = _check_confidence(confidence)
+        f = np.asarray(self.statistic, dtype=float)
+        d1, d2 = np.asarray(self.df_x, dtype=float), np.asarray(self.df_y, dtype=float)
+        with np.errstate(invalid="ignore", divide="ignore"):
+            low = f / fdtri(d1, d2, 0.5 + confidence / 2)
+            high = f / fdtri(d1, d2, 0.5 - confidence / 2)
+        return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
+
+
+def _f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative):
+    from scipy.special import fdtr, fdtrc
+
+    df1, df2 = (n1 - 1).astype(float), (n2 - 1).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        f = v1 / v2
+    status = _status([
+        ((nan1 > 0) | (nan2 > 0), "NaN in input"),
+        ((n1 < 2) | (n2 < 2), "fewer than 2 values in a sample"),
+        (~(v1 > 0) & ~(v2 > 0), "zero variance in both samples"),
+    ], n1.shape[0])  # a constant y alone gives F = inf, as R's var.test
+    failed = status != "ok"
+    f, df1, df2 = (np.where(failed, np.nan, a) for a in (f, df1, df2))
+    lower, upper = fdtr(df1, df2, f), fdtrc(df1, df2, f)  # both tails directly
+    p = {"less": lower, "greater": upper,
+         "two-sided": np.minimum(1.0, 2 * np.minimum(lower, upper))}[alternative]
+    return f, p, df1, df2, status
+
+
+def ftest(
+    x: Any,
+    y: Any = None,
+    *,
+    alternative: str = "two-sided",
+    axis: int = -1,
+    baseline: str | None = None,
+    candidate: str | None = None,
+    by: str | Sequence[str] | None = "benchmark",
+    variant: str = "variant",
+    value: str = "value",
+):
+    """Fisher's F-test of equal variances: F = s₁² / s₂² ~ F(n₁ − 1, n₂ − 1) under H0.
+
+    The Speedup-Test (seed 002) uses it to choose between Student's and Welch's t-test. The
+    two-sided p-value is min(1, 2 min(P[F' <= F], P[F' >= F])) as R's ``var.test``; each tail is
+    computed directly. "greater": the variance of x is greater than that of y.
+
+    Array form as `ttest_ind` (NaN with a reason in ``status`` for NaN input, fewer than 2
+    values, or zero variance in both samples; a constant y alone gives F = inf and the p-values of
+    R's ``var.test``); table form: `x` a measurement table, `y` omitted, with
+    `baseline` / `candidate`: one test per benchmark. Returns `FTestResult` or a
+    `BenchmarkResult`.
+    """
+    alternative = check_alternative(alternative)
+    if y is None:
+        return _table_two_sample(x, "ftest", baseline=baseline, candidate=candidate, by=by,
+                                 variant=variant, value=value, alternative=alternative)
+    xs, ys, batch_shape = two_samples(x, y, axis)
+    (n1, nan1, _, v1), (n2, nan2, _, v2) = _moments(xs), _moments(ys)
+    f, p, df1, df2, status = _f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative)
+    return FTestResult(shaped(f, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
+                       df_x=shaped(df1, batch_shape), df_y=shaped(df2, batch_shape),
+                       batch_shape=batch_shape)
+
+
+def _require_table_form(data, test: str, baseline, candidate) -> None:
+    if not is_measurement_table(data):
+        raise InputError(f"{test}: y is required unless x is a measurement table")
+    if baseline is None or candidate is None:
+        raise InputError(f"{test} on a measurement table needs baseline= and candidate= (variant names)")
+
+
+def _benchmark_result(table, test, alternative, baseline, candidate, warnings=()):
+    return benchmark_result(table, {"test": test, "alternative": alternative,
+                                    "baseline": baseline, "candidate": candidate}, list(warnings))
+
+
+def _table_two_sample(data, test, *, baseline, candidate, by, variant, value, alternative,
+                      equal_var=True, confidence=0.95) -> BenchmarkResult:
+    """One `test` per benchmark of a measurement table: x = baseline, y = candidate."""
+    from fastperf.data.samples import variant_samples
+
+    _require_table_form(data, test, baseline, candidate)
+    vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant, value=value)
+    (n1, _, m1, v1), (n2, _, m2, v2) = _moments(vs.samples[baseline]), _moments(vs.samples[candidate])
+    missing = _status([(n1 == 0, "no baseline values"), (n2 == 0, "no candidate values")], n1.shape[0])
+    zeros = np.zeros_like(n1)
+    if test == "ttest_ind":
+        t, df, se, estimate, status = _t_from_moments(n1, zeros, m1, v1, n2, zeros, m2, v2, equal_var)
+        result = _finish_t(t, df, se, estimate, status, alternative, (n1.shape[0],))
+        ci = result.confidence_interval(confidence)
+        columns = {"mean_baseline": m1, "mean_candidate": m2, "statistic": result.statistic,
+                   "df": result.df, "pvalue": result.pvalue, "ci_low": ci.low, "ci_high": ci.high}
+    else:
+        f, p, df1, df2, status = _f_from_moments(n1, zeros, v1, n2, zeros, v2, alternative)
+        columns = {"var_baseline": v1, "var_candidate": v2, "statistic": f, "df_baseline": df1,
+                   "df_candidate": df2, "pvalue": p}
+    status = np.where(missing != "ok", missing, status)
+    table = keyed_table(vs.keys, {
+        "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": vs.n_dropped[baseline],
+        "n_dropped_candidate": vs.n_dropped[candidate], **columns, "status": status,
+    })
+    return _benchmark_result(table, test, alternative, baseline, candidate)
