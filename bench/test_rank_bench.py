@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import scipy.stats as sps
 
-from fastperf.stats import rank_tests
+from fastperf.engine import ranks as ranks_engine
 from fastperf.stats.rank_tests import mannwhitneyu, wilcoxon
 
 FAST = dict(rounds=15, iterations=1, warmup_rounds=2)
@@ -23,8 +23,8 @@ SLOW = dict(rounds=3, iterations=1, warmup_rounds=1)
 
 
 def clear_caches():
-    rank_tests._rank_sum_cdf.cache_clear()
-    rank_tests._signed_rank_cdf.cache_clear()
+    ranks_engine.rank_sum_cdf.cache_clear()
+    ranks_engine.signed_rank_cdf.cache_clear()
     state = getattr(sps._mannwhitneyu._mwu_state, "s", None)
     if state is not None:
         state.reset()

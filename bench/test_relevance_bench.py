@@ -2,7 +2,7 @@
 unpaired and `hpt` on the same file (fastperf only, informative).
 
 Target (seed 003's issue): SPARC on 10,000 paired benchmarks x 30 runs under 1 s (from the
-Parquet file made by make_measurements.py --paired to the result table, on the 2-core machine),
+Parquet file made by fastperf.simulate(paired=True) to the result table, on the 2-core machine),
 with the ratio against a scipy loop printed (no ratio target).
 
 The loop does, per benchmark, what `sparc(..., pair="run")` does: the ratios r_i = x_i / y_i of
@@ -36,7 +36,7 @@ import pytest
 import scipy.stats as sps
 
 from conftest import measurement_file
-from fastperf.stats import rank_tests
+from fastperf.engine import ranks as ranks_engine
 from fastperf.protocols.relevance import CONCLUSIONS, hpt, sparc
 
 BENCHMARKS, RUNS, SLICE = 10_000, 30, 1_000
@@ -85,8 +85,8 @@ def run_fastperf(path):
 def clear_caches():
     """The exact null distributions are cached by sample size: every round computes them, as a
     fresh process would (the warmup rounds still leave the compiled kernels)."""
-    rank_tests._signed_rank_cdf.cache_clear()
-    rank_tests._rank_sum_cdf.cache_clear()
+    ranks_engine.signed_rank_cdf.cache_clear()
+    ranks_engine.rank_sum_cdf.cache_clear()
 
 
 def first_call(path) -> list[float]:
@@ -179,7 +179,7 @@ def pandas_scipy_loop(path, names, phases: list):
 def test_pandas_scipy_loop(benchmark, path, capsys):
     benchmark.group = LOOP_GROUP
     benchmark.extra_info["side"] = LOOP_SIDE
-    names = [f"bench_{i:05d}" for i in range(SLICE)]  # make_measurements.py's first 1,000
+    names = [f"bench_{i:05d}" for i in range(SLICE)]  # the simulated table's first 1,000
     phases: list = []
     loop = benchmark.pedantic(pandas_scipy_loop, args=(path, names, phases), **LOOP_ROUNDS)
     assert list(loop.index) == names

@@ -1,6 +1,6 @@
 """`speedup_test` on 10,000 benchmarks x 31 runs per side, against a pandas group-by + scipy loop.
 
-Target (seed 002's issue): from a Parquet file made by make_measurements.py to the result table
+Target (seed 002's issue): from a Parquet file made by fastperf.simulate to the result table
 in under 1 s on the 2-core machine, and at least 50x faster than a pandas group-by +
 scipy.stats loop doing the same protocol per benchmark.
 
@@ -24,7 +24,7 @@ import pytest
 import scipy.stats as sps
 
 from conftest import measurement_file
-from fastperf.stats import rank_tests
+from fastperf.engine import ranks as ranks_engine
 from fastperf.protocols.speedup import speedup_test
 
 BENCHMARKS, RUNS, SLICE = 10_000, 31, 1_000
@@ -56,7 +56,7 @@ def run_fastperf(path):
 def clear_caches():
     """The exact rank-sum null distribution is cached by sample sizes: every round computes it,
     as a fresh process would (the warmup rounds still leave the compiled kernels)."""
-    rank_tests._rank_sum_cdf.cache_clear()
+    ranks_engine.rank_sum_cdf.cache_clear()
 
 
 def test_speedup_test(benchmark, path):
@@ -128,7 +128,7 @@ def pandas_scipy_loop(path, names, phases: list):
 def test_pandas_scipy_loop(benchmark, path, capsys):
     benchmark.group = LOOP_GROUP
     benchmark.extra_info["side"] = LOOP_SIDE
-    names = [f"bench_{i:05d}" for i in range(SLICE)]  # make_measurements.py's first 1,000
+    names = [f"bench_{i:05d}" for i in range(SLICE)]  # the simulated table's first 1,000
     phases: list = []
     loop = benchmark.pedantic(pandas_scipy_loop, args=(path, names, phases), **LOOP_ROUNDS)
     assert list(loop.index) == names

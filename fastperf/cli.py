@@ -365,10 +365,10 @@ def _demo(args) -> None:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fastperf`` command."""
-    from fastperf.kernels import _compile
+    from fastperf.kernels import builds
 
     args = _parser().parse_args(argv)
-    one_shot, _compile.ONE_SHOT = _compile.ONE_SHOT, True  # no parallel compiles for small gains
+    one_shot, builds.ONE_SHOT = builds.ONE_SHOT, True  # no parallel compiles for small gains
     try:
         commands = {"describe": _describe, "aggregate": _aggregate, "plan": _plan,
                     "anova": _anova, "factorial": _factorial, "compare": _compare,
@@ -379,7 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"fastperf: error: {reason}", file=sys.stderr)
         return 2
     finally:
-        _compile.ONE_SHOT = one_shot
+        builds.ONE_SHOT = one_shot
     return 0
 
 

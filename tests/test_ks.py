@@ -333,7 +333,7 @@ def test_bad_arguments_raise_input_error():
 
 
 def test_parallel_build_agrees_with_serial(parallel_always):
-    from fastperf.kernels._compile import FORCE_PARALLEL
+    from fastperf.kernels.builds import FORCE_PARALLEL
 
     assert FORCE_PARALLEL
     rng = np.random.default_rng(19)
@@ -342,14 +342,14 @@ def test_parallel_build_agrees_with_serial(parallel_always):
                                         ("greater", "asymp", None), ("two-sided", "asymp", None)]:
         parallel = ks_2samp(pairs_table(pairs), baseline="base", candidate="cand",
                             alternative=alternative, method=method, center=center).benchmarks
-        import fastperf.kernels._compile as compile_mod
+        import fastperf.kernels.builds as builds
 
-        compile_mod.FORCE_PARALLEL = False
+        builds.FORCE_PARALLEL = False
         try:
             serial = ks_2samp(pairs_table(pairs), baseline="base", candidate="cand",
                               alternative=alternative, method=method, center=center).benchmarks
         finally:
-            compile_mod.FORCE_PARALLEL = True
+            builds.FORCE_PARALLEL = True
         assert parallel.column_names == serial.column_names
         for name in parallel.column_names:  # NaN equal to NaN
             np.testing.assert_array_equal(parallel.column(name).to_numpy(zero_copy_only=False),

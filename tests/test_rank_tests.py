@@ -605,22 +605,22 @@ def test_parallel_builds_agree(parallel_always):
     d = np.round(rng.normal(size=(60, 41)), 1)
     signed = wilcoxon(d, method="asymptotic", zero_method="pratt")
     ragged = st.rankdata(d[0, :17])
-    import fastperf.kernels._compile as compile_mod
+    import fastperf.kernels.builds as builds
 
-    compile_mod.FORCE_PARALLEL = False
+    builds.FORCE_PARALLEL = False
     np.testing.assert_array_equal(mannwhitneyu(x, y, nan_policy="omit", method="asymptotic").pvalue,
                                   serial.pvalue)
     np.testing.assert_array_equal(wilcoxon(d, method="asymptotic", zero_method="pratt").pvalue,
                                   signed.pvalue)
-    compile_mod.FORCE_PARALLEL = True
+    builds.FORCE_PARALLEL = True
     np.testing.assert_array_equal(rankdata(d[0, :17]), ragged)
     ragged_x = [rng.normal(size=k) for k in (3, 8, 5)]
     values = np.concatenate(ragged_x)
     from fastperf.data.arrays import Samples
-    from fastperf.stats.rank_tests import _sorted
+    from fastperf.engine.ranks import sort_samples
 
     offsets = np.array([0, 3, 11, 16])
-    np.testing.assert_array_equal(_sorted(Samples(values, offsets)).values,
+    np.testing.assert_array_equal(sort_samples(Samples(values, offsets)).values,
                                   np.concatenate([np.sort(v) for v in ragged_x]))
 
 

@@ -13,12 +13,10 @@ import numpy as np
 from fastperf.errors import InputError
 
 __all__ = [
-    "Samples", "one_sample", "two_samples", "paired_samples", "shaped", "ALTERNATIVES",
-    "check_alternative",
+    "Samples", "one_sample", "two_samples", "paired_samples", "shaped", "as_float_array",
+    "as_samples", "last_axis",
 ]
 
-#: The `alternative` values of every test, as scipy spells them.
-ALTERNATIVES = ("two-sided", "less", "greater")
 
 
 @dataclass(frozen=True)
@@ -43,7 +41,7 @@ class Samples:
         return cls(a2d.reshape(-1), np.arange(batch + 1, dtype=np.int64) * n)
 
 
-def _as_float_array(a, name: str) -> np.ndarray:
+def as_float_array(a, name: str) -> np.ndarray:
     try:
         arr = np.asarray(a, dtype=np.float64)
     except (TypeError, ValueError) as exc:
@@ -53,7 +51,7 @@ def _as_float_array(a, name: str) -> np.ndarray:
     return arr
 
 
-def _last_axis(arr: np.ndarray, axis: int, name: str) -> np.ndarray:
+def last_axis(arr: np.ndarray, axis: int, name: str) -> np.ndarray:
     try:
         return np.moveaxis(arr, axis, -1)
     except np.exceptions.AxisError:
@@ -62,14 +60,14 @@ def _last_axis(arr: np.ndarray, axis: int, name: str) -> np.ndarray:
 
 def one_sample(a, axis: int = -1, name: str = "x") -> tuple[Samples, tuple[int, ...]]:
     """The samples of `a` along `axis`, and the shape of the batch (the other axes)."""
-    arr = _last_axis(_as_float_array(a, name), axis, name)
+    arr = last_axis(as_float_array(a, name), axis, name)
     batch_shape = arr.shape[:-1]
-    return _as_samples(arr, batch_shape), batch_shape
+    return as_samples(arr, batch_shape), batch_shape
 
 
-def _broadcast_pair(x, y, axis: int) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
-    xa = _last_axis(_as_float_array(x, "x"), axis, "x")
-    ya = _last_axis(_as_float_array(y, "y"), axis, "y")
+def broadcast_pair(x, y, axis: int) -> tuple[np.ndarray, np.ndarray, tuple[int, ...]]:
+    xa = last_axis(as_float_array(x, "x"), axis, "x")
+    ya = last_axis(as_float_array(y, "y"), axis, "y")
     try:
         batch_shape = np.broadcast_shapes(xa.shape[:-1], ya.shape[:-1])
     except ValueError:
@@ -80,7 +78,7 @@ def _broadcast_pair(x, y, axis: int) -> tuple[np.ndarray, np.ndarray, tuple[int,
     return xa, ya, batch_shape
 
 
-def _as_samples(arr: np.ndarray, batch_shape: tuple[int, ...]) -> Samples:
+def as_samples(arr: np.ndarray, batch_shape: tuple[int, ...]) -> Samples:
     arr = np.broadcast_to(arr, batch_shape + arr.shape[-1:])
     # an explicit batch size: reshape(-1, 0) cannot infer it for empty samples
     return Samples.rectangular(arr.reshape(int(np.prod(batch_shape)), arr.shape[-1]))
@@ -88,29 +86,22 @@ def _as_samples(arr: np.ndarray, batch_shape: tuple[int, ...]) -> Samples:
 
 def two_samples(x, y, axis: int = -1) -> tuple[Samples, Samples, tuple[int, ...]]:
     """Independent samples x and y along `axis`; their other axes broadcast together."""
-    xa, ya, batch_shape = _broadcast_pair(x, y, axis)
-    return _as_samples(xa, batch_shape), _as_samples(ya, batch_shape), batch_shape
+    xa, ya, batch_shape = broadcast_pair(x, y, axis)
+    return as_samples(xa, batch_shape), as_samples(ya, batch_shape), batch_shape
 
 
 def paired_samples(x, y, axis: int = -1) -> tuple[Samples, Samples, tuple[int, ...]]:
     """Paired samples: like `two_samples`, but x and y must have the same length along `axis`."""
-    xa, ya, batch_shape = _broadcast_pair(x, y, axis)
+    xa, ya, batch_shape = broadcast_pair(x, y, axis)
     if xa.shape[-1] != ya.shape[-1]:
         raise InputError(
             f"paired samples must have the same length along axis={axis}: x has "
             f"{xa.shape[-1]} values, y has {ya.shape[-1]}"
         )
-    return _as_samples(xa, batch_shape), _as_samples(ya, batch_shape), batch_shape
+    return as_samples(xa, batch_shape), as_samples(ya, batch_shape), batch_shape
 
 
 def shaped(values: np.ndarray, batch_shape: tuple[int, ...]):
     """Per-sample results reshaped to the batch shape; a numpy scalar for a single test."""
     out = np.asarray(values).reshape(batch_shape)
     return out[()] if out.ndim == 0 else out
-
-
-def check_alternative(alternative: str) -> str:
-    """`alternative` itself, or an `InputError` listing the valid values."""
-    if alternative not in ALTERNATIVES:
-        raise InputError(f"alternative must be one of {list(ALTERNATIVES)}, got {alternative!r}")
-    return alternative

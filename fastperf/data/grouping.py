@@ -71,7 +71,7 @@ class Groups:
         return gather_rows(column, self.order, self.offsets, n_rows=column.shape[0])
 
 
-def _key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]:
+def key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]:
     """Dictionary codes (int32, nulls as their own code) and the dictionary of one column."""
     if pa.types.is_dictionary(column.type):
         if column.null_count:  # null indices: decode so that null gets a code of its own
@@ -117,7 +117,7 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
     keys = list(dict.fromkeys(keys))
     require_columns(table, keys)
     n_rows = table.num_rows
-    key_codes = [_key_codes(table.column(name), name) for name in keys]
+    codes_of_keys = [key_codes(table.column(name), name) for name in keys]
     if not keys or n_rows == 0:
         first_row = np.zeros(1 if n_rows else 0, dtype=np.int64)
         counts = np.full(first_row.shape[0], n_rows, dtype=np.int64)
@@ -126,8 +126,8 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
         # combine the columns pairwise: the first pair straight from their codes, then the
         # dense ids of the pair so far with the next column's codes
         no_right = (np.empty(0, dtype=np.int32), None)
-        ids, n_ids = key_codes[0][0], len(key_codes[0][1])
-        rest = key_codes[1:] or [no_right]
+        ids, n_ids = codes_of_keys[0][0], len(codes_of_keys[0][1])
+        rest = codes_of_keys[1:] or [no_right]
         for position, (codes, dictionary) in enumerate(rest):
             n_codes = 1 if dictionary is None else len(dictionary)
             more_to_come = position < len(rest) - 1
@@ -139,5 +139,5 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
     # each group's key values: its first row's code into the column's dictionary (kept
     # dictionary-encoded: no string is copied, and regrouping the keys costs no hashing)
     key_columns = [pa.DictionaryArray.from_arrays(pa.array(codes[first_row], pa.int32()), dictionary)
-                   for codes, dictionary in key_codes]
+                   for codes, dictionary in codes_of_keys]
     return Groups(pa.table(key_columns, names=keys), offsets, first_row, order)

@@ -142,7 +142,7 @@ def group_weights(table: pa.Table, weights, by: list[str], groups: Groups) -> np
     return w
 
 
-def _grouped_values(data: Any, keys: list[str], value: str, also_required: Sequence[str] = ()):
+def grouped_values(data: Any, keys: list[str], value: str, also_required: Sequence[str] = ()):
     """Load `data`, check it, group its rows by `keys`; return the table, groups and values.
 
     The values come back gathered into group order (NaN kept). An empty table, a missing
@@ -162,7 +162,7 @@ def _grouped_values(data: Any, keys: list[str], value: str, also_required: Seque
     return table, groups, grouped
 
 
-def _variant_takes(groups, keys: list[str], variant: str, names: Sequence[str]):
+def variant_takes(groups, keys: list[str], variant: str, names: Sequence[str]):
     """For each variant in `names`, the group holding each benchmark's values (-1: none).
 
     Returns the benchmark groups (one per `keys` value) and a dict name -> int64 array.
@@ -199,8 +199,8 @@ def variant_samples(
     from fastperf.kernels.grouping import take_segments
 
     keys = key_list(by)
-    table, groups, grouped = _grouped_values(data, keys + [variant], value)
-    benchmarks, takes = _variant_takes(groups, keys, variant, variants)
+    table, groups, grouped = grouped_values(data, keys + [variant], value)
+    benchmarks, takes = variant_takes(groups, keys, variant, variants)
     samples, dropped = {}, {}
     for name, take in takes.items():
         kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
@@ -225,7 +225,7 @@ def group_samples(
     from fastperf.kernels.grouping import take_segments
 
     keys = key_list(by) + ([variant] if variant is not None else [])
-    _, groups, grouped = _grouped_values(data, keys, value)
+    _, groups, grouped = grouped_values(data, keys, value)
     take = np.arange(groups.n_groups, dtype=np.int64)
     kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
     return groups.keys, Samples(kept, offsets), n_dropped
@@ -284,14 +284,14 @@ def paired_variant_samples(
     The run column may hold any groupable type (run numbers, timestamps, labels); a run is
     matched when the same run value occurs once for each variant of a benchmark.
     """
-    from fastperf.data.grouping import _key_codes
+    from fastperf.data.grouping import key_codes
     from fastperf.kernels.grouping import pair_by_run, take_segments
 
     keys = key_list(by)
-    table, groups, grouped = _grouped_values(data, keys + [variant], value, also_required=[run])
-    run_codes, _ = _key_codes(table.column(run), run)
+    table, groups, grouped = grouped_values(data, keys + [variant], value, also_required=[run])
+    run_codes, _ = key_codes(table.column(run), run)
     grouped_runs = groups.gather(run_codes.astype(np.int64))
-    benchmarks, takes = _variant_takes(groups, keys, variant, [baseline, candidate])
+    benchmarks, takes = variant_takes(groups, keys, variant, [baseline, candidate])
     sides = []
     for name in (baseline, candidate):
         # NaN values stay (as NaN) so that their runs still match; pair_by_run drops them
@@ -308,11 +308,11 @@ def check_single_unit(samples: _BenchmarkGroups, unit: str | None) -> None:
     """A benchmark's values must share one unit (a sample mixing sec/op and B/s is no sample):
     an `InputError` names the first benchmark whose `unit` column varies (no check when `unit`
     is None or not a column)."""
-    from fastperf.data.grouping import _key_codes
+    from fastperf.data.grouping import key_codes
 
     if unit is None or unit not in samples.table.column_names:
         return
-    codes, _ = _key_codes(samples.table.column(unit), unit)
+    codes, _ = key_codes(samples.table.column(unit), unit)
     per_row = codes.astype(np.float64)
     g, _ = varying_group(per_row, samples.groups)
     if g >= 0:

@@ -18,11 +18,12 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from fastperf.data.arrays import Samples, _as_float_array, _as_samples, _last_axis, shaped
+from fastperf.data.validation import check_confidence, check_unit_interval
+from fastperf.data.arrays import Samples, as_float_array, as_samples, last_axis, shaped
 from fastperf.errors import InputError
 from fastperf.results.base import Result, TestResult, dropped_warnings, keyed_table
 from fastperf.io.tables import key_list
-from fastperf.engine.intervals import _check_confidence, check_unit_interval, student_quantile
+from fastperf.engine.intervals import student_quantile
 
 __all__ = ["anova", "contrasts", "f_oneway", "AnovaResult", "ContrastResult", "FOnewayResult"]
 
@@ -242,13 +243,13 @@ def anova(
     """
     from fastperf.kernels.moments import sample_moments
     from fastperf.data.grouping import group_rows
-    from fastperf.data.samples import _grouped_values
+    from fastperf.data.samples import grouped_values
     from fastperf.io.read import load_table
 
     alpha = _check_alpha(alpha)
     table = load_table(data)
     keys = _anova_iv(table, by, factor, value)
-    _, groups, grouped = _grouped_values(table, keys + [factor], value)
+    _, groups, grouped = grouped_values(table, keys + [factor], value)
     n, n_nan, mean, var = sample_moments(grouped, groups.offsets, n_rows=grouped.shape[0])
     del grouped
     # the cells are ordered by the `by` keys first, so each group's cells are adjacent
@@ -376,7 +377,7 @@ def contrasts(
     """
     if not isinstance(result, AnovaResult):
         raise InputError(f"contrasts needs the result of fastperf.anova, got {type(result).__name__}")
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     if method not in CONTRAST_METHODS:
         raise InputError(f"method must be one of {list(CONTRAST_METHODS)}, got {method!r}")
     cells = result._cells
@@ -451,7 +452,7 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
 
     if len(samples) < 2:
         raise InputError(f"f_oneway needs at least 2 samples, got {len(samples)}")
-    arrays = [_last_axis(_as_float_array(s, f"sample {i}"), axis, f"sample {i}")
+    arrays = [last_axis(as_float_array(s, f"sample {i}"), axis, f"sample {i}")
               for i, s in enumerate(samples)]
     try:
         batch_shape = np.broadcast_shapes(*(a.shape[:-1] for a in arrays))
@@ -462,7 +463,7 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
     size = int(np.prod(batch_shape))
     moments = []
     for a in arrays:
-        s: Samples = _as_samples(a, batch_shape)
+        s: Samples = as_samples(a, batch_shape)
         moments.append(sample_moments(s.values, s.offsets, n_rows=s.values.shape[0]))
     # cells as (batch, k), C order: test b's cells are b*k .. b*k + k - 1
     n, nan, mean, var = (np.stack([m[i] for m in moments], axis=1).reshape(-1) for i in range(4))

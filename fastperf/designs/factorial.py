@@ -17,12 +17,13 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fastperf.data.validation import check_confidence
 from fastperf.errors import InputError
 from fastperf.results.base import Result, keyed_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import describe_group, key_list, require_columns, value_column
 from fastperf.data.grouping import group_rows
-from fastperf.engine.intervals import _check_confidence, student_quantile
+from fastperf.engine.intervals import student_quantile
 
 __all__ = ["factorial", "fractional_design", "FactorialResult", "FractionalDesign", "LETTERS"]
 
@@ -410,7 +411,7 @@ def factorial(
     """
     from fastperf.kernels.moments import sample_moments
 
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     table = load_table(data)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")

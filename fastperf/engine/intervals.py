@@ -6,31 +6,16 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["check_unit_interval", "student_quantile", "student_halfwidth", "median_interval_ranks"]
+from fastperf.data.validation import check_confidence
 
-
-def check_unit_interval(value: float, name: str) -> float:
-    """`value` as a float strictly between 0 and 1, or an `InputError` naming `name`."""
-    from fastperf.errors import InputError
-
-    try:
-        value = float(value)
-    except (TypeError, ValueError):
-        raise InputError(f"{name} must be a number in (0, 1), got {value!r}") from None
-    if not 0.0 < value < 1.0:
-        raise InputError(f"{name} must be strictly between 0 and 1, got {value}")
-    return value
-
-
-def _check_confidence(confidence: float) -> float:
-    return check_unit_interval(confidence, "confidence")
+__all__ = ["student_quantile", "student_halfwidth", "median_interval_ranks"]
 
 
 def student_quantile(df: np.ndarray, confidence: float) -> np.ndarray:
     """The two-sided Student coefficient t[(1 + c)/2; df] (NaN where df is NaN or < 1)."""
     from scipy.special import stdtrit
 
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     df = np.asarray(df, dtype=np.float64)
     with np.errstate(invalid="ignore"):
         return stdtrit(np.where(df > 0, df, np.nan), 0.5 + confidence / 2)
@@ -74,7 +59,7 @@ def median_interval_ranks(
     from scipy.special import bdtr
     from scipy.stats import binom
 
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     n = np.asarray(n, dtype=np.int64)
     sizes, inverse = np.unique(n, return_inverse=True)
     tail = (1.0 - confidence) / 2.0

@@ -2,7 +2,7 @@
 import numpy as np
 from numba import prange
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 
 
 @group_kernel(min_rows=5_000_000)

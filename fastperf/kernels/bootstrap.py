@@ -12,7 +12,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 from fastperf.kernels.order_statistics import select, sorted_copy
 from fastperf.kernels.random import draw_indices, fill_indices, resample_key, sample_key
 

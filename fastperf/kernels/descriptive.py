@@ -6,7 +6,7 @@ Groups arrive as contiguous slices ``grouped[offsets[g]:offsets[g + 1]]`` of one
 import numpy as np
 from numba import prange
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 from fastperf.kernels.order_statistics import move_nan_last, select
 
 

@@ -7,7 +7,7 @@ order.
 import numpy as np
 from numba import njit, prange
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 
 
 @njit(cache=True)

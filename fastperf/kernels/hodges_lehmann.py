@@ -30,8 +30,8 @@ those in one gathered bracket (the median's middle pair) by one multi-selection 
 import numpy as np
 from numba import njit, prange
 
-from fastperf.kernels._compile import group_kernel
-from fastperf.kernels.order_statistics import _partition, select
+from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.order_statistics import partition, select
 from fastperf.kernels.random import GOLDEN, mix64, sample_key
 
 #: A bracket of at most max(SMALL_MAX_PAIRS, (m + n) / 2) sums is gathered and quickselected
@@ -255,11 +255,11 @@ def _select_in(x, k, left, right, key, counter):
             pivot = b if b < c else (c if a < c else a)
         else:
             pivot = a if a < c else (c if b < c else b)
-        below = _partition(x, left, right, pivot, False)  # x[left:below] < pivot
+        below = partition(x, left, right, pivot, False)  # x[left:below] < pivot
         if k < below:
             right = below
             continue
-        upto = _partition(x, below, right, pivot, True)  # x[below:upto] == pivot
+        upto = partition(x, below, right, pivot, True)  # x[below:upto] == pivot
         if k < upto:
             return x[k], counter
         left = upto

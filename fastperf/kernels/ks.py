@@ -13,7 +13,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 from fastperf.kernels.order_statistics import sorted_copy
 
 #: `alternative` codes.

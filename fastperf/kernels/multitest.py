@@ -8,7 +8,7 @@ same order, so corrected p-values and rejections are identical to statsmodels' b
 import numpy as np
 from numba import prange
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 
 BONFERRONI = 0
 HOLM = 1

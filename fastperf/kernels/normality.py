@@ -14,7 +14,7 @@ import math
 import numpy as np
 from numba import njit, prange
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 from fastperf.kernels.order_statistics import sorted_copy
 
 #: The sample sizes Royston's approximations cover.

@@ -8,7 +8,7 @@ from numba import njit
 
 
 @njit(cache=True)
-def _partition(x, lo, hi, pivot, or_equal):
+def partition(x, lo, hi, pivot, or_equal):
     """Branchless Lomuto partition of ``x[lo:hi]``; returns j with ``x[lo:j]`` the values
     ``< pivot`` (``<= pivot`` when `or_equal`) and ``x[j:hi]`` the others.
 
@@ -51,11 +51,11 @@ def select(x, k, left, right):
             pivot = b if b < c else (c if a < c else a)
         else:
             pivot = a if a < c else (c if b < c else b)
-        below = _partition(x, lo, hi, pivot, False)  # x[lo:below] < pivot
+        below = partition(x, lo, hi, pivot, False)  # x[lo:below] < pivot
         if k < below:
             hi = below
             continue
-        upto = _partition(x, below, hi, pivot, True)  # x[below:upto] == pivot
+        upto = partition(x, below, hi, pivot, True)  # x[below:upto] == pivot
         if k < upto:
             return
         lo = upto

@@ -32,7 +32,7 @@ import math
 import numpy as np
 from numba import njit, prange, uint64
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 
 #: The mass the rank-sum network algorithm drops (states of negligible probability) never
 #: exceeds this times the smaller tail found, or the group is recomputed with less dropped.

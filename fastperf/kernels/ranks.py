@@ -11,7 +11,7 @@ size per block) for the exact conditional distributions in `rank_distributions`.
 import numpy as np
 from numba import njit, prange
 
-from fastperf.kernels._compile import group_kernel
+from fastperf.kernels.builds import group_kernel
 from fastperf.kernels.order_statistics import move_nan_last, sorted_copy
 
 #: Input size from which the statistics kernels run their parallel build. Their work is

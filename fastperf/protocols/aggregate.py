@@ -18,13 +18,14 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
+from fastperf.data.validation import check_confidence
 from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.results.base import Result, keyed_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import describe_group, key_list, require_columns, value_column
-from fastperf.data.grouping import _key_codes, group_rows
-from fastperf.engine.intervals import _check_confidence, student_quantile
+from fastperf.data.grouping import key_codes, group_rows
+from fastperf.engine.intervals import student_quantile
 from fastperf.data.samples import group_weights
 
 __all__ = ["aggregate_score", "AggregateResult", "score_gradient"]
@@ -135,7 +136,7 @@ def aggregate_score(
         raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
     if kind == "weighted" and weights is None:
         raise InputError('kind="weighted" needs weights= (a column name or a mapping)')
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     table = load_table(data)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
@@ -226,7 +227,7 @@ def _run_positions(table: pa.Table, run: str, groups) -> np.ndarray:
         low, high = int(runs.min()), int(runs.max())
         if high - low <= 4 * groups.n_groups + runs.size // 8 and high - low < 2**31:
             return groups.gather((runs - low).astype(np.int32, copy=False))
-    codes, _ = _key_codes(column, run)
+    codes, _ = key_codes(column, run)
     return groups.gather(codes)
 
 

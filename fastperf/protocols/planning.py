@@ -20,11 +20,12 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import ArrayLike
 
+from fastperf.data.validation import check_confidence
 from fastperf.errors import InputError
 from fastperf.results.base import Result, dropped_warnings
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list
-from fastperf.engine.intervals import _check_confidence, student_halfwidth
+from fastperf.engine.intervals import student_halfwidth
 
 __all__ = ["student_coefficients", "plan_runs", "PlanResult", "PLAN_TARGETS", "MAX_RUNS"]
 
@@ -47,11 +48,11 @@ SEPARATION_COLUMNS = [
 _TOO_MANY = "needs more than 2**53 runs"
 
 
-def _check_confidences(confidences: np.ndarray) -> None:
-    """`_check_confidence` on an array: the first value outside (0, 1) raises its error."""
+def check_confidences(confidences: np.ndarray) -> None:
+    """`check_confidence` on an array: the first value outside (0, 1) raises its error."""
     bad = ~((confidences > 0.0) & (confidences < 1.0))  # NaN is bad too
     if bad.any():
-        _check_confidence(confidences[bad].flat[0])
+        check_confidence(confidences[bad].flat[0])
 
 
 def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | np.float64:
@@ -95,7 +96,7 @@ def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | 
             f"the number of runs n must be a whole number >= 2 (one run has no spread), got "
             f"{n[bad_n].flat[0]:g}"
         )
-    _check_confidences(p)
+    check_confidences(p)
     # the same quantile as fastperf.engine.intervals.student_halfwidth: t[0.5 + p/2; n - 1]
     t = stdtrit(n.reshape(n.shape + (1,) * p.ndim) - 1.0, 0.5 + p / 2.0)
     return t[()] if t.ndim == 0 else t
@@ -191,7 +192,7 @@ def _plan_iv(target: str, precision: float, confidence: float) -> tuple[str, flo
     if not (np.isfinite(precision) and precision > 0):
         unit = "a fraction of the mean" if target == "relative_halfwidth" else "the value's unit"
         raise InputError(f"precision must be a finite number > 0 ({unit}), got {precision}")
-    return target, precision, _check_confidence(confidence)
+    return target, precision, check_confidence(confidence)
 
 
 def _with_keys(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
@@ -224,11 +225,11 @@ def _choose_variants(group_keys: pa.Table, variant: str | None, baseline, candid
 
 def _separation(group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence):
     """The per-benchmark separation table and its summary entries and warnings."""
-    from fastperf.data.samples import _variant_takes
+    from fastperf.data.samples import variant_takes
     from types import SimpleNamespace
 
     baseline, candidate = pair
-    benchmarks, takes = _variant_takes(SimpleNamespace(keys=group_keys), keys, variant, pair)
+    benchmarks, takes = variant_takes(SimpleNamespace(keys=group_keys), keys, variant, pair)
     tb, tc = takes[baseline], takes[candidate]
 
     def pick(column, take, missing):

@@ -13,7 +13,7 @@ HPCA): per benchmark a two-sided rank-sum test; the significant benchmarks keep 
 ratio, the others score 0; a one-sided signed-rank test over the scores gives the reliability
 that the candidate is better, and the largest speedup r it still holds for.
 
-Every test is the batched one of `fastperf.stats.rank_tests` (`_signed_rank_test`, `_rank_sum_test`):
+Every test is the batched one of `fastperf.stats.rank_tests` (`signed_rank_test`, `rank_sum_test`):
 one call per hypothesis for all benchmarks; corrections come from `fastperf.stats.multitest`.
 """
 from __future__ import annotations
@@ -98,18 +98,18 @@ def _concat(parts: list[Samples]) -> Samples:
 
 
 def _median(samples: Samples) -> np.ndarray:
-    from fastperf.protocols.speedup import _min_median
+    from fastperf.engine.summaries import min_median
 
-    return _min_median(samples)[1]
+    return min_median(samples)[1]
 
 
 def _signed_rank(ds: Samples, alternative: str, method: str):
     """SPARC's signed-rank test of each sample of differences (zeros dropped, continuity
     correction): p (1 where every difference is 0: no evidence against H0), z oriented as
     described by the caller, T+, the method used and the zeros."""
-    from fastperf.stats.rank_tests import _signed_rank_test
+    from fastperf.engine.ranks import signed_rank_test
 
-    _, p, status, method_used, z, n_zero, r_plus, _ = _signed_rank_test(
+    _, p, status, method_used, z, n_zero, r_plus, _ = signed_rank_test(
         ds, alternative, method, "wilcox", True, "omit")
     all_zero = status == "no nonzero differences"
     p = np.where(all_zero, 1.0, p)  # T+ = T- = 0 whatever the signs: exactly 1
@@ -125,10 +125,10 @@ def _signed_rank(ds: Samples, alternative: str, method: str):
 def _rank_sum(a: Samples, b: Samples, shift: float, alternative: str, method: str):
     """Rank-sum test of the samples `a` against `b` + `shift` (logs): p, z (two-sided: positive
     when `a` tends to be larger; one-sided: towards the alternative), U of `a`, the method."""
-    from fastperf.stats.rank_tests import _rank_sum_test
+    from fastperf.engine.ranks import rank_sum_test
 
     shifted = Samples(b.values + shift, b.offsets) if shift else b
-    u, p, _, method_used, z, state = _rank_sum_test(a, shifted, alternative, method, True, "omit")
+    u, p, _, method_used, z, state = rank_sum_test(a, shifted, alternative, method, True, "omit")
     if alternative == "two-sided":
         with np.errstate(invalid="ignore"):  # all values equal: z = -inf, sign 0 -> NaN
             z = z * np.sign(u - state.m * state.n / 2.0)
@@ -285,9 +285,9 @@ def _sparc_paired(ratios: Samples, margin: float, method: str):
 def _sparc_unpaired(num: Samples, den: Samples, margin: float, method: str):
     """The three rank-sum tests of the logs: numerator against denominator (two-sided), and
     against the denominator shifted by log(1 + delta) (less) and log(1 - delta) (greater)."""
-    from fastperf.stats.rank_tests import _log_values
+    from fastperf.engine.ranks import log_values
 
-    a, b = _log_values(num, "numerator"), _log_values(den, "denominator")
+    a, b = log_values(num, "numerator"), log_values(den, "denominator")
     p_diff, z_diff, u, method_diff = _rank_sum(a, b, 0.0, "two-sided", method)
     p_up, z_up, _, method_up = _rank_sum(a, b, math.log1p(margin), "less", method)
     p_low, z_low, _, method_low = _rank_sum(a, b, math.log1p(-margin), "greater", method)
@@ -700,7 +700,7 @@ def hpt(
     -------
     HptResult (``.benchmarks``, ``.speedups``, ``.summary``, ``.warnings``).
     """
-    from fastperf.stats.rank_tests import _log_values
+    from fastperf.engine.ranks import log_values
     from fastperf.data.samples import check_positive, check_single_unit, variant_samples
 
     alpha = _check_level(alpha, "alpha")
@@ -717,7 +717,7 @@ def hpt(
     check_positive(xs, vs.keys, f"baseline {baseline!r}")
     check_positive(ys, vs.keys, f"candidate {candidate!r}")
     num, den = (ys, xs) if higher_is_better else (xs, ys)
-    a, b = _log_values(num, "numerator"), _log_values(den, "denominator")
+    a, b = log_values(num, "numerator"), log_values(den, "denominator")
     median_x, median_y = _median(xs), _median(ys)
     with np.errstate(invalid="ignore", divide="ignore"):
         ratio = median_y / median_x if higher_is_better else median_x / median_y

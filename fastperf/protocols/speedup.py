@@ -26,6 +26,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
+from fastperf.engine.summaries import min_median
 from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.results.base import (
@@ -227,16 +228,6 @@ def _benchmark_alpha(vs, alpha) -> np.ndarray:
 # the two protocols
 
 
-def _min_median(samples: Samples) -> tuple[np.ndarray, np.ndarray]:
-    from fastperf.kernels.descriptive import order_statistics
-
-    sizes = samples.sizes
-    none = np.zeros(sizes.shape[0], dtype=np.int64)
-    stats = order_statistics(samples.values, samples.offsets, sizes, none, none,
-                             n_rows=samples.values.shape[0])
-    return stats[:, 0], stats[:, 1]
-
-
 def _max_confidence_mean(p_student, p_welch, p_f, p_sw, large):
     """The highest confidence 1 - a' at which the mean protocol declares the speedup.
 
@@ -262,17 +253,17 @@ def _max_confidence_mean(p_student, p_welch, p_f, p_sw, large):
 def _mean_protocol(xs: Samples, ys: Samples, moments_x, moments_y, alpha, large, better: str):
     """Figure 1: per benchmark the test used, the p-values and the warnings (`moments_*`:
     ``parametric._moments`` of each side)."""
-    from fastperf.stats.normality import _run_kernel as shapiro_wilk
-    from fastperf.stats.parametric import _f_from_moments, _p_from_t, _t_from_moments
+    from fastperf.engine.normality import shapiro_wilk_samples as shapiro_wilk
+    from fastperf.engine.parametric import f_from_moments, t_pvalue, t_from_moments
 
     (n1, nan1, m1, v1), (n2, nan2, m2, v2) = moments_x, moments_y
     _, p_sw_x, _ = shapiro_wilk(xs)
     _, p_sw_y, _ = shapiro_wilk(ys)
-    _, p_f, _, _, _ = _f_from_moments(n1, nan1, v1, n2, nan2, v2, "two-sided")
+    _, p_f, _, _, _ = f_from_moments(n1, nan1, v1, n2, nan2, v2, "two-sided")
     p_t, t_status = {}, {}
     for name, equal_var in (("student", True), ("welch", False)):
-        t, df, _, _, status = _t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var)
-        p_t[name] = np.where(status == "ok", _p_from_t(t, df, better), np.nan)
+        t, df, _, _, status = t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var)
+        p_t[name] = np.where(status == "ok", t_pvalue(t, df, better), np.nan)
         t_status[name] = status
     with np.errstate(invalid="ignore"):
         normal = (p_sw_x > alpha) & (p_sw_y > alpha)  # NaN (not testable) is not normal
@@ -303,12 +294,12 @@ def _mean_protocol(xs: Samples, ys: Samples, moments_x, moments_y, alpha, large,
 
 def _median_protocol(xs: Samples, ys: Samples, alpha, large, better: str, method: str):
     """Figure 2: KS on the median-centred samples, then the one-sided Wilcoxon-Mann-Whitney."""
-    from fastperf.stats.ks import _ks_pairs
-    from fastperf.stats.rank_tests import _rank_sum_test
+    from fastperf.engine.ks import ks_pairs
+    from fastperf.engine.ranks import rank_sum_test
 
-    ks, ks_messages = _ks_pairs(xs, ys, "two-sided", "auto", "median")
+    ks, ks_messages = ks_pairs(xs, ys, "two-sided", "auto", "median")
     p_ks = ks["pvalue"]
-    u, p, _, method_used, _, state = _rank_sum_test(xs, ys, better, method, True, "omit")
+    u, p, _, method_used, _, state = rank_sum_test(xs, ys, better, method, True, "omit")
     mn = (state.m * state.n).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         prob_x_greater = u / mn  # P[X > Y] + P[X = Y] / 2
@@ -453,7 +444,7 @@ def speedup_test(
     branches move with a' too (see `_max_confidence_mean`). Touati, Worms & Briais (2013),
     The Speedup-Test, Concurrency and Computation: Practice and Experience 25(10).
     """
-    from fastperf.stats.parametric import _moments
+    from fastperf.engine.parametric import sample_moments_of
     from fastperf.data.samples import check_positive, check_single_unit, group_weights, variant_samples
 
     _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
@@ -479,9 +470,9 @@ def speedup_test(
     large = (n1 > large_sample) & (n2 > large_sample)
     better = "less" if higher_is_better else "greater"
 
-    min_x, median_x = _min_median(xs)
-    min_y, median_y = _min_median(ys)
-    moments_x, moments_y = _moments(xs), _moments(ys)
+    min_x, median_x = min_median(xs)
+    min_y, median_y = min_median(ys)
+    moments_x, moments_y = sample_moments_of(xs), sample_moments_of(ys)
     time_x = {"mean": moments_x[2], "median": median_x, "min": min_x}
     time_y = {"mean": moments_y[2], "median": median_y, "min": min_y}
     with np.errstate(invalid="ignore", divide="ignore"):

@@ -14,9 +14,10 @@ from typing import Any, Sequence
 
 import numpy as np
 
+from fastperf.data.validation import check_unit_interval
 from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.errors import InputError
-from fastperf.engine.intervals import check_unit_interval
+
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.io.tables import is_measurement_table
 

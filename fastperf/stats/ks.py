@@ -11,74 +11,21 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf.data.arrays import ALTERNATIVES, Samples, check_alternative, shaped, two_samples
+
+from fastperf.engine.ks import ks_options, ks_pairs
+from fastperf.data.arrays import shaped, two_samples
 from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, TestResult, dropped_warnings, keyed_table
 from fastperf.io.tables import is_measurement_table, key_list
 
 __all__ = ["ks_2samp"]
 
-METHODS = ("auto", "exact", "asymp")
-CENTERS = (None, "median")
 RESULT_COLUMNS = [
     "n_baseline", "n_candidate", "n_dropped_baseline", "n_dropped_candidate", "statistic",
     "statistic_sign", "pvalue", "pvalue_method", "status",
 ]
 #: The level at which the table form's summary counts rejected benchmarks.
 SUMMARY_ALPHA = 0.05
-
-
-def _ks_iv(alternative: str, method: str, center: str | None) -> tuple[int, int, bool]:
-    """Check the options; return the kernel's alternative and method codes and the centring flag."""
-    check_alternative(alternative)
-    if method not in METHODS:
-        raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
-    if center not in CENTERS:
-        raise InputError(f"center must be None or 'median', got {center!r}")
-    return ALTERNATIVES.index(alternative), METHODS.index(method), center == "median"
-
-
-def _ks_pairs(xs: Samples, ys: Samples, alternative: str, method: str, center: str | None,
-              ) -> tuple[dict[str, np.ndarray], list[str]]:
-    """KS test of every pair (xs[i], ys[i]): per-pair arrays and the fallback messages."""
-    from fastperf.kernels import ks
-
-    alternative_code, method_code, center_median = _ks_iv(alternative, method, center)
-    x_offsets = np.ascontiguousarray(xs.offsets, dtype=np.int64)
-    y_offsets = np.ascontiguousarray(ys.offsets, dtype=np.int64)
-    d, p, sign, status_code, source, fallback = ks.ks_2samp_pairs(
-        np.ascontiguousarray(xs.values, dtype=np.float64), x_offsets,
-        np.ascontiguousarray(ys.values, dtype=np.float64), y_offsets,
-        alternative_code, method_code, center_median,
-        n_rows=xs.values.shape[0] + ys.values.shape[0],
-    )
-    status = np.asarray(ks.STATUS_MESSAGES)[status_code]
-    smirnov_branch = source == ks.FROM_SMIRNOV
-    if smirnov_branch.any():
-        from scipy.special import smirnov
-
-        n1, n2 = np.diff(x_offsets)[smirnov_branch], np.diff(y_offsets)[smirnov_branch]
-        m, n = np.maximum(n1, n2).astype(float), np.minimum(n1, n2).astype(float)
-        en = np.round(m * n / (m + n)).astype(np.int64)
-        p[smirnov_branch] = np.clip(2 * smirnov(en, d[smirnov_branch]), 0.0, 1.0)
-    messages = []
-    impossible = int((fallback == ks.EXACT_IMPOSSIBLE).sum())
-    if impossible:
-        messages.append(
-            f"ks_2samp: exact p-value not possible for {impossible} pair(s) whose sizes have "
-            "n1 n2 / gcd(n1, n2)**2 >= 2**31 - 1; the asymptotic p-value was used (as scipy)"
-        )
-    failed = int((fallback == ks.EXACT_FAILED).sum())
-    if failed:
-        messages.append(
-            f"ks_2samp: exact p-value unsuccessful for {failed} pair(s) (floating-point "
-            "overflow, or rounding beyond [0, 1]); the asymptotic p-value was used (as scipy)"
-        )
-    out = {
-        "statistic": d, "pvalue": p, "statistic_sign": sign, "status": status,
-        "pvalue_method": np.asarray(ks.PVALUE_SOURCES)[source],
-    }
-    return out, messages
 
 
 def ks_2samp(
@@ -172,7 +119,7 @@ def ks_2samp(
         raise InputError("ks_2samp: pass a measurement table alone (y omitted) with baseline= "
                          "and candidate=")
     xs, ys, batch_shape = two_samples(x, y, axis)
-    columns, messages = _ks_pairs(xs, ys, alternative, method, center)
+    columns, messages = ks_pairs(xs, ys, alternative, method, center)
     for message in messages:
         warnings.warn(message, RuntimeWarning, stacklevel=2)
     return TestResult(
@@ -188,7 +135,7 @@ def _ks_table(data: Any, *, baseline, candidate, by, variant, value, alternative
     """`ks_2samp` per benchmark of a measurement table: x = baseline, y = candidate."""
     from fastperf.data.samples import variant_samples
 
-    _ks_iv(alternative, method, center)
+    ks_options(alternative, method, center)
     if baseline is None or candidate is None:
         raise InputError("ks_2samp on a measurement table needs baseline= and candidate= "
                          "(variant names)")
@@ -199,7 +146,7 @@ def _ks_table(data: Any, *, baseline, candidate, by, variant, value, alternative
     vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant,
                          value=value)
     xs, ys = vs.samples[baseline], vs.samples[candidate]
-    columns, messages = _ks_pairs(xs, ys, alternative, method, center)
+    columns, messages = ks_pairs(xs, ys, alternative, method, center)
     n1, n2 = xs.sizes, ys.sizes
     status = np.select([n1 == 0, n2 == 0], ["no baseline values", "no candidate values"],
                        default=columns["status"])

@@ -15,8 +15,9 @@ from typing import Any, Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fastperf.data.validation import check_unit_interval
 from fastperf.errors import InputError
-from fastperf.engine.intervals import check_unit_interval
+
 
 __all__ = [
     "MultipleTestsResult",

@@ -6,11 +6,12 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf.data.arrays import Samples, one_sample, shaped
+from fastperf.data.arrays import one_sample, shaped
 from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, TestResult, dropped_warnings, keyed_table
 from fastperf.io.tables import is_measurement_table, key_list
 from fastperf.data.samples import group_samples
+from fastperf.engine.normality import shapiro_wilk_samples
 
 __all__ = ["shapiro", "ShapiroResult"]
 
@@ -36,15 +37,6 @@ class ShapiroResult(BenchmarkResult):
     """
 
 
-def _run_kernel(samples: Samples) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """W, p and status text per sample (one kernel call for the whole batch)."""
-    from fastperf.kernels.normality import STATUS_MESSAGES, shapiro_wilk
-
-    offsets = np.ascontiguousarray(samples.offsets, dtype=np.int64)
-    w, p, codes = shapiro_wilk(samples.values, offsets, n_rows=samples.values.shape[0])
-    return w, p, np.asarray(STATUS_MESSAGES)[codes]
-
-
 def _shapiro_table_iv(by, variant, value) -> None:
     """Check the table form's column arguments: keys must not take an output column's name."""
     keys = key_list(by) + ([variant] if variant is not None else [])
@@ -61,7 +53,7 @@ def _shapiro_table_iv(by, variant, value) -> None:
 def _shapiro_table(data: Any, by, variant, value) -> ShapiroResult:
     _shapiro_table_iv(by, variant, value)
     keys, samples, n_dropped = group_samples(data, by=by, variant=variant, value=value)
-    w, p, status = _run_kernel(samples)
+    w, p, status = shapiro_wilk_samples(samples)
     n = samples.sizes
     table = keyed_table(keys, {
         "n": n, "n_dropped": n_dropped, "statistic": w, "pvalue": p, "status": status,
@@ -156,5 +148,5 @@ def shapiro(
             f"{type(x).__name__}: for arrays, samples lie along axis="
         )
     samples, batch_shape = one_sample(x, axis)
-    w, p, status = _run_kernel(samples)
+    w, p, status = shapiro_wilk_samples(samples)
     return TestResult(shaped(w, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape))

@@ -16,44 +16,19 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf.data.arrays import Samples, check_alternative, paired_samples, shaped, two_samples
+from fastperf.data.validation import check_alternative, check_confidence
+from fastperf.data.arrays import Samples, paired_samples, shaped, two_samples
+from fastperf.engine.parametric import (
+    f_from_moments, paired_t, sample_moments_of, status_of, t_from_moments, t_pvalue, t_quantile,
+)
 from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, TestResult, benchmark_result, keyed_table
 from fastperf.io.tables import is_measurement_table
-from fastperf.engine.intervals import _check_confidence
+
 
 __all__ = ["ttest_ind", "ttest_rel", "ftest", "ConfidenceInterval", "TTestResult", "FTestResult"]
 
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
-
-
-def _moments(samples: Samples):
-    from fastperf.kernels.moments import sample_moments
-
-    return sample_moments(samples.values, samples.offsets, n_rows=samples.values.shape[0])
-
-
-def _status(conditions: list[tuple[np.ndarray, str]], size: int) -> np.ndarray:
-    """Per-test status: the message of the first condition that holds, else "ok"."""
-    status = np.select([c for c, _ in conditions], [m for _, m in conditions], default="ok")
-    return np.broadcast_to(status, (size,)).copy()
-
-
-def _p_from_t(t, df, alternative):
-    """p-value of Student's t with `df` degrees of freedom; tails computed directly."""
-    from scipy.special import stdtr
-
-    if alternative == "less":
-        return stdtr(df, t)
-    if alternative == "greater":
-        return stdtr(df, -t)
-    return 2 * stdtr(df, -np.abs(t))
-
-
-def _t_quantile(p, df):
-    from scipy.special import stdtrit
-
-    return stdtrit(df, p)
 
 
 class TTestResult(TestResult):
@@ -74,49 +49,28 @@ class TTestResult(TestResult):
         "greater": (estimate - t[c; df] * se, inf), as scipy. For `ttest_rel` this is Lilja's
         interval of the mean of paired differences (seed 000).
         """
-        confidence = _check_confidence(confidence)
+        confidence = check_confidence(confidence)
         estimate = np.asarray(self.estimate, dtype=float)
         se = np.asarray(self.standard_error, dtype=float)
         df = np.asarray(self.df, dtype=float)
         with np.errstate(invalid="ignore"):
             if self._alternative == "two-sided":
-                half = _t_quantile(0.5 + confidence / 2, df) * se
+                half = t_quantile(0.5 + confidence / 2, df) * se
                 low, high = estimate - half, estimate + half
             elif self._alternative == "less":
                 low = np.full_like(estimate, -np.inf)
-                high = estimate + _t_quantile(confidence, df) * se
+                high = estimate + t_quantile(confidence, df) * se
             else:
-                low = estimate - _t_quantile(confidence, df) * se
+                low = estimate - t_quantile(confidence, df) * se
                 high = np.full_like(estimate, np.inf)
         return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
-
-
-def _t_from_moments(n1, nan1, mean1, var1, n2, nan2, mean2, var2, equal_var):
-    """t statistic pieces for two independent samples (scipy's formulas)."""
-    with np.errstate(divide="ignore", invalid="ignore"):
-        if equal_var:
-            df = (n1 + n2 - 2).astype(float)
-            pooled = ((n1 - 1) * var1 + (n2 - 1) * var2) / df
-            se = np.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
-        else:
-            vn1, vn2 = var1 / n1, var2 / n2
-            df = (vn1 + vn2) ** 2 / (vn1 ** 2 / (n1 - 1) + vn2 ** 2 / (n2 - 1))
-            se = np.sqrt(vn1 + vn2)
-        estimate = mean1 - mean2
-        t = estimate / se
-    bad = _status([
-        ((nan1 > 0) | (nan2 > 0), "NaN in input"),
-        ((n1 < 2) | (n2 < 2), "fewer than 2 values in a sample"),
-        (~(se > 0), "zero variance in both samples"),
-    ], n1.shape[0])
-    return t, df, se, estimate, bad
 
 
 def _finish_t(t, df, se, estimate, status, alternative, batch_shape) -> TTestResult:
     failed = status != "ok"
     t = np.where(failed, np.nan, t)
     df = np.where(failed, np.nan, df)
-    p = _p_from_t(t, df, alternative)
+    p = t_pvalue(t, df, alternative)
     return TTestResult(
         shaped(t, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
         df=shaped(df, batch_shape), estimate=shaped(np.where(failed, np.nan, estimate), batch_shape),
@@ -172,23 +126,9 @@ def ttest_ind(
                                  variant=variant, value=value, alternative=alternative,
                                  equal_var=equal_var, confidence=confidence)
     xs, ys, batch_shape = two_samples(x, y, axis)
-    (n1, nan1, m1, v1), (n2, nan2, m2, v2) = _moments(xs), _moments(ys)
-    t, df, se, estimate, status = _t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var)
+    (n1, nan1, m1, v1), (n2, nan2, m2, v2) = sample_moments_of(xs), sample_moments_of(ys)
+    t, df, se, estimate, status = t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var)
     return _finish_t(t, df, se, estimate, status, alternative, batch_shape)
-
-
-def _paired_t(differences: Samples):
-    """t statistic pieces of the one-sample t-test of paired differences."""
-    n, nan, mean, var = _moments(differences)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        se = np.sqrt(var / n)
-        t = mean / se
-    status = _status([
-        (nan > 0, "NaN in input"),
-        (n < 2, "fewer than 2 pairs"),
-        (~(se > 0), "zero variance of the differences"),
-    ], n.shape[0])
-    return n, t, (n - 1).astype(float), se, mean, status
 
 
 def ttest_rel(
@@ -224,7 +164,7 @@ def ttest_rel(
         return _table_paired(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
                              value=value, run=run, alternative=alternative, confidence=confidence)
     xs, ys, batch_shape = paired_samples(x, y, axis)
-    _, t, df, se, mean, status = _paired_t(Samples(xs.values - ys.values, xs.offsets))
+    _, t, df, se, mean, status = paired_t(Samples(xs.values - ys.values, xs.offsets))
     return _finish_t(t, df, se, mean, status, alternative, batch_shape)
 
 
@@ -237,7 +177,7 @@ def _table_paired(data, *, baseline, candidate, by, variant, value, run, alterna
     pairs = paired_variant_samples(data, baseline=baseline, candidate=candidate, by=by,
                                    variant=variant, value=value, run=run)
     differences = Samples(pairs.baseline.values - pairs.candidate.values, pairs.baseline.offsets)
-    n, t, df, se, mean, status = _paired_t(differences)
+    n, t, df, se, mean, status = paired_t(differences)
     result = _finish_t(t, df, se, mean, status, alternative, (n.shape[0],))
     ci = result.confidence_interval(confidence)
     status = np.where(n == 0, "no paired runs", result.status)
@@ -263,32 +203,13 @@ class FTestResult(TestResult):
         """Two-sided interval of σ₁²/σ₂²: [F / f[(1+c)/2], F / f[(1−c)/2]] (R's ``var.test``)."""
         from scipy.special import fdtri
 
-        confidence = _check_confidence(confidence)
+        confidence = check_confidence(confidence)
         f = np.asarray(self.statistic, dtype=float)
         d1, d2 = np.asarray(self.df_x, dtype=float), np.asarray(self.df_y, dtype=float)
         with np.errstate(invalid="ignore", divide="ignore"):
             low = f / fdtri(d1, d2, 0.5 + confidence / 2)
             high = f / fdtri(d1, d2, 0.5 - confidence / 2)
         return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
-
-
-def _f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative):
-    from scipy.special import fdtr, fdtrc
-
-    df1, df2 = (n1 - 1).astype(float), (n2 - 1).astype(float)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        f = v1 / v2
-    status = _status([
-        ((nan1 > 0) | (nan2 > 0), "NaN in input"),
-        ((n1 < 2) | (n2 < 2), "fewer than 2 values in a sample"),
-        (~(v1 > 0) & ~(v2 > 0), "zero variance in both samples"),
-    ], n1.shape[0])  # a constant y alone gives F = inf, as R's var.test
-    failed = status != "ok"
-    f, df1, df2 = (np.where(failed, np.nan, a) for a in (f, df1, df2))
-    lower, upper = fdtr(df1, df2, f), fdtrc(df1, df2, f)  # both tails directly
-    p = {"less": lower, "greater": upper,
-         "two-sided": np.minimum(1.0, 2 * np.minimum(lower, upper))}[alternative]
-    return f, p, df1, df2, status
 
 
 def ftest(
@@ -320,8 +241,8 @@ def ftest(
         return _table_two_sample(x, "ftest", baseline=baseline, candidate=candidate, by=by,
                                  variant=variant, value=value, alternative=alternative)
     xs, ys, batch_shape = two_samples(x, y, axis)
-    (n1, nan1, _, v1), (n2, nan2, _, v2) = _moments(xs), _moments(ys)
-    f, p, df1, df2, status = _f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative)
+    (n1, nan1, _, v1), (n2, nan2, _, v2) = sample_moments_of(xs), sample_moments_of(ys)
+    f, p, df1, df2, status = f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative)
     return FTestResult(shaped(f, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
                        df_x=shaped(df1, batch_shape), df_y=shaped(df2, batch_shape),
                        batch_shape=batch_shape)
@@ -346,17 +267,17 @@ def _table_two_sample(data, test, *, baseline, candidate, by, variant, value, al
 
     _require_table_form(data, test, baseline, candidate)
     vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant, value=value)
-    (n1, _, m1, v1), (n2, _, m2, v2) = _moments(vs.samples[baseline]), _moments(vs.samples[candidate])
-    missing = _status([(n1 == 0, "no baseline values"), (n2 == 0, "no candidate values")], n1.shape[0])
+    (n1, _, m1, v1), (n2, _, m2, v2) = sample_moments_of(vs.samples[baseline]), sample_moments_of(vs.samples[candidate])
+    missing = status_of([(n1 == 0, "no baseline values"), (n2 == 0, "no candidate values")], n1.shape[0])
     zeros = np.zeros_like(n1)
     if test == "ttest_ind":
-        t, df, se, estimate, status = _t_from_moments(n1, zeros, m1, v1, n2, zeros, m2, v2, equal_var)
+        t, df, se, estimate, status = t_from_moments(n1, zeros, m1, v1, n2, zeros, m2, v2, equal_var)
         result = _finish_t(t, df, se, estimate, status, alternative, (n1.shape[0],))
         ci = result.confidence_interval(confidence)
         columns = {"mean_baseline": m1, "mean_candidate": m2, "statistic": result.statistic,
                    "df": result.df, "pvalue": result.pvalue, "ci_low": ci.low, "ci_high": ci.high}
     else:
-        f, p, df1, df2, status = _f_from_moments(n1, zeros, v1, n2, zeros, v2, alternative)
+        f, p, df1, df2, status = f_from_moments(n1, zeros, v1, n2, zeros, v2, alternative)
         columns = {"var_baseline": v1, "var_candidate": v2, "statistic": f, "df_baseline": df1,
                    "df_candidate": df2, "pvalue": p}
     status = np.where(missing != "ok", missing, status)

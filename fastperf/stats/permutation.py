@@ -14,7 +14,8 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf.data.arrays import Samples, check_alternative, paired_samples, shaped, two_samples
+from fastperf.data.validation import check_alternative
+from fastperf.data.arrays import Samples, paired_samples, shaped, two_samples
 from fastperf.errors import InputError
 from fastperf.results.base import TestResult, benchmark_result, dropped_warnings, keyed_table
 from fastperf.io.tables import is_measurement_table

@@ -14,8 +14,9 @@ from typing import Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
+from fastperf.data.validation import check_confidence
 from fastperf.errors import InputError
-from fastperf.engine.intervals import _check_confidence
+
 
 __all__ = ["ProportionInterval", "proportion_ci", "min_benchmarks", "PROPORTION_METHODS"]
 
@@ -236,7 +237,7 @@ def proportion_ci(
     """
     from scipy.special import ndtri
 
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     method = _method_iv(method)
     x, n = _counts_iv(successes, trials)
     z = float(ndtri((1.0 + confidence) / 2.0))  # R: qnorm((1 + conf.level) / 2)
@@ -288,7 +289,7 @@ def min_benchmarks(
     """
     from scipy.special import ndtri
 
-    confidence = _check_confidence(confidence)
+    confidence = check_confidence(confidence)
     try:
         c = np.asarray(proportion, dtype=np.float64)
         r = np.asarray(precision, dtype=np.float64)

@@ -1,0 +1,110 @@
+"""The one place where arguments are checked: every public function validates through these.
+
+Each check returns the normalised value or raises `InputError` naming the argument, what was
+given and what is accepted.
+"""
+from __future__ import annotations
+
+import numbers
+from typing import Any, Iterable, Sequence
+
+import numpy as np
+
+from fastperf.errors import InputError
+
+__all__ = [
+    "ALTERNATIVES", "check_choice", "check_alternative", "check_unit_interval",
+    "check_confidence", "check_whole_number", "check_seed", "check_key_clash", "check_variants",
+    "check_flag",
+]
+
+#: The `alternative` values of every test, as scipy spells them.
+ALTERNATIVES = ("two-sided", "less", "greater")
+
+
+def check_choice(value: Any, name: str, choices: Iterable[Any]) -> Any:
+    """`value` itself when it is one of `choices`, else an `InputError` listing them."""
+    choices = tuple(choices)
+    try:
+        ok = value in choices
+    except TypeError:  # an unhashable value against a dict's keys
+        ok = False
+    if not ok:
+        raise InputError(f"{name} must be one of {list(choices)}, got {value!r}")
+    return value
+
+
+def check_alternative(alternative: str) -> str:
+    """`alternative` itself, or an `InputError` listing the valid values."""
+    return check_choice(alternative, "alternative", ALTERNATIVES)
+
+
+def check_unit_interval(value: Any, name: str) -> float:
+    """`value` as a float strictly between 0 and 1, or an `InputError` naming `name`."""
+    if isinstance(value, (bool, str, bytes)):
+        raise InputError(f"{name} must be a number in (0, 1), got {value!r}")
+    try:
+        number = float(value)
+    except (TypeError, ValueError):
+        raise InputError(f"{name} must be a number in (0, 1), got {value!r}") from None
+    if not 0.0 < number < 1.0:
+        raise InputError(f"{name} must be strictly between 0 and 1, got {value!r}")
+    return number
+
+
+def check_confidence(confidence: Any) -> float:
+    """A confidence level in (0, 1)."""
+    return check_unit_interval(confidence, "confidence")
+
+
+def check_whole_number(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
+    """`value` as an int with ``minimum <= value (<= maximum)``; bools and floats are refused."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise InputError(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    value = int(value)
+    if value < minimum or (maximum is not None and value > maximum):
+        upper = "" if maximum is None else f" and <= {maximum}"
+        raise InputError(f"{name} must be >= {minimum}{upper}, got {value}")
+    return value
+
+
+def check_flag(value: Any, name: str) -> bool:
+    """`value` as a bool (True/False or numpy's), else an `InputError`."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise InputError(f"{name} must be True or False, got {value!r}")
+    return bool(value)
+
+
+def check_seed(seed: Any) -> int:
+    """The 64-bit seed of the counter-based generator, one rule for every resampling function.
+
+    None draws a fresh seed (results then differ between calls), a `numpy.random.Generator`
+    gives one draw of its stream, an integer in [0, 2**64) is used as is.
+    """
+    if seed is None:
+        return int(np.random.default_rng().integers(0, 2**63))
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(0, 2**63))
+    if isinstance(seed, numbers.Integral) and not isinstance(seed, bool) and 0 <= seed < 2**64:
+        return int(seed)
+    raise InputError(f"seed must be None, a numpy Generator or an integer in [0, 2**64), "
+                     f"got {seed!r}")
+
+
+def check_key_clash(keys: Sequence[str], output_columns: Iterable[str], function: str,
+                    value: str | None = None) -> None:
+    """Key columns may not take the name of an output column (nor be the value column)."""
+    output_columns = list(output_columns)
+    clash = [k for k in keys if k in output_columns]
+    if clash:
+        raise InputError(f"key column {clash[0]!r} has the name of an output column of "
+                         f"{function} ({', '.join(output_columns)}); rename it first")
+    if value is not None and value in keys:
+        raise InputError(f"column {value!r} cannot be both the value and a key")
+
+
+def check_variants(function: str, baseline: Any, candidate: Any) -> None:
+    """A table-form comparison needs both variant names."""
+    if baseline is None or candidate is None:
+        raise InputError(f"{function} on a measurement table needs baseline= and candidate= "
+                         "(variant names)")

@@ -1,0 +1,464 @@
+"""Rank-test engine: the Mann-Whitney rank-sum and Wilcoxon signed-rank tests of batches of samples.
+
+Samples in (CSR segments), per-test columns out (statistic, p, status, method, z and the state of
+the Hodges-Lehmann effect). Used by `fastperf.mannwhitneyu` / `fastperf.wilcoxon` and by every
+protocol that needs a rank test (Speedup-Test median protocol, SPARC, HPT).
+
+- exact null distributions: Löffler's recurrence for the untied U (Löffler 1983), the count
+  recursion for the untied T+, and with ties the exact distribution conditional on the tie
+  blocks (network algorithm; Mehta, Patel & Tsiatis 1984); small tails are summed, never
+  formed as 1 − cdf;
+- asymptotic: the normal approximation with the tie and continuity corrections (scipy's);
+- effects: Hodges-Lehmann estimates (Hodges & Lehmann 1963) with distribution-free intervals
+  (Lehmann 1975, §2.6 and §3.2).
+"""
+from __future__ import annotations
+
+import functools
+
+import numpy as np
+
+from fastperf.data.arrays import Samples
+from fastperf.engine.pvalues import first_reason, normal_pvalue, pick_tail
+from fastperf.errors import InputError
+
+__all__ = [
+    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "sort_samples",
+    "kernel_rows", "rank_sum_test", "signed_rank_test", "signed_rank_moments", "log_values",
+    "EffectState", "RankSumState", "SignedRankState", "nan_status",
+]
+
+
+#: ``method="auto"`` computes an exact p-value for untied samples when the null distribution
+#: costs at most this many steps: min(m, n)²·max(m, n)/2 for the rank-sum, n³/4 for the
+#: signed-rank (about 25 ms; computed once per sample size and cached, so a batch pays it once).
+AUTO_EXACT_MAX_COST = 50_000_000
+
+
+#: With ties (or ranked zeros) the conditional distribution is computed for each sample, so
+#: ``"auto"`` bounds it per sample: the work `tie_tail_costs` estimates from the tie blocks is
+#: at most this (about a millisecond: 30 vs 30 or 50 vs 50 with ties, signed-rank n <= ~300).
+AUTO_EXACT_MAX_TIED_COST = 2_000_000
+
+
+ZERO_METHODS = {"wilcox": 0, "pratt": 1, "zsplit": 2}
+
+
+def sort_samples(samples: Samples) -> Samples:
+    """Each sample sorted ascending, NaN last: numpy's sort for a rectangular batch (and so for
+    a single big sample), the `sort_segments` kernel for ragged ones."""
+    sizes = samples.sizes
+    if len(samples) == 0:
+        return samples
+    if (sizes == sizes[0]).all():
+        values = np.sort(samples.values.reshape(len(samples), int(sizes[0])), axis=1).reshape(-1)
+        return Samples(values, samples.offsets)
+    from fastperf.kernels.ranks import sort_segments
+
+    return Samples(sort_segments(samples.values, samples.offsets, n_rows=samples.values.shape[0]),
+                   samples.offsets)
+
+
+def kernel_rows(samples: Samples) -> int:
+    """The `n_rows` a group kernel gets: its rows, or 0 (serial) for a single sample."""
+    return samples.values.shape[0] if len(samples) > 1 else 0
+
+
+def compact(sorted_samples: Samples, keep: np.ndarray) -> Samples:
+    """The sorted samples with only the values where `keep` (their order kept)."""
+    kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+    np.cumsum(keep, out=kept_before[1:])
+    return Samples(sorted_samples.values[keep], kept_before[sorted_samples.offsets])
+
+
+def nan_status(n_nan: np.ndarray, nan_policy: str) -> np.ndarray:
+    """Which samples are NaN by the policy ("propagate"); "raise" raises here."""
+    if nan_policy == "raise" and n_nan.any():
+        raise InputError("the input contains NaN (nan_policy='raise'); use nan_policy='omit' to "
+                         "drop NaN values or 'propagate' to get NaN results")
+    return (n_nan > 0) if nan_policy == "propagate" else np.zeros(n_nan.shape, dtype=bool)
+
+
+class TieBlocks:
+    """The tie blocks of chosen samples (`tie_blocks`), listed once and shared by ``auto``'s
+    cost estimate and the exact tails that follow it."""
+
+    def __init__(self, xs: Samples, m, ys: Samples, n, zero_method: int):
+        self._args = (xs.values, xs.offsets, m, ys.values, ys.offsets, n)
+        self._zero_method = zero_method
+        self._groups = None
+        self._blocks = None
+
+    def of(self, groups: np.ndarray):
+        """``(scores, counts, block_offsets)`` of the samples `groups` (ascending indices)."""
+        from fastperf.kernels.grouping import take_segments
+        from fastperf.kernels.ranks import tie_blocks
+
+        if self._groups is not None and np.array_equal(groups, self._groups):
+            return self._blocks
+        if self._groups is not None and np.isin(groups, self._groups).all():
+            scores, counts, offsets = self._blocks
+            at = np.searchsorted(self._groups, groups)
+            chosen_scores, chosen_offsets, _ = take_segments(scores, offsets, at, False)
+            return chosen_scores, take_segments(counts, offsets, at, False)[0], chosen_offsets
+        self._groups = groups
+        self._blocks = tie_blocks(*self._args, groups, self._zero_method)
+        return self._blocks
+
+
+@functools.lru_cache(maxsize=256)
+def rank_sum_cdf(m: int, n: int) -> np.ndarray:
+    """P(U <= u) for u = 0..floor(mn/2), untied rank-sum (sizes ordered: symmetric in m, n)."""
+    from fastperf.kernels.rank_distributions import rank_sum_null_pmf
+
+    cdf = np.cumsum(rank_sum_null_pmf(m, n))  # small tails summed directly, from 0 up
+    cdf.flags.writeable = False
+    return cdf
+
+
+@functools.lru_cache(maxsize=256)
+def signed_rank_cdf(n: int) -> np.ndarray:
+    """P(T+ <= t) for t = 0..floor(n(n+1)/4), untied signed-rank without zeros."""
+    from fastperf.kernels.rank_distributions import signed_rank_null_pmf
+
+    cdf = np.cumsum(signed_rank_null_pmf(n))
+    cdf.flags.writeable = False
+    return cdf
+
+
+def symmetric_tails(cdf_half: np.ndarray, total: int, k: np.ndarray):
+    """(P(K <= k), P(K >= k)) of an integer statistic symmetric on 0..total from its lower half.
+
+    A tail below the centre is read from the summed lower half directly; only a tail of at
+    least 1/2 is formed as 1 − (a lower-half sum)."""
+    def below(v):  # P(K <= v)
+        v = np.asarray(v, dtype=np.int64)
+        low = cdf_half[np.clip(v, 0, cdf_half.shape[0] - 1)]
+        high = 1.0 - cdf_half[np.clip(total - v - 1, 0, cdf_half.shape[0] - 1)]
+        out = np.where(2 * v <= total, low, high)
+        return np.where(v < 0, 0.0, np.where(v >= total, 1.0, out))
+
+    return below(k), below(total - k)
+
+
+def symmetric_quantile(cdf_half: np.ndarray, total: int, p: float) -> int:
+    """The smallest k with P(K <= k) >= p (R's ``qwilcox`` / ``qsignrank``), K symmetric."""
+    if p <= 0.5:
+        return int(np.searchsorted(cdf_half, p * (1 - 1e-12)))
+    # P(K <= k) = 1 - P(K <= total - k - 1): the smallest k with P(K <= total-k-1) <= 1 - p
+    j = int(np.searchsorted(cdf_half, (1 - p) * (1 + 1e-12), side="right"))  # first cdf > 1-p
+    return total - j
+
+
+def methods_used(valid, exact, conditional) -> np.ndarray:
+    """"exact", "exact (ties)" (conditional on ties), "asymptotic", or "none" per test."""
+    return first_reason([~valid, exact & conditional, exact],
+                         ["none", "exact (ties)", "exact"], "asymptotic")
+
+
+class EffectState:
+    """What a result keeps for its Hodges-Lehmann effect: which tests are valid, which were
+    exact and untied, and the tie term. Subclasses say how many ordered values M each test has
+    (m·n differences or n(n+1)/2 Walsh averages), σ of the statistic, the exact quantile per
+    sample size, and how to select order statistics of those values."""
+
+    def __init__(self, tie_term, exact_untied, valid):
+        self.tie_term, self.exact_untied, self.valid = tie_term, exact_untied, valid
+
+    def effects(self, alternative: str, confidence: float | None = None):
+        """The estimate (median of the M values) and, with `confidence`, the interval
+        [V_(k), V_(M+1−k)] (`interval_ranks`), from one selection of all the ranks."""
+        total = self.total()
+        lo, hi = (total + 1) // 2, total // 2 + 1  # the lower and upper middle
+        columns = [lo, hi]
+        if confidence is not None:
+            k = interval_ranks(total, self.exact_untied, self.size_keys(), self.quantile,
+                                self.sigma(), alternative, confidence)
+            columns += [k, total + 1 - k]
+        ranks = np.stack(columns, axis=1).astype(np.int64)
+        ranks[~self.valid] = 0
+        values = self.select(ranks)
+        estimate = (values[:, 0] + values[:, 1]) / 2.0
+        if confidence is None:
+            return estimate, None, None
+        low = np.full(total.shape, -np.inf) if alternative == "less" else values[:, 2]
+        high = np.full(total.shape, np.inf) if alternative == "greater" else values[:, 3]
+        return estimate, np.where(self.valid, low, np.nan), np.where(self.valid, high, np.nan)
+
+
+class RankSumState(EffectState):
+    """The rank-sum's effect: order statistics of the m·n differences x_i − y_j."""
+
+    def __init__(self, xs: Samples, ys: Samples, m, n, tie_term, exact_untied, valid):
+        super().__init__(tie_term, exact_untied, valid)
+        self.xs, self.ys, self.m, self.n = xs, ys, m, n
+
+    def total(self):
+        return (self.m * self.n).astype(np.int64)
+
+    def sigma(self):
+        return rank_sum_sigma(self.m, self.n, self.tie_term)
+
+    def size_keys(self):
+        return np.stack([np.minimum(self.m, self.n), np.maximum(self.m, self.n)], axis=1)
+
+    @staticmethod
+    def quantile(size, level):
+        return symmetric_quantile(rank_sum_cdf(*size), size[0] * size[1], level)
+
+    def select(self, ranks):
+        from fastperf.kernels.hodges_lehmann import difference_order_statistics
+
+        xs, ys = self.xs, self.ys  # NaN-free: compacted only when some value was NaN
+        if (xs.sizes != self.m).any():
+            xs = compact(xs, ~np.isnan(xs.values))
+        if (ys.sizes != self.n).any():
+            ys = compact(ys, ~np.isnan(ys.values))
+        return difference_order_statistics(xs.values, xs.offsets, ys.values, ys.offsets, ranks,
+                                           n_rows=kernel_rows(xs) + kernel_rows(ys))
+
+
+def rank_sum_sigma(m, n, tie_term):
+    """σ of U with the tie correction: sqrt(mn/12 ((N+1) − Σ(t³−t)/(N(N−1))))."""
+    big_n = (m + n).astype(float)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.sqrt(m * n / 12.0 * ((big_n + 1) - tie_term / (big_n * (big_n - 1))))
+
+
+def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks):
+    """Exact (lower, upper) tails of U for the `chosen` tests: cached untied distributions per
+    size pair, the conditional distribution given the tie blocks for tied samples."""
+    lower = np.full(m.shape, np.nan)
+    upper = np.full(m.shape, np.nan)
+    untied = chosen & ~tied
+    if untied.any():
+        pairs = np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)[untied]
+        where = np.flatnonzero(untied)
+        distinct, inverse = np.unique(pairs, axis=0, return_inverse=True)
+        for k, (a, b) in enumerate(distinct):  # one distribution per distinct size pair
+            sel = where[inverse.reshape(-1) == k]
+            lower[sel], upper[sel] = symmetric_tails(rank_sum_cdf(int(a), int(b)), int(a * b),
+                                                      u2[sel] // 2)
+    tied_chosen = np.flatnonzero(chosen & tied)
+    if tied_chosen.size:
+        from fastperf.kernels.rank_distributions import rank_sum_tie_tails
+
+        scores, counts, block_offsets = blocks.of(tied_chosen)
+        mc = m[tied_chosen]
+        observed = u2[tied_chosen] + mc * (mc + 1)  # 2 × the rank sum of x
+        lo, up = rank_sum_tie_tails(scores, counts, block_offsets, mc, observed,
+                                    n_rows=int(counts.sum()))
+        lower[tied_chosen], upper[tied_chosen] = lo, up
+    return lower, upper
+
+
+def auto_exact_rank_sum(m, n, tied, candidates, blocks: TieBlocks):
+    """Which tests ``method="auto"`` computes exactly (see `AUTO_EXACT_MAX_COST`)."""
+    small, large = np.minimum(m, n).astype(float), np.maximum(m, n).astype(float)
+    exact = candidates & ~tied & (small * small * large / 2 <= AUTO_EXACT_MAX_COST)
+    tied_candidates = np.flatnonzero(candidates & tied)
+    if tied_candidates.size:
+        from fastperf.kernels.rank_distributions import tie_tail_costs
+
+        _, counts, block_offsets = blocks.of(tied_candidates)
+        cost = tie_tail_costs(counts, block_offsets, m[tied_candidates])
+        exact[tied_candidates[cost <= AUTO_EXACT_MAX_TIED_COST]] = True
+    return exact
+
+
+def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_continuity: bool,
+                   nan_policy: str):
+    """The rank-sum test of each pair of samples: arrays of U, p, status, method, z, state."""
+    from fastperf.kernels.ranks import RANK_SUM, rank_sum_statistics
+
+    xs, ys = sort_samples(xs), sort_samples(ys)
+    m, n, u2, tie_term, tied = rank_sum_statistics(xs.values, xs.offsets, ys.values, ys.offsets,
+                                                   n_rows=kernel_rows(xs) + kernel_rows(ys))
+    nan_tests = nan_status((xs.sizes - m) + (ys.sizes - n), nan_policy)
+    empty = (m == 0) | (n == 0)
+    valid = ~nan_tests & ~empty
+    u1 = u2 / 2.0
+    blocks = TieBlocks(xs, m, ys, n, RANK_SUM)
+    if method == "exact":
+        exact = valid.copy()
+    elif method == "asymptotic":
+        exact = np.zeros_like(valid)
+    else:
+        exact = auto_exact_rank_sum(m, n, tied, valid, blocks)
+    asymptotic = valid & ~exact
+    mn = (m * n).astype(float)
+    u = {"greater": u1, "less": mn - u1}.get(alternative, np.maximum(u1, mn - u1))
+    sigma = rank_sum_sigma(m, n, tie_term)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (u - mn / 2 - (0.5 if use_continuity else 0.0)) / sigma
+    from scipy.special import ndtr
+
+    factor = 2.0 if alternative == "two-sided" else 1.0
+    p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
+    if exact.any():
+        lower, upper = exact_rank_sum_tails(m, n, u2, tied, exact, blocks)
+        p = np.where(exact, pick_tail(lower, upper, alternative), p)
+    status = first_reason([nan_tests, empty], ["NaN in input", "empty sample"], "ok")
+    method_used = methods_used(valid, exact, tied)
+    statistic = np.where(valid, u1, np.nan)
+    p = np.where(valid, p, np.nan)
+    z = np.where(asymptotic, z, np.nan)
+    state = RankSumState(xs, ys, m, n, tie_term, exact & ~tied, valid)
+    return statistic, p, status, method_used, z, state
+
+
+def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, confidence: float):
+    """k of the interval [V_(k), V_(total+1−k)] per test: from the exact null distribution where
+    `exact` (``quantile(size_key, level)``, once per distinct size), else normal."""
+    from scipy.special import ndtri
+
+    alpha = 1.0 - confidence
+    level = alpha / 2 if alternative == "two-sided" else alpha
+    with np.errstate(invalid="ignore"):
+        k_normal = np.floor(total / 2.0 + 0.5 - ndtri(1.0 - level) * sigma)
+    k = np.where(np.isfinite(k_normal), k_normal, 1).astype(np.int64)
+    if exact.any():
+        distinct, inverse = np.unique(size_keys[exact], axis=0, return_inverse=True)
+        per_size = np.array([quantile(tuple(int(v) for v in key), level) for key in distinct])
+        k[exact] = per_size[inverse.reshape(-1)]
+    return np.clip(k, 1, np.maximum(total, 1))
+
+
+class SignedRankState(EffectState):
+    """The signed-rank's effect: order statistics of the Walsh averages of the differences the
+    test ranks (NaN dropped, zeros too under "wilcox")."""
+
+    def __init__(self, ds: Samples, zero_method: int, tie_term, exact_untied, valid):
+        super().__init__(tie_term, exact_untied, valid)
+        keep = ~np.isnan(ds.values)
+        if zero_method == 0:
+            keep &= ds.values != 0.0
+        self._ds, self._keep = ds, keep
+        kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+        np.cumsum(keep, out=kept_before[1:])
+        self.n = np.diff(kept_before[ds.offsets])
+
+    def total(self):
+        return self.n * (self.n + 1) // 2
+
+    def sigma(self):
+        return signed_rank_moments(self.n, 0, self.tie_term, "wilcox")[1]
+
+    def size_keys(self):
+        return self.n[:, None]
+
+    @staticmethod
+    def quantile(size, level):
+        return symmetric_quantile(signed_rank_cdf(size[0]), size[0] * (size[0] + 1) // 2, level)
+
+    def select(self, ranks):
+        from fastperf.kernels.hodges_lehmann import walsh_order_statistics
+
+        ws = self._ds if self._keep.all() else compact(self._ds, self._keep)
+        return walsh_order_statistics(ws.values, ws.offsets, ranks, n_rows=kernel_rows(ws))
+
+
+def signed_rank_moments(count, n_zero, tie_term, zero_method: str):
+    """Mean and σ of T+ under H0 as scipy forms them (Pratt's zeros: Cureton 1967)."""
+    c = count.astype(float)
+    mean = c * (c + 1) * 0.25
+    var = c * (c + 1) * (2 * c + 1)
+    if zero_method == "pratt":
+        z = n_zero.astype(float)
+        mean = mean - z * (z + 1) * 0.25
+        var = var - z * (z + 1) * (2 * z + 1)
+    with np.errstate(invalid="ignore"):
+        return mean, np.sqrt((var - tie_term / 2) / 24)
+
+
+def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks):
+    """Exact (lower, upper) tails of 2T+ (the nonzero part) for the `chosen` tests: cached
+    distributions per sample size for `standard` ones (no ties, no ranked zeros), else the
+    distribution conditional on the tie blocks and zeros."""
+    lower = np.full(count.shape, np.nan)
+    upper = np.full(count.shape, np.nan)
+    where = np.flatnonzero(chosen & standard)
+    for size in np.unique(count[where]):  # one distribution per distinct sample size
+        sel = where[count[where] == size]
+        total = int(size * (size + 1) // 2)
+        lower[sel], upper[sel] = symmetric_tails(signed_rank_cdf(int(size)), total,
+                                                  plus2[sel] // 2)
+    conditional = np.flatnonzero(chosen & ~standard)
+    if conditional.size:
+        from fastperf.kernels.rank_distributions import signed_rank_tie_tails
+
+        scores, counts, block_offsets = blocks.of(conditional)
+        lo, up = signed_rank_tie_tails(scores, counts, block_offsets, plus2[conditional],
+                                       n_rows=int(counts.sum()))
+        lower[conditional], upper[conditional] = lo, up
+    return lower, upper
+
+
+def auto_exact_signed_rank(count, standard, candidates, blocks: TieBlocks):
+    """Which tests ``method="auto"`` computes exactly (see `AUTO_EXACT_MAX_COST`)."""
+    exact = candidates & standard & (count.astype(float) ** 3 / 4 <= AUTO_EXACT_MAX_COST)
+    others = np.flatnonzero(candidates & ~standard)
+    if others.size:
+        from fastperf.kernels.rank_distributions import tie_tail_costs
+
+        _, counts, block_offsets = blocks.of(others)
+        cost = tie_tail_costs(counts, block_offsets, np.full(others.size, -1, dtype=np.int64))
+        exact[others[cost <= AUTO_EXACT_MAX_TIED_COST]] = True
+    return exact
+
+
+def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: str,
+                      correction: bool, nan_policy: str):
+    """The signed-rank test of each sample of differences."""
+    from fastperf.kernels.ranks import signed_rank_statistics
+
+    zero_code = ZERO_METHODS[zero_method]
+    ds = sort_samples(ds)
+    count, n_zero, plus2, minus2, zero2, tie_term, tied, n_nan = signed_rank_statistics(
+        ds.values, ds.offsets, zero_code, n_rows=kernel_rows(ds))
+    valid_len = ds.sizes - n_nan
+    nan_tests = nan_status(n_nan, nan_policy)
+    nonzero = count - (n_zero if zero_code != 0 else 0)
+    empty = nonzero == 0
+    valid = ~nan_tests & ~empty
+    standard = ~tied & ((n_zero == 0) | (zero_code == 0))  # the untied null distribution holds
+    blocks = TieBlocks(ds, valid_len, ds, valid_len, zero_code)
+    if method == "exact":
+        exact = valid.copy()
+    elif method == "asymptotic":
+        exact = np.zeros_like(valid)
+    else:
+        exact = auto_exact_signed_rank(count, standard, valid, blocks)
+
+    half_zero = zero2 / 4.0 if zero_method == "zsplit" else 0.0  # zsplit: half the zeros' ranks
+    r_plus = plus2 / 2.0 + half_zero
+    r_minus = minus2 / 2.0 + half_zero
+    mean, sigma = signed_rank_moments(count, n_zero, tie_term, zero_method)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        z = (r_plus - mean) / sigma
+        if correction:
+            sign = {"greater": 1.0, "less": -1.0}.get(alternative, np.sign(z))
+            z = z - sign * 0.5 / sigma
+    asymptotic = valid & ~exact
+    p = normal_pvalue(z, alternative)
+    if exact.any():
+        lower, upper = exact_signed_rank_tails(count, plus2, standard, exact, blocks)
+        p = np.where(exact, pick_tail(lower, upper, alternative), p)
+    statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
+    status = first_reason([nan_tests, empty], ["NaN in input", "no nonzero differences"], "ok")
+    method_used = methods_used(valid, exact, ~standard)
+    if alternative == "two-sided":
+        z = -np.abs(z)
+    state = SignedRankState(ds, zero_code, tie_term, exact & standard, valid)
+    return (np.where(valid, statistic, np.nan), np.where(valid, p, np.nan), status, method_used,
+            np.where(asymptotic, z, np.nan), n_zero, np.where(valid, r_plus, np.nan), state)
+
+
+def log_values(samples: Samples, what: str) -> Samples:
+    """log of positive values, for the ratio effect (an `InputError` otherwise)."""
+    values = samples.values
+    bad = values <= 0
+    if bad.any():
+        raise InputError(f"log=True needs positive values; the {what} holds {int(bad.sum())} "
+                         f"value(s) <= 0 (e.g. {values[bad][0]!r})")
+    return Samples(np.log(values), samples.offsets)
