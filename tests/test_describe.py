@@ -1,7 +1,5 @@
 """`describe` against a slow per-group reference built on numpy and scipy."""
 import json
-from fractions import Fraction
-from math import comb
 
 import numpy as np
 import pyarrow as pa
@@ -10,20 +8,7 @@ import scipy.stats as sps
 
 import fastperf
 from fastperf import InputError
-
-
-def median_interval_brute_force(x, confidence):
-    """Order statistics by direct search over rank pairs with exact binomial coverage."""
-    n = len(x)
-    xs = np.sort(x)
-    best = None
-    for j in range(n // 2 + 1):  # pair (j+1, n-j), narrowing as j grows
-        if j + 1 > n - j:
-            break
-        cover = 1 - 2 * sum(Fraction(comb(n, i), 2 ** n) for i in range(j + 1))
-        if cover >= Fraction(confidence):
-            best = (xs[j], xs[n - j - 1], float(cover))
-    return best
+from naive import median_ci
 
 
 def reference_describe(table, keys, confidence):
@@ -45,7 +30,7 @@ def reference_describe(table, keys, confidence):
             r["cv"] = r["sd"] / r["mean"]
             lo, hi = sps.t.interval(confidence, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
             r.update(ci_mean_low=lo, ci_mean_high=hi)
-        med = median_interval_brute_force(x, confidence) if len(x) else None
+        med = median_ci(x, confidence) if len(x) else None
         if med:
             r.update(ci_median_low=med[0], ci_median_high=med[1], ci_median_confidence=med[2])
         out[key] = r
@@ -113,7 +98,7 @@ def test_status_and_dropped_counts():
     d = r.groups.filter(pa.compute.equal(r.groups.column("benchmark"), "d")).to_pylist()[0]
     assert d["sd"] == 0 and d["ci_mean_low"] == d["ci_mean_high"] == 1.0
     assert r.groups.column("n_dropped").to_pylist() == [3, 0, 0, 0]
-    assert r.summary["dropped"] == 3 and r.summary["groups"] == 4
+    assert r.summary["dropped"] == 3 and r.summary["rows"] == 4
     assert any("dropped" in w for w in r.warnings)
 
 
@@ -185,7 +170,7 @@ def test_renderings():
     t = random_table(np.random.default_rng(5), n_bench=3, nan_fraction=0.2)
     r = fastperf.describe(t)
     doc = json.loads(r.to_json())
-    assert doc["summary"]["groups"] == r.groups.num_rows == len(doc["groups"])
+    assert doc["summary"]["rows"] == r.groups.num_rows == len(doc["groups"])
     assert doc["groups"][0]["benchmark"] == r.groups.column("benchmark")[0].as_py()
     md = r.to_markdown().splitlines()
     assert md[0].startswith("| benchmark | variant | n |") and md[1].startswith("|:---|:---|---:|")

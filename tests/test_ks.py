@@ -2,7 +2,6 @@
 against exact integer path counts; batching, statuses, centring, the table form."""
 from __future__ import annotations
 
-import itertools
 import math
 import warnings
 from fractions import Fraction
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 
 from fastperf import InputError
 from fastperf.stats.ks import ks_2samp
+from naive import ecdf_extremes, ks_null_enumerated
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 
@@ -174,25 +174,7 @@ def test_exact_impossible_for_huge_lcm_uses_asymp_with_a_warning():
     assert_p_close(got.pvalue, ref.pvalue, 1e-12)
 
 
-# --- scipy-independent oracles -------------------------------------------------------------
-
-
-def ecdf_extremes_by_definition(x, y):
-    """max(F_x - F_y) and max(F_y - F_x) over the pooled values, in Fractions."""
-    diffs = [Fraction(int(np.sum(x <= t)), len(x)) - Fraction(int(np.sum(y <= t)), len(y))
-             for t in np.concatenate([x, y])]
-    return max(max(diffs), 0), max(-min(diffs), 0)
-
-
-def exact_null_by_enumeration(n1, n2):
-    """(D+, D-) in units of 1 / (n1 n2) for each of the C(n1 + n2, n1) equally likely
-    assignments of the pooled ranks to x."""
-    n = n1 + n2
-    members = np.zeros((math.comb(n, n1), n), dtype=np.int64)
-    for row, chosen in enumerate(itertools.combinations(range(n), n1)):
-        members[row, list(chosen)] = 1
-    walk = np.cumsum(members, axis=1) * n2 - np.cumsum(1 - members, axis=1) * n1
-    return np.maximum(walk.max(axis=1), 0), np.maximum((-walk).max(axis=1), 0)
+# --- against scipy-independent oracles (tests/naive.py) ------------------------------------
 
 
 def test_exact_pvalues_equal_brute_force_enumeration():
@@ -200,13 +182,13 @@ def test_exact_pvalues_equal_brute_force_enumeration():
     rng = np.random.default_rng(16)
     for n1 in range(1, 8):
         for n2 in range(1, 8):
-            d_plus_null, d_minus_null = exact_null_by_enumeration(n1, n2)
+            d_plus_null, d_minus_null = ks_null_enumerated(n1, n2)
             two_sided_null = np.maximum(d_plus_null, d_minus_null)
             total = len(d_plus_null)
             for trial in range(3):
                 shift = (0.0, 0.8, -1.5)[trial]
                 x, y = rng.normal(size=n1), rng.normal(shift, size=n2)
-                d_plus, d_minus = ecdf_extremes_by_definition(x, y)
+                d_plus, d_minus = ecdf_extremes(x, y)
                 for alternative, d, null in (("greater", d_plus, d_plus_null),
                                              ("less", d_minus, d_minus_null),
                                              ("two-sided", max(d_plus, d_minus), two_sided_null)):
@@ -415,9 +397,9 @@ def test_table_form_missing_variant_and_null_value():
     assert abs(rows["a"]["pvalue"] - ref.pvalue) <= 1e-12 * ref.pvalue
     assert rows["b"]["status"] == "no candidate values" and np.isnan(rows["b"]["pvalue"])
     assert rows["c"]["status"] == "no baseline values" and np.isnan(rows["c"]["statistic"])
-    assert res.summary["benchmarks"] == 3 and res.summary["benchmarks_tested"] == 1
-    assert res.summary["benchmarks_not_ok"] == 2 and res.summary["dropped"] == 1
-    assert res.summary["alternative"] == "less" and res.summary["test"] == "ks_2samp"
+    assert res.summary["rows"] == 3 and res.summary["rows_tested"] == 1
+    assert res.summary["rows_not_ok"] == 2 and res.summary["dropped"] == 1
+    assert res.summary["alternative"] == "less" and res.summary["function"] == "ks_2samp"
     assert any("dropped" in w for w in res.warnings)
     assert any("no baseline values" in w for w in res.warnings)
     assert "ks_2samp" in res.to_json() and "| benchmark |" in res.to_markdown()

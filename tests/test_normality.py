@@ -277,7 +277,7 @@ def test_table_form_matches_scipy_per_group():
     table = measurement_table()
     res = shapiro(table)
     assert isinstance(res, ShapiroResult)
-    out = res.benchmarks
+    out = res.groups
     assert out.column_names == ["benchmark", "variant", "n", "n_dropped", "statistic", "pvalue",
                                 "status"]
     reference = reference_groups(table, ["benchmark", "variant"])
@@ -302,8 +302,8 @@ def test_table_form_matches_scipy_per_group():
     assert by_key[("parse", "old")]["n_dropped"] == 1
     assert by_key[("render", "new")]["n_dropped"] == 2
     assert by_key[("tiny", "old")]["status"] == "n < 3"
-    assert res.summary["groups"] == 8
-    assert res.summary["groups_tested"] == 6 and res.summary["groups_not_ok"] == 2
+    assert res.summary["rows"] == 8
+    assert res.summary["rows_tested"] == 6 and res.summary["rows_not_ok"] == 2
     assert res.summary["dropped"] == 3
     assert res.summary["values"] == sum(r["n"] for r in out.to_pylist())
     assert any("3 null/NaN values dropped" in w for w in res.warnings)
@@ -314,20 +314,20 @@ def test_table_form_matches_scipy_per_group():
 def test_table_form_keys_and_sources():
     table = measurement_table()
     frame = table.to_pandas()
-    expected = shapiro(table).benchmarks
+    expected = shapiro(table).groups
     # a pandas DataFrame (via __arrow_c_stream__; its strings arrive as large_string)
-    from_frame = shapiro(frame).benchmarks
+    from_frame = shapiro(frame).groups
     assert from_frame.column_names == expected.column_names
     for name in expected.column_names:  # NaN compares equal here
         np.testing.assert_array_equal(from_frame.column(name).to_pylist(),
                                       expected.column(name).to_pylist())
     reader = pa.RecordBatchReader.from_batches(table.schema, table.to_batches())
-    assert shapiro(reader).benchmarks.to_pandas().equals(expected.to_pandas())
-    by_benchmark = shapiro(table, by="benchmark", variant=None).benchmarks
+    assert shapiro(reader).groups.to_pandas().equals(expected.to_pandas())
+    by_benchmark = shapiro(table, by="benchmark", variant=None).groups
     assert by_benchmark.column_names[:2] == ["benchmark", "n"]
     assert by_benchmark.num_rows == 4
     renamed = table.rename_columns(["bench", "system", "seconds"])
-    again = shapiro(renamed, by=["bench"], variant="system", value="seconds").benchmarks
+    again = shapiro(renamed, by=["bench"], variant="system", value="seconds").groups
     np.testing.assert_array_equal(again.column("statistic").to_numpy(),
                                   expected.column("statistic").to_numpy())
 
@@ -338,8 +338,8 @@ def test_table_form_from_paths_matches_scipy():
     res = shapiro(paths)
     table = fastperf.read(paths)
     reference = reference_groups(table, ["benchmark", "variant"])
-    assert res.benchmarks.num_rows == len(reference)
-    for row in res.benchmarks.to_pylist():
+    assert res.groups.num_rows == len(reference)
+    for row in res.groups.to_pylist():
         w, p = scipy_shapiro(reference[(row["benchmark"], row["variant"])])
         assert (row["statistic"], row["pvalue"]) == pytest.approx((w, p), rel=RTOL, abs=0)
 

@@ -147,7 +147,7 @@ def test_table_form_matches_scipy_per_benchmark():
         assert row["ci_low"] == pytest.approx(ci.low, rel=1e-12)
     assert rows["b2"]["n_dropped_baseline"] + rows["b2"]["n_dropped_candidate"] > 0
     f = fastperf.ftest(t, baseline="base", candidate="cand")
-    assert f.benchmarks.num_rows == 6 and f.summary["benchmarks_not_ok"] == 1
+    assert f.benchmarks.num_rows == 6 and f.summary["rows_not_ok"] == 1
 
 
 def test_table_form_needs_variants():

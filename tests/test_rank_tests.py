@@ -1,9 +1,6 @@
 """rankdata, mannwhitneyu, wilcoxon: against R values quoted in scipy's tests, scipy itself where it
 is right, and brute-force enumeration of every assignment / sign vector for the exact p-values
 (with ties: the distribution conditional on the tie pattern, which scipy does not compute)."""
-import itertools
-from fractions import Fraction
-
 import numpy as np
 import pyarrow as pa
 import pytest
@@ -13,6 +10,10 @@ from hypothesis import given, settings, strategies as hs
 import fastperf
 from fastperf import InputError
 from fastperf.stats.rank_tests import mannwhitneyu, rankdata, wilcoxon
+from naive import (
+    p_from_tails, pairwise_differences, rank_sum_tails_enumerated, signed_rank_tails_enumerated,
+    untied_rank_sum_cdf, untied_signed_rank_counts, walsh_averages,
+)
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 
@@ -20,54 +21,6 @@ ALTERNATIVES = ["two-sided", "less", "greater"]
 def rel_err(a, b):
     a, b = np.asarray(a, float), np.asarray(b, float)
     return np.max(np.abs(a - b) / np.maximum(np.abs(b), 1e-300), initial=0.0)
-
-
-# --------------------------------------------------------------------------- brute-force oracles
-
-
-def midranks(values):
-    return st.rankdata(values)  # ranks only; scipy's ranks are right
-
-
-def rank_sum_enumerated(x, y):
-    """Exact (P(U <= U_obs), P(U >= U_obs)) over all C(N, m) assignments, as Fractions."""
-    pooled = np.concatenate([x, y])
-    r2 = (2 * midranks(pooled)).astype(int)  # doubled midranks
-    m = len(x)
-    observed = r2[:m].sum()
-    below = above = total = 0
-    for chosen in itertools.combinations(range(len(pooled)), m):
-        s = r2[list(chosen)].sum()
-        below += s <= observed
-        above += s >= observed
-        total += 1
-    return Fraction(below, total), Fraction(above, total)
-
-
-def signed_rank_enumerated(d, zero_method):
-    """Exact (P(T <= T_obs), P(T >= T_obs)) of the nonzero part of T+ over all sign vectors."""
-    d = np.asarray(d, float)
-    if zero_method == "wilcox":
-        d = d[d != 0]
-    r2 = (2 * midranks(np.abs(d))).astype(int)
-    nonzero = d != 0
-    scores = r2[nonzero]
-    observed = r2[d > 0].sum()
-    below = above = 0
-    for signs in itertools.product((0, 1), repeat=len(scores)):
-        s = int(np.dot(signs, scores))
-        below += s <= observed
-        above += s >= observed
-    total = 2 ** len(scores)
-    return Fraction(below, total), Fraction(above, total)
-
-
-def pick(lower, upper, alternative):
-    if alternative == "less":
-        return lower
-    if alternative == "greater":
-        return upper
-    return min(Fraction(1), 2 * min(lower, upper))
 
 
 # --------------------------------------------------------------------------- rankdata
@@ -215,8 +168,8 @@ def test_mannwhitneyu_exact_with_ties_equals_enumeration(alternative):
         x = rng.integers(0, 4, m).astype(float)
         y = rng.integers(0, 5, n).astype(float)
         res = mannwhitneyu(x, y, alternative=alternative, method="exact")
-        lower, upper = rank_sum_enumerated(x, y)
-        expected = float(pick(lower, upper, alternative))
+        lower, upper = rank_sum_tails_enumerated(x, y)
+        expected = p_from_tails(lower, upper, alternative)
         assert res.pvalue == pytest.approx(expected, rel=1e-12, abs=0), (x, y)
         cases += res.method == "exact (ties)"
     assert cases > 30
@@ -231,9 +184,9 @@ def test_mannwhitneyu_auto_is_exact_when_cheap():
     assert mannwhitneyu(big_x, big_y).method == "asymptotic"
     tied = mannwhitneyu(np.round(x), np.round(y))
     assert tied.method == "exact (ties)"
-    lower, upper = rank_sum_enumerated(np.round(x[:6]), np.round(y[:6]))
+    lower, upper = rank_sum_tails_enumerated(np.round(x[:6]), np.round(y[:6]))
     assert mannwhitneyu(np.round(x[:6]), np.round(y[:6])).pvalue == pytest.approx(
-        float(pick(lower, upper, "two-sided")), rel=1e-12)
+        p_from_tails(lower, upper, "two-sided"), rel=1e-12)
 
 
 def test_mannwhitneyu_large_sample_matches_scipy():
@@ -350,8 +303,8 @@ def test_wilcoxon_exact_with_ties_and_zeros_equals_enumeration(zero_method, alte
         if (d != 0).sum() == 0:
             assert np.isnan(res.pvalue) and res.status == "no nonzero differences"
             continue
-        lower, upper = signed_rank_enumerated(d, zero_method)
-        assert res.pvalue == pytest.approx(float(pick(lower, upper, alternative)), rel=1e-12), d
+        lower, upper = signed_rank_tails_enumerated(d, zero_method)
+        assert res.pvalue == pytest.approx(p_from_tails(lower, upper, alternative), rel=1e-12), d
 
 
 def test_wilcoxon_paired_errors_and_nan():
@@ -416,22 +369,14 @@ def test_signed_rank_properties(ds):
 # --------------------------------------------------------------------------- effect sizes
 
 
-def exact_rank_sum_cdf(m, n):
-    """P(U <= u), u = 0..mn, by enumerating all C(m+n, m) assignments (untied)."""
-    counts = np.zeros(m * n + 1, dtype=np.int64)
-    for chosen in itertools.combinations(range(m + n), m):
-        counts[sum(chosen) - m * (m - 1) // 2] += 1
-    return np.cumsum(counts) / counts.sum()
-
-
 def test_hodges_lehmann_shift_and_exact_interval_match_brute_force():
     rng = np.random.default_rng(21)
     for m, n in [(5, 7), (9, 4), (8, 8)]:
         x, y = rng.normal(1, size=m), rng.normal(size=n)
         res = mannwhitneyu(x, y, method="exact")
-        diffs = np.sort(np.subtract.outer(x, y).ravel())
+        diffs = pairwise_differences(x, y)
         assert res.estimate == np.median(diffs)
-        cdf = exact_rank_sum_cdf(m, n)
+        cdf = untied_rank_sum_cdf(m, n)
         for confidence in (0.9, 0.95):
             k = max(1, int(np.searchsorted(cdf, (1 - confidence) / 2 - 1e-15)))  # qwilcox
             low, high = res.confidence_interval(confidence)
@@ -446,11 +391,9 @@ def test_pseudomedian_and_exact_interval_match_brute_force():
     for n in (6, 11):
         d = rng.normal(0.5, size=n)
         res = wilcoxon(d, method="exact")
-        walsh = np.sort([(d[i] + d[j]) / 2 for i in range(n) for j in range(i, n)])
+        walsh = walsh_averages(d)
         assert res.estimate == np.median(walsh)
-        counts = np.zeros(n * (n + 1) // 2 + 1, dtype=np.int64)
-        for signs in itertools.product((0, 1), repeat=n):
-            counts[int(np.dot(signs, np.arange(1, n + 1)))] += 1
+        counts = untied_signed_rank_counts(n)
         cdf = np.cumsum(counts) / counts.sum()
         k = max(1, int(np.searchsorted(cdf, 0.025 - 1e-15)))
         low, high = res.confidence_interval(0.95)
@@ -507,7 +450,7 @@ def test_mannwhitneyu_table_matches_per_benchmark_arrays(ties):
         assert row["shift"] == ref.estimate
         assert (row["ci_low"], row["ci_high"]) == tuple(ref.confidence_interval())
         assert row["prob_greater"] == ref.statistic / (len(cand) * (~np.isnan(base)).sum())
-    assert res.summary["benchmarks"] == 40 and any("dropped" in w for w in res.warnings)
+    assert res.summary["rows"] == 40 and any("dropped" in w for w in res.warnings)
 
 
 def test_wilcoxon_table_pairs_runs_and_reports_ratio():
@@ -593,8 +536,7 @@ def test_effects_with_nan_omitted_and_empty_samples():
     res = wilcoxon(d, nan_policy="omit")
     for row in range(2):
         kept = d[row][~np.isnan(d[row]) & (d[row] != 0)]
-        walsh = [(a + b) / 2 for i, a in enumerate(kept) for b in kept[i:]]
-        assert res.estimate[row] == np.median(walsh)
+        assert res.estimate[row] == np.median(walsh_averages(kept))
 
 
 def test_parallel_builds_agree(parallel_always):

@@ -1,80 +1,31 @@
-"""The result object of table-level functions, and its renderings (text, Markdown, JSON).
+"""The one result family.
 
-Every table-level result holds its per-group table (``.groups`` or ``.benchmarks``), a ``summary``
-dict of overall figures and a ``warnings`` list; the renderings are shared here.
+- Table-level results derive from `Result`: the per-row table under ``.table`` and under one
+  documented attribute name per kind (``.benchmarks`` for a row per benchmark, ``.groups`` for a
+  row per (benchmark, variant) group), ``.summary`` (a dict; every summary starts with
+  ``function`` and ends with ``rows`` and ``rows_not_ok`` when the table has a ``status``
+  column), ``.warnings`` and the renderings ``to_text`` / ``to_markdown`` / ``to_json``.
+- Array-level results derive from `TestResult`: unpackable as ``statistic, pvalue`` like
+  scipy's, with further fields as attributes, shaped like the batch.
+- `ConfidenceInterval` is the one interval type of both.
 """
 from __future__ import annotations
 
-import json
-import math
+from collections import namedtuple
 from typing import Any
 
 import numpy as np
 import pyarrow as pa
 
-__all__ = ["Result", "BenchmarkResult", "TestResult", "keyed_table", "benchmark_result", "dropped_warnings", "format_cell", "render_text", "render_markdown", "table_records"]
+from fastperf.data.arrays import shaped
+from fastperf.results.render import dumps, render_markdown, render_text, table_records
 
+__all__ = ["Result", "BenchmarkResult", "TestResult", "ConfidenceInterval", "keyed_table",
+           "dropped_warnings"]
 
-def format_cell(value: Any) -> str:
-    """One cell for people: floats with 6 significant digits, missing as an empty string."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return f"{value:.6g}"
-    return str(value)
-
-
-def _rows(table: pa.Table) -> tuple[list[str], list[list[str]]]:
-    names = table.column_names
-    columns = [[format_cell(v) for v in table.column(i).to_pylist()] for i in range(len(names))]
-    return names, [list(r) for r in zip(*columns)] if columns else []
-
-
-def render_text(table: pa.Table) -> str:
-    """An aligned plain-text table: numbers right-aligned, text left-aligned."""
-    names, rows = _rows(table)
-    numeric = [
-        pa.types.is_integer(t) or pa.types.is_floating(t) for t in table.schema.types
-    ]
-    widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(names)]
-
-    def line(cells: list[str]) -> str:
-        return "  ".join(
-            c.rjust(w) if num else c.ljust(w) for c, w, num in zip(cells, widths, numeric)
-        ).rstrip()
-
-    return "\n".join([line(names), line(["-" * w for w in widths])] + [line(r) for r in rows])
-
-
-def render_markdown(table: pa.Table) -> str:
-    """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
-    names, rows = _rows(table)
-    numeric = [
-        pa.types.is_integer(t) or pa.types.is_floating(t) for t in table.schema.types
-    ]
-
-    def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
-
-    rule = "|" + "|".join("---:" if num else ":---" for num in numeric) + "|"
-    return "\n".join([line(names), rule] + [line(r) for r in rows])
-
-
-def _json_safe(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: _json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_json_safe(v) for v in value]
-    return value
-
-
-def table_records(table: pa.Table) -> list[dict[str, Any]]:
-    """The table as a list of row dicts, NaN and infinities as None (JSON null)."""
-    return [_json_safe(r) for r in table.to_pylist()]
+#: A confidence interval: arrays (or scalars) of lower and upper bounds, unpackable as
+#: ``low, high`` (scipy's ``ConfidenceInterval``).
+ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 
 
 class Result:
@@ -87,8 +38,13 @@ class Result:
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str]):
         setattr(self, self.table_name, table)
+        summary = dict(summary)
+        if "status" in table.column_names:
+            status = table.column("status").to_numpy(zero_copy_only=False)
+            summary["rows"] = table.num_rows
+            summary["rows_not_ok"] = int((status != "ok").sum())
         self.summary = summary
-        self.warnings = warnings
+        self.warnings = list(warnings)
 
     @property
     def table(self) -> pa.Table:
@@ -131,14 +87,14 @@ class Result:
         """JSON object with ``summary``, ``warnings``, the table and each extra table (rows, or
         null when absent)."""
         doc = {
-            "summary": _json_safe(self.summary),
+            "summary": self.summary,
             "warnings": self.warnings,
             self.table_name: table_records(self.table),
         }
         for name in self.extra_tables:
             table = getattr(self, name, None)
             doc[name] = None if table is None else table_records(table)
-        return json.dumps(doc, indent=indent)
+        return dumps(doc, indent=indent)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {self.table.num_rows} {self.table_name}>"
@@ -152,17 +108,6 @@ class BenchmarkResult(Result):
     first, then the test's columns and ``status``."""
 
     table_name = "benchmarks"
-
-
-def benchmark_result(table: pa.Table, summary: dict[str, Any], warnings: list[str]) -> BenchmarkResult:
-    """A `BenchmarkResult` whose summary also counts the benchmarks and those not tested, with a
-    warning when some could not be tested (their ``status`` is not "ok")."""
-    status = table.column("status").to_numpy(zero_copy_only=False)
-    not_ok = int((status != "ok").sum())
-    if not_ok:
-        warnings = [*warnings, f"{not_ok} benchmark(s) could not be tested (see status)"]
-    return BenchmarkResult(table, {**summary, "benchmarks": table.num_rows,
-                                   "benchmarks_not_ok": not_ok}, warnings)
 
 
 def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
@@ -204,6 +149,16 @@ class TestResult:
         self._fields = ["statistic", "pvalue", "status", *fields]
         for name, value in fields.items():
             setattr(self, name, value)
+
+    @classmethod
+    def from_batch(cls, batch_shape: tuple[int, ...], statistic, pvalue, status, **fields):
+        """The result with every array field reshaped to `batch_shape` (numpy scalars for a
+        single test); other fields as given."""
+        def shape(value):
+            return shaped(value, batch_shape) if isinstance(value, np.ndarray) else value
+
+        return cls(shape(statistic), shape(pvalue), shape(status),
+                   **{name: shape(value) for name, value in fields.items()})
 
     def __iter__(self):
         return iter((self.statistic, self.pvalue))

@@ -9,22 +9,21 @@ the same seed gives the same intervals whatever the number of threads. See docs/
 """
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf.data.validation import check_unit_interval
+from fastperf.data.validation import check_seed, check_unit_interval, check_whole_number
 from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.errors import InputError
 
-from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
+from fastperf.results.base import ConfidenceInterval
+from fastperf.stats.forms import TableForm, check_array_call
 from fastperf.io.tables import is_measurement_table
 
 __all__ = ["bootstrap", "BootstrapResult", "ConfidenceInterval", "ONE_SAMPLE", "TWO_SAMPLE",
            "METHODS"]
 
-ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 
 #: Named statistics and their kernel codes (see fastperf.kernels.bootstrap).
 ONE_SAMPLE = {"mean": 0, "median": 1, "quantile": 2}
@@ -82,8 +81,7 @@ def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
     method_key = method.lower() if isinstance(method, str) else method
     if method_key not in METHODS:
         raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
-    if isinstance(n_resamples, bool) or not isinstance(n_resamples, (int, np.integer)) or n_resamples < 1:
-        raise InputError(f"n_resamples must be an integer >= 1, got {n_resamples!r}")
+    check_whole_number(n_resamples, "n_resamples", minimum=1)
     confidence = check_unit_interval(confidence, "confidence")
     if statistic == "quantile":
         if q is None or not 0.0 < float(q) < 1.0:
@@ -91,15 +89,7 @@ def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
         q = float(q)
     else:
         q = 0.5
-    if seed is None:
-        seed = int(np.random.default_rng().integers(0, 2**63))
-    elif isinstance(seed, np.random.Generator):
-        seed = int(seed.integers(0, 2**63))
-    elif isinstance(seed, (int, np.integer)) and not isinstance(seed, bool) and 0 <= seed < 2**64:
-        seed = int(seed)
-    else:
-        raise InputError(f"seed must be None, a numpy Generator or an integer in [0, 2**64), "
-                         f"got {seed!r}")
+    seed = check_seed(seed)
     return METHODS[method_key], int(n_resamples), confidence, seed, q
 
 
@@ -183,8 +173,22 @@ def bootstrap(
     two = statistic in TWO_SAMPLE
     stat = TWO_SAMPLE[statistic] if two else ONE_SAMPLE[statistic]
     if is_measurement_table(data):
-        return _table_bootstrap(data, statistic, stat, two, q, method_code, confidence, seed,
-                                n_resamples, baseline, candidate, by, variant, value)
+        if axis != -1:
+            raise InputError("bootstrap: axis= applies to arrays; a measurement table is "
+                             "resampled per benchmark (`by`)")
+        if not two and (baseline is not None or candidate is not None):
+            raise InputError(f"one-sample statistic {statistic!r} gives one interval per "
+                             "(benchmark, variant) group: omit baseline= and candidate=")
+        method_name = [k for k, v in METHODS.items() if v == method_code][0]
+        form = TWO_SAMPLE_TABLE if two else ONE_SAMPLE_TABLE
+        return form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
+                        value=value,
+                        summary={"statistic": statistic, "method": method_name,
+                                 "confidence": confidence, "n_resamples": n_resamples,
+                                 "seed": seed},
+                        stat=stat, q=q, method_code=method_code, confidence=confidence,
+                        seed=seed, n_resamples=n_resamples)
+    check_array_call(data, "bootstrap", {"baseline": baseline, "candidate": candidate})
     if isinstance(data, np.ndarray) or not isinstance(data, (tuple, list)) or len(data) not in (1, 2):
         raise InputError("data must be a tuple of one or two arrays (samples along axis), "
                          "e.g. (x,) or (x, y), or a measurement table")
@@ -205,45 +209,13 @@ def bootstrap(
     )
 
 
-def _table_bootstrap(data, statistic, stat, two, q, method_code, confidence, seed, n_resamples,
-                     baseline, candidate, by, variant, value) -> BenchmarkResult:
-    from fastperf.data.samples import group_samples, variant_samples
+def _bootstrap_columns(xs, ys, *, stat, q, method_code, confidence, seed, n_resamples):
+    est, low, high, se, _, status, _ = _run(xs, ys, stat, q, method_code, confidence, seed,
+                                             n_resamples, False)
+    return {"estimate": est, "ci_low": low, "ci_high": high, "standard_error": se,
+            "status": status}, []
 
-    if two:
-        if baseline is None or candidate is None:
-            raise InputError(f"statistic {statistic!r} on a measurement table needs baseline= "
-                             "and candidate= (variant names)")
-        vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant,
-                             value=value)
-        xs, ys = vs.samples[baseline], vs.samples[candidate]
-        est, low, high, se, _, status, _ = _run(xs, ys, stat, q, method_code, confidence, seed,
-                                                 n_resamples, False)
-        nx, ny = xs.sizes, ys.sizes
-        status = np.where(nx == 0, "no baseline values",
-                          np.where(ny == 0, "no candidate values", status))
-        columns = {"n_baseline": nx, "n_candidate": ny,
-                   "n_dropped_baseline": vs.n_dropped[baseline],
-                   "n_dropped_candidate": vs.n_dropped[candidate]}
-        keys = vs.keys
-        warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate],
-                                    "benchmark(s)", "n_dropped_baseline / n_dropped_candidate")
-    else:
-        if baseline is not None or candidate is not None:
-            raise InputError(f"one-sample statistic {statistic!r} gives one interval per "
-                             "(benchmark, variant) group: omit baseline= and candidate=")
-        keys, xs, dropped = group_samples(data, by=by, variant=variant, value=value)
-        est, low, high, se, _, status, _ = _run(xs, None, stat, q, method_code, confidence, seed,
-                                                 n_resamples, False)
-        columns = {"n": xs.sizes, "n_dropped": dropped}
-        warnings = dropped_warnings(dropped)
-    table = keyed_table(keys, {**columns, "estimate": est, "ci_low": low, "ci_high": high,
-                               "standard_error": se, "status": status})
-    not_ok = int((status != "ok").sum())
-    if not_ok:
-        warnings.append(f"{not_ok} interval(s) not ok (see status)")
-    method_name = [k for k, v in METHODS.items() if v == method_code][0]
-    summary = {"test": "bootstrap", "statistic": statistic, "method": method_name,
-               "confidence": confidence, "n_resamples": n_resamples, "seed": seed,
-               "rows": table.num_rows, "rows_not_ok": not_ok, "baseline": baseline,
-               "candidate": candidate}
-    return BenchmarkResult(table, summary, warnings)
+
+_COLUMNS = ("estimate", "ci_low", "ci_high", "standard_error", "status")
+ONE_SAMPLE_TABLE = TableForm("bootstrap", "groups", _COLUMNS, _bootstrap_columns)
+TWO_SAMPLE_TABLE = TableForm("bootstrap", "independent", _COLUMNS, _bootstrap_columns)

@@ -31,8 +31,8 @@ class DescribeResult(Result):
         ``mean``, ``sd``, ``min``, ``median``, ``max``, ``cv``, ``ci_mean_low``, ``ci_mean_high``,
         ``ci_median_low``, ``ci_median_high``, ``ci_median_confidence``, ``status``.
     summary : dict
-        ``groups``, ``rows``, ``values`` (used), ``dropped`` (null/NaN), ``confidence``,
-        ``groups_not_ok``.
+        ``function``, ``input_rows``, ``values`` (used), ``dropped`` (null/NaN),
+        ``confidence``, ``rows`` (groups) and ``rows_not_ok``.
     warnings : list of str
     """
 
@@ -155,7 +155,7 @@ def describe(
     if not_ok:
         warnings.append(f"{not_ok} group(s) too small for some statistics (see status)")
     summary = {
-        "groups": groups.n_groups, "rows": table.num_rows, "values": int(n.sum()),
-        "dropped": int(n_dropped.sum()), "confidence": confidence, "groups_not_ok": not_ok,
+        "function": "describe", "input_rows": table.num_rows, "values": int(n.sum()),
+        "dropped": int(n_dropped.sum()), "confidence": confidence,
     }
     return DescribeResult(out, summary, warnings)

@@ -9,21 +9,17 @@ from __future__ import annotations
 import warnings
 from typing import Any, Sequence
 
-import numpy as np
-
 
 from fastperf.engine.ks import ks_options, ks_pairs
-from fastperf.data.arrays import shaped, two_samples
+from fastperf.data.arrays import two_samples
 from fastperf.errors import InputError
-from fastperf.results.base import BenchmarkResult, TestResult, dropped_warnings, keyed_table
-from fastperf.io.tables import is_measurement_table, key_list
+from fastperf.results.base import BenchmarkResult, TestResult
+from fastperf.stats.forms import TableForm, is_table_call, rejected_at
+from fastperf.io.tables import is_measurement_table
 
 __all__ = ["ks_2samp"]
 
-RESULT_COLUMNS = [
-    "n_baseline", "n_candidate", "n_dropped_baseline", "n_dropped_candidate", "statistic",
-    "statistic_sign", "pvalue", "pvalue_method", "status",
-]
+RESULT_COLUMNS = ["statistic", "statistic_sign", "pvalue", "pvalue_method", "status"]
 #: The level at which the table form's summary counts rejected benchmarks.
 SUMMARY_ALPHA = 0.05
 
@@ -41,7 +37,7 @@ def ks_2samp(
     by: str | Sequence[str] | None = "benchmark",
     variant: str = "variant",
     value: str = "value",
-) -> TestResult | BenchmarkResult:
+) -> "TestResult | BenchmarkResult":
     """Two-sample Kolmogorov-Smirnov test of the null hypothesis F_x = F_y, batched.
 
     D = max_t |F_x(t) - F_y(t)| (two-sided), max_t (F_x - F_y) ("greater"), max_t (F_y - F_x)
@@ -104,75 +100,35 @@ def ks_2samp(
     >>> res.statistic.shape, res.pvalue_method.tolist()
     ((4,), ['exact', 'exact', 'exact', 'exact'])
     """
-    if y is None:
-        if not is_measurement_table(x):
-            raise InputError("ks_2samp: y is required unless x is a measurement table")
-        if axis != -1:
-            raise InputError("axis= applies to arrays; a measurement table is tested per "
-                             "benchmark (`by`), baseline against candidate")
-        return _ks_table(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
-                         value=value, alternative=alternative, method=method, center=center)
-    if baseline is not None or candidate is not None:
-        raise InputError("baseline= and candidate= apply to a measurement table passed alone "
-                         "(y omitted); with arrays x and y are the two samples")
-    if is_measurement_table(x):
-        raise InputError("ks_2samp: pass a measurement table alone (y omitted) with baseline= "
-                         "and candidate=")
+    ks_options(alternative, method, center)
+    if y is None and not is_measurement_table(x):
+        raise InputError("ks_2samp: y is required unless x is a measurement table")
+    if is_table_call(x, y, "ks_2samp", axis=axis,
+                     table_args={"baseline": baseline, "candidate": candidate}):
+        return KS_TABLE.run(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
+                            value=value, summary={"alternative": alternative, "method": method,
+                                                  "center": center},
+                            alternative=alternative, method=method, center=center)
     xs, ys, batch_shape = two_samples(x, y, axis)
     columns, messages = ks_pairs(xs, ys, alternative, method, center)
     for message in messages:
         warnings.warn(message, RuntimeWarning, stacklevel=2)
-    return TestResult(
-        shaped(columns["statistic"], batch_shape), shaped(columns["pvalue"], batch_shape),
-        shaped(columns["status"], batch_shape),
-        statistic_sign=shaped(columns["statistic_sign"], batch_shape),
-        pvalue_method=shaped(columns["pvalue_method"], batch_shape),
-    )
+    return TestResult.from_batch(batch_shape, columns["statistic"], columns["pvalue"],
+                                 columns["status"], statistic_sign=columns["statistic_sign"],
+                                 pvalue_method=columns["pvalue_method"])
 
 
-def _ks_table(data: Any, *, baseline, candidate, by, variant, value, alternative, method,
-              center) -> BenchmarkResult:
-    """`ks_2samp` per benchmark of a measurement table: x = baseline, y = candidate."""
-    from fastperf.data.samples import variant_samples
-
-    ks_options(alternative, method, center)
-    if baseline is None or candidate is None:
-        raise InputError("ks_2samp on a measurement table needs baseline= and candidate= "
-                         "(variant names)")
-    clash = [k for k in key_list(by) if k in RESULT_COLUMNS]
-    if clash:
-        raise InputError(f"key column {clash[0]!r} has the name of an output column of "
-                         "ks_2samp; rename it first")
-    vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant,
-                         value=value)
-    xs, ys = vs.samples[baseline], vs.samples[candidate]
+def _ks_columns(xs, ys, *, alternative, method, center):
     columns, messages = ks_pairs(xs, ys, alternative, method, center)
-    n1, n2 = xs.sizes, ys.sizes
-    status = np.select([n1 == 0, n2 == 0], ["no baseline values", "no candidate values"],
-                       default=columns["status"])
-    dropped1, dropped2 = vs.n_dropped[baseline], vs.n_dropped[candidate]
-    table = keyed_table(vs.keys, {
-        "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": dropped1,
-        "n_dropped_candidate": dropped2, "statistic": columns["statistic"],
-        "statistic_sign": columns["statistic_sign"], "pvalue": columns["pvalue"],
-        "pvalue_method": columns["pvalue_method"], "status": status,
-    })
-    tested = status == "ok"
-    p = columns["pvalue"]
-    source = columns["pvalue_method"]
-    summary = {
-        "test": "ks_2samp", "alternative": alternative, "method": method, "center": center,
-        "baseline": baseline, "candidate": candidate, "benchmarks": table.num_rows,
-        "benchmarks_tested": int(tested.sum()), "benchmarks_not_ok": int((~tested).sum()),
-        "pvalues_exact": int((source == "exact").sum()),
-        "pvalues_asymp": int((source == "asymp").sum()),
-        f"benchmarks_rejected_at_{SUMMARY_ALPHA}": int((p[tested] <= SUMMARY_ALPHA).sum()),
-        "dropped": int(dropped1.sum() + dropped2.sum()),
-    }
-    warnings_ = list(messages)
-    n_dropped = dropped1 + dropped2
-    warnings_ += dropped_warnings(n_dropped, "benchmark(s)", "n_dropped_*")
-    reasons, counts = np.unique(status[~tested], return_counts=True)
-    for reason, count in zip(reasons, counts):
-        warnings_.append(f"{int(count)} benchmark(s) not tested: {reason} (see status)")
-    return BenchmarkResult(table, summary, warnings_)
+    return {name: columns[name] for name in RESULT_COLUMNS}, list(messages)
+
+
+def _ks_summary(table) -> dict:
+    source = table.column("pvalue_method").to_numpy(zero_copy_only=False)
+    return {"pvalues_exact": int((source == "exact").sum()),
+            "pvalues_asymp": int((source == "asymp").sum()),
+            **rejected_at(SUMMARY_ALPHA)(table)}
+
+
+KS_TABLE = TableForm("ks_2samp", "independent", tuple(RESULT_COLUMNS), _ks_columns,
+                     summarize=_ks_summary)

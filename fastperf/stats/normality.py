@@ -4,75 +4,42 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import numpy as np
-
-from fastperf.data.arrays import one_sample, shaped
+from fastperf.data.arrays import one_sample
 from fastperf.errors import InputError
-from fastperf.results.base import BenchmarkResult, TestResult, dropped_warnings, keyed_table
-from fastperf.io.tables import is_measurement_table, key_list
-from fastperf.data.samples import group_samples
+from fastperf.results.base import Result, TestResult
+from fastperf.stats.forms import TableForm, is_table_call, rejected_at
 from fastperf.engine.normality import shapiro_wilk_samples
 
 __all__ = ["shapiro", "ShapiroResult"]
 
-RESULT_COLUMNS = ["n", "n_dropped", "statistic", "pvalue", "status"]
 
 #: The level at which the summary counts groups whose normality is rejected.
 SUMMARY_ALPHA = 0.05
 
 
-class ShapiroResult(BenchmarkResult):
+class ShapiroResult(Result):
     """Result of `shapiro` on a measurement table.
 
     Attributes
     ----------
-    benchmarks : pyarrow.Table
+    groups : pyarrow.Table
         One row per (`by` keys, `variant`) group: the keys, then ``n``, ``n_dropped``,
         ``statistic`` (W), ``pvalue``, ``status``.
     summary : dict
-        ``test`` ("shapiro"), ``groups``, ``values`` (kept), ``dropped`` (null/NaN),
-        ``groups_tested``, ``groups_not_ok``, ``groups_rejected_at_0.05`` (tested groups with
-        p <= 0.05).
+        ``function`` ("shapiro"), ``dropped`` (null/NaN), ``rows_tested``,
+        ``rows_rejected_at_0.05`` (tested groups with p <= 0.05), ``rows``, ``rows_not_ok``.
     warnings : list of str
     """
 
 
-def _shapiro_table_iv(by, variant, value) -> None:
-    """Check the table form's column arguments: keys must not take an output column's name."""
-    keys = key_list(by) + ([variant] if variant is not None else [])
-    clash = [k for k in keys if k in RESULT_COLUMNS]
-    if clash:
-        raise InputError(
-            f"column {clash[0]!r} has the name of an output column of shapiro "
-            f"({', '.join(RESULT_COLUMNS)}); rename it first"
-        )
-    if value in keys:
-        raise InputError(f"column {value!r} cannot be both the value and a key")
-
-
-def _shapiro_table(data: Any, by, variant, value) -> ShapiroResult:
-    _shapiro_table_iv(by, variant, value)
-    keys, samples, n_dropped = group_samples(data, by=by, variant=variant, value=value)
+def _shapiro_columns(samples, _unused, **_options):
     w, p, status = shapiro_wilk_samples(samples)
-    n = samples.sizes
-    table = keyed_table(keys, {
-        "n": n, "n_dropped": n_dropped, "statistic": w, "pvalue": p, "status": status,
-    })
-    tested = status == "ok"
-    summary = {
-        "test": "shapiro",
-        "groups": len(samples),
-        "values": int(n.sum()),
-        "dropped": int(n_dropped.sum()),
-        "groups_tested": int(tested.sum()),
-        "groups_not_ok": int((~tested).sum()),
-        f"groups_rejected_at_{SUMMARY_ALPHA}": int((p[tested] <= SUMMARY_ALPHA).sum()),
-    }
-    warnings = dropped_warnings(n_dropped)
-    reasons, counts = np.unique(status[~tested], return_counts=True)
-    for reason, count in zip(reasons, counts):
-        warnings.append(f"{int(count)} group(s) not tested: {reason} (see status)")
-    return ShapiroResult(table, summary, warnings)
+    return {"statistic": w, "pvalue": p, "status": status}, []
+
+
+SHAPIRO_TABLE = TableForm("shapiro", "groups", ("statistic", "pvalue", "status"),
+                          _shapiro_columns, result=ShapiroResult,
+                          summarize=rejected_at(SUMMARY_ALPHA))
 
 
 def shapiro(
@@ -114,7 +81,7 @@ def shapiro(
         "n < 3", "n > 5000", "NaN in input" (scipy's ``nan_policy="propagate"``), "infinite value
         in input", "all values equal (zero range)".
     ShapiroResult (table form)
-        ``.benchmarks``: the keys, then ``n``, ``n_dropped``, ``statistic``, ``pvalue``,
+        ``.groups``: the keys, then ``n``, ``n_dropped``, ``statistic``, ``pvalue``,
         ``status`` (one row per group, in the grouper's order); ``.summary``; ``.warnings``.
 
     Notes
@@ -137,11 +104,8 @@ def shapiro(
     >>> res.statistic.shape, res.status.tolist()
     ((3,), ['ok', 'ok', 'ok'])
     """
-    if is_measurement_table(x):
-        if axis != -1:
-            raise InputError("axis= applies to arrays; a measurement table is grouped by `by`, "
-                             "`variant` and tested on `value`")
-        return _shapiro_table(x, by, variant, value)
+    if is_table_call(x, None, "shapiro", axis=axis, table_args={}):
+        return SHAPIRO_TABLE.run(x, by=by, variant=variant, value=value)
     if (by, variant, value) != ("benchmark", "variant", "value"):
         raise InputError(
             f"by=, variant= and value= apply to measurement tables, not to a "
@@ -149,4 +113,4 @@ def shapiro(
         )
     samples, batch_shape = one_sample(x, axis)
     w, p, status = shapiro_wilk_samples(samples)
-    return TestResult(shaped(w, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape))
+    return TestResult.from_batch(batch_shape, w, p, status)

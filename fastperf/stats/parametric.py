@@ -11,7 +11,6 @@ statistics and p-values are whole-array arithmetic on them.
 """
 from __future__ import annotations
 
-from collections import namedtuple
 from typing import Any, Sequence
 
 import numpy as np
@@ -19,16 +18,16 @@ import numpy as np
 from fastperf.data.validation import check_alternative, check_confidence
 from fastperf.data.arrays import Samples, paired_samples, shaped, two_samples
 from fastperf.engine.parametric import (
-    f_from_moments, paired_t, sample_moments_of, status_of, t_from_moments, t_pvalue, t_quantile,
+    f_from_moments, paired_t, sample_moments_of, t_from_moments, t_pvalue, t_quantile,
 )
 from fastperf.errors import InputError
-from fastperf.results.base import BenchmarkResult, TestResult, benchmark_result, keyed_table
+from fastperf.results.base import ConfidenceInterval, TestResult
+from fastperf.stats.forms import TableForm, check_array_call, differences
 from fastperf.io.tables import is_measurement_table
 
 
 __all__ = ["ttest_ind", "ttest_rel", "ftest", "ConfidenceInterval", "TTestResult", "FTestResult"]
 
-ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 
 
 class TTestResult(TestResult):
@@ -122,9 +121,12 @@ def ttest_ind(
     """
     alternative = check_alternative(alternative)
     if y is None:
-        return _table_two_sample(x, "ttest_ind", baseline=baseline, candidate=candidate, by=by,
-                                 variant=variant, value=value, alternative=alternative,
-                                 equal_var=equal_var, confidence=confidence)
+        _require_table(x, "ttest_ind")
+        return TTEST_IND_TABLE.run(
+            x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+            summary={"alternative": alternative, "equal_var": equal_var},
+            alternative=alternative, equal_var=equal_var, confidence=check_confidence(confidence))
+    check_array_call(x, "ttest_ind", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
     (n1, nan1, m1, v1), (n2, nan2, m2, v2) = sample_moments_of(xs), sample_moments_of(ys)
     t, df, se, estimate, status = t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var)
@@ -142,7 +144,7 @@ def ttest_rel(
     by: str | Sequence[str] | None = "benchmark",
     variant: str = "variant",
     value: str = "value",
-    run: str = "run",
+    pair: str = "run",
     confidence: float = 0.95,
 ):
     """Paired t-test: the one-sample t-test of the differences d = x − y.
@@ -153,7 +155,7 @@ def ttest_rel(
     `axis`; a NaN in either member of a pair makes that test NaN ("NaN in input").
 
     **Table form**: `x` a measurement table, `y` omitted, `baseline` / `candidate` variant
-    names: per benchmark, the baseline and candidate measurements with the same `run` value are
+    names: per benchmark, the baseline and candidate measurements with the same `pair` value are
     paired (runs on one side only, pairs with a null, and runs repeated within a variant are
     dropped and counted in ``n_unmatched``, ``n_dropped``, ``n_duplicated``); returns a
     `BenchmarkResult` with ``mean_difference``, ``statistic``, ``df``, ``pvalue``, ``ci_low``,
@@ -161,34 +163,15 @@ def ttest_rel(
     """
     alternative = check_alternative(alternative)
     if y is None:
-        return _table_paired(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
-                             value=value, run=run, alternative=alternative, confidence=confidence)
+        _require_table(x, "ttest_rel")
+        return TTEST_REL_TABLE.run(
+            x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+            pair=pair, summary={"alternative": alternative}, alternative=alternative,
+            confidence=check_confidence(confidence))
+    check_array_call(x, "ttest_rel", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = paired_samples(x, y, axis)
-    _, t, df, se, mean, status = paired_t(Samples(xs.values - ys.values, xs.offsets))
+    _, t, df, se, mean, status = paired_t(differences(xs, ys))
     return _finish_t(t, df, se, mean, status, alternative, batch_shape)
-
-
-def _table_paired(data, *, baseline, candidate, by, variant, value, run, alternative,
-                  confidence) -> BenchmarkResult:
-    """`ttest_rel` per benchmark of a measurement table, runs paired by the `run` column."""
-    from fastperf.data.samples import paired_variant_samples
-
-    _require_table_form(data, "ttest_rel", baseline, candidate)
-    pairs = paired_variant_samples(data, baseline=baseline, candidate=candidate, by=by,
-                                   variant=variant, value=value, run=run)
-    differences = Samples(pairs.baseline.values - pairs.candidate.values, pairs.baseline.offsets)
-    n, t, df, se, mean, status = paired_t(differences)
-    result = _finish_t(t, df, se, mean, status, alternative, (n.shape[0],))
-    ci = result.confidence_interval(confidence)
-    status = np.where(n == 0, "no paired runs", result.status)
-    table = keyed_table(pairs.keys, {
-        "n": n, "n_unmatched": pairs.n_unmatched, "n_dropped": pairs.n_dropped,
-        "n_duplicated": pairs.n_duplicated, "mean_difference": result.estimate,
-        "statistic": result.statistic, "df": result.df, "pvalue": result.pvalue,
-        "ci_low": ci.low, "ci_high": ci.high, "status": status,
-    })
-    return _benchmark_result(table, "ttest_rel", alternative, baseline, candidate,
-                             pairs.duplicate_warnings())
 
 
 class FTestResult(TestResult):
@@ -238,8 +221,11 @@ def ftest(
     """
     alternative = check_alternative(alternative)
     if y is None:
-        return _table_two_sample(x, "ftest", baseline=baseline, candidate=candidate, by=by,
-                                 variant=variant, value=value, alternative=alternative)
+        _require_table(x, "ftest")
+        return FTEST_TABLE.run(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
+                               value=value, summary={"alternative": alternative},
+                               alternative=alternative)
+    check_array_call(x, "ftest", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
     (n1, nan1, _, v1), (n2, nan2, _, v2) = sample_moments_of(xs), sample_moments_of(ys)
     f, p, df1, df2, status = f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative)
@@ -248,41 +234,49 @@ def ftest(
                        batch_shape=batch_shape)
 
 
-def _require_table_form(data, test: str, baseline, candidate) -> None:
-    if not is_measurement_table(data):
-        raise InputError(f"{test}: y is required unless x is a measurement table")
-    if baseline is None or candidate is None:
-        raise InputError(f"{test} on a measurement table needs baseline= and candidate= (variant names)")
+def _require_table(x: Any, function: str) -> None:
+    if not is_measurement_table(x):
+        raise InputError(f"{function}: y is required unless x is a measurement table")
 
 
-def _benchmark_result(table, test, alternative, baseline, candidate, warnings=()):
-    return benchmark_result(table, {"test": test, "alternative": alternative,
-                                    "baseline": baseline, "candidate": candidate}, list(warnings))
+def _two_sample_moments(xs: Samples, ys: Samples):
+    """Moments of both sides; NaN were dropped by the table form, so their counts are zero."""
+    (n1, _, m1, v1), (n2, _, m2, v2) = sample_moments_of(xs), sample_moments_of(ys)
+    return n1, np.zeros_like(n1), m1, v1, n2, np.zeros_like(n2), m2, v2
 
 
-def _table_two_sample(data, test, *, baseline, candidate, by, variant, value, alternative,
-                      equal_var=True, confidence=0.95) -> BenchmarkResult:
-    """One `test` per benchmark of a measurement table: x = baseline, y = candidate."""
-    from fastperf.data.samples import variant_samples
+def _ttest_ind_columns(xs: Samples, ys: Samples, *, alternative, equal_var, confidence):
+    n1, zeros1, m1, v1, n2, zeros2, m2, v2 = _two_sample_moments(xs, ys)
+    t, df, se, estimate, status = t_from_moments(n1, zeros1, m1, v1, n2, zeros2, m2, v2, equal_var)
+    result = _finish_t(t, df, se, estimate, status, alternative, (n1.shape[0],))
+    ci = result.confidence_interval(confidence)
+    return {"mean_baseline": m1, "mean_candidate": m2, "statistic": result.statistic,
+            "df": result.df, "pvalue": result.pvalue, "ci_low": ci.low, "ci_high": ci.high,
+            "status": result.status}, []
 
-    _require_table_form(data, test, baseline, candidate)
-    vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant, value=value)
-    (n1, _, m1, v1), (n2, _, m2, v2) = sample_moments_of(vs.samples[baseline]), sample_moments_of(vs.samples[candidate])
-    missing = status_of([(n1 == 0, "no baseline values"), (n2 == 0, "no candidate values")], n1.shape[0])
-    zeros = np.zeros_like(n1)
-    if test == "ttest_ind":
-        t, df, se, estimate, status = t_from_moments(n1, zeros, m1, v1, n2, zeros, m2, v2, equal_var)
-        result = _finish_t(t, df, se, estimate, status, alternative, (n1.shape[0],))
-        ci = result.confidence_interval(confidence)
-        columns = {"mean_baseline": m1, "mean_candidate": m2, "statistic": result.statistic,
-                   "df": result.df, "pvalue": result.pvalue, "ci_low": ci.low, "ci_high": ci.high}
-    else:
-        f, p, df1, df2, status = f_from_moments(n1, zeros, v1, n2, zeros, v2, alternative)
-        columns = {"var_baseline": v1, "var_candidate": v2, "statistic": f, "df_baseline": df1,
-                   "df_candidate": df2, "pvalue": p}
-    status = np.where(missing != "ok", missing, status)
-    table = keyed_table(vs.keys, {
-        "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": vs.n_dropped[baseline],
-        "n_dropped_candidate": vs.n_dropped[candidate], **columns, "status": status,
-    })
-    return _benchmark_result(table, test, alternative, baseline, candidate)
+
+def _ttest_rel_columns(xs: Samples, ys: Samples, *, alternative, confidence):
+    n, t, df, se, mean, status = paired_t(differences(xs, ys))
+    result = _finish_t(t, df, se, mean, status, alternative, (n.shape[0],))
+    ci = result.confidence_interval(confidence)
+    return {"mean_difference": result.estimate, "statistic": result.statistic, "df": result.df,
+            "pvalue": result.pvalue, "ci_low": ci.low, "ci_high": ci.high,
+            "status": result.status}, []
+
+
+def _ftest_columns(xs: Samples, ys: Samples, *, alternative):
+    n1, zeros1, _, v1, n2, zeros2, _, v2 = _two_sample_moments(xs, ys)
+    f, p, df1, df2, status = f_from_moments(n1, zeros1, v1, n2, zeros2, v2, alternative)
+    return {"var_baseline": v1, "var_candidate": v2, "statistic": f, "df_baseline": df1,
+            "df_candidate": df2, "pvalue": p, "status": status}, []
+
+
+TTEST_IND_TABLE = TableForm(
+    "ttest_ind", "independent", ("mean_baseline", "mean_candidate", "statistic", "df", "pvalue",
+                                 "ci_low", "ci_high", "status"), _ttest_ind_columns)
+TTEST_REL_TABLE = TableForm(
+    "ttest_rel", "paired", ("mean_difference", "statistic", "df", "pvalue", "ci_low", "ci_high",
+                            "status"), _ttest_rel_columns)
+FTEST_TABLE = TableForm(
+    "ftest", "independent", ("var_baseline", "var_candidate", "statistic", "df_baseline",
+                             "df_candidate", "pvalue", "status"), _ftest_columns)

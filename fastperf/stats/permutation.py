@@ -9,15 +9,15 @@ whatever the thread count). One kernel call runs every test of the batch.
 from __future__ import annotations
 
 import math
-import numbers
 from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf.data.validation import check_alternative
+from fastperf.data.validation import check_alternative, check_choice, check_seed, check_whole_number
 from fastperf.data.arrays import Samples, paired_samples, shaped, two_samples
 from fastperf.errors import InputError
-from fastperf.results.base import TestResult, benchmark_result, dropped_warnings, keyed_table
+from fastperf.results.base import BenchmarkResult, TestResult
+from fastperf.stats.forms import TableForm, check_array_call, differences
 from fastperf.io.tables import is_measurement_table
 
 __all__ = ["permutation_test", "PermutationTestResult", "STATISTICS"]
@@ -34,17 +34,10 @@ class PermutationTestResult(TestResult):
 
 def _check_options(statistic, alternative, n_resamples, seed) -> int:
     """Validate the options; return the seed to use (one drawn when `seed` is None)."""
-    if statistic not in STATISTICS:
-        raise InputError(f"statistic must be one of {list(STATISTICS)}, got {statistic!r}")
+    check_choice(statistic, "statistic", STATISTICS)
     check_alternative(alternative)
-    if (isinstance(n_resamples, bool) or not isinstance(n_resamples, numbers.Integral)
-            or n_resamples < 1):
-        raise InputError(f"n_resamples must be a positive integer, got {n_resamples!r}")
-    if seed is None:
-        return int(np.random.default_rng().integers(0, 2**63))
-    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral):
-        raise InputError(f"seed must be an integer or None, got {seed!r}")
-    return int(seed) % 2**64
+    check_whole_number(n_resamples, "n_resamples", minimum=1)
+    return check_seed(seed)
 
 
 def _segment_nans(samples: Samples) -> np.ndarray:
@@ -99,7 +92,7 @@ def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, 
 
 
 def permutation_test(
-    samples: Any,
+    data: Any,
     *,
     statistic: str = "mean_diff",
     alternative: str = "two-sided",
@@ -112,8 +105,8 @@ def permutation_test(
     by: str | Sequence[str] | None = "benchmark",
     variant: str = "variant",
     value: str = "value",
-    run: str = "run",
-):
+    pair: str = "run",
+) -> PermutationTestResult | BenchmarkResult:
     """Permutation test of a difference in location between x and y, batched.
 
     Statistics: ``"mean_diff"`` (mean(x) − mean(y)) and ``"median_diff"`` (median(x) −
@@ -157,22 +150,22 @@ def permutation_test(
     seed = _check_options(statistic, alternative, n_resamples, seed)
     options = dict(statistic=statistic, alternative=alternative, n_resamples=n_resamples,
                    seed=seed)
-    if is_measurement_table(samples):
-        if baseline is None or candidate is None:
-            raise InputError("permutation_test on a measurement table needs baseline= and "
-                             "candidate= (variant names)")
-        if paired:
-            return _table_paired(samples, baseline=baseline, candidate=candidate, by=by,
-                                 variant=variant, value=value, run=run, **options)
-        return _table_independent(samples, baseline=baseline, candidate=candidate, by=by,
-                                  variant=variant, value=value, **options)
-    if not isinstance(samples, (tuple, list)) or len(samples) != 2:
-        raise InputError("samples must be a tuple (x, y) of arrays, or a measurement table "
+    if is_measurement_table(data):
+        if axis != -1:
+            raise InputError("permutation_test: axis= applies to arrays; a measurement table is "
+                             "tested per benchmark (`by`)")
+        form = PAIRED_TABLE if paired else INDEPENDENT_TABLE
+        return form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
+                        value=value, pair=pair, summary={**options, "paired": bool(paired)},
+                        **options)
+    if not isinstance(data, (tuple, list)) or len(data) != 2:
+        raise InputError("data must be a tuple (x, y) of arrays, or a measurement table "
                          "with baseline= and candidate=")
-    x, y = samples
+    check_array_call(data[0], "permutation_test", {"baseline": baseline, "candidate": candidate})
+    x, y = data
     if paired:
         xs, ys, batch_shape = paired_samples(x, y, axis)
-        d = Samples(xs.values - ys.values, xs.offsets)
+        d = differences(xs, ys)
         n = d.sizes
         status = np.select([_segment_nans(d) > 0, n < 1], ["NaN in input", "no pairs"],
                            default="ok")
@@ -192,47 +185,24 @@ def permutation_test(
         exact=shaped(exact, batch_shape), n_resamples=shaped(total, batch_shape), seed=seed)
 
 
-def _benchmark_result(table, options, baseline, candidate, warnings):
-    return benchmark_result(table, {"test": "permutation_test", **options, "baseline": baseline,
-                                    "candidate": candidate}, warnings)
-
-
-def _table_independent(data, *, baseline, candidate, by, variant, value, **options):
-    from fastperf.data.samples import variant_samples
-
-    vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant, value=value)
-    xs, ys = vs.samples[baseline], vs.samples[candidate]
+def _independent_columns(xs: Samples, ys: Samples, **options):
     n1, n2 = xs.sizes, ys.sizes
-    status = np.select([n1 == 0, n2 == 0], ["no baseline values", "no candidate values"],
-                       default="ok")
-    valid = status == "ok"
+    valid = (n1 > 0) & (n2 > 0)
     exact = _exact_independent(n1, n2, options["n_resamples"]) & valid
     observed, p, _ = _run(xs, ys, valid, exact, **options)
-    table = keyed_table(vs.keys, {
-        "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": vs.n_dropped[baseline],
-        "n_dropped_candidate": vs.n_dropped[candidate], "statistic": observed, "pvalue": p,
-        "exact": exact, "status": status,
-    })
-    warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
-                                "n_dropped_baseline / n_dropped_candidate")
-    return _benchmark_result(table, {**options, "paired": False}, baseline, candidate, warnings)
+    return {"statistic": observed, "pvalue": p, "exact": exact,
+            "status": np.where(valid, "ok", "empty sample")}, []
 
 
-def _table_paired(data, *, baseline, candidate, by, variant, value, run, **options):
-    from fastperf.data.samples import paired_variant_samples
-
-    pairs = paired_variant_samples(data, baseline=baseline, candidate=candidate, by=by,
-                                   variant=variant, value=value, run=run)
-    d = Samples(pairs.baseline.values - pairs.candidate.values, pairs.baseline.offsets)
-    n = d.sizes
-    status = np.where(n == 0, "no paired runs", "ok")
-    valid = status == "ok"
-    exact = _exact_paired(n, options["n_resamples"]) & valid
+def _paired_columns(xs: Samples, ys: Samples, **options):
+    d = differences(xs, ys)
+    valid = d.sizes > 0
+    exact = _exact_paired(d.sizes, options["n_resamples"]) & valid
     observed, p, _ = _run(d, None, valid, exact, **options)
-    table = keyed_table(pairs.keys, {
-        "n": n, "n_unmatched": pairs.n_unmatched, "n_dropped": pairs.n_dropped,
-        "n_duplicated": pairs.n_duplicated, "statistic": observed, "pvalue": p, "exact": exact,
-        "status": status,
-    })
-    warnings = dropped_warnings(pairs.n_dropped, "benchmark(s)") + pairs.duplicate_warnings()
-    return _benchmark_result(table, {**options, "paired": True}, baseline, candidate, warnings)
+    return {"statistic": observed, "pvalue": p, "exact": exact,
+            "status": np.where(valid, "ok", "no pairs")}, []
+
+
+_COLUMNS = ("statistic", "pvalue", "exact", "status")
+INDEPENDENT_TABLE = TableForm("permutation_test", "independent", _COLUMNS, _independent_columns)
+PAIRED_TABLE = TableForm("permutation_test", "paired", _COLUMNS, _paired_columns)

@@ -27,11 +27,12 @@ import numpy as np
 from fastperf.data.validation import check_alternative, check_confidence
 from fastperf.data.arrays import Samples, one_sample, paired_samples, shaped, two_samples
 from fastperf.engine.ranks import (
-    AUTO_EXACT_MAX_COST, AUTO_EXACT_MAX_TIED_COST, ZERO_METHODS, kernel_rows, log_values, nan_status,
+    AUTO_EXACT_MAX_COST, AUTO_EXACT_MAX_TIED_COST, ZERO_METHODS, kernel_rows, nan_status,
     rank_sum_test, signed_rank_test,
 )
 from fastperf.errors import InputError
-from fastperf.results.base import BenchmarkResult, TestResult, benchmark_result, dropped_warnings, keyed_table
+from fastperf.results.base import ConfidenceInterval, TestResult
+from fastperf.stats.forms import TableForm, check_array_call, differences, is_table_call
 from fastperf.io.tables import is_measurement_table
 
 
@@ -40,7 +41,6 @@ __all__ = [
     "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST",
 ]
 
-ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 RankData = namedtuple("RankData", ["ranks", "tie_term"])
 RankData.__doc__ = """`rankdata(..., return_ties=True)`: the midranks, and Σ (t³ − t) over the tie
 blocks of each sample (the tie correction of the rank tests' variances)."""
@@ -216,9 +216,16 @@ def mannwhitneyu(
     _check_choice(method, "method", _METHODS)
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     if y is None:
-        return _rank_sum_table(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
-                               value=value, alternative=alternative, method=method,
-                               use_continuity=use_continuity, log=log, confidence=confidence)
+        if not is_measurement_table(x):
+            raise InputError("mannwhitneyu: y is required unless x is a measurement table")
+        confidence = check_confidence(confidence)
+        return RANK_SUM_TABLE.run(
+            x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+            log=log, summary={"alternative": alternative, "method": method,
+                              "effect": "ratio" if log else "shift", "confidence": confidence},
+            alternative=alternative, method=method, use_continuity=use_continuity,
+            confidence=confidence)
+    check_array_call(x, "mannwhitneyu", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
     statistic, p, status, method_used, z, state = rank_sum_test(
         xs, ys, alternative, method, use_continuity, nan_policy)
@@ -264,7 +271,7 @@ def wilcoxon(
     by: str | Sequence[str] | None = "benchmark",
     variant: str = "variant",
     value: str = "value",
-    run: str = "run",
+    pair: str = "run",
     log: bool = False,
     confidence: float = 0.95,
 ):
@@ -288,10 +295,11 @@ def wilcoxon(
         Differences (y omitted) or paired samples, along `axis`, batched over the other axes;
         x and y must have the same length along `axis`. **Table form**: `x` a measurement
         table, `y` omitted, with `baseline` / `candidate`: per benchmark, measurements of the two
-        variants with the same `run` value are paired, d = baseline − candidate (runs on one
+        variants with the same `pair` value are paired, d = baseline − candidate (runs on one
         side only, null pairs and repeated runs are dropped and counted).
     alternative, method, zero_method, correction, axis, nan_policy : as scipy.
-    baseline, candidate, by, variant, value, run : table form only.
+    baseline, candidate, by, variant, value, pair : table form only (`pair`: the column
+        whose equal values pair a baseline run with a candidate run).
     log : bool
         Table form: d = log(baseline) − log(candidate) (values must be positive); the effect is
         the ratio baseline / candidate (exp of the pseudo-median): the speedup for times.
@@ -308,11 +316,17 @@ def wilcoxon(
     _check_choice(method, "method", _METHODS)
     _check_choice(zero_method, "zero_method", tuple(ZERO_METHODS))
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
-    if y is None and is_measurement_table(x):
-        return _signed_rank_table(x, baseline=baseline, candidate=candidate, by=by,
-                                  variant=variant, value=value, run=run, alternative=alternative,
-                                  method=method, zero_method=zero_method, correction=correction,
-                                  log=log, confidence=confidence)
+    if is_table_call(x, y, "wilcoxon", axis=axis,
+                     table_args={"baseline": baseline, "candidate": candidate}):
+        confidence = check_confidence(confidence)
+        return SIGNED_RANK_TABLE.run(
+            x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+            pair=pair, log=log,
+            summary={"alternative": alternative, "method": method,
+                     "effect": "ratio" if log else "shift", "confidence": confidence,
+                     "zero_method": zero_method},
+            alternative=alternative, method=method, zero_method=zero_method,
+            correction=correction, confidence=confidence)
     if y is None:
         ds, batch_shape = one_sample(x, axis, "x")
     else:
@@ -331,11 +345,6 @@ def wilcoxon(
 # table forms
 
 
-def _require_variants(test: str, baseline, candidate) -> None:
-    if baseline is None or candidate is None:
-        raise InputError(f"{test} on a measurement table needs baseline= and candidate= (variant names)")
-
-
 def _effect_columns(interval, estimate, log: bool) -> dict[str, np.ndarray]:
     """The effect columns; `interval` comes first so that one selection also sets `estimate`."""
     low, high = interval
@@ -344,74 +353,41 @@ def _effect_columns(interval, estimate, log: bool) -> dict[str, np.ndarray]:
     return {"shift": estimate, "ci_low": low, "ci_high": high}
 
 
-def _summary(test, alternative, method, baseline, candidate, log, confidence):
-    return {"test": test, "alternative": alternative, "method": method, "baseline": baseline,
-            "candidate": candidate, "effect": "ratio" if log else "shift",
-            "confidence": confidence}
-
-
-def _rank_sum_table(data, *, baseline, candidate, by, variant, value, alternative, method,
-                    use_continuity, log, confidence) -> BenchmarkResult:
+def _rank_sum_columns(xs: Samples, ys: Samples, *, alternative, method, use_continuity, log,
+                      confidence):
     """`mannwhitneyu` per benchmark: x = the baseline's values, y = the candidate's."""
-    from fastperf.data.samples import variant_samples
-
-    if not is_measurement_table(data):
-        raise InputError("mannwhitneyu: y is required unless x is a measurement table")
-    _require_variants("mannwhitneyu", baseline, candidate)
-    confidence = check_confidence(confidence)
-    vs = variant_samples(data, variants=[baseline, candidate], by=by, variant=variant, value=value)
-    xs, ys = vs.samples[baseline], vs.samples[candidate]
-    if log:
-        xs, ys = log_values(xs, f"baseline {baseline!r}"), log_values(ys, f"candidate {candidate!r}")
     statistic, p, status, method_used, _, state = rank_sum_test(
         xs, ys, alternative, method, use_continuity, "omit")
-    status = np.where(xs.sizes == 0, "no baseline values",
-                      np.where(ys.sizes == 0, "no candidate values", status))
     mn = (state.m * state.n).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         prob_greater = statistic / mn
     result = MannWhitneyUResult(statistic, p, status, method=method_used, zstatistic=None,
                                 alternative=alternative, state=state, batch_shape=(len(xs),))
-    table = keyed_table(vs.keys, {
-        "n_baseline": state.m, "n_candidate": state.n,
-        "n_dropped_baseline": vs.n_dropped[baseline], "n_dropped_candidate": vs.n_dropped[candidate],
-        "statistic": statistic, "pvalue": p, "method": method_used, "prob_greater": prob_greater,
-        **_effect_columns(result.confidence_interval(confidence), result.estimate, log),
-        "status": status,
-    })
-    warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
-                                "n_dropped_baseline / n_dropped_candidate")
-    return benchmark_result(table, _summary("mannwhitneyu", alternative, method, baseline,
-                                            candidate, log, confidence), warnings)
+    return {"statistic": statistic, "pvalue": p, "method": method_used,
+            "prob_greater": prob_greater,
+            **_effect_columns(result.confidence_interval(confidence), result.estimate, log),
+            "status": status}, []
 
 
-def _signed_rank_table(data, *, baseline, candidate, by, variant, value, run, alternative, method,
-                       zero_method, correction, log, confidence) -> BenchmarkResult:
-    """`wilcoxon` per benchmark on d = baseline − candidate, runs paired by `run`."""
-    from fastperf.data.samples import paired_variant_samples
-
-    _require_variants("wilcoxon", baseline, candidate)
-    confidence = check_confidence(confidence)
-    pairs = paired_variant_samples(data, baseline=baseline, candidate=candidate, by=by,
-                                   variant=variant, value=value, run=run)
-    xs, ys = pairs.baseline, pairs.candidate
-    if log:
-        xs, ys = log_values(xs, f"baseline {baseline!r}"), log_values(ys, f"candidate {candidate!r}")
-    ds = Samples(xs.values - ys.values, xs.offsets)
+def _signed_rank_columns(xs: Samples, ys: Samples, *, alternative, method, zero_method,
+                         correction, log, confidence):
+    """`wilcoxon` per benchmark on d = baseline − candidate of the paired runs."""
+    ds = differences(xs, ys)
     _, p, status, method_used, _, n_zero, statistic, state = signed_rank_test(
         ds, alternative, method, zero_method, correction, "omit")  # the table reports T+
-    status = np.where(ds.sizes == 0, "no paired runs", status)
     result = WilcoxonResult(statistic, p, status, method=method_used, zstatistic=None,
                             n_zero=n_zero, alternative=alternative, state=state,
                             batch_shape=(len(ds),))
-    table = keyed_table(pairs.keys, {
-        "n": ds.sizes, "n_zero": n_zero, "n_unmatched": pairs.n_unmatched,
-        "n_dropped": pairs.n_dropped, "n_duplicated": pairs.n_duplicated,
-        "statistic": statistic, "pvalue": p, "method": method_used,
-        **_effect_columns(result.confidence_interval(confidence), result.estimate, log),
-        "status": status,
-    })
-    summary = _summary("wilcoxon", alternative, method, baseline, candidate, log, confidence)
-    summary["zero_method"] = zero_method
-    return benchmark_result(table, summary, pairs.duplicate_warnings())
+    return {"n_zero": n_zero, "statistic": statistic, "pvalue": p, "method": method_used,
+            **_effect_columns(result.confidence_interval(confidence), result.estimate, log),
+            "status": status}, []
 
+
+_EFFECT = ("shift", "ratio", "ci_low", "ci_high")
+RANK_SUM_TABLE = TableForm(
+    "mannwhitneyu", "independent",
+    ("statistic", "pvalue", "method", "prob_greater", *_EFFECT, "status"), _rank_sum_columns,
+    log=True)
+SIGNED_RANK_TABLE = TableForm(
+    "wilcoxon", "paired", ("n_zero", "statistic", "pvalue", "method", *_EFFECT, "status"),
+    _signed_rank_columns, log=True)
