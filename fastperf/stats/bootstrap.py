@@ -17,7 +17,7 @@ from fastperf.data.validation import check_seed, check_unit_interval, check_whol
 from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.errors import InputError
 
-from fastperf.results.base import ConfidenceInterval
+from fastperf.results.base import BenchmarkResult, ConfidenceInterval, Result
 from fastperf.stats.forms import TableForm, check_array_call
 from fastperf.io.tables import is_measurement_table
 
@@ -132,7 +132,7 @@ def bootstrap(
     variant: str = "variant",
     value: str = "value",
     return_distribution: bool = False,
-):
+) -> "BootstrapResult | BenchmarkResult | Result":
     """Two-sided bootstrap confidence interval of a named statistic, batched.
 
     Parameters

@@ -335,7 +335,7 @@ def _m_iv(m: ArrayLike) -> np.ndarray:
     return arr
 
 
-def bonferroni_alpha(alpha: ArrayLike, m: ArrayLike):
+def bonferroni_alpha(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
     """Per-test level ``alpha / m`` controlling the family-wise error rate of m tests at alpha.
 
     SPARC (seed 003, eq. 2): 34 tests at 0.05 give 0.0014706. Vectorised (broadcasts).
@@ -344,13 +344,13 @@ def bonferroni_alpha(alpha: ArrayLike, m: ArrayLike):
     return _shaped_any(a / _m_iv(m))
 
 
-def sidak_alpha(alpha: ArrayLike, m: ArrayLike):
+def sidak_alpha(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
     """Šidák's per-test level ``1 - (1 - alpha)^(1/m)`` (exact FWER for independent tests)."""
     a = _level_iv(alpha)
     return _shaped_any(1 - np.power(1.0 - a, 1.0 / _m_iv(m)))
 
 
-def fwer_bound(alpha: ArrayLike, m: ArrayLike):
+def fwer_bound(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
     """Worst-case family-wise error rate ``1 - (1 - alpha)^m`` of m independent tests at alpha.
 
     SPARC (seed 003, eq. 1, with m = benchmarks + 1 overall test): 34 tests at 0.05 give

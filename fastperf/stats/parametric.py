@@ -21,7 +21,7 @@ from fastperf.engine.parametric import (
     f_from_moments, paired_t, sample_moments_of, t_from_moments, t_pvalue, t_quantile,
 )
 from fastperf.errors import InputError
-from fastperf.results.base import ConfidenceInterval, TestResult
+from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
 from fastperf.stats.forms import TableForm, check_array_call, differences
 from fastperf.io.tables import is_measurement_table
 
@@ -91,7 +91,7 @@ def ttest_ind(
     variant: str = "variant",
     value: str = "value",
     confidence: float = 0.95,
-):
+) -> "TTestResult | BenchmarkResult":
     """Student's (``equal_var=True``) or Welch's t-test of two independent samples.
 
     t = (x̄ − ȳ) / se with se = sqrt(s_p² (1/n₁ + 1/n₂)), s_p² the pooled variance, df = n₁ + n₂ − 2
@@ -146,7 +146,7 @@ def ttest_rel(
     value: str = "value",
     pair: str = "run",
     confidence: float = 0.95,
-):
+) -> "TTestResult | BenchmarkResult":
     """Paired t-test: the one-sample t-test of the differences d = x − y.
 
     t = d̄ / (s_d / √n), df = n − 1 (scipy's `ttest_rel`). ``confidence_interval()`` is Lilja's
@@ -206,7 +206,7 @@ def ftest(
     by: str | Sequence[str] | None = "benchmark",
     variant: str = "variant",
     value: str = "value",
-):
+) -> "FTestResult | BenchmarkResult":
     """Fisher's F-test of equal variances: F = s₁² / s₂² ~ F(n₁ − 1, n₂ − 1) under H0.
 
     The Speedup-Test (seed 002) uses it to choose between Student's and Welch's t-test. The

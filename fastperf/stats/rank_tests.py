@@ -31,7 +31,7 @@ from fastperf.engine.ranks import (
     rank_sum_test, signed_rank_test,
 )
 from fastperf.errors import InputError
-from fastperf.results.base import ConfidenceInterval, TestResult
+from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
 from fastperf.stats.forms import TableForm, check_array_call, differences, is_table_call
 from fastperf.io.tables import is_measurement_table
 
@@ -65,7 +65,7 @@ def _check_choice(value: str, name: str, choices) -> str:
 
 
 def rankdata(a: Any, *, axis: int | None = -1, nan_policy: str = "propagate",
-             return_ties: bool = False):
+             return_ties: bool = False) -> "np.ndarray | RankData":
     """Average ranks (midranks) of the values along `axis`, batched over the other axes.
 
     Tied values share the mean of the ranks they span (scipy's ``method="average"``). With
@@ -168,7 +168,7 @@ def mannwhitneyu(
     value: str = "value",
     log: bool = False,
     confidence: float = 0.95,
-):
+) -> "MannWhitneyUResult | BenchmarkResult":
     """The Mann-Whitney U (Wilcoxon rank-sum) test of two independent samples.
 
     U = Σ_i Σ_j ([x_i > y_j] + ½[x_i = y_j]) = R_x − m(m+1)/2, R_x the sum of x's midranks in
@@ -274,7 +274,7 @@ def wilcoxon(
     pair: str = "run",
     log: bool = False,
     confidence: float = 0.95,
-):
+) -> "WilcoxonResult | BenchmarkResult":
     """The Wilcoxon signed-rank test of one sample, or of paired differences d = x − y.
 
     T+ = Σ_{d_i > 0} r_i, r_i the midrank of |d_i| (scipy's statistic: min(T+, T−) two-sided,
