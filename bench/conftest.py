@@ -3,29 +3,31 @@
 Each benchmark sets ``group`` (what is timed) and ``extra_info["side"]`` ("fastperf" or the
 anchor's name); the summary prints, per group, each side's median and the anchor/fastperf ratio.
 """
-import subprocess
-import sys
 from pathlib import Path
 
+import pyarrow.parquet as pq
 import pytest
+
+import fastperf
 
 BENCH = Path(__file__).resolve().parent
 DATA = BENCH / ".data"
-MAKE_MEASUREMENTS = BENCH.parents[1] / "shared" / "tools" / "make_measurements.py"
 
 
 def measurement_file(benchmarks: int, runs: int, seed: int = 0, variants: int = 2,
                      paired: bool = False) -> Path:
-    """A make_measurements.py table, generated once and kept in bench/.data (git-ignored).
-    ``paired``: the variants share a per-run factor (``--paired``; file name ends "-paired")."""
+    """A `fastperf.simulate` table (benchmark, variant, run, value in seconds; no unit column),
+    generated once and kept in bench/.data (git-ignored). ``paired``: the variants share a
+    per-run factor (file name ends "-paired"). The same data, value for value, as the shared
+    folder's make_measurements.py wrote under the same names (tests/conformance checks it)."""
     DATA.mkdir(exist_ok=True)
     suffix = ("" if variants == 2 else f"-{variants}variants") + ("-paired" if paired else "")
     path = DATA / f"measurements-{benchmarks}x{runs}-seed{seed}{suffix}.parquet"
     if not path.exists():
-        subprocess.run([sys.executable, str(MAKE_MEASUREMENTS), str(path), "--benchmarks",
-                        str(benchmarks), "--runs", str(runs), "--seed", str(seed),
-                        "--variants", str(variants)] + (["--paired"] if paired else []),
-                       check=True)
+        sim = fastperf.simulate(benchmarks, runs, variants=variants, seed=seed, paired=paired, unit=None)
+        partial = path.with_suffix(".partial")
+        pq.write_table(sim.table, partial)
+        partial.replace(path)
     return path
 
 

@@ -37,7 +37,8 @@ import scipy.stats as sps
 
 from conftest import measurement_file
 from fastperf.engine import ranks as ranks_engine
-from fastperf.protocols.relevance import CONCLUSIONS, hpt, sparc
+from fastperf.protocols.hpt import hpt
+from fastperf.protocols.sparc import CONCLUSIONS, sparc
 
 BENCHMARKS, RUNS, SLICE = 10_000, 30, 1_000
 SCALE = BENCHMARKS // SLICE
@@ -62,7 +63,7 @@ _SHARED: dict = {}
 _FIRST_CALL = """
 import json, sys, time
 t0 = time.perf_counter()
-from fastperf.protocols.relevance import sparc
+from fastperf.protocols.sparc import sparc
 t1 = time.perf_counter()
 sparc(sys.argv[1], baseline="baseline", candidate="candidate")
 t2 = time.perf_counter()

@@ -6,6 +6,7 @@ import scipy.stats as sps
 
 from fastperf import InputError
 from fastperf.protocols.aggregate import aggregate_score, score_gradient
+from naive import aggregate_score_reference
 
 # Seed 004, Table 5: five runs of two tests on one PC
 BW = [22.3, 22.6, 22.7, 22.5, 22.7]
@@ -67,33 +68,6 @@ def random_suite(rng, variants=3, benchmarks=6, runs=8):
     return pa.table(dict(zip(["variant", "benchmark", "run", "value"], map(list, zip(*rows))))), rows
 
 
-def reference(rows, kind, method, weights=None, confidence=0.95):
-    out = {}
-    for v in sorted({r[0] for r in rows}):
-        benches = sorted({r[1] for r in rows if r[0] == v})
-        w = np.array([1.0 if weights is None else weights[b] for b in benches])
-        w /= w.sum()
-        m = np.array([[val for vv, bb, rr, val in sorted(rows, key=lambda r: r[2]) if vv == v and bb == b]
-                      for b in benches])  # benchmarks x runs
-        f = (lambda x: np.exp(np.sum(w[:, None] * np.log(x), axis=0))) if kind == "geomean" \
-            else (lambda x: np.sum(w[:, None] * x, axis=0))
-        if method == "per-run":
-            scores = f(m)
-            lo, hi = sps.t.interval(confidence, len(scores) - 1, loc=scores.mean(), scale=sps.sem(scores))
-            out[v] = (scores.mean(), scores.std(ddof=1), lo, hi)
-        else:
-            means, sds, n = m.mean(axis=1), m.std(axis=1, ddof=1), m.shape[1]
-            score = f(means[:, None])[0]
-            grad = w * score / means if kind == "geomean" else w
-            sd = np.sqrt(np.sum((grad * sds) ** 2))
-            parts = (grad * sds) ** 2 / n
-            se = np.sqrt(parts.sum())
-            df = se ** 4 / np.sum(parts ** 2 / (n - 1))
-            t = sps.t.ppf(0.5 + confidence / 2, df)
-            out[v] = (score, sd, score - t * se, score + t * se)
-    return out
-
-
 @pytest.mark.parametrize("kind", ["geomean", "mean"])
 @pytest.mark.parametrize("method", ["per-run", "propagation"])
 @pytest.mark.parametrize("weighted", [False, True])
@@ -103,7 +77,7 @@ def test_against_brute_force(kind, method, weighted):
     weights = {f"b{b}": float(b + 1) for b in range(6)} if weighted else None
     got = {r["variant"]: r for r in aggregate_score(table, kind=kind, method=method,
                                                     weights=weights).groups.to_pylist()}
-    for v, (score, sd, lo, hi) in reference(rows, kind, method, weights).items():
+    for v, (score, sd, lo, hi) in aggregate_score_reference(rows, kind, method, weights).items():
         assert got[v]["score"] == pytest.approx(score, rel=1e-12)
         assert got[v]["sd"] == pytest.approx(sd, rel=1e-10)
         assert got[v]["ci_low"] == pytest.approx(lo, rel=1e-10)

@@ -2,6 +2,7 @@
 import json
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pyarrow as pa
@@ -11,11 +12,12 @@ import pyarrow.parquet as pq
 import pytest
 
 import fastperf
-from conftest import SHARED
 from fastperf.cli import main
+from tool_files import gbench_doc, write_go, write_json
 
-GO = SHARED / "data" / "peers" / "golang-perf"
-OLD, NEW = str(GO / "old.txt"), str(GO / "new.txt")
+#: golang-perf's old.txt and new.txt, shipped with fastperf for its demo
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+OLD, NEW = str(EXAMPLES / "old.txt"), str(EXAMPLES / "new.txt")
 
 
 def test_describe_text_default(capsys):
@@ -68,7 +70,6 @@ def exit_code(argv):
 
 @pytest.mark.parametrize("argv, message", [
     (["describe", "/no/such/file.csv"], "no such file"),
-    (["describe", str(SHARED / "data" / "peers" / "google-benchmark" / "test4_run0.json")], "aggregate"),
     (["describe", OLD, "--by", "suite"], "'suite' not found"),
     (["describe", OLD, "--confidence", "2"], "confidence"),
     (["describe", OLD, "--format", "xml"], "invalid choice"),
@@ -88,19 +89,32 @@ def test_installed_entry_point_and_module():
     assert bad.returncode == 2 and bad.stderr.startswith("fastperf: error:")
 
 
+def test_aggregate_only_google_benchmark_exits_2_with_one_line(tmp_path, capsys):
+    """A Google Benchmark report with aggregate rows only (--benchmark_report_aggregates_only)."""
+    sim = fastperf.simulate(benchmarks=2, runs=5, seed=0)
+    path = write_json(tmp_path / "aggs.json", gbench_doc(sim.table, "baseline", aggregates_only=True))
+    assert exit_code(["describe", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert "aggregate" in err and len(err.strip().splitlines()) == 1
+
+
 def test_aggregate_command(capsys, tmp_path):
-    crc_old, crc_new = str(GO / "crc-old.txt"), str(GO / "crc-new.txt")
-    assert exit_code(["aggregate", crc_old, crc_new]) == 2  # ns/op and MB/s mixed
+    # two Go files with ns/op and MB/s on every line; the candidate 1.5x faster everywhere
+    sim = fastperf.simulate(benchmarks=12, runs=10, seed=4, effects=1.5, sigma=0.01)
+    sim_old = str(write_go(tmp_path / "sim-old.txt", sim.table, ["baseline"], notes="simulated", throughput=True))
+    sim_new = str(write_go(tmp_path / "sim-new.txt", sim.table, ["candidate"], notes="simulated", throughput=True))
+    assert exit_code(["aggregate", sim_old, sim_new]) == 2  # ns/op and MB/s mixed
     assert "mixes units" in capsys.readouterr().err
     out = tmp_path / "agg.json"
-    assert main(["aggregate", crc_old, crc_new, "--unit", "sec/op", "--baseline", "crc-old",
+    assert main(["aggregate", sim_old, sim_new, "--unit", "sec/op", "--baseline", "sim-old",
                  "--format", "json", "-o", str(out)]) == 0
     doc = json.loads(out.read_text())
-    table = fastperf.read([crc_old, crc_new])
+    table = fastperf.read([sim_old, sim_new])
     table = table.filter(pa.compute.equal(table.column("unit").cast(pa.string()), "sec/op"))
-    expected = fastperf.aggregate_score(table, baseline="crc-old").groups
+    expected = fastperf.aggregate_score(table, baseline="sim-old").groups
     assert [g["score"] for g in doc["groups"]] == expected.column("score").to_pylist()
-    assert doc["groups"][1]["ratio"] < 1  # the new CRC code is faster
+    assert doc["groups"][1]["ratio"] < 1  # the candidate is faster
+    assert doc["groups"][1]["ratio"] == pytest.approx(1 / 1.5, rel=0.01)
 
 
 def test_plan_command(capsys):

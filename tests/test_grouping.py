@@ -7,20 +7,13 @@ from hypothesis import strategies as st
 
 from fastperf import InputError
 from fastperf.data.grouping import group_rows
-
-
-def brute_force_groups(rows):
-    """Key tuple -> row indices, in order of first appearance of each key tuple."""
-    out = {}
-    for i, key in enumerate(rows):
-        out.setdefault(key, []).append(i)
-    return out
+from naive import groups_by_first_appearance
 
 
 def check_against_brute_force(table, keys):
     groups = group_rows(table, keys)
     rows = list(zip(*[table.column(k).to_pylist() for k in keys]))
-    expected = brute_force_groups(rows)
+    expected = groups_by_first_appearance(rows)
     rows_in_group_order = groups.gather(np.arange(table.num_rows))
     got = {}
     for g in range(groups.n_groups):

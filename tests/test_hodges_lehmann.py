@@ -9,6 +9,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
+from naive import pairwise_differences, walsh_averages
 
 #: materialise_max values: the default (gather small groups at once), 0 (narrow every bracket
 #: down to one value, never gather), a few sums (narrow, then gather a handful).
@@ -21,16 +22,6 @@ def csr(samples):
     offsets[1:] = np.cumsum([len(s) for s in samples])
     values = np.concatenate([np.sort(np.asarray(s, dtype=float)) for s in samples] + [np.zeros(0)])
     return values, offsets
-
-
-def brute_differences(x, y):
-    return np.sort(np.subtract.outer(np.asarray(x, float), np.asarray(y, float)).ravel())
-
-
-def brute_walsh(d):
-    d = np.sort(np.asarray(d, float))
-    i, k = np.triu_indices(len(d))
-    return np.sort((d[i] + d[k]) / 2)
 
 
 def expected(sorted_values, ranks):
@@ -93,7 +84,7 @@ def test_differences_against_brute_force(materialise_max):
     got = difference_order_statistics(x, xo, y, yo, ranks, materialise_max, n_rows=len(x) + len(y))
     assert got.shape == ranks.shape and got.dtype == np.float64
     for g in range(len(xs)):
-        assert_same(got[g], expected(brute_differences(xs[g], ys[g]), ranks[g]))
+        assert_same(got[g], expected(pairwise_differences(xs[g], ys[g]), ranks[g]))
 
 
 @pytest.mark.parametrize("materialise_max", MATERIALISE)
@@ -104,7 +95,7 @@ def test_walsh_against_brute_force(materialise_max):
     d, do = csr(ds)
     got = walsh_order_statistics(d, do, ranks, materialise_max, n_rows=len(d))
     for g in range(len(ds)):
-        assert_same(got[g], expected(brute_walsh(ds[g]), ranks[g]))
+        assert_same(got[g], expected(walsh_averages(ds[g]), ranks[g]))
 
 
 # Shapes that take each counting walk: interleaved chains (>= 64 rows), bisection of each row
@@ -127,13 +118,13 @@ def test_larger_groups_through_the_narrowing_rounds(materialise_max):
     y, yo = csr(ys)
     got = difference_order_statistics(x, xo, y, yo, ranks, materialise_max, n_rows=1)
     for g in range(len(xs)):
-        assert_same(got[g], expected(brute_differences(xs[g], ys[g]), ranks[g]))
+        assert_same(got[g], expected(pairwise_differences(xs[g], ys[g]), ranks[g]))
     ds = [x for x in xs if len(x) <= 500]
     wranks = np.array([random_ranks(rng, len(d) * (len(d) + 1) // 2) for d in ds], dtype=np.int64)
     d, do = csr(ds)
     got = walsh_order_statistics(d, do, wranks, materialise_max, n_rows=1)
     for g in range(len(ds)):
-        assert_same(got[g], expected(brute_walsh(ds[g]), wranks[g]))
+        assert_same(got[g], expected(walsh_averages(ds[g]), wranks[g]))
 
 
 def test_large_group_default_path():
@@ -164,12 +155,12 @@ def test_large_group_default_path():
 def test_property_every_rank(xs, ys, materialise_max, data):
     x = np.sort(np.array(xs, dtype=float))
     y = np.sort(np.array(ys, dtype=float))
-    diffs = brute_differences(x, y)
+    diffs = pairwise_differences(x, y)
     ranks = np.arange(0, len(diffs) + 2, dtype=np.int64)[None, :]
     got = difference_order_statistics(x, np.array([0, len(x)]), y, np.array([0, len(y)]), ranks,
                                       materialise_max, n_rows=1)
     assert_same(got[0], expected(diffs, ranks[0]))
-    walsh = brute_walsh(x)
+    walsh = walsh_averages(x)
     ranks = np.arange(0, len(walsh) + 2, dtype=np.int64)[None, :]
     got = walsh_order_statistics(x, np.array([0, len(x)]), ranks, materialise_max, n_rows=1)
     assert_same(got[0], expected(walsh, ranks[0]))
@@ -208,7 +199,7 @@ def test_float_formulas():
     d = np.array([0.1, 0.2, 1e308, 1.7e308])  # 1e308 + 1.7e308 overflows: inf, as numpy
     got = walsh_order_statistics(d, np.array([0, 4]), np.arange(1, 11)[None, :], n_rows=4)
     with np.errstate(over="ignore"):
-        assert_same(got[0], brute_walsh(d))
+        assert_same(got[0], walsh_averages(d))
     assert got[0, -2] == np.inf
 
 
@@ -219,12 +210,12 @@ def test_infinite_values(materialise_max):
              ([-np.inf, -np.inf], [1.0]), ([np.inf], [1.0, 2.0])]
     for xs, ys in cases:
         x, y = np.array(xs), np.array(ys)
-        diffs = brute_differences(x, y)
+        diffs = pairwise_differences(x, y)
         ranks = np.arange(len(diffs) + 2)[None, :]
         got = difference_order_statistics(x, np.array([0, len(x)]), y, np.array([0, len(y)]),
                                           ranks, materialise_max, n_rows=1)
         assert_same(got[0], expected(diffs, ranks[0]))
-        walsh = brute_walsh(x)
+        walsh = walsh_averages(x)
         ranks = np.arange(len(walsh) + 2)[None, :]
         got = walsh_order_statistics(x, np.array([0, len(x)]), ranks, materialise_max, n_rows=1)
         assert_same(got[0], expected(walsh, ranks[0]))
@@ -251,8 +242,8 @@ def test_parallel_build_agrees(parallel_always):
     y, yo = csr(ys)
     got = difference_order_statistics(x, xo, y, yo, ranks, n_rows=1)
     for g in range(len(xs)):
-        assert_same(got[g], expected(brute_differences(xs[g], ys[g]), ranks[g]))
+        assert_same(got[g], expected(pairwise_differences(xs[g], ys[g]), ranks[g]))
     ranks = np.array([random_ranks(rng, len(d) * (len(d) + 1) // 2) for d in xs], dtype=np.int64)
     got = walsh_order_statistics(x, xo, ranks, n_rows=1)
     for g in range(len(xs)):
-        assert_same(got[g], expected(brute_walsh(xs[g]), ranks[g]))
+        assert_same(got[g], expected(walsh_averages(xs[g]), ranks[g]))

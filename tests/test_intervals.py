@@ -1,26 +1,11 @@
-"""Interval helpers against exact enumeration (median) and scipy (Student)."""
-from fractions import Fraction
-from math import comb
-
+"""Interval helpers against exact enumeration (median; tests/naive.py) and scipy (Student)."""
 import numpy as np
 import pytest
 import scipy.stats as sps
 
 from fastperf import InputError
 from fastperf.engine.intervals import median_interval_ranks, student_halfwidth
-
-
-def brute_force_median_ranks(n, confidence):
-    """Largest j with P(B <= j) <= (1 - c)/2 for B ~ Bin(n, 1/2), in exact rational arithmetic."""
-    tail = (1 - Fraction(confidence)) / 2
-    best, cdf = None, Fraction(0)
-    for j in range(0, n):
-        cdf += Fraction(comb(n, j), 2 ** n)
-        if cdf <= tail and j + 1 <= n - j:
-            best = (j + 1, n - j, 1 - 2 * cdf)
-        else:
-            break
-    return best
+from naive import median_ci_ranks
 
 
 @pytest.mark.parametrize("confidence", [0.5, 0.75, 0.8, 0.9, 0.95, 0.99, 0.999])
@@ -28,7 +13,7 @@ def test_median_ranks_match_exact_enumeration(confidence):
     sizes = np.arange(0, 121)
     lower, upper, coverage = median_interval_ranks(sizes, confidence)
     for n, lo, hi, cov in zip(sizes, lower, upper, coverage):
-        expected = brute_force_median_ranks(int(n), confidence) if n else None
+        expected = median_ci_ranks(int(n), confidence) if n else None
         if expected is None:
             assert lo == 0 and hi == 0 and np.isnan(cov), n
         else:
@@ -40,7 +25,7 @@ def test_median_ranks_match_exact_enumeration(confidence):
 def test_median_ranks_large_n_exact():
     for n in (999, 1000, 2500):
         lo, hi, cov = median_interval_ranks(np.array([n]), 0.95)
-        assert (lo[0], hi[0]) == brute_force_median_ranks(n, 0.95)[:2]
+        assert (lo[0], hi[0]) == median_ci_ranks(n, 0.95)[:2]
 
 
 def test_median_ranks_textbook_values():

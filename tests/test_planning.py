@@ -1,9 +1,8 @@
 """Run planning (Pakhomov, seed 004): Student coefficients, runs for a precision, runs to separate.
 
 Oracles: the article's Table 1 and closed forms of the t quantile; exhaustive searches over N
-(every N from 2 up, with scipy.stats.t.ppf) written here; the article's Business Winstone data.
+(every N from 2 up, with scipy.stats.t.ppf; tests/naive.py); the article's Business Winstone data.
 """
-import functools
 import json
 import math
 
@@ -17,6 +16,7 @@ from hypothesis import strategies as st
 import fastperf.protocols.planning as planning
 from fastperf import InputError
 from fastperf.protocols.planning import plan_runs, student_coefficients
+from naive import runs_needed_by_search
 
 CONFIDENCES = [0.6, 0.7, 0.8, 0.9, 0.95, 0.99]
 
@@ -56,26 +56,6 @@ def pakhomov_table(runs):
 
 def t_coefficient(n, confidence):
     return sps.t.ppf((1 + confidence) / 2, n - 1)
-
-
-@functools.lru_cache(maxsize=None)
-def coefficients_over_n(confidence, start, stop):
-    """t(p, N) / sqrt(N) for every N in [start, stop), with scipy.stats.t.ppf."""
-    n = np.arange(start, stop, dtype=float)
-    return n, sps.t.ppf((1 + confidence) / 2, n - 1) / np.sqrt(n)
-
-
-def brute_runs(scale, bound, confidence, strict=False, n_max=2_000_000):
-    """Every N from 2 up: the first with t(p, N) * scale / sqrt(N) <= bound (< if strict)."""
-    start, block = 2, 1024
-    while start <= n_max:
-        n, g = coefficients_over_n(confidence, start, start + block)
-        hw = g * scale
-        ok = hw < bound if strict else hw <= bound
-        if ok.any():
-            return int(n[np.argmax(ok)])
-        start, block = start + block, block * 2
-    raise AssertionError("n_max too small for this oracle")
 
 
 def rows_by_key(table, keys=("benchmark", "variant")):
@@ -156,7 +136,7 @@ def test_runs_needed_against_brute_force(target, confidence):
         assert r["halfwidth"] == pytest.approx(t_coefficient(n, confidence) * sd / math.sqrt(n),
                                                rel=1e-10)
         assert r["target_halfwidth"] == pytest.approx(bound, rel=1e-12)
-        expected = brute_runs(sd, bound, confidence)
+        expected = runs_needed_by_search(sd, bound, confidence)
         assert r["runs_needed"] == expected, key
         big_n = r["runs_needed"]  # minimal: N meets the bound, N - 1 does not
         assert t_coefficient(big_n, confidence) * sd / math.sqrt(big_n) <= bound
@@ -169,7 +149,7 @@ def test_runs_needed_is_not_the_normal_approximation():
     # sd = 1, bound 1: the normal rule gives ceil(1.96^2) = 4 runs, Student needs 7
     x = np.array([-1.0, 1.0]) / math.sqrt(2)  # mean 0, sd 1
     r = plan_runs(long_table({("a", "v"): x}), target="halfwidth", precision=1.0).groups
-    assert r["runs_needed"].to_pylist() == [brute_runs(1.0, 1.0, 0.95)] == [7]
+    assert r["runs_needed"].to_pylist() == [runs_needed_by_search(1.0, 1.0, 0.95)] == [7]
     assert math.ceil(1.959963984540054 ** 2) == 4
 
 
@@ -217,7 +197,7 @@ def test_group_statuses():
     # an absolute target has no trouble with a zero mean
     absolute = rows_by_key(plan_runs(long_table(samples), target="halfwidth", precision=0.5).groups)
     assert absolute[("zero mean", "v")]["status"] == "ok"
-    assert absolute[("zero mean", "v")]["runs_needed"] == brute_runs(1.0, 0.5, 0.95)
+    assert absolute[("zero mean", "v")]["runs_needed"] == runs_needed_by_search(1.0, 0.5, 0.95)
 
 
 def test_too_many_runs():
@@ -294,7 +274,7 @@ def test_pakhomov_twelve_runs():
     assert sep["separated_now"] is False
     s = np.std(EE_840, ddof=1) + np.std(D_840, ddof=1)
     gap = abs(np.mean(EE_840) - np.mean(D_840))
-    assert sep["runs_to_separate"] == brute_runs(s, gap, 0.95, strict=True) == 92
+    assert sep["runs_to_separate"] == runs_needed_by_search(s, gap, 0.95, strict=True) == 92
     assert t_coefficient(92, 0.95) * s / math.sqrt(92) < gap
     assert gap <= t_coefficient(91, 0.95) * s / math.sqrt(91)
     assert sep["runs_more_baseline"] == sep["runs_more_candidate"] == 80
@@ -322,7 +302,7 @@ def test_separation_against_brute_force(confidence):
         x, y, r = samples[(f"b{b}", "base")], samples[(f"b{b}", "cand")], rows[f"b{b}"]
         s = x.std(ddof=1) + y.std(ddof=1)
         gap = abs(x.mean() - y.mean())
-        expected = brute_runs(s, gap, confidence, strict=True)
+        expected = runs_needed_by_search(s, gap, confidence, strict=True)
         assert r["runs_to_separate"] == expected
         assert r["runs_more_baseline"] == max(0, expected - len(x))
         assert r["runs_more_candidate"] == max(0, expected - len(y))
@@ -417,7 +397,7 @@ def test_many_groups_vectorised(monkeypatch):
     offsets = np.concatenate([[0], np.cumsum(sizes)])
     for g in rng.choice(np.flatnonzero(sizes > 1), 150, replace=False):
         x = values[offsets[g]:offsets[g + 1]]
-        assert needed[g] == brute_runs(x.std(ddof=1), 0.005 * abs(x.mean()), 0.9, n_max=400_000)
+        assert needed[g] == runs_needed_by_search(x.std(ddof=1), 0.005 * abs(x.mean()), 0.9, n_max=400_000)
     sep = result.separation.to_pylist()
     for b in rng.choice(np.flatnonzero((sizes[0::2] > 1) & (sizes[1::2] > 1)), 60, replace=False):
         x = values[offsets[2 * b]:offsets[2 * b + 1]]
@@ -425,7 +405,7 @@ def test_many_groups_vectorised(monkeypatch):
         s, gap = x.std(ddof=1) + y.std(ddof=1), abs(x.mean() - y.mean())
         got = sep[b]["runs_to_separate"]
         if t_coefficient(2, 0.9) * s / math.sqrt(2) < gap or s / gap < 50:
-            assert got == brute_runs(s, gap, 0.9, strict=True, n_max=50_000)
+            assert got == runs_needed_by_search(s, gap, 0.9, strict=True, n_max=50_000)
         else:  # beyond the oracle's reach: check minimality directly
             assert t_coefficient(got, 0.9) * s / math.sqrt(got) < gap
             assert t_coefficient(got - 1, 0.9) * s / math.sqrt(got - 1) >= gap

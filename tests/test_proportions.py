@@ -11,6 +11,7 @@ from statsmodels.stats.proportion import proportion_confint
 
 from fastperf import InputError
 from fastperf.stats.proportions import min_benchmarks, proportion_ci
+from naive import min_benchmarks_by_search
 
 CONFIDENCES = [0.5, 0.8, 0.9, 0.95, 0.99, 0.999]
 
@@ -219,14 +220,9 @@ def test_min_benchmarks_brute_force():
     c = rng.uniform(0.01, 0.99, 300)
     r = rng.uniform(0.02, 0.3, 300)
     for confidence in (0.8, 0.9, 0.95, 0.99):
-        z = NormalDist().inv_cdf(0.5 + confidence / 2)
         got = min_benchmarks(c, r, confidence)
         for ci_, ri, b in zip(c, r, got):
-            halfwidth = lambda n: z * math.sqrt(ci_ * (1 - ci_) / n)  # noqa: E731
-            n = 1
-            while halfwidth(n) > ri:
-                n += 1
-            assert b == n, (ci_, ri, confidence)
+            assert b == min_benchmarks_by_search(ci_, ri, confidence), (ci_, ri, confidence)
 
 
 # ---------------------------------------------------------------- bad input

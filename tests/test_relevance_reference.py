@@ -1,8 +1,8 @@
 """`sparc` and `hpt` against plain per-benchmark references of the two protocols.
 
 The oracle is written here, one benchmark at a time, from the protocols' definitions (SPARC:
-Tullos, Graham & Jordan 2021; HPT: Chen et al. 2012, as `fastperf.protocols.relevance` documents them)
-with scipy.stats, statsmodels and numpy only:
+Tullos, Graham & Jordan 2021; HPT: Chen et al. 2012, as `fastperf.protocols.sparc` and
+`fastperf.protocols.hpt` document them) with scipy.stats, statsmodels and numpy only:
 
 - paired SPARC: runs matched by run id, r = x / y (y / x when higher is better), Wilcoxon
   signed-rank tests of r - 1 (two-sided), r - (1 + delta) ("less") and r - (1 - delta)
@@ -35,7 +35,6 @@ those cases (the reliability is not always monotone, see test_hpt_speedups_on_th
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import warnings
 
@@ -45,7 +44,10 @@ import pytest
 import scipy.stats as st
 
 from fastperf import hpt, sparc
-from test_speedup_reference import rank_sum_tails_counted  # the tie-block subset count
+from naive import (
+    p_from_tails, rank_sum_tails_counted, rank_sum_tails_enumerated, signed_rank_tails_counted,
+    signed_rank_tails_enumerated,
+)
 
 BASE = "base"
 CANDIDATES = ("c1", "c2")
@@ -240,46 +242,9 @@ def dataset(seed, untied=False, max_n=70, count=260):
 # --------------------------------------------------------------------------- rank-test oracles
 
 
-def p_from_tails(lower, upper, alternative):
-    if alternative == "less":
-        return float(lower)
-    if alternative == "greater":
-        return float(upper)
-    return float(min(1.0, 2.0 * min(lower, upper)))
-
-
-def doubled_ranks(values):
-    return np.rint(2.0 * st.rankdata(values)).astype(np.int64)
-
-
 def tie_term(values):
     _, t = np.unique(values, return_counts=True)
     return float(np.sum(t.astype(float) ** 3 - t))
-
-
-def signed_rank_tails_enumerated(d):
-    """(P(T+ <= t), P(T+ >= t)) over all 2^n sign patterns of the midranks of |d| (d nonzero)."""
-    r2 = doubled_ranks(np.abs(d))
-    n = d.size
-    signs = (np.arange(2 ** n, dtype=np.int64)[:, None] >> np.arange(n)) & 1
-    sums = signs @ r2
-    observed = r2[d > 0].sum()
-    return np.mean(sums <= observed), np.mean(sums >= observed)
-
-
-def signed_rank_tails_counted(d):
-    """The same tails, counting sign patterns by doubled rank sum (one rank at a time)."""
-    r2 = doubled_ranks(np.abs(d))
-    top = int(r2.sum())
-    dist = np.zeros(top + 1)
-    dist[0] = 1.0
-    for r in r2:
-        new = dist.copy()
-        new[r:] += dist[: top + 1 - r]
-        dist = new
-    observed = int(r2[d > 0].sum())
-    total = dist.sum()
-    return dist[: observed + 1].sum() / total, dist[observed:].sum() / total
 
 
 def signed_rank_ref(d, alternative, method):
@@ -320,17 +285,6 @@ def signed_rank_ref(d, alternative, method):
         assert scipy_p == pytest.approx(p, rel=1e-12, abs=SCIPY_EXACT_ATOL)
         return p, np.nan, t_plus, "exact"
     return p, np.nan, t_plus, "exact (ties)"
-
-
-def rank_sum_tails_enumerated(a, b):
-    """(P(U <= u), P(U >= u)) of `a`'s rank sum over every assignment of the pooled values."""
-    pooled = np.concatenate([a, b])
-    r2 = doubled_ranks(pooled)
-    m = a.size
-    chosen = np.array(list(itertools.combinations(range(pooled.size), m)), np.int64)
-    sums = r2[chosen].sum(axis=1)
-    observed = r2[:m].sum()
-    return np.mean(sums <= observed), np.mean(sums >= observed)
 
 
 def rank_sum_ref(a, b, alternative, method):
@@ -969,7 +923,7 @@ def grid_answer(grid, c):
 
 
 def bisection(grid, c, k_max=1000):
-    """`fastperf.protocols.relevance._largest_speedup`'s search, run on the reference grid."""
+    """`fastperf.protocols.hpt`'s largest-speedup search, run on the reference grid."""
     rel = lambda k: grid[k - 1]  # noqa: E731
     if rel(k_max) >= c:
         return k_max

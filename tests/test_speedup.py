@@ -2,11 +2,14 @@
 Speedup-Test of Touati, Worms & Briais 2013).
 
 Oracles: the paper's printed tool outputs and R examples (with R's prop.test interval written out
-below), hand computations on small tables, and scipy called directly on a few real benchmarks of
-the peer files. (The large scipy-vs-fastperf comparison lives in test_speedup_reference.py.)
+below), hand computations on small tables, and scipy called directly on golang-perf's old.txt /
+new.txt (shipped in examples/) and on Go and pyperf files written from `fastperf.simulate`
+tables. (The large scipy-vs-fastperf comparison lives in test_speedup_reference.py; the same
+checks on the shared folder's peer files in tests/conformance/test_peers_speedup.py.)
 """
 import json
 import math
+from pathlib import Path
 from statistics import NormalDist
 
 import numpy as np
@@ -17,18 +20,16 @@ import pytest
 import scipy.stats as sps
 
 import fastperf
-from conftest import SHARED
 from fastperf import InputError, read_speedup_config, speedup_test
 from fastperf.cli import main
-from fastperf.protocols.speedup import REPORT_FILES, RESULT_COLUMNS
+from fastperf.protocols.speedup_report import REPORT_FILES, RESULT_COLUMNS
+from naive import rank_sum_tails_counted
+from tool_files import go_name, pyperf_doc, write_go, write_json
 
-PEERS = SHARED / "data" / "peers"
-GO = PEERS / "golang-perf"
-OLD, NEW = str(GO / "old.txt"), str(GO / "new.txt")
+#: golang-perf's old.txt and new.txt, shipped with fastperf for its demo
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+OLD, NEW = str(EXAMPLES / "old.txt"), str(EXAMPLES / "new.txt")
 GO_NAMES = ["BenchmarkEncode/format=json-48", "BenchmarkEncode/format=gob-48"]
-CRC_OLD, CRC_NEW = str(GO / "crc-old.txt"), str(GO / "crc-new.txt")
-ISSUE = str(GO / "issue19634.txt")
-PY36, PY37 = str(PEERS / "pyperf" / "mult_list_py36.json"), str(PEERS / "pyperf" / "mult_list_py37.json")
 
 RUNS = 31  # the paper's runs per binary
 #: 31 normal quantiles: a "perfectly normal" sample shape, symmetric, median exactly 0
@@ -304,23 +305,9 @@ def test_report_numbers_three_decimals_trailing_zeros_dropped():
 # ----------------------------------------------------------- 2. real files against scipy
 
 
-def exact_conditional_mwu(x, y, alternative):
-    """One-sided p of the rank sum of x, exact and conditional on the ties: all C(N, m) ways to
-    pick x's ranks (midranks doubled to integers, counted by dynamic programming)."""
-    r2 = np.rint(2 * sps.rankdata(np.r_[x, y])).astype(int)
-    m = len(x)
-    total = int(r2.sum())
-    counts = np.zeros((m + 1, total + 1))
-    counts[0, 0] = 1.0
-    for v in r2:
-        counts[1:, v:] = counts[1:, v:] + counts[:-1, :total + 1 - v]
-    observed = int(r2[:m].sum())
-    dist = counts[m] / counts[m].sum()
-    return dist[observed:].sum() if alternative == "greater" else dist[:observed + 1].sum()
-
-
 def protocol_by_scipy(x, y, alpha=0.05, higher_is_better=False, method=None):
-    """The paper's Figures 1 and 2 from scipy's p-values (and `exact_conditional_mwu`)."""
+    """The paper's Figures 1 and 2 from scipy's p-values (and the exact rank-sum tails conditional
+    on the ties, counted by `naive.rank_sum_tails_counted`)."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     alt = "less" if higher_is_better else "greater"
     large = len(x) > 30 and len(y) > 30
@@ -341,7 +328,8 @@ def protocol_by_scipy(x, y, alpha=0.05, higher_is_better=False, method=None):
     if method == "exact":
         p_med = sps.mannwhitneyu(x, y, alternative=alt, method="exact").pvalue
     elif method == "exact (ties)":
-        p_med = exact_conditional_mwu(x, y, alt)
+        lower, upper = rank_sum_tails_counted(x, y)  # P(W <= w), P(W >= w) of x's rank sum
+        p_med = upper if alt == "greater" else lower
     else:
         p_med = sps.mannwhitneyu(x, y, alternative=alt, method="asymptotic").pvalue
     u = sps.mannwhitneyu(x, y).statistic  # U of x: #(x > y) + #(x = y) / 2
@@ -404,51 +392,72 @@ def test_go_old_vs_new_asymptotic_median_against_scipy():
         assert row["pvalue_median"] == pytest.approx(expected, rel=1e-9)
 
 
-def test_crc_mixed_units_are_refused():
-    with pytest.raises(InputError, match="mixes units") as info:
-        speedup_test(fastperf.read([CRC_OLD, CRC_NEW]), baseline="crc-old", candidate="crc-new")
-    assert "BenchmarkCRC32" in str(info.value)
-
-
 def only_unit(table, unit):
     return table.filter(pc.equal(table.column("unit").cast(pa.string()), unit))
 
 
-CRC_FEW = ["BenchmarkCRC32/poly=IEEE/size=15/align=0-8", "BenchmarkCRC32/poly=IEEE/size=512/align=0-8",
-           "BenchmarkCRC32/poly=Castagnoli/size=40/align=1-8",
-           "BenchmarkCRC32/poly=Castagnoli/size=512/align=0-8"]
+#: true speedups of the simulated two-unit Go files (ns/op and MB/s on every line): one
+#: benchmark 4.5x faster, others faster, slower, unchanged, tiny; seed 1 draws every noise shape
+SIM_EFFECTS = [1.0, 4.5, 1.2, 0.9, 1.0, 1.05, 2.0, 1.0, 0.8, 1.3, 1.0, 1.002]
+
+
+def two_unit_files(folder):
+    """(old, new) Go files of a simulated table, 12 benchmarks x 10 runs, two units a line."""
+    sim = fastperf.simulate(benchmarks=12, runs=10, seed=1, effects=SIM_EFFECTS, sigma=(0.005, 0.05))
+    old = write_go(folder / "sim-old.txt", sim.table, ["baseline"], notes="simulated", throughput=True)
+    new = write_go(folder / "sim-new.txt", sim.table, ["candidate"], notes="simulated", throughput=True)
+    return str(old), str(new)
+
+
+def test_mixed_units_are_refused(tmp_path):
+    old, new = two_unit_files(tmp_path)
+    with pytest.raises(InputError, match="mixes units") as info:
+        speedup_test(fastperf.read([old, new]), baseline="sim-old", candidate="sim-new")
+    assert "BenchmarkSim" in str(info.value)
 
 
 @pytest.mark.parametrize("unit, higher", [("sec/op", False), ("B/s", True)])
-def test_crc_one_unit_against_scipy(unit, higher):
-    table = only_unit(fastperf.read([CRC_OLD, CRC_NEW]), unit)
-    result = speedup_test(table, baseline="crc-old", candidate="crc-new", higher_is_better=higher)
+def test_one_unit_against_scipy(tmp_path, unit, higher):
+    old, new = two_unit_files(tmp_path)
+    table = only_unit(fastperf.read([old, new]), unit)
+    result = speedup_test(table, baseline="sim-old", candidate="sim-new", higher_is_better=higher)
     names = table.column("benchmark").unique().to_pylist()
-    assert len(names) == 36 and result.benchmarks.column("benchmark").to_pylist() == names
+    assert len(names) == 12 and result.benchmarks.column("benchmark").to_pylist() == names
     assert set(result.benchmarks.column("status").to_pylist()) == {"ok"}
     got = rows(result)
     for bench in names:  # every benchmark's speedups, by numpy
-        x, y = sample(table, bench, "crc-old"), sample(table, bench, "crc-new")
+        x, y = sample(table, bench, "sim-old"), sample(table, bench, "sim-new")
         ratio = np.mean(y) / np.mean(x) if higher else np.mean(x) / np.mean(y)
         assert got[bench]["speedup_mean"] == pytest.approx(ratio, rel=1e-12)
         ratio = np.median(y) / np.median(x) if higher else np.median(x) / np.median(y)
         assert got[bench]["speedup_median"] == pytest.approx(ratio, rel=1e-12)
-    check_against_scipy(table, result, CRC_FEW, "crc-old", "crc-new", higher_is_better=higher)
-    # hardware CRC: the 512-byte IEEE benchmark is about 4x faster in both units
-    assert got[CRC_FEW[1]]["speedup_mean"] > 4 and got[CRC_FEW[1]]["mean_significant"]
+    # the quantised benchmarks have ties: the exact distribution conditional on them
+    assert {"exact", "exact (ties)"} <= set(result.benchmarks.column("median_method").to_pylist())
+    check_against_scipy(table, result, names, "sim-old", "sim-new", higher_is_better=higher)
+    # the benchmark made 4.5x faster is about 4.5x faster in both units, significantly
+    fast = go_name("bench_00001")
+    assert got[fast]["speedup_mean"] > 4 and got[fast]["mean_significant"]
+
+
+SECTIONS = "\n".join(["goos: linux", "pkg: example.com/big", "note: before", ""]
+                     + ["BenchmarkBigAdd/1000-4    10000000    %s ns/op" % v for v in (230, 228, 230, 230, 230)]
+                     + ["", "note: after", ""]
+                     + ["BenchmarkBigAdd/1000-4    10000000    150 ns/op"] * 5 + ["PASS", ""])
 
 
 @pytest.mark.filterwarnings("ignore:ks_2samp:RuntimeWarning")  # scipy: exact KS falls back, as ours
-def test_issue19634_before_after_sections_by_hand():
-    table = fastperf.read(ISSUE)  # one file, "note: before" / "note: after" sections
+def test_before_after_sections_by_hand(tmp_path):
+    path = tmp_path / "sections.txt"
+    path.write_text(SECTIONS)
+    table = fastperf.read(path)  # one file, "note: before" / "note: after" sections
     assert table.column("variant").unique().to_pylist() == ["before", "after"]
     result = speedup_test(table, baseline="before", candidate="after")
     (row,) = result.benchmarks.to_pylist()
-    # before: 115 114 115 115 115 ns (mean 114.8), after: 78.8 x 5
-    assert row["benchmark"] == "BenchmarkFloatSub/100-4"
-    assert row["speedup_mean"] == pytest.approx(114.8 / 78.8)
-    assert row["speedup_median"] == pytest.approx(115 / 78.8)
-    assert row["speedup_min"] == pytest.approx(114 / 78.8)
+    # before: 230 228 230 230 230 ns (mean 229.6), after: 150 x 5
+    assert row["benchmark"] == "BenchmarkBigAdd/1000-4"
+    assert row["speedup_mean"] == pytest.approx(229.6 / 150)
+    assert row["speedup_median"] == pytest.approx(230 / 150)
+    assert row["speedup_min"] == pytest.approx(228 / 150)
     # every "after" run is below every "before" run: exact p = 1 / C(10, 5), whatever the ties
     assert row["pvalue_median"] == pytest.approx(1 / 252)
     assert row["median_method"] == "exact (ties)" and row["median_significant"]
@@ -458,19 +467,24 @@ def test_issue19634_before_after_sections_by_hand():
     assert row["mean_test"] == "none" and not row["mean_significant"]
     assert "cannot conclude on the mean" in row["warnings"]
     assert row["pvalue_shapiro_baseline"] == pytest.approx(
-        sps.shapiro([115, 114, 115, 115, 115]).pvalue, rel=1e-7)
-    assert row["pvalue_ks"] == pytest.approx(sps.ks_2samp([0, -1, 0, 0, 0], [0] * 5).pvalue)
+        sps.shapiro([230, 228, 230, 230, 230]).pvalue, rel=1e-7)
+    assert row["pvalue_ks"] == pytest.approx(sps.ks_2samp([0, -2, 0, 0, 0], [0] * 5).pvalue)
 
 
-def test_pyperf_mult_list_py36_vs_py37_against_scipy():
-    table = fastperf.read([PY36, PY37])
-    result = speedup_test(table, baseline="mult_list_py36", candidate="mult_list_py37")
-    names = ["[1]*1000", "[1,2]*1000", "[1,2,3]*1000"]
+def test_pyperf_files_against_scipy(tmp_path):
+    # 3 benchmarks x 20 pyperf runs x 3 values a side; bimodal and heavy-tailed noise, no ties
+    sim = fastperf.simulate(benchmarks=3, runs=60, seed=1, shapes=("heavy_tail", "bimodal"),
+                            sigma=(0.02, 0.06), effects=[1.0, 1.1, 0.95])
+    py311 = write_json(tmp_path / "sim_py311.json", pyperf_doc(sim.table, "baseline"))
+    py312 = write_json(tmp_path / "sim_py312.json", pyperf_doc(sim.table, "candidate"))
+    table = fastperf.read([py311, py312])
+    result = speedup_test(table, baseline="sim_py311", candidate="sim_py312")
+    names = ["bench_00000", "bench_00001", "bench_00002"]
     assert result.benchmarks.column("benchmark").to_pylist() == names
     got = rows(result)
     assert all(got[n]["n_baseline"] == got[n]["n_candidate"] == 60 for n in names)
     assert all(got[n]["median_method"] == "exact" for n in names)  # no ties in 60 + 60 values
-    check_against_scipy(table, result, names, "mult_list_py36", "mult_list_py37")
+    check_against_scipy(table, result, names, "sim_py311", "sim_py312")
     # large samples: the t-test runs although Shapiro-Wilk rejects, with a warning
     assert all(got[n]["mean_test"] != "none" for n in names)
     assert all("normality rejected" in got[n]["warnings"] for n in names)
@@ -804,17 +818,19 @@ def test_cli_compare_text(capsys):
     assert f"Overall speedup (ExecutionTime=mean) = {round(s, 3):g}" in out
 
 
-def test_cli_defaults_follow_file_order(capsys):
+def test_cli_defaults_follow_file_order(tmp_path, capsys):
     assert main(["compare", NEW, OLD, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("new", "old")
     assert main(["compare", OLD, NEW, "--baseline", "new", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("new", "old")
-    assert main(["compare", ISSUE, "--format", "json"]) == 0
+    sections = tmp_path / "sections.txt"
+    sections.write_text(SECTIONS)
+    assert main(["compare", str(sections), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("before", "after")
-    assert doc["benchmarks"][0]["speedup_mean"] == pytest.approx(114.8 / 78.8)
+    assert doc["benchmarks"][0]["speedup_mean"] == pytest.approx(229.6 / 150)
 
 
 def test_cli_json_matches_the_library(capsys):
@@ -850,19 +866,20 @@ def test_cli_csv_writes_the_benchmark_table(tmp_path):
         np.median(sample(t, b, "old")) / np.median(sample(t, b, "new")), rel=1e-12)
 
 
-def test_cli_unit_filter_on_crc(capsys):
-    assert exit_code(["compare", CRC_OLD, CRC_NEW]) == 2
+def test_cli_unit_filter(tmp_path, capsys):
+    old, new = two_unit_files(tmp_path)
+    assert exit_code(["compare", old, new]) == 2
     err = capsys.readouterr().err
     assert "mixes units" in err and len(err.strip().splitlines()) == 1
-    assert main(["compare", CRC_OLD, CRC_NEW, "--unit", "sec/op", "--format", "json"]) == 0
+    assert main(["compare", old, new, "--unit", "sec/op", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert len(doc["benchmarks"]) == 36
-    assert main(["compare", CRC_OLD, CRC_NEW, "--unit", "B/s", "--higher-is-better", "--format", "json"]) == 0
+    assert len(doc["benchmarks"]) == 12
+    assert main(["compare", old, new, "--unit", "B/s", "--higher-is-better", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    t = only_unit(fastperf.read([CRC_OLD, CRC_NEW]), "B/s")
-    b = CRC_FEW[1]
+    t = only_unit(fastperf.read([old, new]), "B/s")
+    b = go_name("bench_00001")
     row = next(r for r in doc["benchmarks"] if r["benchmark"] == b)
-    expected = np.mean(sample(t, b, "crc-new")) / np.mean(sample(t, b, "crc-old"))
+    expected = np.mean(sample(t, b, "sim-new")) / np.mean(sample(t, b, "sim-old"))
     assert row["speedup_mean"] == pytest.approx(expected)
     assert doc["summary"]["higher_is_better"] is True
 

@@ -3,15 +3,14 @@
 The oracle is written here, one benchmark at a time, from the protocol's rules (Touati, Worms &
 Briais 2013, sections 2-4) with scipy.stats and numpy only: scipy's shapiro, F distribution,
 ttest_ind, ks_2samp and mannwhitneyu; a brute-force enumeration of every assignment (and, for
-larger tied samples, a subset-sum count of the same) for the Wilcoxon-Mann-Whitney p-value
-conditional on ties; a grid search over risk levels for ``max_confidence_mean``; R's
+larger tied samples, a subset-sum count of the same; both in tests/naive.py) for the
+Wilcoxon-Mann-Whitney p-value conditional on ties; a grid search over risk levels for ``max_confidence_mean``; R's
 ``prop.test`` interval re-derived from its formula. Nothing here calls fastperf except
 `speedup_test` itself.
 """
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 import warnings
 
@@ -19,9 +18,9 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import scipy.stats as st
-from scipy.special import comb
 
 from fastperf import speedup_test
+from naive import rank_sum_tails_counted, rank_sum_tails_enumerated
 
 BASE, CAND = "base", "cand"
 LARGE = 30
@@ -189,39 +188,6 @@ def t_test_p(x, y, equal_var, better):
     if np.ptp(x) == 0 and np.ptp(y) == 0:
         return np.nan
     return float(quiet(st.ttest_ind, x, y, equal_var=equal_var, alternative=better).pvalue)
-
-
-def rank_sum_tails_enumerated(x, y):
-    """(P(U <= U_obs), P(U >= U_obs)) over every C(N, m) assignment of the pooled values."""
-    pooled = np.concatenate([x, y])
-    r2 = np.rint(2 * st.rankdata(pooled)).astype(np.int64)  # doubled midranks
-    m = len(x)
-    chosen = np.array(list(itertools.combinations(range(len(pooled)), m)), np.int64)
-    sums = r2[chosen].sum(axis=1)
-    observed = r2[:m].sum()
-    return np.mean(sums <= observed), np.mean(sums >= observed)
-
-
-def rank_sum_tails_counted(x, y):
-    """The same tails, counting m-subsets by doubled-rank sum tie block by tie block."""
-    pooled = np.concatenate([x, y])
-    r2 = np.rint(2 * st.rankdata(pooled)).astype(np.int64)
-    m = len(x)
-    top = int(np.sort(r2)[::-1][:m].sum())
-    counts = np.zeros((m + 1, top + 1))  # counts[k, s]: k values chosen, doubled-rank sum s
-    counts[0, 0] = 1.0
-    for rank, size in zip(*np.unique(r2, return_counts=True)):
-        new = np.zeros_like(counts)
-        for j in range(min(size, m) + 1):
-            shift = j * rank
-            if shift > top:
-                break
-            new[j:, shift:] += comb(size, j) * counts[: m + 1 - j, : top + 1 - shift]
-        counts = new
-    dist = counts[m]
-    observed = int(r2[:m].sum())
-    total = dist.sum()
-    return dist[: observed + 1].sum() / total, dist[observed:].sum() / total
 
 
 def rank_sum_p(x, y, better, method):

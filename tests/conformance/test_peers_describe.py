@@ -1,7 +1,10 @@
-"""`describe` against the summary statistics the benchmarking tools themselves wrote.
+"""`describe` against the summary statistics the benchmarking tools themselves wrote, in the
+shared folder's real tool outputs.
 
 hyperfine, pytest-benchmark and Google Benchmark store their own mean / median / standard
 deviation / min / max next to the raw measurements; `describe` on the raw values must agree.
+Moved from tests/test_describe_peers.py; tests/test_describe_tools.py makes the same checks on
+files the tests write.
 """
 import json
 

@@ -1,0 +1,316 @@
+"""Simulated benchmark measurement tables with a known truth.
+
+`simulate` writes a long measurement table (benchmark, variant, run, value, unit) shaped like real
+benchmark telemetry, and a second table with what every benchmark really is: its true speedup,
+its kind of change and its noise. Detection rates, false-positive rates and interval coverage of
+any method can be measured against that truth; the tests and benchmarks of fastperf use it as
+their data. Everything is vectorised with numpy over benchmarks and runs (one step per variant)
+and drawn from one ``numpy.random.default_rng(seed)`` stream, so a seed gives the same tables on
+every platform numpy supports.
+"""
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Mapping
+from typing import NamedTuple
+
+import numpy as np
+import pyarrow as pa
+
+__all__ = ["SimulatedTable", "simulate", "SHAPES", "KINDS", "UNITS"]
+
+#: The noise shapes, in the order their default weights are listed, with those weights.
+SHAPES = {"lognormal": 0.45, "bimodal": 0.2, "heavy_tail": 0.25, "quantised": 0.1}
+#: The kinds of true effect of the default mix, with their weights.
+KINDS = {"same": 0.55, "tiny": 0.2, "faster": 0.15, "slower": 0.1}
+#: Accepted ``unit`` values, with the factor from seconds to that unit.
+UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "ns": 1e9}
+
+_BIMODAL_P = 0.3  # share of runs in the upper mode
+_BIMODAL_GAP = 4.0  # the upper mode sits at 1 + 4 sigma
+_PARETO_SHAPE = 3.0  # tail index of the heavy right tail (numpy's pareto: Lomax)
+_PAIRED_SCALE = 0.5  # the shared run factor's log-sd, in units of sigma
+_TINY = 0.01  # "tiny" effects: the candidate within 1 % of the baseline
+_CLEAR = (0.03, 0.5)  # "faster"/"slower": 3 % to 50 % change
+
+
+class SimulatedTable(NamedTuple):
+    """What `simulate` returns; unpacks as ``table, truth``.
+
+    Attributes
+    ----------
+    table : pyarrow.Table
+        One row per measurement: ``benchmark`` and ``variant`` (dictionary<int32, string>),
+        ``run`` (int32), ``value`` (float64), ``unit`` (dictionary<int32, string>; absent when
+        ``unit=None``). Rows are ordered by variant, then benchmark, then run.
+    truth : pyarrow.Table
+        One row per benchmark: ``benchmark`` (string), ``true_speedup`` (float64, baseline time
+        / candidate time: above 1 when the candidate is faster), ``kind`` (``same``, ``tiny``,
+        ``faster``, ``slower``), ``shape`` (the noise shape), ``sigma`` (float64, the noise
+        scale) and ``base`` (float64, the baseline's typical time in ``unit``).
+    """
+
+    table: pa.Table
+    truth: pa.Table
+
+
+def _error(message: str):
+    from fastperf.errors import InputError  # the errors module stays importable on its own
+
+    return InputError(message)
+
+
+def _count(name: str, value, minimum: int) -> int:
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise _error(f"{name} must be a whole number >= {minimum}, got {value!r}")
+    if value < minimum:
+        raise _error(f"{name} must be >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def _variants(value) -> list[str]:
+    if isinstance(value, numbers.Integral) and not isinstance(value, bool):
+        n = _count("variants", value, 2)
+        return ["baseline", "candidate"] + [f"variant_{v}" for v in range(2, n)]
+    if isinstance(value, str) or not hasattr(value, "__iter__"):
+        raise _error(f"variants must be a sequence of at least two names or a count >= 2, got {value!r}")
+    names = list(value)
+    if len(names) < 2:
+        raise _error(f"variants needs at least two names (baseline, candidate), got {names!r}")
+    if not all(isinstance(v, str) and v for v in names):
+        raise _error(f"variants must be non-empty strings, got {names!r}")
+    if len(set(names)) != len(names):
+        raise _error(f"variants must be distinct, got {names!r}")
+    return names
+
+
+def _shape_weights(value) -> np.ndarray:
+    known = list(SHAPES)
+    if isinstance(value, str):
+        value = (value,)
+    if isinstance(value, Mapping):
+        weights = np.zeros(len(known))
+        for name, w in value.items():
+            if name not in SHAPES:
+                raise _error(f"shapes: unknown shape {name!r}; the shapes are {known}")
+            try:
+                w = float(w)
+            except (TypeError, ValueError):
+                raise _error(f"shapes: the weight of {name!r} must be a number, got {w!r}") from None
+            if not math.isfinite(w) or w < 0:
+                raise _error(f"shapes: the weight of {name!r} must be finite and >= 0, got {w!r}")
+            weights[known.index(name)] = w
+    else:
+        try:
+            names = list(value)
+        except TypeError:
+            raise _error(f"shapes must be shape names or a mapping shape -> weight, got {value!r}") from None
+        weights = np.zeros(len(known))
+        for name in names:
+            if name not in SHAPES:
+                raise _error(f"shapes: unknown shape {name!r}; the shapes are {known}")
+            weights[known.index(name)] = SHAPES[name]
+    if weights.sum() <= 0:
+        raise _error(f"shapes: give at least one shape with a positive weight, got {value!r}")
+    return weights / weights.sum()
+
+
+def _range(name: str, value, example: str) -> tuple[float, float]:
+    """A positive (low, high) range from a number or a pair."""
+    if isinstance(value, numbers.Real) and not isinstance(value, bool):
+        low = high = float(value)
+    else:
+        try:
+            low, high = (float(v) for v in value)
+        except (TypeError, ValueError):
+            raise _error(f"{name} must be a positive number or a (low, high) pair like {example}, "
+                         f"got {value!r}") from None
+    if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high < low:
+        raise _error(f"{name} must be positive and finite with low <= high, got {value!r}")
+    return low, high
+
+
+def _log_uniform(rng: np.random.Generator, low: float, high: float, size: int) -> np.ndarray:
+    """Log-uniform draws in [low, high]; a degenerate range still consumes its draws."""
+    u = rng.uniform(np.log(low), np.log(high), size)
+    return np.full(size, low) if low == high else np.exp(u)
+
+
+def _speedups(value, benchmarks: int) -> np.ndarray:
+    try:
+        arr = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise _error(f"effects must be None, a true speedup or one per benchmark, got {value!r}") from None
+    if arr.ndim > 1 or (arr.ndim == 1 and arr.size != benchmarks):
+        raise _error(f"effects must hold one true speedup per benchmark ({benchmarks}), "
+                     f"got shape {arr.shape}")
+    if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
+        raise _error("effects: true speedups must be positive and finite (1 = unchanged, "
+                     "2 = the candidate twice as fast)")
+    return np.broadcast_to(arr, (benchmarks,))
+
+
+def simulate(
+    benchmarks: int = 100,
+    runs: int = 31,
+    *,
+    variants=("baseline", "candidate"),
+    seed=0,
+    shapes=tuple(SHAPES),
+    sigma=(0.002, 0.08),
+    base=(1e-6, 10.0),
+    effects=None,
+    paired: bool = False,
+    unit: str | None = "s",
+) -> SimulatedTable:
+    r"""Simulate a benchmark measurement table whose true effects are known.
+
+    Every benchmark ``b`` gets a typical time ``m_b`` (log-uniform in `base`), a noise scale
+    ``sigma_b`` (log-uniform in `sigma`), a noise shape (drawn with the weights of `shapes`)
+    and a true effect: the candidate's time is the baseline's divided by ``true_speedup_b``.
+    Run ``r`` of variant ``v`` (0 = baseline, 1 = candidate, k = the k-th variant, whose
+    speedup is ``true_speedup_b ** k``) is
+
+    ``x = m_b * true_speedup_b ** -v * exp(sigma_b z) * S * P``,  z ~ N(0, 1),
+
+    with ``S`` the shape's factor: 1 (``lognormal``); ``1 + 4 sigma_b`` with probability 0.3,
+    else 1 (``bimodal``); ``1 + sigma_b L``, L ~ Lomax(3) (``heavy_tail``: outliers); for
+    ``quantised``, ``S = 1`` and x is then rounded to a multiple of ``m_b true_speedup_b ** -v
+    sigma_b`` (a coarse timer: ties). ``P`` is 1, or with ``paired=True`` a factor
+    ``exp(sigma_b z' / 2)`` drawn once per (benchmark, run) and shared by every variant. Every
+    variant is the baseline's distribution scaled by its effect, so the ratio of any location
+    statistic (median, mean) of baseline over candidate tends to ``true_speedup`` as runs grow.
+
+    Parameters
+    ----------
+    benchmarks : int, default 100
+        Number of benchmarks, named ``bench_00000``, ``bench_00001``, ...
+    runs : int, default 31
+        Runs per benchmark and variant (numbered 0 .. runs - 1).
+    variants : sequence of str or int, default ("baseline", "candidate")
+        Variant names (at least two, distinct): the first is the baseline, the second the
+        candidate. An int n names them ``baseline``, ``candidate``, ``variant_2`` ...
+    seed : int, numpy.random.Generator or None, default 0
+        Seed of ``numpy.random.default_rng``; the same seed gives the same tables.
+    shapes : str, sequence of str or mapping str -> float
+        Noise shapes among ``lognormal``, ``bimodal``, ``heavy_tail``, ``quantised``. A sequence
+        keeps the default weights (0.45, 0.2, 0.25, 0.1) of the shapes named, renormalised; a
+        mapping gives the weights. The default is all four.
+    sigma : float or (float, float), default (0.002, 0.08)
+        Noise scale: a log-uniform range, or one value for every benchmark.
+    base : float or (float, float), default (1e-6, 10.0)
+        Typical baseline time in seconds: a log-uniform range (1 us to 10 s), or one value.
+    effects : None, float or array of float, default None
+        True speedups (baseline / candidate). None draws the default mix: 55 % ``same``
+        (speedup 1), 20 % ``tiny`` (candidate time within +-1 %), 15 % ``faster`` (candidate
+        time divided by 1.03 .. 1.5), 10 % ``slower`` (multiplied by 1.03 .. 1.5). A number
+        applies to every benchmark, an array gives one per benchmark; their ``kind`` is then
+        ``same`` (exactly 1), ``tiny`` (candidate time within 1 %), else ``faster``/``slower``.
+        The noise does not depend on `effects`: the same seed gives the same noise draws.
+    paired : bool, default False
+        Share a per-run factor between the variants (runs interleaved on one machine), which
+        makes the variants' runs correlated; ``run`` then pairs them.
+    unit : {"s", "ms", "us", "ns"} or None, default "s"
+        Unit of ``value`` (times are scaled to it) and content of the ``unit`` column; None
+        leaves the column out (values in seconds).
+
+    Returns
+    -------
+    SimulatedTable
+        ``.table`` (the measurements) and ``.truth`` (one row per benchmark); unpacks as
+        ``table, truth``.
+
+    Raises
+    ------
+    fastperf.InputError
+        An argument out of range, named in the message.
+
+    Examples
+    --------
+    >>> import fastperf
+    >>> sim = fastperf.simulate(benchmarks=3, runs=5, seed=1)
+    >>> sim.table.num_rows, sim.table.column_names
+    (30, ['benchmark', 'variant', 'run', 'value', 'unit'])
+    >>> sim.truth.column_names
+    ['benchmark', 'true_speedup', 'kind', 'shape', 'sigma', 'base']
+    >>> table, truth = fastperf.simulate(benchmarks=2, runs=101, sigma=0.001, effects=[1.0, 2.0],
+    ...                                  shapes="lognormal")
+    >>> result = fastperf.speedup_test(table, baseline="baseline", candidate="candidate")
+    >>> [round(s, 2) for s in result.benchmarks.column("speedup_median").to_pylist()]
+    [1.0, 2.0]
+    """
+    n_bench = _count("benchmarks", benchmarks, 1)
+    n_runs = _count("runs", runs, 1)
+    names_v = _variants(variants)
+    p_shape = _shape_weights(shapes)
+    sigma_range = _range("sigma", sigma, "(0.002, 0.08)")
+    base_range = _range("base", base, "(1e-6, 10.0)")
+    speedups = None if effects is None else _speedups(effects, n_bench)
+    if unit is not None and unit not in UNITS:
+        raise _error(f"unit must be one of {list(UNITS)} or None, got {unit!r}")
+    if not isinstance(paired, (bool, np.bool_)):
+        raise _error(f"paired must be True or False, got {paired!r}")
+    try:
+        rng = np.random.default_rng(seed)
+    except (TypeError, ValueError) as exc:
+        raise _error(f"seed must be an int, a numpy Generator or None, got {seed!r}: {exc}") from None
+
+    B, R = n_bench, n_runs
+    # the draws, in this order, whatever the arguments (so that a seed's noise stays the same)
+    m = _log_uniform(rng, *base_range, B)
+    shape = rng.choice(len(SHAPES), size=B, p=p_shape)
+    sig = _log_uniform(rng, *sigma_range, B)
+    kind = rng.choice(len(KINDS), size=B, p=list(KINDS.values()))
+    effect = np.ones(B)  # candidate time / baseline time
+    tiny, faster, slower = kind == 1, kind == 2, kind == 3
+    effect[tiny] = 1 + rng.uniform(-_TINY, _TINY, tiny.sum())
+    effect[faster] = 1 / (1 + rng.uniform(*_CLEAR, faster.sum()))
+    effect[slower] = 1 + rng.uniform(*_CLEAR, slower.sum())
+    if speedups is not None:
+        effect = 1 / speedups
+        kind = np.where(effect == 1, 0, np.where(np.abs(effect - 1) <= _TINY, 1,
+                                                 np.where(effect < 1, 2, 3)))
+    run_factor = (np.exp(rng.normal(0, 1, (B, R)) * sig[:, None] * _PAIRED_SCALE)
+                  if paired else 1.0)
+
+    bim, tail, quant = shape == 1, shape == 2, shape == 3
+    values = []
+    for v in range(len(names_v)):
+        scale = m * (effect if v == 1 else (1.0 if v == 0 else effect ** v))
+        z = rng.normal(0, 1, (B, R))
+        x = np.exp(z * sig[:, None])
+        x[bim] *= np.where(rng.random((bim.sum(), R)) < _BIMODAL_P, 1 + _BIMODAL_GAP * sig[bim, None], 1.0)
+        x[tail] *= 1 + rng.pareto(_PARETO_SHAPE, (tail.sum(), R)) * sig[tail, None]
+        x = x * run_factor * scale[:, None]
+        step = scale[quant, None] * sig[quant, None]
+        x[quant] = np.round(x[quant] / step) * step
+        values.append(x.ravel())
+
+    factor = UNITS[unit] if unit is not None else 1.0
+    value = np.concatenate(values)
+    if factor != 1.0:
+        value = value * factor
+    names_b = np.char.add("bench_", np.char.zfill(np.arange(B).astype(str), 5))
+    V = len(names_v)
+    columns = {
+        "benchmark": pa.DictionaryArray.from_arrays(
+            pa.array(np.tile(np.repeat(np.arange(B, dtype=np.int32), R), V)), pa.array(names_b)),
+        "variant": pa.DictionaryArray.from_arrays(
+            pa.array(np.repeat(np.arange(V, dtype=np.int32), B * R)), pa.array(names_v)),
+        "run": pa.array(np.tile(np.arange(R, dtype=np.int32), B * V)),
+        "value": pa.array(value),
+    }
+    if unit is not None:
+        columns["unit"] = pa.DictionaryArray.from_arrays(
+            pa.array(np.zeros(V * B * R, dtype=np.int32)), pa.array([unit]))
+    table = pa.table(columns)
+    truth = pa.table({
+        "benchmark": pa.array(names_b),
+        "true_speedup": pa.array(1 / effect),
+        "kind": pa.array(np.array(list(KINDS))[kind]),
+        "shape": pa.array(np.array(list(SHAPES))[shape]),
+        "sigma": pa.array(sig),
+        "base": pa.array(m * factor),
+    })
+    return SimulatedTable(table, truth)
