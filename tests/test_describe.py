@@ -1,40 +1,13 @@
-"""`describe` against a slow per-group reference built on numpy and scipy."""
+"""`describe` against a slow per-group reference built on numpy and scipy (tests/naive.py)."""
 import json
 
 import numpy as np
 import pyarrow as pa
 import pytest
-import scipy.stats as sps
 
 import fastperf
 from fastperf import InputError
-from naive import median_ci
-
-
-def reference_describe(table, keys, confidence):
-    """Slow reference: a Python dict grouping, numpy/scipy statistics per group."""
-    rows = {}
-    cols = [table.column(k).to_pylist() for k in keys]
-    values = table.column("value").to_pylist()
-    for i, v in enumerate(values):
-        rows.setdefault(tuple(c[i] for c in cols), []).append(v)
-    out = {}
-    for key, vals in rows.items():
-        arr = np.array([np.nan if v is None else v for v in vals], dtype=float)
-        x = arr[~np.isnan(arr)]
-        r = {"n": len(x), "n_dropped": int(np.isnan(arr).sum())}
-        if len(x):
-            r.update(mean=x.mean(), min=x.min(), median=np.median(x), max=x.max())
-        if len(x) > 1:
-            r["sd"] = x.std(ddof=1)
-            r["cv"] = r["sd"] / r["mean"]
-            lo, hi = sps.t.interval(confidence, len(x) - 1, loc=x.mean(), scale=sps.sem(x))
-            r.update(ci_mean_low=lo, ci_mean_high=hi)
-        med = median_ci(x, confidence) if len(x) else None
-        if med:
-            r.update(ci_median_low=med[0], ci_median_high=med[1], ci_median_confidence=med[2])
-        out[key] = r
-    return out
+from naive import describe_reference
 
 
 def random_table(rng, n_bench=40, nan_fraction=0.05):
@@ -56,7 +29,7 @@ def random_table(rng, n_bench=40, nan_fraction=0.05):
 
 
 def check_against_reference(result, table, keys, confidence):
-    expected = reference_describe(table, keys, confidence)
+    expected = describe_reference(table, keys, confidence)
     got = result.groups.to_pylist()
     assert len(got) == len(expected)  # every input group has a row
     for row in got:

@@ -20,6 +20,7 @@ import fastperf
 from fastperf import InputError
 from fastperf.kernels.normality import shapiro_wilk
 from fastperf.stats.normality import ShapiroResult, shapiro
+from naive import values_by_key
 
 SIZES = [3, 4, 5, 6, 7, 11, 12, 20, 31, 100, 1000, 5000]
 RTOL = 1e-6
@@ -266,13 +267,6 @@ def measurement_table():
                      "value": pa.array(value, type=pa.float64())})
 
 
-def reference_groups(table, keys):
-    groups = {}
-    for row in table.to_pylist():
-        groups.setdefault(tuple(row[k] for k in keys), []).append(row["value"])
-    return groups
-
-
 def test_table_form_matches_scipy_per_group():
     table = measurement_table()
     res = shapiro(table)
@@ -280,7 +274,7 @@ def test_table_form_matches_scipy_per_group():
     out = res.groups
     assert out.column_names == ["benchmark", "variant", "n", "n_dropped", "statistic", "pvalue",
                                 "status"]
-    reference = reference_groups(table, ["benchmark", "variant"])
+    reference = values_by_key(table, ["benchmark", "variant"])
     assert out.num_rows == len(reference) == 8
     for row in out.to_pylist():
         raw = reference[(row["benchmark"], row["variant"])]
@@ -337,7 +331,7 @@ def test_table_form_from_paths_matches_scipy():
     paths = [root / "examples" / "old.txt", root / "examples" / "new.txt"]
     res = shapiro(paths)
     table = fastperf.read(paths)
-    reference = reference_groups(table, ["benchmark", "variant"])
+    reference = values_by_key(table, ["benchmark", "variant"])
     assert res.groups.num_rows == len(reference)
     for row in res.groups.to_pylist():
         w, p = scipy_shapiro(reference[(row["benchmark"], row["variant"])])
