@@ -9,7 +9,8 @@ from fastperf.protocols.aggregate import AggregateResult, aggregate_score
 from fastperf.designs.anova import AnovaResult, ContrastResult, FOnewayResult, anova, contrasts, f_oneway
 from fastperf.stats.bootstrap import BootstrapResult, bootstrap
 from fastperf.stats.describe import DescribeResult, describe
-from fastperf.designs.factorial import FactorialResult, FractionalDesign, factorial, fractional_design
+from fastperf.designs.factorial import FactorialResult, factorial
+from fastperf.designs.fractional import FractionalDesign, fractional_design
 from fastperf.stats.ks import ks_2samp
 from fastperf.stats.multitest import (
     MultipleTestsResult, bonferroni_alpha, fwer_bound, multipletests, sidak_alpha,
@@ -19,9 +20,12 @@ from fastperf.stats.parametric import ftest, ttest_ind, ttest_rel
 from fastperf.stats.permutation import PermutationTestResult, permutation_test
 from fastperf.protocols.planning import PlanResult, plan_runs, student_coefficients
 from fastperf.stats.proportions import ProportionInterval, min_benchmarks, proportion_ci
-from fastperf.protocols.relevance import HptResult, SparcResult, hpt, sparc
+from fastperf.protocols.hpt import HptResult, hpt
+from fastperf.protocols.sparc import SparcResult, sparc
 from fastperf.stats.rank_tests import MannWhitneyUResult, WilcoxonResult, mannwhitneyu, rankdata, wilcoxon
-from fastperf.protocols.speedup import SpeedupTestResult, read_speedup_config, speedup_test
+from fastperf.io.speedup_config import read_speedup_config
+from fastperf.protocols.speedup import speedup_test
+from fastperf.protocols.speedup_report import SpeedupTestResult
 from fastperf.data.simulate import SimulatedTable, simulate
 
 __version__ = "0.1.0"

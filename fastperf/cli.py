@@ -293,7 +293,8 @@ def _two_variants(table: pa.Table, args) -> tuple[str, str]:
 
 
 def _compare(args) -> None:
-    from fastperf.protocols.speedup import read_speedup_config, speedup_test
+    from fastperf.io.speedup_config import read_speedup_config
+    from fastperf.protocols.speedup import speedup_test
 
     proportion_confidence = args.proportion_confidence
     if args.config is not None:
@@ -327,7 +328,8 @@ def _compare(args) -> None:
 
 def _relevance(args, table: pa.Table, baseline: str, candidate: str):
     """`sparc` or `hpt` on the table (the Speedup-Test-only options rejected, not ignored)."""
-    from fastperf.protocols.relevance import hpt, sparc
+    from fastperf.protocols.hpt import hpt
+    from fastperf.protocols.sparc import sparc
 
     only_speedup_test = [flag for flag, given in (
         ("--config", args.config is not None), ("--weights", args.weights is not None),
@@ -364,7 +366,23 @@ def _demo(args) -> None:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """Entry point of the ``fastperf`` command."""
+    """Entry point of the ``fastperf`` command.
+
+    Parameters
+    ----------
+    argv : sequence of str, optional
+        The arguments (default: ``sys.argv[1:]``).
+
+    Returns
+    -------
+    int
+        The exit status: 0 on success, 2 on bad input (with a one-line reason on stderr).
+
+    Notes
+    -----
+    Each subcommand calls one table-level function (describe, aggregate_score, plan_runs, anova,
+    factorial, speedup_test / sparc / hpt); their docstrings cite the methods' sources.
+    """
     from fastperf.kernels import builds
 
     args = _parser().parse_args(argv)

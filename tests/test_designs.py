@@ -10,7 +10,8 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 from fastperf.errors import InputError
-from fastperf.designs.factorial import LETTERS, factorial, fractional_design
+from fastperf.designs.factorial import factorial
+from fastperf.designs.fractional import LETTERS, fractional_design
 
 
 def _mask(word: str) -> int:

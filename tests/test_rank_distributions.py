@@ -1,10 +1,10 @@
-"""Exact rank-statistic null distributions (`fastperf.kernels.rank_distributions`) against
-independent oracles: enumeration of every subset / sign vector, exact big-integer generating
-functions and block DPs (Python ints), scipy's exact distributions; properties by hypothesis."""
+"""Exact rank-statistic null distributions (`fastperf.kernels.rank_null`, `rank_sum_ties`,
+`signed_rank_ties`, `tie_costs`) against independent oracles: enumeration of every subset / sign
+vector and block DPs in Python ints (tests/naive.py), exact big-integer generating functions,
+scipy's exact distributions; properties by hypothesis."""
 from __future__ import annotations
 
 import functools
-import itertools
 import math
 from fractions import Fraction
 
@@ -15,14 +15,12 @@ from hypothesis import strategies as st
 from scipy.stats._hypotests import _get_wilcoxon_distr
 from scipy.stats._mannwhitneyu import _MWU
 
-from fastperf.kernels.rank_distributions import (
-    _rank_sum_network,
-    estimated_tie_tail_cost,
-    rank_sum_null_pmf,
-    rank_sum_tie_tails,
-    signed_rank_null_pmf,
-    signed_rank_tie_tails,
-    tie_tail_costs,
+from fastperf.kernels.rank_null import rank_sum_null_pmf, signed_rank_null_pmf
+from fastperf.kernels.rank_sum_ties import rank_sum_network, rank_sum_tie_tails
+from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
+from fastperf.kernels.tie_costs import estimated_tie_tail_cost, tie_tail_costs
+from naive import (
+    rank_sum_counts_by_blocks, rank_sum_null_enumerated, signed_rank_null_enumerated, untied_rank_sum_counts,
 )
 
 RTOL = 1e-12  # the target for every pmf entry and tail (achieved: ~1e-13 or better)
@@ -82,56 +80,12 @@ def midrank_blocks(values):
     return (2 * before + c + 1).astype(np.int64), c.astype(np.int64)
 
 
-def brute_rank_sum(scores, counts, m):
-    """Exact distribution of the score sum of a random m-subset: {value: count}, C(N, m)."""
-    items = np.repeat(scores, counts)
-    dist = {}
-    for comb in itertools.combinations(range(items.size), m):
-        s = int(items[list(comb)].sum())
-        dist[s] = dist.get(s, 0) + 1
-    return dist, math.comb(items.size, m)
-
-
-def brute_signed_rank(scores, counts):
-    """Exact distribution of sum score * B (fair coins): {value: count}, 2^n."""
-    items = np.repeat(scores, counts).astype(np.int64)
-    n = items.size
-    signs = ((np.arange(2**n)[:, None] >> np.arange(n)) & 1).astype(np.int64)
-    sums = signs @ items
-    vals, cnts = np.unique(sums, return_counts=True)
-    return {int(v): int(c) for v, c in zip(vals, cnts)}, 2**n
-
-
-def block_dp_rank_sum(scores, counts, m):
-    """Exact counts of the score sum of a random m-subset by a DP over tie blocks in Python
-    ints: row t (values chosen) is an object array over sums. Returns (base, rows[m], total)."""
-    s0 = int(scores[0])
-    sp = [int(s) - s0 for s in scores]
-    width = m * max(sp) + 1
-    rows = [np.zeros(width, dtype=object) for _ in range(m + 1)]
-    for r in rows:
-        r[:] = 0
-    rows[0][0] = 1
-    for s, c in zip(sp, counts):
-        new = [np.zeros(width, dtype=object) for _ in range(m + 1)]
-        for r in new:
-            r[:] = 0
-        for t in range(m + 1):
-            if not rows[t].any():
-                continue
-            for k in range(0, min(int(c), m - t) + 1):
-                shift = k * s
-                new[t + k][shift:] += math.comb(int(c), k) * rows[t][: width - shift]
-        rows = new
-    return m * s0, rows[m], math.comb(int(np.sum(counts)), m)
-
-
 @functools.lru_cache(maxsize=None)
 def lognormal_case(seed, m, step):
     """A 2m-value tie pattern (rounded lognormal values) and its exact rank-sum counts."""
     rng = np.random.default_rng(seed)
     scores, counts = midrank_blocks(np.round(rng.lognormal(0, 0.1, 2 * m) / step))
-    return (scores, counts) + block_dp_rank_sum(scores, counts, m)
+    return (scores, counts) + rank_sum_counts_by_blocks(scores, counts, m)
 
 
 def exact_tails(dist, total, observed):
@@ -176,9 +130,7 @@ def batched_signed_rank(scores, counts, observed, **kw):
 def test_rank_sum_pmf_matches_enumeration(m, n):
     pmf = rank_sum_null_pmf(m, n)
     assert pmf.shape == ((m * n) // 2 + 1,)
-    counts = [0] * (m * n + 1)
-    for xs in itertools.combinations(range(m + n), m):
-        counts[sum(xs) - m * (m - 1) // 2] += 1
+    counts = untied_rank_sum_counts(m, n)
     assert_rel(pmf, counts[: pmf.size], math.comb(m + n, m), rtol=1e-14)
 
 
@@ -236,7 +188,7 @@ def test_rank_sum_pmf_is_a_symmetric_distribution(m, n):
 def test_signed_rank_pmf_matches_enumeration(n):
     pmf = signed_rank_null_pmf(n)
     assert pmf.shape == ((n * (n + 1)) // 4 + 1,)
-    dist, total = brute_signed_rank(np.arange(1, n + 1), np.ones(n, dtype=np.int64))
+    dist, total = signed_rank_null_enumerated(np.arange(1, n + 1), np.ones(n, dtype=np.int64))
     assert_rel(pmf, [dist.get(t, 0) for t in range(pmf.size)], total, rtol=1e-15)
 
 
@@ -279,7 +231,7 @@ def test_rank_sum_tie_tails_match_enumeration(seed):
         m = int(rng.integers(0, n_total + 1))
         if trial % 4 == 3 and scores.size:  # arbitrary (nondecreasing) integer scores
             scores = np.sort(rng.integers(-9, 10, scores.size)).astype(np.int64)
-        dist, total = brute_rank_sum(scores, counts, m)
+        dist, total = rank_sum_null_enumerated(scores, counts, m)
         lo_s, hi_s = min(dist), max(dist)
         observed = list(range(lo_s - 3, hi_s + 4))
         lower, upper = batched_rank_sum(scores, counts, m, observed)
@@ -299,7 +251,7 @@ def test_signed_rank_tie_tails_match_enumeration(seed):
         scores = scores + 2 * zeros
         if trial % 4 == 3:
             scores = rng.integers(-6, 7, scores.size).astype(np.int64)
-        dist, total = brute_signed_rank(scores, counts)
+        dist, total = signed_rank_null_enumerated(scores, counts)
         observed = list(range(min(dist) - 3, max(dist) + 4))
         lower, upper = batched_signed_rank(scores, counts, observed)
         for i, obs in enumerate(observed):
@@ -309,12 +261,12 @@ def test_signed_rank_tie_tails_match_enumeration(seed):
 def test_tie_tails_parallel_build_agrees(parallel_always):
     rng = np.random.default_rng(7)
     scores, counts = midrank_blocks(rng.integers(0, 6, 12))
-    dist, total = brute_rank_sum(scores, counts, 5)
+    dist, total = rank_sum_null_enumerated(scores, counts, 5)
     observed = list(range(min(dist) - 1, max(dist) + 2))
     lower, upper = batched_rank_sum(scores, counts, 5, observed)
     for i, obs in enumerate(observed):
         check_tails(lower[i], upper[i], exact_tails(dist, total, obs))
-    sdist, stotal = brute_signed_rank(scores, counts)
+    sdist, stotal = signed_rank_null_enumerated(scores, counts)
     observed = list(range(min(sdist) - 1, max(sdist) + 2))
     lower, upper = batched_signed_rank(scores, counts, observed)
     for i, obs in enumerate(observed):
@@ -437,7 +389,7 @@ def test_dropped_mass_bounds_the_error(theta):
         if row[k] == 0:
             continue
         thr = (k + base - m * int(scores[0])) // g  # an observed value on the lattice
-        lower, upper, dropped = _rank_sum_network(sp, counts, sp.size, 2 * m, m, thr, thr, theta)
+        lower, upper, dropped = rank_sum_network(sp, counts, sp.size, 2 * m, m, thr, thr, theta)
         exp_lower = Fraction(int(cum[k]), total)
         exp_upper = 1 - exp_lower + Fraction(int(row[k]), total)
         for got, exp in ((lower, exp_lower), (upper, exp_upper)):

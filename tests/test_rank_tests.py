@@ -495,7 +495,8 @@ def test_table_forms_reject_bad_input():
 
 
 def test_merge_and_small_tallies_agree_with_midranks():
-    from fastperf.kernels.ranks import _signed_blocks, merge_tally, small_rank_sum, small_signed_rank
+    from fastperf.kernels.rank_merge import merge_tally
+    from fastperf.kernels.ranks import _signed_blocks, small_rank_sum, small_signed_rank
 
     rng = np.random.default_rng(41)
     for _ in range(300):

@@ -6,7 +6,6 @@ arithmetic behind them, brute-force enumeration of the exact conditional null di
 the signed-rank and rank-sum tests, scipy.stats (mannwhitneyu, wilcoxon, norm) and
 statsmodels' multipletests.
 """
-import itertools
 import json
 import math
 from pathlib import Path
@@ -23,6 +22,7 @@ from statsmodels.stats.multitest import multipletests as sm_multipletests
 import fastperf
 from fastperf import InputError, hpt, sparc
 from fastperf.cli import main
+from naive import p_from_tails, rank_sum_tails_enumerated, signed_rank_tails_enumerated
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 GO_OLD, GO_NEW = str(EXAMPLES / "old.txt"), str(EXAMPLES / "new.txt")
@@ -79,34 +79,6 @@ def no_nan(records):
     """Row dicts with NaN replaced by None, so that equal rows compare equal."""
     return [{k: None if isinstance(v, float) and math.isnan(v) else v for k, v in r.items()}
             for r in records]
-
-
-def signed_rank_enumerated(d):
-    """Exact tails of the signed-rank statistic T+ (sum of the midranks of |d| over the positive
-    d; zeros dropped before ranking), conditional on the ties, by enumerating all 2^n sign
-    assignments: (two-sided p, P(T+ <= t), P(T+ >= t)); (1, 1, 1) when every d is 0."""
-    d = np.asarray(d, dtype=float)
-    d = d[d != 0]
-    if d.size == 0:
-        return 1.0, 1.0, 1.0
-    ranks = sps.rankdata(np.abs(d))  # midranks
-    observed = ranks[d > 0].sum()
-    signs = (np.arange(2 ** d.size)[:, None] >> np.arange(d.size)) & 1
-    t = signs @ ranks
-    lower, upper = np.mean(t <= observed + 1e-9), np.mean(t >= observed - 1e-9)
-    return min(1.0, 2.0 * min(lower, upper)), lower, upper
-
-
-def rank_sum_enumerated(a, b):
-    """Exact tails of the rank sum of `a` in the pooled sample (midranks), conditional on the
-    ties, by enumerating every size-len(a) subset: (two-sided p, lower tail, upper tail)."""
-    pooled = np.concatenate([a, b])
-    ranks = sps.rankdata(pooled)
-    observed = ranks[:len(a)].sum()
-    sums = np.array([ranks[list(c)].sum()
-                     for c in itertools.combinations(range(pooled.size), len(a))])
-    lower, upper = np.mean(sums <= observed + 1e-9), np.mean(sums >= observed - 1e-9)
-    return min(1.0, 2.0 * min(lower, upper)), lower, upper
 
 
 def paper_table(seed=2021):
@@ -391,9 +363,9 @@ def test_paired_exact_pvalues_match_enumeration(margin):
     for bench, (x, y) in data.items():
         r = x / y
         row = got[bench]
-        two, _, _ = signed_rank_enumerated(r - 1.0)
-        _, lower, _ = signed_rank_enumerated(r - (1.0 + margin))  # H01: ratio >= 1 + delta
-        _, _, upper = signed_rank_enumerated(r - (1.0 - margin))  # H02: ratio <= 1 - delta
+        two = p_from_tails(*signed_rank_tails_enumerated(r - 1.0), "two-sided")
+        lower, _ = signed_rank_tails_enumerated(r - (1.0 + margin))  # H01: ratio >= 1 + delta
+        _, upper = signed_rank_tails_enumerated(r - (1.0 - margin))  # H02: ratio <= 1 - delta
         assert row["pvalue_difference"] == pytest.approx(two, rel=1e-12), bench
         assert row["pvalue_upper"] == pytest.approx(lower, rel=1e-12), bench
         assert row["pvalue_lower"] == pytest.approx(upper, rel=1e-12), bench
@@ -415,9 +387,10 @@ def test_paired_exact_pvalues_with_zeros_in_the_equivalence_tests():
     res = sparc(make_table({"z": (x, y)}), baseline="X", candidate="Y", margin=0.5,
                 method="exact", min_runs=1)
     row = rows(res)["z"]
-    assert row["pvalue_difference"] == pytest.approx(signed_rank_enumerated(r - 1)[0], rel=1e-12)
-    assert row["pvalue_upper"] == pytest.approx(signed_rank_enumerated(r - 1.5)[1], rel=1e-12)
-    assert row["pvalue_lower"] == pytest.approx(signed_rank_enumerated(r - 0.5)[2], rel=1e-12)
+    assert row["pvalue_difference"] == pytest.approx(
+        p_from_tails(*signed_rank_tails_enumerated(r - 1), "two-sided"), rel=1e-12)
+    assert row["pvalue_upper"] == pytest.approx(signed_rank_tails_enumerated(r - 1.5)[0], rel=1e-12)
+    assert row["pvalue_lower"] == pytest.approx(signed_rank_tails_enumerated(r - 0.5)[1], rel=1e-12)
     assert row["n_zero"] == 2
 
 
@@ -434,9 +407,9 @@ def test_unpaired_exact_pvalues_match_enumeration(margin):
     for bench, (x, y) in data.items():
         a, b = np.log(x), np.log(y)
         row = got[bench]
-        two, _, _ = rank_sum_enumerated(a, b)
-        _, lower, _ = rank_sum_enumerated(a, b + np.log1p(margin))
-        _, _, upper = rank_sum_enumerated(a, b + np.log1p(-margin))
+        two = p_from_tails(*rank_sum_tails_enumerated(a, b), "two-sided")
+        lower, _ = rank_sum_tails_enumerated(a, b + np.log1p(margin))
+        _, upper = rank_sum_tails_enumerated(a, b + np.log1p(-margin))
         assert row["pvalue_difference"] == pytest.approx(two, rel=1e-12), bench
         assert row["pvalue_upper"] == pytest.approx(lower, rel=1e-12), bench
         assert row["pvalue_lower"] == pytest.approx(upper, rel=1e-12), bench

@@ -49,17 +49,52 @@ class Groups:
 
     @property
     def n_groups(self) -> int:
+        """The number of groups.
+
+        Returns
+        -------
+        int
+            ``len(offsets) - 1``.
+
+        Notes
+        -----
+        CSR bookkeeping: no formula.
+        """
         return self.offsets.shape[0] - 1
 
     @property
     def sizes(self) -> np.ndarray:
-        """Number of rows in each group (int64)."""
+        """Number of rows in each group (int64).
+
+        Returns
+        -------
+        numpy.ndarray
+            ``diff(offsets)``.
+
+        Notes
+        -----
+        CSR bookkeeping: no formula.
+        """
         return np.diff(self.offsets)
 
     def gather(self, column: np.ndarray) -> np.ndarray:
         """`column` (one entry per table row) in group order, to be treated as read-only.
 
         A view of `column` itself when its rows are already in group order, else a copy.
+
+        Parameters
+        ----------
+        column : numpy.ndarray
+            One entry per row of the grouped table.
+
+        Returns
+        -------
+        numpy.ndarray
+            The entries in group order: group ``g`` is ``[offsets[g]:offsets[g + 1]]``.
+
+        Notes
+        -----
+        A gather by the counting sort's row order (kernels ``gather_rows`` / ``gather_runs``).
         """
         from fastperf.kernels.grouping import gather_rows, gather_runs
 
@@ -72,7 +107,31 @@ class Groups:
 
 
 def key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]:
-    """Dictionary codes (int32, nulls as their own code) and the dictionary of one column."""
+    """Dictionary codes (int32, nulls as their own code) and the dictionary of one column.
+
+    Parameters
+    ----------
+    column : pyarrow.ChunkedArray
+        A key column (dictionary-encoded or not).
+    name : str
+        Its name, for the message.
+
+    Returns
+    -------
+    codes : numpy.ndarray of int32
+        One code per row; a null is a code of its own.
+    dictionary : pyarrow.Array
+        The distinct values, in first-appearance order for a plain column.
+
+    Raises
+    ------
+    InputError
+        A column type Arrow cannot dictionary-encode.
+
+    Notes
+    -----
+    Arrow's ``dictionary_encode`` (hash-based factorisation): no formula.
+    """
     if pa.types.is_dictionary(column.type):
         if column.null_count:  # null indices: decode so that null gets a code of its own
             column = column.cast(column.type.value_type)
@@ -111,7 +170,30 @@ def _combine(left, n_left, right, n_right, always_ids):
 
 
 def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
-    """Split the rows of `table` into groups by the columns `keys` (none: one group of all rows)."""
+    """Split the rows of `table` into groups by the columns `keys` (none: one group of all rows).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table.
+    keys : sequence of str
+        The key columns (duplicates ignored).
+
+    Returns
+    -------
+    Groups
+        The group keys, CSR offsets, first rows and the row order.
+
+    Raises
+    ------
+    InputError
+        A missing key column or one that cannot be grouped.
+
+    Notes
+    -----
+    Factorisation of each key column, dense ids of the code tuples, then a counting sort
+    (Knuth, TAOCP vol. 3, section 5.2, "distribution counting"): O(rows + groups).
+    """
     from fastperf.kernels.grouping import counting_sort
 
     keys = list(dict.fromkeys(keys))

@@ -84,7 +84,26 @@ class VariantSamples(_BenchmarkGroups):
 
 def varying_group(column: np.ndarray, groups: Groups) -> tuple[int, bool]:
     """The first group in which `column` (one float per table row) varies or is NaN, and
-    whether it is NaN there; (-1, False) when it is constant in every group."""
+    whether it is NaN there; (-1, False) when it is constant in every group.
+
+    Parameters
+    ----------
+    column : numpy.ndarray
+        One float per table row.
+    groups : Groups
+        The rows' groups.
+
+    Returns
+    -------
+    group : int
+        The first group where `column` varies or is NaN, or -1.
+    is_nan : bool
+        Whether it is NaN there.
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
     spread = groups.gather(column)
     starts = groups.offsets[:-1]
     low = np.fmin.reduceat(spread, starts)
@@ -97,7 +116,31 @@ def varying_group(column: np.ndarray, groups: Groups) -> tuple[int, bool]:
 
 def group_constant(column: np.ndarray, groups: Groups, what: str) -> np.ndarray:
     """One value per group of `column` (one float per table row), which must not vary within a
-    group; an `InputError` names the first group where it does (`what` names the column)."""
+    group; an `InputError` names the first group where it does (`what` names the column).
+
+    Parameters
+    ----------
+    column : numpy.ndarray
+        One float per table row.
+    groups : Groups
+        The rows' groups.
+    what : str
+        The column in words, for the message.
+
+    Returns
+    -------
+    numpy.ndarray
+        One value per group.
+
+    Raises
+    ------
+    InputError
+        A group in which the column varies or is null.
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
     g, null = varying_group(column, groups)
     if g >= 0:
         raise InputError(f"{what} {'is null' if null else 'varies'} within "
@@ -111,6 +154,33 @@ def group_weights(table: pa.Table, weights, by: list[str], groups: Groups) -> np
 
     Weights must be positive and finite; a mapping needs a single `by` column and an entry for
     every benchmark.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table.
+    weights : None, str or mapping
+        A column of per-benchmark weights, a mapping benchmark -> weight, or None (1 each).
+    by : list of str
+        The benchmark key columns.
+    groups : Groups
+        The groups to weigh (their keys include `by`).
+
+    Returns
+    -------
+    numpy.ndarray
+        One positive weight per group.
+
+    Raises
+    ------
+    InputError
+        A missing or varying weight column, a mapping without an entry for some benchmark or with
+        several key columns, or weights that are not positive and finite.
+
+    Notes
+    -----
+    The weights W of the Speedup-Test's overall speedup (Touati, Worms & Briais 2013, eq. 1) and
+    of Pakhomov's weighted scores (seed 004); no formula here.
     """
     if weights is None:
         return np.ones(groups.n_groups)
@@ -142,11 +212,41 @@ def group_weights(table: pa.Table, weights, by: list[str], groups: Groups) -> np
     return w
 
 
-def grouped_values(data: Any, keys: list[str], value: str, also_required: Sequence[str] = ()):
+def grouped_values(data: Any, keys: list[str], value: str,
+                   also_required: Sequence[str] = ()) -> tuple[pa.Table, Groups, np.ndarray]:
     """Load `data`, check it, group its rows by `keys`; return the table, groups and values.
 
     The values come back gathered into group order (NaN kept). An empty table, a missing
     column or an infinite value is an `InputError`.
+
+    Parameters
+    ----------
+    data : measurement table (Arrow object or path(s))
+        The data.
+    keys : list of str
+        The grouping columns.
+    value : str
+        The value column.
+    also_required : sequence of str
+        Further columns that must exist.
+
+    Returns
+    -------
+    table : pyarrow.Table
+        The loaded table.
+    groups : Groups
+        Its rows grouped by `keys`.
+    grouped : numpy.ndarray
+        The values in group order (NaN kept).
+
+    Raises
+    ------
+    InputError
+        An empty table, a missing column or an infinite value.
+
+    Notes
+    -----
+    Data plumbing: no formula.
     """
     table = load_table(data)
     if table.num_rows == 0:
@@ -162,10 +262,38 @@ def grouped_values(data: Any, keys: list[str], value: str, also_required: Sequen
     return table, groups, grouped
 
 
-def variant_takes(groups, keys: list[str], variant: str, names: Sequence[str]):
+def variant_takes(groups, keys: list[str], variant: str, names: Sequence[str]) -> tuple[Groups,
+                  dict[Any, np.ndarray]]:
     """For each variant in `names`, the group holding each benchmark's values (-1: none).
 
     Returns the benchmark groups (one per `keys` value) and a dict name -> int64 array.
+
+    Parameters
+    ----------
+    groups : Groups
+        Rows grouped by (`keys`, `variant`).
+    keys : list of str
+        The benchmark key columns.
+    variant : str
+        The variant column.
+    names : sequence
+        The variants wanted.
+
+    Returns
+    -------
+    benchmarks : Groups
+        The groups' keys grouped by the benchmark keys (one group per benchmark).
+    takes : dict
+        Variant name -> int64 array: per benchmark the group holding its values, -1 when none.
+
+    Raises
+    ------
+    InputError
+        A variant that no row has (the message lists those present).
+
+    Notes
+    -----
+    Data plumbing: no formula.
     """
     # groups are ordered by the benchmark keys first, so each benchmark's groups are adjacent
     benchmarks = group_rows(groups.keys, keys)
@@ -193,8 +321,31 @@ def variant_samples(
 ) -> VariantSamples:
     """Split a measurement table into per-benchmark samples of each of `variants`.
 
-    Raises `InputError` for missing columns, an empty table, infinite values, or a variant name
-    that no row has (the message lists the variants present).
+    Parameters
+    ----------
+    data : measurement table (Arrow object or path(s))
+        The data.
+    variants : sequence of str
+        The variants wanted.
+    by : str, sequence of str or None
+        The benchmark key columns.
+    variant, value : str
+        The variant and value columns.
+
+    Returns
+    -------
+    VariantSamples
+        Per variant the benchmark-aligned samples (NaN dropped and counted).
+
+    Raises
+    ------
+    InputError
+        Missing columns, an empty table, infinite values, or a variant name that no row has (the
+        message lists the variants present).
+
+    Notes
+    -----
+    Data plumbing: no formula.
     """
     from fastperf.kernels.grouping import take_segments
 
@@ -218,9 +369,34 @@ def group_samples(
 ) -> tuple[pa.Table, Samples, np.ndarray]:
     """One sample per (`by` keys, `variant`) group of a measurement table, NaN/null dropped.
 
-    Returns the group keys (one row per group, keys first, the grouper's order), the samples
-    (CSR segments, one per group) and the number of values dropped per group. Raises
-    `InputError` for missing columns, an empty table or infinite values.
+    Parameters
+    ----------
+    data : measurement table (Arrow object or path(s))
+        The data.
+    by : str, sequence of str or None
+        The benchmark key columns.
+    variant : str or None
+        The variant column (None: groups by `by` only).
+    value : str
+        The value column.
+
+    Returns
+    -------
+    keys : pyarrow.Table
+        One row per group, keys first, in the grouper's order.
+    samples : Samples
+        One CSR segment per group.
+    n_dropped : numpy.ndarray
+        The null/NaN values dropped per group.
+
+    Raises
+    ------
+    InputError
+        Missing columns, an empty table or infinite values.
+
+    Notes
+    -----
+    Data plumbing: no formula.
     """
     from fastperf.kernels.grouping import take_segments
 
@@ -262,7 +438,17 @@ class PairedSamples(_BenchmarkGroups):
     benchmark_offsets: np.ndarray
 
     def duplicate_warnings(self) -> list[str]:
-        """The warning for runs left unpaired because they repeat (none when no run repeats)."""
+        """The warning for runs left unpaired because they repeat (none when no run repeats).
+
+        Returns
+        -------
+        list of str
+            One warning when some run value repeats within a variant of a benchmark, else none.
+
+        Notes
+        -----
+        Data plumbing: no formula.
+        """
         if not self.n_duplicated.any():
             return []
         return [f"{int(self.n_duplicated.sum())} run value(s) occur more than once for a variant "
@@ -283,6 +469,32 @@ def paired_variant_samples(
 
     The run column may hold any groupable type (run numbers, timestamps, labels); a run is
     matched when the same run value occurs once for each variant of a benchmark.
+
+    Parameters
+    ----------
+    data : measurement table (Arrow object or path(s))
+        The data.
+    baseline, candidate : str
+        The two variants.
+    by : str, sequence of str or None
+        The benchmark key columns.
+    variant, value, run : str
+        The variant, value and run columns.
+
+    Returns
+    -------
+    PairedSamples
+        Per benchmark the matched pairs, with the unmatched, dropped and duplicated counts.
+
+    Raises
+    ------
+    InputError
+        A missing column, an empty table, infinite values or a variant that no row has.
+
+    Notes
+    -----
+    The pairing of SPARC's paired design (Tullos, Graham, Jordan & Patel 2021) and of paired
+    tests: runs matched by their run value; no formula.
     """
     from fastperf.data.grouping import key_codes
     from fastperf.kernels.grouping import pair_by_run, take_segments
@@ -307,7 +519,28 @@ def paired_variant_samples(
 def check_single_unit(samples: _BenchmarkGroups, unit: str | None) -> None:
     """A benchmark's values must share one unit (a sample mixing sec/op and B/s is no sample):
     an `InputError` names the first benchmark whose `unit` column varies (no check when `unit`
-    is None or not a column)."""
+    is None or not a column).
+
+    Parameters
+    ----------
+    samples : VariantSamples or PairedSamples
+        The per-benchmark samples with their table and groups.
+    unit : str or None
+        The unit column.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputError
+        A benchmark whose values are in several units.
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
     from fastperf.data.grouping import key_codes
 
     if unit is None or unit not in samples.table.column_names:
@@ -328,7 +561,30 @@ def check_single_unit(samples: _BenchmarkGroups, unit: str | None) -> None:
 
 def check_positive(samples: Samples, keys: pa.Table, side: str) -> None:
     """Ratios need positive measurements: an `InputError` names the first benchmark (row of
-    `keys`) of `samples` holding a value <= 0 (`side` says whose values they are)."""
+    `keys`) of `samples` holding a value <= 0 (`side` says whose values they are).
+
+    Parameters
+    ----------
+    samples : Samples
+        One sample per benchmark.
+    keys : pyarrow.Table
+        The benchmarks' keys, aligned with the samples.
+    side : str
+        Whose values they are, in words.
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputError
+        A value <= 0.
+
+    Notes
+    -----
+    Speedups are ratios of positive measurements (Touati, Worms & Briais 2013, section 2).
+    """
     bad = np.flatnonzero(samples.values <= 0)
     if bad.size:
         b = int(np.searchsorted(samples.offsets, bad[0], side="right") - 1)

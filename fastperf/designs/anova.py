@@ -18,7 +18,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from fastperf.data.validation import check_confidence, check_unit_interval
+from fastperf.data.validation import (
+    check_choice, check_confidence, check_key_clash, check_unit_interval,
+)
 from fastperf.data.arrays import Samples, as_float_array, as_samples, last_axis, shaped
 from fastperf.errors import InputError
 from fastperf.results.base import Result, TestResult, dropped_warnings, keyed_table
@@ -32,7 +34,6 @@ GROUP_COLUMNS = [
     "mse", "f", "pvalue", "f_critical", "share_alternatives", "share_error", "status",
 ]
 EFFECT_COLUMNS = ["n", "n_dropped", "mean", "effect"]
-CONTRAST_COLUMNS = ["contrast", "s_c", "df_error", "ci_low", "ci_high", "status"]
 CONTRAST_METHODS = ("standard", "lilja")
 
 
@@ -126,10 +127,6 @@ def _one_way(n, mean, var, starts, alpha, welch, extra_status=()) -> _Table:
                   effect, status)
 
 
-def _check_alpha(alpha: float) -> float:
-    return check_unit_interval(alpha, "alpha")
-
-
 # ----------------------------------------------------------------------------------------------
 # Table level
 
@@ -184,7 +181,26 @@ class AnovaResult(Result):
 
     def contrasts(self, weights, *, confidence: float = 0.90,
                   method: str = "standard") -> "ContrastResult":
-        """`contrasts` of this result's effects (see `fastperf.anova.contrasts`)."""
+        """`contrasts` of this result's effects (see `fastperf.designs.anova.contrasts`).
+
+        Parameters
+        ----------
+        weights : sequence of float, or mapping alternative -> weight
+            The contrast's weights, summing to zero.
+        confidence : float
+            Two-sided level of the intervals.
+        method : {"standard", "lilja"}
+            The standard error of the contrast (see `contrasts`).
+
+        Returns
+        -------
+        ContrastResult
+            The contrast, its standard error and interval per group.
+
+        Notes
+        -----
+        Lilja (seed 000), contrasts of effects; see `contrasts`.
+        """
         return contrasts(self, weights, confidence=confidence, method=method)
 
 
@@ -196,9 +212,8 @@ def _anova_iv(table: pa.Table, by, factor: str, value: str) -> list[str]:
         raise InputError(f"column {factor!r} cannot be both the factor and a `by` key")
     if value in keys or value == factor:
         raise InputError(f"column {value!r} cannot be both the value and a key")
-    clash = [c for c in keys + [factor] if c in GROUP_COLUMNS + EFFECT_COLUMNS + ["df_welch"]]
-    if clash:
-        raise InputError(f"key column {clash[0]!r} has the name of an output column; rename it")
+    check_key_clash(keys + [factor], dict.fromkeys(GROUP_COLUMNS + ["df_welch"] + EFFECT_COLUMNS),
+                    "anova")
     return keys
 
 
@@ -240,13 +255,26 @@ def anova(
         m = sum n_j m_j / N; df = k - 1, N - k, N - 1. A group with fewer than 2 alternatives
         (or no error degrees of freedom, or all values equal) gets NaN statistics and its reason
         in ``status``.
+
+    Raises
+    ------
+    InputError
+        alpha outside (0, 1), a missing column, a key named like an output column or used as
+        both factor and key, an empty table or infinite values.
+
+    Notes
+    -----
+    D. J. Lilja (2000), "Measuring Computer Performance: A Practitioner's Guide" (seed
+    000: the ANOVA table, F = MSA / MSE against F[1 - alpha; k - 1, N - k]); R. Jain (1991),
+    "The Art of Computer Systems Performance Analysis", ch. 20 (one-factor experiments,
+    allocation of variation SSA / SST). Welch's ANOVA: Welch (1951), Biometrika 38, 330-336.
     """
     from fastperf.kernels.moments import sample_moments
     from fastperf.data.grouping import group_rows
     from fastperf.data.samples import grouped_values
     from fastperf.io.read import load_table
 
-    alpha = _check_alpha(alpha)
+    alpha = check_unit_interval(alpha, "alpha")
     table = load_table(data)
     keys = _anova_iv(table, by, factor, value)
     _, groups, grouped = grouped_values(table, keys + [factor], value)
@@ -374,12 +402,24 @@ def contrasts(
     ContrastResult
         A group whose ANOVA has no MSE, or that lacks values for an alternative with a
         nonzero weight, gets NaN and its reason in ``status``.
+
+    Raises
+    ------
+    InputError
+        `result` not from `anova`, weights that do not sum to zero, are all zero, name unknown
+        alternatives or do not match their number, a bad confidence or method.
+
+    Notes
+    -----
+    Lilja (seed 000; D. J. Lilja 2000, "Measuring Computer Performance"):
+    c = sum w_j alpha_j with sum w_j = 0, its interval c -/+ t[1 - a/2; N - k] s_c; the
+    "standard" s_c = sqrt(MSE sum w_j^2 / n_j) is the standard error of a linear combination
+    of independent means (Jain 1991, ch. 20).
     """
     if not isinstance(result, AnovaResult):
         raise InputError(f"contrasts needs the result of fastperf.anova, got {type(result).__name__}")
     confidence = check_confidence(confidence)
-    if method not in CONTRAST_METHODS:
-        raise InputError(f"method must be one of {list(CONTRAST_METHODS)}, got {method!r}")
+    check_choice(method, "method", CONTRAST_METHODS)
     cells = result._cells
     w_level = _weights_by_level(result, weights)
     w = w_level[cells.level]
@@ -447,6 +487,17 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
         Unpacks as ``statistic, pvalue``. A test with NaN in a sample, an empty sample, no
         error degrees of freedom or all values equal gets NaN and its reason in ``status``;
         zero variance within every sample but different means gives F = inf, p = 0 (as scipy).
+
+    Raises
+    ------
+    InputError
+        Fewer than two samples, or batch shapes that do not broadcast.
+
+    Notes
+    -----
+    The one-way ANOVA F = MSA / MSE with k - 1 and N - k degrees of freedom (Lilja, seed 000;
+    Jain 1991, ch. 20); ``equal_var=False`` is Welch (1951), Biometrika 38, 330-336, as
+    ``scipy.stats.f_oneway``.
     """
     from fastperf.kernels.moments import sample_moments
 

@@ -1,275 +1,32 @@
-"""2^k factorial and 2^(k-p) fractional factorial designs: effects, allocation of variation.
+"""2^k r and 2^(k-p) r two-level factorial designs: effects, allocation of variation.
 
-Feitelson (seed 001): the sign-table model y = q0 + qA xA + qB xB + qAB xA xB + ...,
-effects q_j = (1/2^k) sum_i s_ij ybar_i, SS_j = 2^k r q_j^2, SST = sum SS_j + SSE, confidence
-intervals of effects with 2^k (r - 1) degrees of freedom, the multiplicative (log) model, and
-2^(k-p) fractional designs with their confoundings (defining relation, aliases, resolution).
-
-Factors are lettered A, B, C, ... in the order given (the letter I is skipped: it names the
-identity column). Words (effects, interactions) are bit masks: bit j is factor j.
+Feitelson (seed 001), after Jain (1991), "The Art of Computer Systems Performance Analysis",
+ch. 17-19: the sign-table model y = q0 + qA xA + qB xB + qAB xA xB + ..., effects
+q_j = (1/2^k) sum_i s_ij ybar_i, SS_j = 2^k r q_j^2, SST = sum SS_j + SSE, confidence intervals
+of effects with 2^k (r - 1) degrees of freedom, the multiplicative (log) model; fractional
+designs (`fastperf.designs.fractional`) with their confoundings.
 """
 from __future__ import annotations
 
-from itertools import combinations
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fastperf.data.grouping import group_rows
 from fastperf.data.validation import check_confidence
+from fastperf.designs.fractional import (
+    LETTERS, MAX_DESIGN_FACTORS, FractionalDesign, detect_fraction, popcount, sign_matrix,
+    word_bits, word_key, word_name,
+)
+from fastperf.engine.intervals import student_quantile
 from fastperf.errors import InputError
-from fastperf.results.base import Result, keyed_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import describe_group, key_list, require_columns, value_column
-from fastperf.data.grouping import group_rows
-from fastperf.engine.intervals import student_quantile
+from fastperf.results.base import Result, keyed_table
 
-__all__ = ["factorial", "fractional_design", "FactorialResult", "FractionalDesign", "LETTERS"]
-
-#: Factor letters, in order (no I: it names the identity column / the mean).
-LETTERS = "ABCDEFGHJKLMNOPQRSTUVWXYZ"
-MAX_DESIGN_FACTORS = 16  # 2^16 words in the alias table
-MAX_FULL_FACTORS = 12  # a full 2^12 sign matrix is 4096 x 4096
-MAX_SEARCH = 2_000_000  # candidate generator sets examined by the resolution search
-
-
-def _popcount(a: Any) -> np.ndarray:
-    return np.bitwise_count(np.asarray(a, dtype=np.int64)).astype(np.int64)
-
-
-def _bits(mask: int) -> tuple[int, ...]:
-    return tuple(j for j in range(mask.bit_length()) if mask >> j & 1)
-
-
-def _word(mask: int, letters: str = LETTERS) -> str:
-    """The letters of a word ("I" for the empty word)."""
-    return "".join(letters[j] for j in _bits(mask)) or "I"
-
-
-def _word_key(mask: int) -> tuple[int, tuple[int, ...]]:
-    """Sort key of words: shorter first, then alphabetical (A, B, C, AB, AC, BC, ABC)."""
-    return (bin(mask).count("1"), _bits(mask))
-
-
-def _signs(cells: np.ndarray, masks: np.ndarray) -> np.ndarray:
-    """The sign table: s[i, e] = prod over factors j in word e of x_j(cell i), x = -1 / +1.
-
-    A cell is a bit mask of the factors at their high (+1) level.
-    """
-    low = ~np.asarray(cells, dtype=np.int64)[:, None] & np.asarray(masks, dtype=np.int64)[None, :]
-    return 1 - 2 * (_popcount(low) & 1)
-
-
-class FractionalDesign:
-    """A regular 2^(k-p) two-level design.
-
-    Attributes
-    ----------
-    k, p : int
-        Factors and the fraction: 2^(k-p) experiments.
-    table : pyarrow.Table
-        The sign table, one row per experiment, columns ``A``, ``B``, ... (int64, -1 / +1). Rows in
-        the standard order of the k - p base factors (the first base factor alternates fastest);
-        each generated factor's column is its generator's product column.
-    generators : dict of str -> str
-        Each generated factor's word over the base factors, e.g. ``{"D": "ABC"}``; a leading
-        ``-`` marks the half with ``I = -...`` (only for fractions detected in data).
-    defining_relation : list of str
-        The words w with ``I = w`` (the defining contrast subgroup less I itself), shortest first.
-    aliases : pyarrow.Table
-        One row per sign-table column (2^(k-p) rows): ``effect`` (the column's name: a base word,
-        or the generated factor's letter for a generator column) and ``aliases`` (the effects it
-        is confounded with, comma-separated; ``-`` where the sign is negative). Together the rows
-        partition all 2^k effects.
-    resolution : int or None
-        The length of the shortest defining word (None for a full factorial, p = 0).
-    """
-
-    def __init__(self, k: int, base: Sequence[int], generators: Sequence[tuple[int, int, int]]):
-        # generators: (added factor, word over the base factors, sign)
-        self.k = k
-        self.p = len(generators)
-        self._base = list(base)
-        self._gens = list(generators)
-        group = {0: 1}
-        for added, word, sign in self._gens:
-            full = word | (1 << added)
-            group.update({w ^ full: s * sign for w, s in list(group.items())})
-        self._group = group
-        words = sorted((w for w in group if w), key=_word_key)
-        self.defining_relation = [("-" if group[w] < 0 else "") + _word(w) for w in words]
-        self.resolution = int(min(_popcount(words))) if words else None
-        self.generators = {
-            LETTERS[added]: ("-" if sign < 0 else "") + _word(word) for added, word, sign in self._gens
-        }
-        self._effects = self._alias_sets()
-        self.aliases = pa.table({
-            "effect": [_word(rep) for rep, _ in self._effects],
-            "aliases": [text for _, text in self._effects],
-        })
-        runs = self._run_cells()
-        x = 1 - 2 * (~runs[:, None] >> np.arange(k)[None, :] & 1)
-        self.table = pa.table({LETTERS[j]: x[:, j].astype(np.int64) for j in range(k)})
-
-    def _alias_sets(self) -> list[tuple[int, str]]:
-        """(representative word, aliases text) for each sign-table column, in word order."""
-        named = {word: added for added, word, _ in self._gens}
-        out = []
-        for r in range(1 << len(self._base)):
-            word = sum(1 << self._base[j] for j in _bits(r))
-            rep = 1 << named[word] if word in named else word
-            others = sorted((rep ^ w for w in self._group if w), key=_word_key)
-            text = ", ".join(
-                ("-" if self._group[rep ^ o] < 0 else "") + _word(o) for o in others
-            )
-            out.append((rep, text))
-        return sorted(out, key=lambda item: _word_key(item[0]))
-
-    def _run_cells(self) -> np.ndarray:
-        """The experiments as cell masks, in the base factors' standard order."""
-        n = 1 << len(self._base)
-        r = np.arange(n, dtype=np.int64)
-        cells = np.zeros(n, dtype=np.int64)
-        for position, factor in enumerate(self._base):
-            cells |= (r >> position & 1) << factor
-        for added, word, sign in self._gens:
-            high = _signs(cells, np.array([word]))[:, 0] * sign > 0
-            cells |= high.astype(np.int64) << added
-        return cells
-
-    def __repr__(self) -> str:
-        gens = ", ".join(f"{a}={w}" for a, w in self.generators.items()) or "none"
-        return (f"<FractionalDesign 2^({self.k}-{self.p}): {1 << (self.k - self.p)} runs, "
-                f"generators {gens}, resolution {self.resolution}>")
-
-
-def _parse_word(text: str, d: int, what: str) -> tuple[int, int]:
-    """A generator word like "ABC" or "-ABC" over the first d letters: (mask, sign)."""
-    text = str(text).strip().replace(" ", "")
-    sign = -1 if text.startswith("-") else 1
-    text = text.lstrip("+-")
-    allowed = LETTERS[:d]
-    if not text or any(c not in allowed for c in text) or len(set(text)) != len(text):
-        raise InputError(
-            f"generator {what}={text!r} must be a product of distinct base factors {list(allowed)} "
-            "(the first k - p letters), e.g. 'ABC'"
-        )
-    return sum(1 << allowed.index(c) for c in text), sign
-
-
-def _search_generators(k: int, p: int) -> list[tuple[int, int, int]]:
-    """Generators of maximum resolution, then minimum aberration (fewest shortest words)."""
-    d = k - p
-    candidates = sorted((m for m in range(1, 1 << d) if bin(m).count("1") >= 2), key=_word_key)
-    if len(candidates) < p:
-        raise InputError(
-            f"a 2^({k}-{p}) design has only {len(candidates)} interaction columns for {p} "
-            f"generated factors (resolution below III); use fewer factors or a smaller p, or pass "
-            "generators= explicitly"
-        )
-    from math import comb
-
-    if comb(len(candidates), p) > MAX_SEARCH:
-        raise InputError(
-            f"too many generator sets to search for a 2^({k}-{p}) design "
-            f"({comb(len(candidates), p)}); pass generators= explicitly"
-        )
-    cand = np.array(candidates, dtype=np.int64)
-    chosen = np.array(list(combinations(range(len(cand)), p)), dtype=np.int64).reshape(-1, p)
-    words = cand[chosen] | (np.int64(1) << (d + np.arange(p, dtype=np.int64)))[None, :]
-    subsets = np.arange(1, 1 << p)
-    group = np.zeros((chosen.shape[0], subsets.shape[0]), dtype=np.int64)
-    for s in range(p):
-        group ^= np.where((subsets >> s & 1)[None, :] == 1, words[:, s:s + 1], 0)
-    lengths = _popcount(group)
-    pattern = np.stack([(lengths == n).sum(axis=1) for n in range(1, k + 1)], axis=1)
-    best = int(np.lexsort(pattern.T[::-1])[0])  # smallest word-length pattern, first such set
-    return [(d + s, int(cand[chosen[best, s]]), 1) for s in range(p)]
-
-
-def fractional_design(
-    k: int, p: int, *, generators: Mapping[str, str] | Sequence[str] | None = None
-) -> FractionalDesign:
-    """The 2^(k-p) fractional factorial design: sign table, generators, confoundings, resolution.
-
-    Parameters
-    ----------
-    k : int
-        Number of two-level factors (lettered A, B, C, ..., skipping I), 1 <= k <= 16.
-    p : int
-        Fraction: the design has 2^(k-p) experiments, 0 <= p < k. The first k - p factors form
-        a full factorial; each of the last p is set by a generator (a product of base factors).
-    generators : dict or list of str, optional
-        ``{"D": "ABC"}``, ``["D=ABC"]`` or ``["ABC"]`` (assigned to the generated factors in
-        order); ``-`` before a word takes the other half (``D=-ABC``). By default the generators
-        of highest resolution are chosen, ties broken by the fewest shortest defining words
-        (minimum aberration), then by the earliest words (AB, AC, BC, ABC, ...): D = ABC for
-        2^(4-1), D = AB, E = AC, F = BC, G = ABC for 2^(7-4).
-
-    Returns
-    -------
-    FractionalDesign
-        ``.table``, ``.generators``, ``.defining_relation``, ``.aliases``, ``.resolution``.
-    """
-    if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or not 1 <= k <= MAX_DESIGN_FACTORS:
-        raise InputError(f"k must be an integer from 1 to {MAX_DESIGN_FACTORS}, got {k!r}")
-    if isinstance(p, bool) or not isinstance(p, (int, np.integer)) or not 0 <= p < k:
-        raise InputError(f"p must be an integer with 0 <= p < k = {k}, got {p!r}")
-    k, p, d = int(k), int(p), int(k - p)
-    added = LETTERS[d:k]
-    if generators is None:
-        gens = _search_generators(k, p) if p else []
-        return FractionalDesign(k, range(d), gens)
-    if isinstance(generators, str):
-        generators = [generators]
-    if isinstance(generators, Mapping):
-        items = [(str(a).strip(), w) for a, w in generators.items()]
-    else:
-        items = []
-        for position, g in enumerate(generators):
-            left, eq, right = str(g).partition("=")
-            if eq:
-                items.append((left.strip(), right))
-            else:
-                items.append((added[position] if position < p else "?", left))
-    if sorted(a for a, _ in items) != sorted(added):
-        raise InputError(
-            f"a 2^({k}-{p}) design needs one generator for each of {list(added)}, "
-            f"got {[a for a, _ in items]}"
-        )
-    gens = []
-    for letter, word in sorted(items, key=lambda item: added.index(item[0])):
-        mask, sign = _parse_word(word, d, letter)
-        gens.append((LETTERS.index(letter), mask, sign))
-    return FractionalDesign(k, range(d), gens)
-
-
-def _detect_fraction(cells: np.ndarray, k: int) -> FractionalDesign | None:
-    """The regular fraction whose runs are exactly `cells`, or None when they are not one."""
-    m = cells.shape[0]
-    if m < 2 or m & (m - 1):
-        return None
-    masks = np.arange(1 << k, dtype=np.int64)
-    signs = _signs(cells, masks)
-    constant = np.flatnonzero(np.all(signs == signs[:1], axis=0))
-    if constant.shape[0] * m != 1 << k:
-        return None
-    sign_of = {int(w): int(signs[0, w]) for w in constant}
-    basis: dict[int, int] = {}  # pivot (highest factor) -> word
-    for w in sorted(sign_of):
-        for pivot, b in sorted(basis.items(), reverse=True):
-            if w >> pivot & 1:
-                w ^= b
-        if w:
-            basis[w.bit_length() - 1] = w
-    for pivot in sorted(basis):  # back-substitution: no pivot appears in another word
-        for other in basis:
-            if other != pivot and basis[other] >> pivot & 1:
-                basis[other] ^= basis[pivot]
-    base = [j for j in range(k) if j not in basis]
-    gens = [(pivot, w ^ (1 << pivot), sign_of[w]) for pivot, w in sorted(basis.items())]
-    return FractionalDesign(k, base, gens)
+__all__ = ["factorial", "FactorialResult"]
 
 
 class FactorialResult(Result):
@@ -408,6 +165,16 @@ def factorial(
         A factor with more than two values; a missing cell of the full factorial (or of the
         given design); cells with different numbers of replications; non-positive values with
         ``log=True``.
+
+    Notes
+    -----
+    R. Jain (1991), "The Art of Computer Systems Performance Analysis", ch. 17 (2^k designs,
+    the sign-table method, allocation of variation), ch. 18 (2^k r designs: SSE, confidence
+    intervals of effects with 2^k (r - 1) degrees of freedom, the multiplicative model) and
+    ch. 19 (2^(k-p) fractional designs); D. J. Lilja (2000), "Measuring Computer
+    Performance"; Feitelson (seed 001) works the examples (2^2: q0 = 40, qA = 20, qB = 10,
+    qAB = 5). Fractions and their aliases: Box, Hunter & Hunter (2005), ch. 6
+    (`fastperf.designs.fractional`).
     """
     from fastperf.kernels.moments import sample_moments
 
@@ -491,7 +258,7 @@ def factorial(
             raise InputError("design= must be a FractionalDesign (see fastperf.fractional_design)")
         if design.k != k:
             raise InputError(f"the design has {design.k} factors but factors= names {k}")
-        runs = design._run_cells()
+        runs = design.run_cells()
         outside = np.setdiff1d(cells, runs)
         if outside.size:
             raise InputError(
@@ -501,7 +268,7 @@ def factorial(
     elif cells.shape[0] == 1 << k:
         runs = np.arange(1 << k, dtype=np.int64)
     else:
-        design = _detect_fraction(cells, k)
+        design = detect_fraction(cells, k)
         if design is None:
             missing = np.setdiff1d(np.arange(1 << k), cells)
             shown = "; ".join(_cell_text(int(c), factors, level_values) for c in missing[:5])
@@ -510,7 +277,7 @@ def factorial(
                 + (f" (and {missing.size - 5} more)" if missing.size > 5 else "")
                 + "; the cells measured are not a regular 2^(k-p) fraction either"
             )
-        runs = design._run_cells()
+        runs = design.run_cells()
     # every group must have every run, each replicated the same number of times
     run_index = np.searchsorted(cells, runs)
     run_index = np.where(run_index < cells.shape[0], run_index, 0)
@@ -535,13 +302,13 @@ def factorial(
 
     # effects: one per sign-table column
     if design is None:
-        reps = sorted(range(1 << k), key=_word_key)
+        reps = sorted(range(1 << k), key=word_key)
         alias_text = [""] * len(reps)
     else:
-        reps = [rep for rep, _ in design._effects]
-        alias_text = [text for _, text in design._effects]
+        reps = [rep for rep, _ in design.alias_sets]
+        alias_text = [text for _, text in design.alias_sets]
     masks = np.array(reps, dtype=np.int64)
-    signs = _signs(runs, masks).astype(np.float64)  # (runs x effects)
+    signs = sign_matrix(runs, masks).astype(np.float64)  # (runs x effects)
     ybar = means[:, run_index]
     n_runs = runs.shape[0]
     r = r_runs[:, 0]
@@ -565,10 +332,10 @@ def factorial(
 
     n_eff = len(reps)
     effect_cols: dict[str, Any] = {
-        "effect": np.tile([_word(m) for m in reps], n_outer),
-        "term": np.tile(["mean" if m == 0 else "*".join(factors[j] for j in _bits(m))
+        "effect": np.tile([word_name(m) for m in reps], n_outer),
+        "term": np.tile(["mean" if m == 0 else "*".join(factors[j] for j in word_bits(m))
                          for m in reps], n_outer),
-        "order": np.tile(_popcount(masks), n_outer),
+        "order": np.tile(popcount(masks), n_outer),
         "aliases": np.tile(np.array(alias_text, dtype=object), n_outer).astype(str),
         "q": q.ravel(), "ss": ss.ravel(), "share": share.ravel(),
         "s_q": np.repeat(s_q, n_eff),
@@ -578,7 +345,7 @@ def factorial(
         effect_cols.update(exp_q=np.exp(effect_cols["q"]), exp_ci_low=np.exp(effect_cols["ci_low"]),
                            exp_ci_high=np.exp(effect_cols["ci_high"]))
     effects = _keyed(outer_keys, np.repeat(np.arange(n_outer), n_eff), effect_cols)
-    sign_table = pa.table({_word(m): signs[:, e].astype(np.int64) for e, m in enumerate(reps)})
+    sign_table = pa.table({word_name(m): signs[:, e].astype(np.int64) for e, m in enumerate(reps)})
     stats = {"runs": np.full(n_outer, n_runs), "r": r, "sst": sst, "sse": sse,
              "share_error": share_error, "df_error": df, "s_e": s_e}
     return _result(outer_keys, keys, n_outer, n_total, n_dropped, status, stats, effects,

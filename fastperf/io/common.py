@@ -16,7 +16,23 @@ KEY_COLUMNS = ("benchmark", "variant", "run", "unit", "value")
 
 
 def order_columns(table: pa.Table) -> pa.Table:
-    """Put the canonical columns first (benchmark, variant, run, unit, value), extras after."""
+    """Put the canonical columns first (benchmark, variant, run, unit, value), extras after.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        A measurement table.
+
+    Returns
+    -------
+    pyarrow.Table
+        The same columns, `KEY_COLUMNS` first in that order (those present), the others after in
+        their order; `table` itself when already so.
+
+    Notes
+    -----
+    The column order of fastperf's data model (docs/data-model.md): no formula.
+    """
     names = table.column_names
     keys = [c for c in KEY_COLUMNS if c in names]
     extras = [c for c in names if c not in KEY_COLUMNS]
@@ -34,7 +50,32 @@ def tool_table(
     extra: dict[str, pa.Array] | None = None,
     variant: Sequence[str | None] | None = None,
 ) -> pa.Table:
-    """Build a measurement table from the per-row Python lists a tool-file reader collects."""
+    """Build a measurement table from the per-row Python lists a tool-file reader collects.
+
+    Parameters
+    ----------
+    benchmark : sequence of str
+        The benchmark name of each row.
+    value : sequence of float or None
+        The measurement of each row (None: missing).
+    run : sequence of int
+        The run number of each row.
+    unit : sequence of str or str
+        The unit of each row, or one unit for all.
+    extra : dict of str -> pyarrow.Array, optional
+        Further columns, appended in order.
+    variant : sequence of str or None, optional
+        The variant of each row, when the file names them.
+
+    Returns
+    -------
+    pyarrow.Table
+        ``benchmark``, (``variant``), ``run``, ``unit``, ``value`` and the extra columns.
+
+    Notes
+    -----
+    The tool readers' common output (docs/readers.md): no formula.
+    """
     n = len(benchmark)
     columns: dict[str, pa.Array] = {"benchmark": pa.array(benchmark, pa.string())}
     if variant is not None:
@@ -51,7 +92,27 @@ def tool_table(
 
 
 def load_json(path: Path) -> Any:
-    """Parse a JSON file, turning decoding errors into an `InputError` naming the file."""
+    """Parse a JSON file, turning decoding errors into an `InputError` naming the file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    object
+        The parsed document.
+
+    Raises
+    ------
+    InputError
+        Text that is not UTF-8 JSON.
+
+    Notes
+    -----
+    RFC 8259 JSON, parsed by the standard library.
+    """
     try:
         with open(path, "rb") as fh:
             return json.load(fh)
@@ -70,6 +131,27 @@ def as_label_column(table: pa.Table, name: str) -> pa.Table:
     An existing dictionary column keeps its dictionary (only the index and value types are
     cast); other columns (strings, numbers, ...) are cast to string and dictionary-encoded once
     here, so that grouping them later costs no string hashing.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table.
+    name : str
+        A label column (benchmark, variant, unit).
+
+    Returns
+    -------
+    pyarrow.Table
+        The table with that column as `LABEL_TYPE`.
+
+    Raises
+    ------
+    InputError
+        A column that cannot be cast to text.
+
+    Notes
+    -----
+    Arrow dictionary encoding: no formula.
     """
     col = table.column(name)
     if col.type == LABEL_TYPE:
@@ -87,21 +169,86 @@ def as_label_column(table: pa.Table, name: str) -> pa.Table:
 
 
 def encode_labels(table: pa.Table) -> pa.Table:
-    """All label columns present in `table` as ``dictionary<int32, string>`` (see `LABEL_TYPE`)."""
+    """All label columns present in `table` as ``dictionary<int32, string>`` (see `LABEL_TYPE`).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table with each of `LABEL_COLUMNS` it has dictionary-encoded (`as_label_column`).
+
+    Notes
+    -----
+    Arrow dictionary encoding: no formula.
+    """
     for name in LABEL_COLUMNS:
         if name in table.column_names:
             table = as_label_column(table, name)
     return table
 
 
-def as_value_column(table: pa.Table, name: str = "value", *, source_name: str | None = None) -> pa.Table:
-    """Cast the value column to float64 (see `fastperf.io.tables.as_float64` for the types accepted)."""
+def as_value_column(table: pa.Table, name: str = "value", *,
+                    source_name: str | None = None) -> pa.Table:
+    """Cast the value column to float64 (see `fastperf.io.tables.as_float64` for the types accepted).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table.
+    name : str
+        The value column.
+    source_name : str, optional
+        Its name in the user's data, for the message (default `name`).
+
+    Returns
+    -------
+    pyarrow.Table
+        The table with that column as float64 (nulls kept).
+
+    Raises
+    ------
+    InputError
+        A column that is not numeric.
+
+    Notes
+    -----
+    Arrow's ``cast``: no formula.
+    """
     col = as_float64(table.column(name), source_name or name)
     return table.set_column(table.column_names.index(name), name, col)
 
 
-def as_run_column(table: pa.Table, name: str = "run", *, source_name: str | None = None) -> pa.Table:
-    """Cast the run column to int64; whole-number floats convert, anything else is an error."""
+def as_run_column(table: pa.Table, name: str = "run", *,
+                  source_name: str | None = None) -> pa.Table:
+    """Cast the run column to int64; whole-number floats convert, anything else is an error.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table.
+    name : str
+        The run column.
+    source_name : str, optional
+        Its name in the user's data, for the messages (default `name`).
+
+    Returns
+    -------
+    pyarrow.Table
+        The table with that column as int64 (nulls kept).
+
+    Raises
+    ------
+    InputError
+        A column that is not numeric, or numbers that are not whole.
+
+    Notes
+    -----
+    Arrow's safe ``cast`` (it fails on fractions and overflow): no formula.
+    """
     col = table.column(name)
     t = col.type
     if pa.types.is_dictionary(t):
@@ -155,6 +302,18 @@ def normalise_tabular(
     -------
     pyarrow.Table
         Canonical names and types, canonical columns first, extras kept in their order.
+
+    Raises
+    ------
+    InputError
+        Duplicate column names, a missing benchmark or value column, a role column named
+        explicitly but absent, one column named for two roles, or a rename that would collide
+        with an existing canonical column.
+
+    Notes
+    -----
+    fastperf's data model (docs/data-model.md): label columns dictionary-encoded, value as
+    float64, run as int64.
     """
     prefix = f"{where}: " if where else ""
     present = table.column_names

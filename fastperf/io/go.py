@@ -26,7 +26,22 @@ _DIGITS = re.compile(r"\d+")
 
 
 def looks_like_go(text: str) -> bool:
-    """True when some line of `text` looks like a Go benchmark result line."""
+    """True when some line of `text` looks like a Go benchmark result line.
+
+    Parameters
+    ----------
+    text : str
+        The start of a file.
+
+    Returns
+    -------
+    bool
+        Whether a line matches `GO_RESULT_LINE`.
+
+    Notes
+    -----
+    The Go benchmark data format, golang.org/design/14313-benchmark-format.
+    """
     return GO_RESULT_LINE.search(text) is not None
 
 
@@ -36,6 +51,22 @@ def tidy_unit(unit: str) -> tuple[str, float]:
     ``ns`` in the numerator becomes ``sec`` (factor 1e-9) and ``MB`` becomes ``B`` (factor 1e6):
     ``ns/op`` -> ``sec/op``, ``MB/s`` -> ``B/s``, ``L1-miss-ns/op`` -> ``L1-miss-sec/op``.
     Other units are kept as written (factor 1). Returns ``(unit, factor)``.
+
+    Parameters
+    ----------
+    unit : str
+        A unit as written in a result line.
+
+    Returns
+    -------
+    unit : str
+        The tidied unit.
+    factor : float
+        What a value in `unit` is multiplied by to be in the tidied unit.
+
+    Notes
+    -----
+    benchstat's unit tidying, golang.org/x/perf/benchunit (``Tidy``).
     """
     if unit == "ns/op":
         return "sec/op", 1e-9
@@ -102,6 +133,27 @@ def read_go(path: Path, text: str) -> pa.Table:
     (note, benchmark, unit) triple; the extra column ``iterations`` (int64) is N. When the
     result lines carry two or more distinct ``note:`` values, the table has a ``variant``
     column holding each line's note (null for lines before any note); otherwise it has none.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file (for messages).
+    text : str
+        Its text.
+
+    Returns
+    -------
+    pyarrow.Table
+        ``benchmark``, (``variant``), ``run``, ``unit``, ``value``, ``iterations``.
+
+    Raises
+    ------
+    InputError
+        A file without any benchmark result line.
+
+    Notes
+    -----
+    The Go benchmark data format, golang.org/design/14313-benchmark-format.
     """
     names: list[str] = []
     notes: list[str] = []

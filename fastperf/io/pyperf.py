@@ -22,7 +22,22 @@ _DEFAULT_UNIT = "second"  # pyperf's default when no metadata names a unit
 
 
 def looks_like_pyperf(data: Any) -> bool:
-    """True for a parsed JSON document shaped like a pyperf result file."""
+    """True for a parsed JSON document shaped like a pyperf result file.
+
+    Parameters
+    ----------
+    data : object
+        A parsed JSON document.
+
+    Returns
+    -------
+    bool
+        True when it has the shape of a pyperf result file.
+
+    Notes
+    -----
+    pyperf's JSON format version 1.0 (pyperf documentation, "JSON format"; ``BenchmarkSuite.dump``).
+    """
     if not isinstance(data, dict):
         return False
     benchmarks = data.get("benchmarks")
@@ -40,6 +55,29 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
     ``run`` the index of the run among the runs that have values, ``unit`` from the ``unit``
     metadata (benchmark level over file level; pyperf's default is ``second``) mapped by
     `PYPERF_UNITS`.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file (for messages).
+    data : object
+        Its parsed JSON document.
+
+    Returns
+    -------
+    pyarrow.Table
+        ``benchmark``, ``run``, ``unit``, ``value`` (and the extra columns named above), one row
+        per measurement.
+
+    Raises
+    ------
+    InputError
+        A document that is no pyperf file, a format version other than 1.x, no benchmarks, a
+        benchmark without a name, or no run with values.
+
+    Notes
+    -----
+    pyperf's JSON format version 1.0 (pyperf documentation, "JSON format"; ``BenchmarkSuite.dump``).
     """
     if not looks_like_pyperf(data):
         raise InputError(f"{path}: not a pyperf JSON file (no 'benchmarks' list with 'runs')")

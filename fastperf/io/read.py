@@ -99,6 +99,12 @@ def read(
     InputError
         Missing or non-numeric columns, unknown format names, unreadable, empty, missing or
         unrecognised files, ambiguous variant names; the message names the file or column.
+
+    Notes
+    -----
+    The tool formats follow their own specifications (see `fastperf.io.go`,
+    `fastperf.io.pyperf`, `fastperf.io.pytest_benchmark`, `fastperf.io.google_benchmark`,
+    `fastperf.io.hyperfine`); tables follow fastperf's data model (docs/data-model.md).
     """
     fmt = _format_name(format)
     if metric not in METRICS:
@@ -141,14 +147,56 @@ def read(
 
 
 def load_table(data: Any) -> pa.Table:
-    """An in-memory Arrow object as a table, or a path (or list of paths) read by `read`."""
+    """An in-memory Arrow object as a table, or a path (or list of paths) read by `read`.
+
+    Parameters
+    ----------
+    data : Arrow object, path, or list/tuple of paths
+        What every table-level function accepts as its data.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table (`fastperf.io.tables.as_table`), or what `read` makes of the file(s).
+
+    Raises
+    ------
+    InputError
+        See `read`.
+
+    Notes
+    -----
+    The Arrow C stream protocol for in-memory data; files as `read` detects them. No formula.
+    """
     if is_in_memory_table(data):
         return as_table(data)
     return read(data)
 
 
 def detect_format(path: PathArg) -> str:
-    """The format `read` would use for the file at `path`, found from its content."""
+    """The format `read` would use for the file at `path`, found from its content.
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+
+    Returns
+    -------
+    str
+        One of `FORMATS` (``parquet``, ``csv``, ``ipc``, ``pyperf``, ``pytest-benchmark``,
+        ``google-benchmark``, ``hyperfine``, ``go``).
+
+    Raises
+    ------
+    InputError
+        A missing, empty or unrecognised file.
+
+    Notes
+    -----
+    Detection by content (magic bytes, JSON shape, Go result lines in the first `SNIFF_BYTES`),
+    as docs/readers.md describes.
+    """
     p = _checked_path(path)
     return _detect(p)[0]
 
@@ -307,7 +355,8 @@ def _read_text(path: Path) -> str:
         return fh.read().decode("utf-8", errors="replace")
 
 
-def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str) -> tuple[pa.Table, str]:
+def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str) -> tuple[pa.Table,
+               str]:
     """Read one file; return the table and where its variant comes from.
 
     The second item is ``"column"`` (the file's own variant column), ``"note"`` (Go ``note:``
@@ -358,7 +407,8 @@ def _unrecognised(path: Path, exc: InputError) -> InputError:
     return InputError(f"{path}: not a recognised file; tried {_TRIED}. As CSV: {reason}")
 
 
-def _attach_variant(table: pa.Table, variant_from: str, label: str, *, prefix: bool) -> tuple[pa.Table, bool]:
+def _attach_variant(table: pa.Table, variant_from: str, label: str, *,
+                    prefix: bool) -> tuple[pa.Table, bool]:
     """Add the variant column; return the table and whether the file's label was used.
 
     ``"label"``: every row gets `label`. ``"note"``: a row gets its note (when `prefix` is

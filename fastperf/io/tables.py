@@ -21,7 +21,24 @@ __all__ = [
 
 
 def is_in_memory_table(source: Any) -> bool:
-    """True for the in-memory sources `as_table` accepts (Arrow objects and the C stream protocol)."""
+    """Whether `source` is an in-memory table `as_table` accepts.
+
+    Parameters
+    ----------
+    source : object
+        Anything.
+
+    Returns
+    -------
+    bool
+        True for a `pyarrow.Table`, `pyarrow.RecordBatch`, `pyarrow.RecordBatchReader` or an
+        object with ``__arrow_c_stream__``.
+
+    Notes
+    -----
+    The Arrow PyCapsule interface (``__arrow_c_stream__``) is the Arrow C stream protocol, as the
+    Arrow specification ("The Arrow PyCapsule Interface") defines it.
+    """
     return isinstance(source, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)) or hasattr(
         source, "__arrow_c_stream__"
     )
@@ -32,6 +49,21 @@ def is_measurement_table(x: Any) -> bool:
 
     One-dimensional objects that also speak the Arrow stream protocol (pandas and polars Series,
     pyarrow ChunkedArray) are samples, not tables.
+
+    Parameters
+    ----------
+    x : object
+        The first argument of a test function.
+
+    Returns
+    -------
+    bool
+        True for a path, a non-empty list of paths or an in-memory table; False for arrays,
+        Arrow arrays and one-dimensional objects.
+
+    Notes
+    -----
+    Decides between a test's table form and its array form (scipy's signature); no formula.
     """
     if isinstance(x, (str, os.PathLike)):
         return True
@@ -48,9 +80,25 @@ def is_measurement_table(x: Any) -> bool:
 def as_table(source: Any) -> pa.Table:
     """Return `source` as a `pyarrow.Table`.
 
-    Accepts a `pyarrow.Table`, a `pyarrow.RecordBatch`, a `pyarrow.RecordBatchReader`, or any
-    object exporting the Arrow C stream interface (``__arrow_c_stream__``: polars, pandas >= 2.2,
-    duckdb relations, ...). A reader or stream is consumed.
+    Parameters
+    ----------
+    source : pyarrow.Table, RecordBatch, RecordBatchReader or object with ``__arrow_c_stream__``
+        polars, pandas >= 2.2, duckdb relations, ... A reader or stream is consumed.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table, string_view / binary_view columns cast to large_string / large_binary.
+
+    Raises
+    ------
+    InputError
+        Any other type.
+
+    Notes
+    -----
+    The Arrow C stream protocol (Arrow PyCapsule interface); view types are cast because several
+    Arrow compute kernels (take, dictionary_encode) do not support them.
     """
     if isinstance(source, pa.Table):
         return _without_view_types(source)
@@ -80,7 +128,27 @@ def _without_view_types(table: pa.Table) -> pa.Table:
 
 
 def key_list(keys: str | Sequence[str] | None) -> list[str]:
-    """Normalise a key argument (`None`, one name, or several) to a list of column names."""
+    """Normalise a key argument (`None`, one name, or several) to a list of column names.
+
+    Parameters
+    ----------
+    keys : str, sequence of str or None
+        The key column(s).
+
+    Returns
+    -------
+    list of str
+        ``[]`` for None, ``[keys]`` for one name, else the names.
+
+    Raises
+    ------
+    InputError
+        A name that is not a string.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
     if keys is None:
         return []
     if isinstance(keys, str):
@@ -92,7 +160,30 @@ def key_list(keys: str | Sequence[str] | None) -> list[str]:
 
 
 def require_columns(table: pa.Table, names: Iterable[str], *, hint: str = "") -> None:
-    """Raise `InputError` naming the first missing column and listing the table's columns."""
+    """Raise `InputError` naming the first missing column and listing the table's columns.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table.
+    names : iterable of str
+        The columns it must have.
+    hint : str
+        Appended to the message (what to do instead).
+
+    Returns
+    -------
+    None
+
+    Raises
+    ------
+    InputError
+        A column of `names` that the table lacks.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
     present = table.column_names
     for name in names:
         if name not in present:
@@ -103,8 +194,26 @@ def require_columns(table: pa.Table, names: Iterable[str], *, hint: str = "") ->
 def as_float64(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
     """The measurement column `column` cast to float64 (nulls kept).
 
-    Floats, integers, decimals and all-null columns convert; any other type (strings,
-    booleans, timestamps) is an `InputError` naming the column `name`.
+    Parameters
+    ----------
+    column : pyarrow.ChunkedArray
+        The column (dictionary-encoded allowed).
+    name : str
+        Its name, for the message.
+
+    Returns
+    -------
+    pyarrow.ChunkedArray
+        float64, nulls kept.
+
+    Raises
+    ------
+    InputError
+        A type other than floats, integers, decimals or null (strings, booleans, timestamps).
+
+    Notes
+    -----
+    Arrow's ``cast``; integers beyond 2**53 round to the nearest float64.
     """
     t = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     numeric = (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_decimal(t)
@@ -120,8 +229,27 @@ def as_float64(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
 def value_column(table: pa.Table, name: str) -> np.ndarray:
     """The measurement column `name` as a float64 numpy array, nulls as NaN.
 
-    Zero-copy when the column is a single float64 chunk without nulls (see `as_float64` for the
-    types accepted).
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table.
+    name : str
+        The value column.
+
+    Returns
+    -------
+    numpy.ndarray
+        float64, one entry per row, nulls as NaN. Zero-copy when the column is a single float64
+        chunk without nulls.
+
+    Raises
+    ------
+    InputError
+        A missing column or one that is not numeric (see `as_float64`).
+
+    Notes
+    -----
+    Conversion only: no formula.
     """
     require_columns(table, [name])
     col = as_float64(table.column(name), name)
@@ -135,6 +263,23 @@ def value_column(table: pa.Table, name: str) -> np.ndarray:
 
 
 def describe_group(keys: pa.Table, group: int) -> str:
-    """``name=value, ...`` for one row of a group-key table, for error messages."""
+    """``name=value, ...`` for one row of a group-key table, for error messages.
+
+    Parameters
+    ----------
+    keys : pyarrow.Table
+        One row per group.
+    group : int
+        The row.
+
+    Returns
+    -------
+    str
+        e.g. ``benchmark='sort', variant='new'``; "the whole table" when there are no keys.
+
+    Notes
+    -----
+    A message helper: no formula.
+    """
     row = keys.slice(group, 1).to_pylist()[0]
     return ", ".join(f"{k}={v!r}" for k, v in row.items()) or "the whole table"

@@ -22,14 +22,51 @@ _DELIMITERS = (",", "\t", ";", "|")
 
 
 def short_reason(exc: BaseException, limit: int = 160) -> str:
-    """First line of an Arrow error, printable and cut to `limit` characters (it may quote bytes)."""
+    """First line of an Arrow error, printable and cut to `limit` characters (it may quote bytes).
+
+    Parameters
+    ----------
+    exc : BaseException
+        The error.
+    limit : int
+        Most characters kept.
+
+    Returns
+    -------
+    str
+        The first line, unprintable characters as "?", cut with "..." beyond `limit`.
+
+    Notes
+    -----
+    A message helper: no formula.
+    """
     text = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     text = "".join(c if c.isprintable() else "?" for c in text)
     return text if len(text) <= limit else text[:limit] + "..."
 
 
 def read_parquet(path: Path) -> pa.Table:
-    """Read a Parquet file."""
+    """Read a Parquet file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table as stored.
+
+    Raises
+    ------
+    InputError
+        A file that Arrow cannot read as Parquet.
+
+    Notes
+    -----
+    Apache Parquet format, read by ``pyarrow.parquet.read_table``.
+    """
     try:
         return pq.read_table(path)
     except (pa.ArrowException, OSError) as exc:
@@ -37,7 +74,22 @@ def read_parquet(path: Path) -> pa.Table:
 
 
 def sniff_delimiter(header: bytes) -> str:
-    """The delimiter of a CSV header line: the most frequent of , TAB ; | (comma on ties or none)."""
+    """The delimiter of a CSV header line: the most frequent of , TAB ; | (comma on ties or none).
+
+    Parameters
+    ----------
+    header : bytes
+        The start of the file (its first line is used).
+
+    Returns
+    -------
+    str
+        One of ``,`` ``\t`` ``;`` ``|``.
+
+    Notes
+    -----
+    A heuristic on the header line (RFC 4180 CSV uses commas): no formula.
+    """
     line = header.split(b"\n", 1)[0]
     counts = {d: line.count(d.encode()) for d in _DELIMITERS}
     best = max(_DELIMITERS, key=lambda d: counts[d])
@@ -45,7 +97,28 @@ def sniff_delimiter(header: bytes) -> str:
 
 
 def read_csv(path: Path) -> pa.Table:
-    """Read a CSV file whose first line is a header; the delimiter is taken from that line."""
+    """Read a CSV file whose first line is a header; the delimiter is taken from that line.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table, column types inferred by Arrow.
+
+    Raises
+    ------
+    InputError
+        A file that Arrow cannot parse as CSV.
+
+    Notes
+    -----
+    RFC 4180 CSV with a header row, delimiter by `sniff_delimiter`, parsed by
+    ``pyarrow.csv.read_csv``.
+    """
     with open(path, "rb") as fh:
         head = fh.read(64 * 1024)
     delimiter = sniff_delimiter(head.lstrip(b"\xef\xbb\xbf"))
@@ -56,7 +129,28 @@ def read_csv(path: Path) -> pa.Table:
 
 
 def read_ipc(path: Path) -> pa.Table:
-    """Read an Arrow IPC file (Feather v2), an Arrow IPC stream, or a legacy Feather v1 file."""
+    """Read an Arrow IPC file (Feather v2), an Arrow IPC stream, or a legacy Feather v1 file.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+
+    Returns
+    -------
+    pyarrow.Table
+        The table as stored (memory-mapped where possible).
+
+    Raises
+    ------
+    InputError
+        A file that is none of the three.
+
+    Notes
+    -----
+    The Arrow IPC format (columnar format specification: file magic ``ARROW1``, or a stream),
+    and Feather v1 (magic ``FEA1``).
+    """
     with open(path, "rb") as fh:
         magic = fh.read(6)
     try:

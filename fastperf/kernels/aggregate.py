@@ -7,7 +7,7 @@ from fastperf.kernels.builds import group_kernel
 
 @group_kernel(min_rows=5_000_000)
 def per_run_totals(grouped, offsets, variant_offsets, positions, group_weight, n_positions,
-                   geometric):
+                   geometric) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Weighted sums of the measurements (or their logs) of each (variant, run) cell.
 
     Parameters
@@ -25,6 +25,11 @@ def per_run_totals(grouped, offsets, variant_offsets, positions, group_weight, n
     total : float64 (n_variants * n_positions), the weighted sums of non-NaN values.
     count : int64, the number of non-NaN values in each cell.
     seen : int64, the number of values (NaN included) in each cell.
+
+    Notes
+    -----
+    Pakhomov (seed 004), Table 5: the score of run i is f over every benchmark's run i (the
+    weighted geometric mean as exp of the weighted sum of logs).
     """
     n_variants = variant_offsets.shape[0] - 1
     total = np.zeros(n_variants * n_positions)

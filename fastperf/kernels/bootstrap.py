@@ -52,11 +52,34 @@ def _lerp(a, b, t):
 
 
 @njit(cache=True)
-def quantile_in_place(a, n, p, start):
+def quantile_in_place(a, n, p, start) -> tuple[float, int]:
     """``np.quantile(a[:n], p)`` (linear), rearranging ``a[:n]``; returns (value, floor index).
 
     ``a[start:n]`` must hold the values of rank ``start..n-1`` (``start = 0`` in general; a
     previous call's floor index when asking a higher quantile of the same buffer).
+
+    Parameters
+    ----------
+    a : numpy.ndarray
+        The buffer (rearranged).
+    n : int
+        The values used, ``a[:n]``.
+    p : float
+        The probability, in [0, 1].
+    start : int
+        The rank from which ``a[start:n]`` holds the larger values.
+
+    Returns
+    -------
+    value : float
+        The quantile.
+    floor : int
+        floor((n - 1) p), the rank of the lower value interpolated.
+
+    Notes
+    -----
+    The linear (type 7) quantile of Hyndman & Fan (1996), The American Statistician 50, 361-365,
+    numpy's default; the order statistics by quickselect (Hoare 1961).
     """
     h = (n - 1) * p
     k = int(math.floor(h))
@@ -89,8 +112,36 @@ def _median(a, n):
 
 
 @njit(cache=True)
-def statistic(stat, x, n, y, m, q, work):
-    """The statistic of ``x[:n]`` (and ``y[:m]``); may rearrange x, y; `work` holds n*m for HL."""
+def statistic(stat, x, n, y, m, q, work) -> float:
+    """The statistic of ``x[:n]`` (and ``y[:m]``); may rearrange x, y; `work` holds n*m for HL.
+
+    Parameters
+    ----------
+    stat : int
+        A statistic code (`MEAN`, `MEDIAN`, ...).
+    x : numpy.ndarray
+        The (re)sample, ``x[:n]`` used.
+    n : int
+        Its size.
+    y : numpy.ndarray
+        The second (re)sample for two-sample statistics, ``y[:m]`` used.
+    m : int
+        Its size.
+    q : float
+        The probability of `QUANTILE`.
+    work : numpy.ndarray
+        n m doubles for `HODGES_LEHMANN`, else unused.
+
+    Returns
+    -------
+    float
+        The statistic.
+
+    Notes
+    -----
+    Means, medians, linear quantiles (Hyndman & Fan 1996, type 7), their ratios and differences,
+    and the Hodges-Lehmann shift (Hodges & Lehmann 1963), as the API documents them.
+    """
     if stat == MEAN:
         return _mean(x, n)
     if stat == MEDIAN:
@@ -155,8 +206,34 @@ def _median_from_counts(sorted_values, counts, n):
 
 
 @njit(cache=True)
-def counts_statistic(stat, xs, cx, n, ys, cy, m, q):
-    """A median-type statistic of the resample given by counts over sorted samples."""
+def counts_statistic(stat, xs, cx, n, ys, cy, m, q) -> float:
+    """A median-type statistic of the resample given by counts over sorted samples.
+
+    Parameters
+    ----------
+    stat : int
+        `MEDIAN`, `QUANTILE`, `MEDIAN_RATIO` or `MEDIAN_DIFF`.
+    xs : numpy.ndarray
+        The sorted sample.
+    cx : numpy.ndarray of int
+        How many times the resample takes each of its values.
+    n : int
+        The sample size.
+    ys, cy, m : as `xs`, `cx`, `n`
+        The second sample, for the two-sample statistics.
+    q : float
+        The probability of `QUANTILE`.
+
+    Returns
+    -------
+    float
+        The statistic of the resample.
+
+    Notes
+    -----
+    Order statistics of a resample read from the counts over the sorted sample (no copy, no
+    sort); the quantile is Hyndman & Fan's (1996) type 7.
+    """
     if stat == MEDIAN:
         return _median_from_counts(xs, cx, n)
     if stat == QUANTILE:
@@ -211,8 +288,30 @@ def _jackknife_terms(stat, x, n, y, m, q, bx, by, work, leave_x, out):
 
 
 @njit(cache=True)
-def acceleration(stat, x, y, two, q):
-    """BCa acceleration by the jackknife, as scipy's ``_bca_interval`` (each sample in turn)."""
+def acceleration(stat, x, y, two, q) -> float:
+    """BCa acceleration by the jackknife, as scipy's ``_bca_interval`` (each sample in turn).
+
+    Parameters
+    ----------
+    stat : int
+        A statistic code.
+    x, y : numpy.ndarray
+        The sample(s).
+    two : bool
+        Whether `y` is used.
+    q : float
+        The probability of `QUANTILE`.
+
+    Returns
+    -------
+    float
+        The acceleration a = sum (mean - theta_(i))^3 / (6 (sum (mean - theta_(i))^2)^(3/2)).
+
+    Notes
+    -----
+    Efron (1987), "Better bootstrap confidence intervals", J. Amer. Statist. Assoc. 82, 171-185
+    (the BCa interval's acceleration by the jackknife), as scipy's ``_bca_interval``.
+    """
     n = x.shape[0]
     m = y.shape[0] if two else 0
     bx = np.empty(n)
@@ -231,7 +330,7 @@ def acceleration(stat, x, y, two, q):
 
 @group_kernel
 def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_of_count, seed,
-                        n_resamples, keep, distribution):
+                        n_resamples, keep, distribution) -> tuple[np.ndarray, ...]:
     """Bootstrap estimate, interval, standard error and BCa acceleration per sample.
 
     Sample i is ``xv[xo[i]:xo[i+1]]`` (and ``yv[yo[i]:yo[i+1]]`` when `two`). `alpha` is
@@ -239,6 +338,47 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
     the count ``#(θ* < θ) + #(θ* <= θ)``), computed by the caller with scipy. When `keep`,
     `distribution[i]` receives the B bootstrap statistics of sample i.
     Returns (estimate, low, high, standard_error, acceleration, status code) arrays.
+
+    Parameters
+    ----------
+    xv, yv : numpy.ndarray
+        float64 values of the samples (and second samples).
+    xo, yo : numpy.ndarray of int64
+        Their CSR offsets.
+    two : bool
+        Two-sample statistic.
+    stat : int
+        A statistic code.
+    q : float
+        The probability of `QUANTILE`.
+    method : int
+        `PERCENTILE`, `BASIC` or `BCA`.
+    alpha : float
+        (1 - confidence) / 2.
+    z_alpha : float
+        ``ndtri(alpha)``.
+    z_of_count : numpy.ndarray
+        ``ndtri(k / (2 B))`` for k = 0 .. 2B.
+    seed : int
+        The 64-bit seed of the counter-based stream.
+    n_resamples : int
+        B.
+    keep : bool
+        Whether to store the bootstrap distributions.
+    distribution : numpy.ndarray
+        (samples, B), written when `keep`.
+
+    Returns
+    -------
+    estimate, low, high, standard_error, acceleration : numpy.ndarray
+        float64 per sample (NaN where the status is not `OK`).
+    status : numpy.ndarray of int8
+        A status code per sample.
+
+    Notes
+    -----
+    Efron & Tibshirani (1993), "An Introduction to the Bootstrap", ch. 13-14 (percentile, basic
+    and BCa intervals); Efron (1987) for BCa; the arithmetic as ``scipy.stats.bootstrap``.
     """
     size = xo.shape[0] - 1
     B = n_resamples

@@ -7,6 +7,10 @@ disk) used for small inputs, where threads would not pay off anyway, and a paral
 once the input is large enough to be worth compiling it. Per-group work is independent, so both
 builds give identical results.
 """
+from __future__ import annotations
+
+from typing import Callable
+
 from numba import njit
 
 #: Default size from which the parallel build is used. Threads cost a fixed overhead per call
@@ -42,11 +46,29 @@ class GroupKernel:
         return build(*args)
 
 
-def group_kernel(fn=None, *, min_rows: int = PARALLEL_MIN_ROWS):
+def group_kernel(fn: Callable | None = None, *,
+                 min_rows: int = PARALLEL_MIN_ROWS) -> GroupKernel | Callable:
     """Decorator: compile `fn` (which loops ``prange`` over groups) both ways.
 
     ``@group_kernel`` uses the default threshold; ``@group_kernel(min_rows=N)`` sets the input
     size from which this kernel's parallel build runs (higher for light, memory-bound work).
+
+    Parameters
+    ----------
+    fn : callable, optional
+        The kernel's Python function (when used as ``@group_kernel`` without arguments).
+    min_rows : int
+        The input size from which the parallel build runs.
+
+    Returns
+    -------
+    GroupKernel or callable
+        The kernel, or a decorator making one.
+
+    Notes
+    -----
+    Numba caches only serial builds (``cache=True`` is not supported with ``parallel=True``),
+    hence two builds from one source; no formula.
     """
     if fn is None:
         return lambda f: GroupKernel(f, min_rows)

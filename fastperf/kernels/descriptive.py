@@ -11,7 +11,7 @@ from fastperf.kernels.order_statistics import move_nan_last, select
 
 
 @group_kernel
-def order_statistics(grouped, offsets, n_valid, lower_rank, upper_rank):
+def order_statistics(grouped, offsets, n_valid, lower_rank, upper_rank) -> np.ndarray:
     """Min, median, max and two order statistics per group, by selection (no sort).
 
     Parameters

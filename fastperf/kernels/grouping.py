@@ -11,7 +11,8 @@ from fastperf.kernels.builds import group_kernel
 
 
 @njit(cache=True)
-def dense_group_ids(left, right, n_left, n_right, always_ids):
+def dense_group_ids(left, right, n_left, n_right, always_ids) -> tuple[np.ndarray, np.ndarray,
+                    np.ndarray, bool]:
     """Number the distinct pairs ``(left[i], right[i])`` densely, in ascending pair order.
 
     Parameters
@@ -32,6 +33,10 @@ def dense_group_ids(left, right, n_left, n_right, always_ids):
     first_row : int64 array, for each group the index of its first row.
     counts : int64 array, the number of rows of each group.
     contiguous : bool, True when the rows of every group form one contiguous run.
+
+    Notes
+    -----
+    A direct-address table over the code pairs (no hashing, no sort): O(rows + n_left n_right).
     """
     n = left.shape[0]
     has_right = right.shape[0] > 0
@@ -69,10 +74,26 @@ def dense_group_ids(left, right, n_left, n_right, always_ids):
 
 
 @njit(cache=True)
-def counting_sort(ids, offsets):
+def counting_sort(ids, offsets) -> np.ndarray:
     """Stable counting sort: the row indices grouped by id (input order kept within a group).
 
     ``offsets`` (int64, length n_groups + 1) are the cumulative group sizes.
+
+    Parameters
+    ----------
+    ids : numpy.ndarray of int32
+        The group id of each row.
+    offsets : numpy.ndarray of int64
+        The cumulative group sizes (length n_groups + 1).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The row indices in group order, input order within a group.
+
+    Notes
+    -----
+    Distribution counting (Knuth, TAOCP vol. 3, section 5.2): O(rows + groups), stable.
     """
     n = ids.shape[0]
     fill = offsets[:-1].copy()
@@ -85,8 +106,27 @@ def counting_sort(ids, offsets):
 
 
 @group_kernel(min_rows=5_000_000)
-def gather_rows(values, order, offsets):
-    """``values[order]``, computed group by group: the values in group order."""
+def gather_rows(values, order, offsets) -> np.ndarray:
+    """``values[order]``, computed group by group: the values in group order.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per row.
+    order : numpy.ndarray of int64
+        The rows in group order (`counting_sort`).
+    offsets : numpy.ndarray of int64
+        CSR offsets of the groups.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``values[order]``.
+
+    Notes
+    -----
+    A gather: no formula.
+    """
     out = np.empty(order.shape[0], dtype=values.dtype)
     for g in prange(offsets.shape[0] - 1):
         for j in range(offsets[g], offsets[g + 1]):
@@ -95,8 +135,27 @@ def gather_rows(values, order, offsets):
 
 
 @group_kernel(min_rows=5_000_000)
-def gather_runs(values, run_starts, offsets):
-    """The values in group order when each group's rows are one run starting at ``run_starts``."""
+def gather_runs(values, run_starts, offsets) -> np.ndarray:
+    """The values in group order when each group's rows are one run starting at ``run_starts``.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        One value per row.
+    run_starts : numpy.ndarray of int64
+        The first row of each group.
+    offsets : numpy.ndarray of int64
+        CSR offsets of the groups.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values in group order.
+
+    Notes
+    -----
+    A gather of contiguous runs: no formula.
+    """
     out = np.empty(offsets[-1], dtype=values.dtype)
     for g in prange(offsets.shape[0] - 1):
         start = run_starts[g]
@@ -106,11 +165,35 @@ def gather_runs(values, run_starts, offsets):
 
 
 @njit(cache=True)
-def take_segments(grouped, offsets, take, drop_nan):
+def take_segments(grouped, offsets, take, drop_nan) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """The segments ``take[i]`` of a CSR batch (``-1``: an empty segment).
 
     With `drop_nan`, NaN values are left out and counted. Returns the new values and offsets,
     and the number of NaN dropped from each segment (zeros without `drop_nan`).
+
+    Parameters
+    ----------
+    grouped : numpy.ndarray
+        float64 values of the CSR batch.
+    offsets : numpy.ndarray of int64
+        Its offsets.
+    take : numpy.ndarray of int64
+        The segment to take for each output segment (-1: empty).
+    drop_nan : bool
+        Leave NaN values out (and count them).
+
+    Returns
+    -------
+    values : numpy.ndarray
+        The taken values.
+    offsets : numpy.ndarray of int64
+        Their CSR offsets.
+    n_dropped : numpy.ndarray of int64
+        NaN values dropped per output segment.
+
+    Notes
+    -----
+    CSR slicing: no formula.
     """
     n_out = take.shape[0]
     new_offsets = np.zeros(n_out + 1, dtype=np.int64)
@@ -138,7 +221,8 @@ def take_segments(grouped, offsets, take, drop_nan):
 
 
 @njit(cache=True)
-def pair_by_run(x_values, x_runs, x_offsets, y_values, y_runs, y_offsets):
+def pair_by_run(x_values, x_runs, x_offsets, y_values, y_runs, y_offsets) -> tuple[np.ndarray,
+                np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Match the runs of two CSR batches segment by segment: the pairs (x, y) with equal run.
 
     Each segment's runs are sorted (a copy) and merge-joined. A run present on one side only,
@@ -148,6 +232,28 @@ def pair_by_run(x_values, x_runs, x_offsets, y_values, y_runs, y_offsets):
     runs per segment (both sides), the number of pairs dropped for NaN, and for each segment
     the number of runs that occur more than once on one side (pairing is then ambiguous; those
     runs are dropped too).
+
+    Parameters
+    ----------
+    x_values, y_values : numpy.ndarray
+        float64 values of the two batches.
+    x_runs, y_runs : numpy.ndarray of int64
+        The run code of each value.
+    x_offsets, y_offsets : numpy.ndarray of int64
+        The batches' CSR offsets (the same number of segments).
+
+    Returns
+    -------
+    x, y : numpy.ndarray
+        The paired values.
+    offsets : numpy.ndarray of int64
+        Their shared CSR offsets.
+    n_unmatched, n_nan, n_duplicated : numpy.ndarray of int64
+        Per segment: runs on one side only, pairs dropped for NaN, runs repeated on one side.
+
+    Notes
+    -----
+    A sort-merge join on the run codes: no formula.
     """
     n_segments = x_offsets.shape[0] - 1
     offsets = np.zeros(n_segments + 1, dtype=np.int64)

@@ -511,7 +511,7 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
 # process, as ks_2samp_pairs) pays on batches of millions of values, not on 10,000 such groups.
 @group_kernel(min_rows=2_000_000)
 def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
-                                materialise_max=-1):
+                                materialise_max=-1) -> np.ndarray:
     """Order statistics of the pairwise differences x_i - y_k of each pair of CSR samples.
 
     The median of the differences is the two-sample Hodges-Lehmann shift estimate, and two other
@@ -533,6 +533,12 @@ def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
     float64[n_groups, K] : out[g, j] is the ranks[g, j]-th smallest of the m n values
         ``x_i - y_k`` (float64 subtraction) of group g; NaN when the rank is outside 1..m n
         (so always for an empty sample).
+
+    Notes
+    -----
+    Hodges & Lehmann (1963), "Estimates of location based on rank tests", Ann. Math. Statist. 34,
+    598-611; Lehmann (1975), "Nonparametrics: Statistical Methods Based on Ranks" (the
+    distribution-free interval).
     """
     n_groups = x_offsets.shape[0] - 1
     out = np.full((n_groups, ranks.shape[1]), np.nan)
@@ -554,7 +560,7 @@ def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
 
 
 @group_kernel(min_rows=2_000_000)
-def walsh_order_statistics(d_sorted, d_offsets, ranks, materialise_max=-1):
+def walsh_order_statistics(d_sorted, d_offsets, ranks, materialise_max=-1) -> np.ndarray:
     """Order statistics of the Walsh averages (d_i + d_k) / 2, i <= k, of each CSR sample.
 
     Their median is the one-sample Hodges-Lehmann estimate (the pseudo-median), and two other
@@ -573,6 +579,12 @@ def walsh_order_statistics(d_sorted, d_offsets, ranks, materialise_max=-1):
     float64[n_groups, K] : out[g, j] is the ranks[g, j]-th smallest of the values
         ``(d_i + d_k) / 2`` (float64 sum, then halved: the same bits as ``0.5 * (d_i + d_k)``),
         i <= k, of group g; NaN when the rank is outside 1..n (n + 1) / 2.
+
+    Notes
+    -----
+    Hodges & Lehmann (1963), Ann. Math. Statist. 34, 598-611 (the one-sample estimate is the
+    median of the Walsh averages); Lehmann (1975), "Nonparametrics: Statistical Methods Based
+    on Ranks" (the distribution-free interval).
     """
     n_groups = d_offsets.shape[0] - 1
     out = np.full((n_groups, ranks.shape[1]), np.nan)

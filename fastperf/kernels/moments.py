@@ -6,15 +6,35 @@ from fastperf.kernels.builds import group_kernel
 
 
 @group_kernel(min_rows=20_000_000)  # memory-bound: threads rarely pay off
-def sample_moments(values, offsets):
+def sample_moments(values, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per sample: the number of non-NaN values, of NaN values, their mean and variance.
 
-    Returns ``n`` (int64), ``n_nan`` (int64), ``mean`` and ``variance`` (ddof=1; NaN for
-    n < 2; mean NaN for n = 0). The corrected two-pass algorithm (Chan, Golub & LeVeque 1983,
-    The American Statistician 37(3); R's ``mean`` refines the mean the same way): the mean m of
-    the first pass is refined by the mean of the deviations d = x - m, and the variance is
-    (sum d^2 - (sum d)^2 / n) / (n - 1). Accurate when the spread is tiny relative to the mean;
-    a constant sample has its value as mean and variance exactly 0.
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64 values of the CSR samples (NaN: missing).
+    offsets : numpy.ndarray of int64
+        CSR offsets.
+
+    Returns
+    -------
+    n : numpy.ndarray of int64
+        Non-NaN values per sample.
+    n_nan : numpy.ndarray of int64
+        NaN values per sample.
+    mean : numpy.ndarray
+        The mean (NaN for n = 0).
+    variance : numpy.ndarray
+        The variance with ddof=1 (NaN for n < 2).
+
+    Notes
+    -----
+    The corrected two-pass algorithm (Chan, Golub & LeVeque 1983, "Algorithms for computing the
+    sample variance: analysis and recommendations", The American Statistician 37(3), 242-247;
+    R's ``mean`` refines the mean the same way): the mean m of the first pass is refined by the
+    mean of the deviations d = x - m, and the variance is (sum d^2 - (sum d)^2 / n) / (n - 1).
+    Accurate when the spread is tiny relative to the mean; a constant sample has its value as
+    mean and variance exactly 0.
     """
     n_samples = offsets.shape[0] - 1
     n = np.zeros(n_samples, dtype=np.int64)

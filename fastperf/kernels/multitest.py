@@ -18,7 +18,8 @@ FDR_BY = 4
 
 
 @group_kernel
-def adjust_families(pvalues, offsets, method, alpha, harmonic):
+def adjust_families(pvalues, offsets, method, alpha, harmonic) -> tuple[np.ndarray, np.ndarray,
+                    np.ndarray]:
     """Corrected p-values and rejections per family.
 
     Parameters
@@ -35,6 +36,12 @@ def adjust_families(pvalues, offsets, method, alpha, harmonic):
     corrected : float64 array like `pvalues`, clipped to 1, NaN where the p-value is NaN.
     reject : bool array like `pvalues`.
     n_tests : int64 array, per family the number of non-NaN p-values m.
+
+    Notes
+    -----
+    Bonferroni; Holm (1979), Scand. J. Statist. 6, 65-70; Hochberg (1988), Biometrika 75,
+    800-802; Benjamini & Hochberg (1995), J. R. Stat. Soc. B 57, 289-300; Benjamini & Yekutieli
+    (2001), Ann. Statist. 29, 1165-1188 (as ``statsmodels.stats.multitest.multipletests``).
     """
     n_families = offsets.shape[0] - 1
     corrected = np.empty(pvalues.shape[0], dtype=np.float64)

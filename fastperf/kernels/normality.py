@@ -107,12 +107,30 @@ def _alnorm_upper(x):
 
 
 @njit(cache=True)
-def shapiro_coefficients(n, a):
+def shapiro_coefficients(n, a) -> None:
     """Fill ``a[:n // 2]`` with Royston's approximate coefficients a_i for a sample of n >= 3.
 
     ``a[i]`` weighs the difference x_(n-i) - x_(i+1) of the sorted sample (0-based i). Royston
     1992: m_i = Phi^-1((i - 3/8) / (n + 1/4)), a_i = -m_i / sqrt(m'm) for i >= 3 (i >= 2 when
     n <= 5) rescaled, and the one or two extreme coefficients from polynomials in 1 / sqrt(n).
+
+    Parameters
+    ----------
+    n : int
+        The sample size (>= 3).
+    a : numpy.ndarray
+        Written at ``a[:n // 2]``.
+
+    Returns
+    -------
+    None
+        The coefficients are written into `a`.
+
+    Notes
+    -----
+    Royston (1992), "Approximating the Shapiro-Wilk W-test for non-normality", Statistics and
+    Computing 2, 117-119 (algorithm AS R94, as scipy's ``swilk``); Shapiro & Wilk (1965),
+    Biometrika 52, 591-611.
     """
     half = n // 2
     if n == 3:
@@ -216,7 +234,7 @@ def _w_and_p(x, a):
 
 
 @group_kernel
-def shapiro_wilk(values, offsets):
+def shapiro_wilk(values, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Shapiro-Wilk W, its p-value and a status code for every sample.
 
     Parameters

@@ -171,7 +171,8 @@ def _paired(d, statistic, exact, n_resamples, seed, test):
 
 @group_kernel
 def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, paired,
-                       statistic, n_resamples, seed):
+                       statistic, n_resamples, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                       np.ndarray]:
     """Per test t (CSR segments of x and y): the observed statistic and the counts of
     rearranged statistics ``<= observed + gamma`` and ``>= observed - gamma`` (gamma =
     100 eps |observed|, as scipy), with the number of rearrangements counted.
@@ -179,6 +180,40 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
     `paired`: x holds the differences (y is unused); else x and y are the two samples.
     `exact[t]`: enumerate every rearrangement (the identity included) instead of drawing
     `n_resamples`. Tests with ``valid[t]`` False get NaN and zero counts.
+
+    Parameters
+    ----------
+    x_values, y_values : numpy.ndarray
+        float64 values of the two batches (y unused when `paired`).
+    x_offsets, y_offsets : numpy.ndarray of int64
+        Their CSR offsets.
+    valid : numpy.ndarray of bool
+        Which tests to run.
+    exact : numpy.ndarray of bool
+        Which tests enumerate every rearrangement.
+    paired : bool
+        Sign flips of the differences x instead of relabellings of x and y.
+    statistic : int
+        The statistic code.
+    n_resamples : int
+        Random rearrangements per test when not exact.
+    seed : int
+        The 64-bit seed of the counter-based stream.
+
+    Returns
+    -------
+    observed : numpy.ndarray
+        The observed statistic per test.
+    n_less, n_greater : numpy.ndarray of int64
+        The rearranged statistics <= observed + gamma and >= observed - gamma.
+    n_total : numpy.ndarray of int64
+        The rearrangements counted.
+
+    Notes
+    -----
+    Fisher (1935) and Pitman (1937) permutation tests; the tolerance gamma and the counting as
+    ``scipy.stats.permutation_test``; random rearrangements give p = (count + 1) / (B + 1)
+    (Phipson & Smyth 2010) in the caller.
     """
     m = x_offsets.shape[0] - 1
     observed = np.full(m, np.nan)

@@ -2,17 +2,19 @@
 
 Every statistic here walks samples that are already sorted (``numpy.sort`` for rectangular
 batches and big samples, `sort_segments` for ragged ones, NaN last), so one test on ten million
-values costs little more than the sort. Statistics are returned doubled (2U, 2T+) as int64:
-midranks are half-integers, doubled they are exact integers. Tie blocks are summarised by
-Σ (t³ − t), the term of the normal approximation's variance (Hollander & Wolfe 1999, §3.1, §4.1;
-scipy's ``_get_mwu_z`` and ``_wilcoxon_statistic``), and can be listed (doubled midrank score and
-size per block) for the exact conditional distributions in `rank_distributions`.
+values costs little more than the sort; the merge itself is `fastperf.kernels.rank_merge`.
+Statistics are returned doubled (2U, 2T+) as int64: midranks are half-integers, doubled they
+are exact integers. Tie blocks are summarised by Σ (t³ − t), the term of the normal
+approximation's variance (Hollander & Wolfe 1999, §3.1, §4.1; scipy's ``_get_mwu_z`` and
+``_wilcoxon_statistic``), and can be listed (doubled midrank score and size per block) for the
+exact conditional distributions in `rank_sum_ties` and `signed_rank_ties`.
 """
 import numpy as np
 from numba import njit, prange
 
 from fastperf.kernels.builds import group_kernel
 from fastperf.kernels.order_statistics import move_nan_last, sorted_copy
+from fastperf.kernels.rank_merge import merge_tally
 
 #: Input size from which the statistics kernels run their parallel build. Their work is
 #: compute-bound (about 4 ns per value), so threads pay for their start-up (tens of
@@ -36,8 +38,25 @@ def _valid_length(sorted_sample):
 
 
 @group_kernel(min_rows=2_000_000)
-def sort_segments(values, offsets):
-    """Each segment of `values` sorted ascending, NaN last (a new array, same layout)."""
+def sort_segments(values, offsets) -> np.ndarray:
+    """Each segment of `values` sorted ascending, NaN last (a new array, same layout).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64 values of the CSR samples.
+    offsets : numpy.ndarray of int64
+        CSR offsets.
+
+    Returns
+    -------
+    numpy.ndarray
+        The values with each segment sorted ascending, NaN last.
+
+    Notes
+    -----
+    Sorting only: no formula.
+    """
     out = np.empty_like(values)
     for g in prange(offsets.shape[0] - 1):
         lo, hi = offsets[g], offsets[g + 1]
@@ -49,11 +68,32 @@ def sort_segments(values, offsets):
 
 
 @group_kernel(min_rows=2_000_000)
-def midranks(values, offsets):
+def midranks(values, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Average ranks within each segment, and each segment's Σ (t³ − t) over its tie blocks.
 
     NaN values get rank NaN and are left out of the other values' ranks (the caller decides
     what NaN means). Returns ``(ranks, tie_term, n_nan)``.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64 values of the CSR samples.
+    offsets : numpy.ndarray of int64
+        CSR offsets.
+
+    Returns
+    -------
+    ranks : numpy.ndarray
+        float64 midranks within each segment (NaN for NaN values).
+    tie_term : numpy.ndarray
+        Per segment Σ (t³ − t) over its tie blocks.
+    n_nan : numpy.ndarray of int64
+        Per segment the NaN values.
+
+    Notes
+    -----
+    Midranks (average ranks of tied values) and the tie term Σ (t³ − t) of the rank statistics'
+    variance (Hollander & Wolfe (1999), "Nonparametric Statistical Methods", 2nd ed., §3.1, §4.1).
     """
     n_groups = offsets.shape[0] - 1
     ranks = np.empty(values.shape[0])
@@ -82,115 +122,6 @@ def midranks(values, offsets):
             i = j
         tie_term[g] = term
     return ranks, tie_term, n_nan
-
-
-@njit(cache=True, inline="always")
-def _merge_step(ax, x0, dx, sx, m, ay, y0, dy, sy, n, i, j, k, previous, run, x_in_block):
-    """One step of `merge_tally`'s branch-free merge; returns the new state and the step's
-    contributions (2 × rank of a taken x, x–y tied pairs, growth of Σ (t³ − t))."""
-    xv = sx * ax[x0 + dx * min(i, m - 1)]
-    yv = sy * ay[y0 + dy * min(j, n - 1)]
-    take_x = (i < m) & ((j >= n) | (xv <= yv))
-    v = xv if take_x else yv
-    same = v == previous
-    term = same * 3 * run * (run + 1)  # t³ − t grows by 3r(r + 1) when r becomes r + 1
-    run = same * run + 1
-    x_in_block = same * x_in_block + take_x
-    pairs = (not take_x) * x_in_block
-    rank2 = take_x * 2 * (k + 1)
-    return i + take_x, j + (not take_x), v, run, x_in_block, rank2, pairs, term
-
-
-@njit(cache=True)
-def _first_at_least(a, o, d, s, n, v):
-    """The first index i < n with s·a[o + d·i] >= v (n if none), the sequence ascending."""
-    lo = 0
-    hi = n
-    while lo < hi:
-        mid = (lo + hi) >> 1
-        if s * a[o + d * mid] < v:
-            lo = mid + 1
-        else:
-            hi = mid
-    return lo
-
-
-@njit(cache=True)
-def merge_tally(ax, x0, dx, sx, m, ay, y0, dy, sy, n):
-    """Rank pieces of two ascending sequences merged without branches.
-
-    x_i = sx·ax[x0 + dx·i] (i < m) and y_j = sy·ay[y0 + dy·j] (j < n) must be ascending (a
-    negative step with sx = −1 walks the negative differences outwards as |d|). The merge takes
-    x first among equal values and is written with selects only, so random data costs no
-    mispredicted branches; it is cut at a value (never inside a block of equal values) into two
-    halves walked in the same loop, so the two dependency chains overlap. Returns
-    ``(x_ranks2, tie_term)``: 2 × the sum of x's midranks in the pooled sample, and Σ (t³ − t)
-    over the pooled tie blocks.
-
-    With x first in a block holding a x's and b y's, x's ranks there are before + 1 .. before + a
-    where their midranks sum to a (before + (t + 1)/2): 2 × midrank sum = 2 × (sum of these
-    ranks) + a·b, and a·b counts, for each y, the x's of its block already taken.
-    """
-    if n == 0:  # x alone: ranks 1..m
-        return _sequence_tally(ax, x0, dx, sx, m)
-    if m == 0:
-        return 0, _sequence_tally(ay, y0, dy, sy, n)[1]
-    # cut where x's median value starts: blocks of equal values stay whole
-    cut_value = sx * ax[x0 + dx * (m // 2)]
-    mi = _first_at_least(ax, x0, dx, sx, m, cut_value)
-    nj = _first_at_least(ay, y0, dy, sy, n, cut_value)
-    # first half: x[0:mi], y[0:nj]; second half: x[mi:m], y[nj:n], positions from mi + nj
-    i1, j1, k1 = 0, 0, 0
-    i2, j2, k2 = 0, 0, mi + nj  # indices within the second half, positions in the whole
-    x2, y2 = x0 + dx * mi, y0 + dy * nj
-    prev1 = np.nan
-    prev2 = np.nan
-    run1 = run2 = xin1 = xin2 = 0
-    rank2 = pairs = term = 0
-    len1, len2 = mi + nj, m + n - mi - nj
-    for _ in range(min(len1, len2)):
-        i1, j1, prev1, run1, xin1, r, p, t = _merge_step(
-            ax, x0, dx, sx, mi, ay, y0, dy, sy, nj, i1, j1, k1, prev1, run1, xin1)
-        rank2 += r
-        pairs += p
-        term += t
-        k1 += 1
-        i2, j2, prev2, run2, xin2, r, p, t = _merge_step(
-            ax, x2, dx, sx, m - mi, ay, y2, dy, sy, n - nj, i2, j2, k2, prev2, run2, xin2)
-        rank2 += r
-        pairs += p
-        term += t
-        k2 += 1
-    while k1 < len1:
-        i1, j1, prev1, run1, xin1, r, p, t = _merge_step(
-            ax, x0, dx, sx, mi, ay, y0, dy, sy, nj, i1, j1, k1, prev1, run1, xin1)
-        rank2 += r
-        pairs += p
-        term += t
-        k1 += 1
-    while k2 < m + n:
-        i2, j2, prev2, run2, xin2, r, p, t = _merge_step(
-            ax, x2, dx, sx, m - mi, ay, y2, dy, sy, n - nj, i2, j2, k2, prev2, run2, xin2)
-        rank2 += r
-        pairs += p
-        term += t
-        k2 += 1
-    return rank2 + pairs, float(term)
-
-
-@njit(cache=True)
-def _sequence_tally(a, o, d, s, count):
-    """`merge_tally` of one ascending sequence alone: (2 × Σ ranks 1..count, its tie term)."""
-    term = 0
-    run = 0
-    previous = np.nan
-    for i in range(count):
-        v = s * a[o + d * i]
-        same = v == previous
-        term += same * 3 * run * (run + 1)
-        run = same * run + 1
-        previous = v
-    return count * (count + 1), float(term)
 
 
 #: Samples with at most this many pairs (m·n; positives × negatives for the signed-rank) are
@@ -226,12 +157,28 @@ def _adjacent_ties(a, start, n):
 
 
 @njit(cache=True)
-def small_rank_sum(x, y):
+def small_rank_sum(x, y) -> tuple[int, float]:
     """`merge_tally` for small sorted x and y: ``(x_ranks2, tie_term)``.
 
     Without ties U = Σ_i #{j: y_j < x_i}, counted over all pairs; a tie shows as a repeated
     value in x or y or as y[#{y < x_i}] = x_i, and tied samples are tallied block by block
     (`_pooled_blocks`).
+
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        Small sorted samples without NaN.
+
+    Returns
+    -------
+    x_ranks2 : int
+        2 × the sum of x's midranks in the pooled sample.
+    tie_term : float
+        Σ (t³ − t) over the pooled tie blocks.
+
+    Notes
+    -----
+    Mann & Whitney (1947): U = Σ_i Σ_j ([x_i > y_j] + ½ [x_i = y_j]) = R_x − m(m + 1)/2.
     """
     m = x.shape[0]
     n = y.shape[0]
@@ -266,11 +213,34 @@ def small_rank_sum(x, y):
 
 
 @group_kernel(min_rows=STATISTICS_PARALLEL_MIN_ROWS)
-def rank_sum_statistics(xs, x_offsets, ys, y_offsets):
+def rank_sum_statistics(xs, x_offsets, ys, y_offsets) -> tuple[np.ndarray, ...]:
     """Per pair of sorted CSR samples (NaN last, left out): sizes, 2U, tie term, any ties.
 
     U = Σ_i Σ_j ([x_i > y_j] + ½ [x_i = y_j]) = R_x − m(m + 1)/2 (Mann & Whitney 1947; scipy's
     U of x). Returns ``(m, n, u2, tie_term, tied)``: m and n count the non-NaN values.
+
+    Parameters
+    ----------
+    xs, ys : numpy.ndarray
+        float64 values of the two batches of sorted samples (NaN last).
+    x_offsets, y_offsets : numpy.ndarray of int64
+        Their CSR offsets (the same number of samples).
+
+    Returns
+    -------
+    m, n : numpy.ndarray of int64
+        The non-NaN values of each x and y sample.
+    u2 : numpy.ndarray of int64
+        2U of x.
+    tie_term : numpy.ndarray
+        Σ (t³ − t) over the pooled tie blocks.
+    tied : numpy.ndarray of bool
+        Whether the pooled sample has ties.
+
+    Notes
+    -----
+    Mann & Whitney (1947), Ann. Math. Statist. 18, 50-60; the tie term as Hollander & Wolfe (1999), "Nonparametric Statistical Methods", 2nd ed., §4.1, and
+    scipy's ``_get_mwu_z``.
     """
     n_groups = x_offsets.shape[0] - 1
     m = np.empty(n_groups, dtype=np.int64)
@@ -333,13 +303,31 @@ def _signed_split(d):
 
 
 @njit(cache=True)
-def small_signed_rank(d, first_zero, after_zero):
+def small_signed_rank(d, first_zero, after_zero) -> tuple[int, float]:
     """`merge_tally` of the positive d against the |d| of the negatives, d sorted and small:
     ``(positives_ranks2, tie_term)``, ranks among the nonzero |d| from 1.
 
     Without ties the i-th positive p ranks i + #{negatives q: |q| < p} + 1, counted over all
     (positive, negative) pairs; a tie shows as a repeated value or as a negative equal to −p,
     and tied samples are tallied block by block (`_signed_blocks`).
+
+    Parameters
+    ----------
+    d : numpy.ndarray
+        A small sorted sample of differences without NaN.
+    first_zero, after_zero : int
+        The zeros are ``d[first_zero:after_zero]``.
+
+    Returns
+    -------
+    positives_ranks2 : int
+        2 × the sum of the positives' midranks among the nonzero |d|.
+    tie_term : float
+        Σ (t³ − t) over the tie blocks of the nonzero |d|.
+
+    Notes
+    -----
+    Wilcoxon (1945), Biometrics Bull. 1, 80-83: T+ is the rank sum of the positive differences.
     """
     negatives = first_zero
     positives = d.shape[0] - after_zero
@@ -360,7 +348,7 @@ def small_signed_rank(d, first_zero, after_zero):
 
 
 @group_kernel(min_rows=STATISTICS_PARALLEL_MIN_ROWS)
-def signed_rank_statistics(ds, offsets, zero_method):
+def signed_rank_statistics(ds, offsets, zero_method) -> tuple[np.ndarray, ...]:
     """Signed-rank pieces per sorted CSR sample of differences (NaN last, left out).
 
     |d| is walked in increasing order by `merge_tally`, the positives rightwards from the zeros
@@ -370,6 +358,33 @@ def signed_rank_statistics(ds, offsets, zero_method):
     positive and negative differences, 2 × the rank sum of the zeros (0 under WILCOX), the tie
     term Σ (t³ − t) as scipy forms it (with the zeros' block only under ZSPLIT), and whether the
     nonzero |d| hold ties.
+
+    Parameters
+    ----------
+    ds : numpy.ndarray
+        float64 values of the sorted samples of differences (NaN last).
+    offsets : numpy.ndarray of int64
+        CSR offsets.
+    zero_method : int
+        `WILCOX`, `PRATT` or `ZSPLIT`.
+
+    Returns
+    -------
+    count, n_zero : numpy.ndarray of int64
+        Values ranked and zero differences.
+    plus2, minus2, zero2 : numpy.ndarray of int64
+        2 × the rank sums of the positive, negative and zero differences.
+    tie_term : numpy.ndarray
+        Σ (t³ − t) as scipy forms it.
+    tied : numpy.ndarray of bool
+        Whether the nonzero |d| hold ties.
+    n_nan : numpy.ndarray of int64
+        NaN values left out.
+
+    Notes
+    -----
+    Wilcoxon (1945); Pratt (1959), J. Amer. Statist. Assoc. 54, 655-667 (ranked zeros); the tie
+    term as Hollander & Wolfe (1999), "Nonparametric Statistical Methods", 2nd ed., §3.1, and scipy's ``_wilcoxon_statistic``.
     """
     n_groups = offsets.shape[0] - 1
     count = np.empty(n_groups, dtype=np.int64)
@@ -454,7 +469,8 @@ def _group_blocks(xs, x_offsets, m, ys, y_offsets, n, g, zero_method, scores, co
 
 
 @njit(cache=True)
-def tie_blocks(xs, x_offsets, m, ys, y_offsets, n, groups, zero_method):
+def tie_blocks(xs, x_offsets, m, ys, y_offsets, n, groups, zero_method) -> tuple[np.ndarray,
+               np.ndarray, np.ndarray]:
     """The tie blocks of the chosen groups for the exact kernels: ``(scores, counts,
     block_offsets)``, blocks in ascending order, score = doubled midrank, count = size.
 
@@ -462,6 +478,33 @@ def tie_blocks(xs, x_offsets, m, ys, y_offsets, n, groups, zero_method):
     n[g]). Otherwise the blocks of the nonzero |d| of sorted d = x (first m[g] values; y
     unused), scored after the zeros' ranks unless ``WILCOX``. ``block_offsets`` delimits each
     chosen group's blocks (one counting pass, then one writing pass).
+
+    Parameters
+    ----------
+    xs, ys : numpy.ndarray
+        float64 values of the sorted samples (NaN last).
+    x_offsets, y_offsets : numpy.ndarray of int64
+        Their CSR offsets.
+    m, n : numpy.ndarray of int64
+        The non-NaN values of each sample.
+    groups : numpy.ndarray of int64
+        The groups (sample indices) whose blocks are wanted.
+    zero_method : int
+        `RANK_SUM`, or the signed-rank `WILCOX`, `PRATT`, `ZSPLIT`.
+
+    Returns
+    -------
+    scores : numpy.ndarray of int64
+        The doubled midrank of each block.
+    counts : numpy.ndarray of int64
+        The size of each block.
+    block_offsets : numpy.ndarray of int64
+        CSR offsets of the chosen groups' blocks.
+
+    Notes
+    -----
+    The tie pattern on which the exact conditional distributions are conditioned (Lehmann 1975,
+    "Nonparametrics: Statistical Methods Based on Ranks").
     """
     k = groups.shape[0]
     block_offsets = np.zeros(k + 1, dtype=np.int64)

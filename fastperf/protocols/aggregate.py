@@ -18,7 +18,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 
-from fastperf.data.validation import check_confidence
+from fastperf.data.validation import check_choice, check_confidence
 from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.results.base import Result, keyed_table
@@ -52,15 +52,33 @@ class AggregateResult(Result):
     table_name = "groups"
 
 
-def score_gradient(kind: str, means: np.ndarray, weights: np.ndarray, segment_starts: np.ndarray):
+def score_gradient(kind: str, means: np.ndarray, weights: np.ndarray,
+                   segment_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The score f and its partial derivatives df/dx_i, for segments of benchmarks.
 
-    `means` and `weights` (normalised to sum 1 within each segment) hold one entry per
-    benchmark; segment k (a variant) starts at ``segment_starts[k]``. Closed forms (seed 004,
-    Table 7, generalised to weights): geometric mean f = prod x_i^w_i, df/dx_i = w_i f / x_i;
-    arithmetic mean f = sum w_i x_i, df/dx_i = w_i.
+    Parameters
+    ----------
+    kind : {"geomean", "mean"}
+        The geometric or the arithmetic (weighted) mean.
+    means : numpy.ndarray
+        One value x_i per benchmark (the benchmark's mean), segments one after the other.
+    weights : numpy.ndarray
+        One weight w_i per benchmark, normalised to sum 1 within each segment.
+    segment_starts : numpy.ndarray of int
+        Segment k (a variant) starts at ``segment_starts[k]``.
 
-    Returns ``score`` (one per segment) and ``gradient`` (one per benchmark).
+    Returns
+    -------
+    score : numpy.ndarray
+        f, one per segment.
+    gradient : numpy.ndarray
+        df/dx_i, one per benchmark.
+
+    Notes
+    -----
+    Closed forms of Pakhomov (seed 004, Table 7), generalised to weights: geometric mean
+    f = prod x_i^w_i, df/dx_i = w_i f / x_i; arithmetic mean f = sum w_i x_i, df/dx_i = w_i.
+    They feed the error propagation S = sqrt(sum (df/dx_i S_i)^2).
     """
     segment_of = np.repeat(np.arange(segment_starts.shape[0]),
                            np.diff(np.append(segment_starts, means.shape[0])))
@@ -122,18 +140,29 @@ def aggregate_score(
         delta method on the log scale, Welch-Satterthwaite df). For times, the speedup of a
         variant over the baseline is 1 / ratio.
 
+    Returns
+    -------
+    AggregateResult
+        ``.groups``: one row per variant (score, sd, se, df, interval, ratio to the baseline,
+        status); ``.summary``; ``.warnings``.
+
     Raises
     ------
     InputError
         Unknown columns or options; non-positive values with "geomean" (naming the benchmark);
         unequal run counts under "per-run" without a run column (use "propagation").
+
+    Notes
+    -----
+    Pakhomov (seed 004), "measurement error when benchmarking computers": Table 5 (the Student
+    interval of the per-run scores, mean +/- t[(1+c)/2; R-1] s / sqrt(R)), Tables 6 and 7 (error
+    propagation S = sqrt(sum (df/dx_i S_i)^2) with the closed-form derivatives); the
+    Welch-Satterthwaite degrees of freedom are Satterthwaite (1946) and Welch (1947).
     """
     from fastperf.kernels.moments import sample_moments
 
-    if kind not in KINDS:
-        raise InputError(f"kind must be one of {list(KINDS)}, got {kind!r}")
-    if method not in METHODS:
-        raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
+    check_choice(kind, "kind", KINDS)
+    check_choice(method, "method", METHODS)
     if kind == "weighted" and weights is None:
         raise InputError('kind="weighted" needs weights= (a column name or a mapping)')
     confidence = check_confidence(confidence)

@@ -20,7 +20,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import ArrayLike
 
-from fastperf.data.validation import check_confidence
+from fastperf.data.validation import check_choice, check_confidence, check_key_clash
 from fastperf.errors import InputError
 from fastperf.results.base import Result, dropped_warnings
 from fastperf.io.read import load_table
@@ -49,7 +49,22 @@ _TOO_MANY = "needs more than 2**53 runs"
 
 
 def check_confidences(confidences: np.ndarray) -> None:
-    """`check_confidence` on an array: the first value outside (0, 1) raises its error."""
+    """`check_confidence` on an array: the first value outside (0, 1) raises its error.
+
+    Parameters
+    ----------
+    confidences : numpy.ndarray
+        Confidence levels, any shape.
+
+    Raises
+    ------
+    InputError
+        A level that is not strictly between 0 and 1 (NaN included).
+
+    Notes
+    -----
+    The check is `fastperf.data.validation.check_confidence`, applied to the first bad value.
+    """
     bad = ~((confidences > 0.0) & (confidences < 1.0))  # NaN is bad too
     if bad.any():
         check_confidence(confidences[bad].flat[0])
@@ -77,6 +92,11 @@ def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | 
     ------
     InputError
         An n below 2 or not a whole number, a p outside (0, 1).
+
+    Notes
+    -----
+    Pakhomov (seed 004), Table 1: the Student coefficients t[(1 + p) / 2; n - 1] (Student 1908),
+    computed by ``scipy.special.stdtrit``.
 
     Examples
     --------
@@ -178,13 +198,28 @@ class PlanResult(Result):
     extra_tables = ("separation",)
 
     def extra_title(self, name: str) -> str:
+        """The heading of the extra table `name` in the renderings.
+
+        Parameters
+        ----------
+        name : str
+            The extra table's attribute name ("separation").
+
+        Returns
+        -------
+        str
+            The two variants compared and the confidence level.
+
+        Notes
+        -----
+        A rendering: no formula.
+        """
         return (f"separation ({self.summary['baseline']} vs {self.summary['candidate']}, "
                 f"confidence {self.summary['confidence']:g})")
 
 
 def _plan_iv(target: str, precision: float, confidence: float) -> tuple[str, float, float]:
-    if target not in PLAN_TARGETS:
-        raise InputError(f"target must be one of {list(PLAN_TARGETS)}, got {target!r}")
+    check_choice(target, "target", PLAN_TARGETS)
     try:
         precision = float(precision)
     except (TypeError, ValueError):
@@ -354,6 +389,13 @@ def plan_runs(
     InputError
         Unknown `target`, `precision` <= 0, `confidence` outside (0, 1), a missing column, a
         baseline/candidate not in the table, only one of them given, or infinite values.
+
+    Notes
+    -----
+    Pakhomov (seed 004): the interval mean +/- t(p, n) s / sqrt(n) with the Student coefficient
+    of his Table 1, and the procedure of his Tables 2-4 (run until the two systems' intervals
+    no longer overlap). The search for the smallest N starts from the normal bound
+    N > (z s / h)^2 and is exact in t(p, N).
     """
     from fastperf.kernels.moments import sample_moments
     from fastperf.data.samples import group_samples
@@ -364,12 +406,8 @@ def plan_runs(
     if unit is not None and unit in data.column_names and unit not in keys:
         keys.append(unit)
     group_keys_list = keys + ([variant] if variant is not None else [])
-    if value in group_keys_list:
-        raise InputError(f"column {value!r} cannot be both the value and a key")
-    clash = [k for k in group_keys_list if k in GROUP_COLUMNS or k in SEPARATION_COLUMNS]
-    if clash:
-        raise InputError(f"key column {clash[0]!r} has the name of an output column; rename it "
-                         "first")
+    check_key_clash(group_keys_list, dict.fromkeys(GROUP_COLUMNS + SEPARATION_COLUMNS),
+                    "plan_runs", value=value)
     group_keys, samples, n_dropped = group_samples(data, by=keys, variant=variant, value=value)
     pair = _choose_variants(group_keys, variant, baseline, candidate)
 

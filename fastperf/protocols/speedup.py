@@ -17,164 +17,24 @@ module (`fastperf.stats.normality`, `fastperf.stats.parametric`, `fastperf.stats
 """
 from __future__ import annotations
 
-import csv
-import json
-import os
-from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from fastperf.engine.summaries import min_median
 from fastperf.data.arrays import Samples
-from fastperf.errors import InputError
-from fastperf.results.base import (
-    BenchmarkResult, _json_safe, format_cell, keyed_table, render_markdown, render_text,
-    table_records,
+from fastperf.data.validation import (
+    check_choice, check_key_clash, check_unit_interval, check_variants, check_whole_number,
 )
+from fastperf.engine.summaries import min_median
+from fastperf.errors import InputError
 from fastperf.io.tables import describe_group, key_list, value_column
+from fastperf.protocols.relevance_common import RANK_METHODS
+from fastperf.protocols.speedup_report import EXECUTION_TIMES, RESULT_COLUMNS, SpeedupTestResult
+from fastperf.results.base import keyed_table
+from fastperf.results.render import format_cell
 
-__all__ = ["speedup_test", "SpeedupTestResult", "read_speedup_config"]
-
-#: The execution-time summaries of equation (1), in report order.
-EXECUTION_TIMES = ("mean", "median", "min")
-
-#: Per-benchmark output columns (after the keys); a key column may not take one of these names.
-RESULT_COLUMNS = [
-    "n_baseline", "n_candidate", "n_dropped_baseline", "n_dropped_candidate", "alpha",
-    "speedup_min", "speedup_mean", "speedup_median",
-    "mean_test", "pvalue_shapiro_baseline", "pvalue_shapiro_candidate", "pvalue_ftest",
-    "pvalue_mean", "mean_significant", "max_confidence_mean",
-    "pvalue_ks", "pvalue_median", "median_method", "median_significant", "prob_candidate_faster",
-    "max_confidence_median", "status", "warnings",
-]
-
-#: The columns of the short per-benchmark table printed by `SpeedupTestResult.to_text`.
-TEXT_COLUMNS = ["speedup_mean", "speedup_median", "mean_significant", "median_significant",
-                "pvalue_mean", "pvalue_median", "status"]
-
-REPORT_FILES = {"global": "speedup-test-global.txt", "benchmarks": "speedup-test-benchmarks.txt",
-                "warnings": "speedup-test-warnings.txt", "errors": "speedup-test-errors.txt"}
-
-
-def _r3(x: float) -> str:
-    """A number as the Speedup-Test tool prints it: three decimals, trailing zeros dropped."""
-    if x is None or not np.isfinite(x):
-        return "NA"
-    text = f"{x:.3f}".rstrip("0").rstrip(".")
-    return "0" if text == "-0" else text
-
-
-class SpeedupTestResult(BenchmarkResult):
-    """Result of `speedup_test`.
-
-    Attributes
-    ----------
-    benchmarks : pyarrow.Table
-        One row per benchmark, keys first; the columns are listed in `speedup_test`.
-    summary : dict
-        Overall figures: ``overall_speedup`` and ``overall_gain`` (dicts keyed by the execution
-        time "mean", "median", "min"), and ``mean`` / ``median`` dicts with ``accelerated`` (a),
-        ``compared`` (b), ``proportion``, ``ci_low``, ``ci_high``, ``ci_valid``
-        (a(1 - a/b) > 5) and ``min_benchmarks``; the counts of benchmarks and of missing sides.
-    warnings, errors : list of str
-        The tool's warning and error files: why a speedup could not be concluded or its risk
-        level is not guaranteed; which benchmarks could not be compared at all.
-    """
-
-    def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
-                 errors: list[str]):
-        super().__init__(table, summary, warnings)
-        self.errors = errors
-
-    def global_report(self) -> str:
-        """The tool's global report: overall speedups and gains, then the proportions of
-        accelerated benchmarks with their intervals (the lines of the paper's section 6)."""
-        s = self.summary
-        direction = "higher is better" if s["higher_is_better"] else "lower is better"
-        alpha = s["alpha"]
-        risk = f"alpha = {alpha}" if not isinstance(alpha, str) else f"alpha from column {alpha!r}"
-        lines = [
-            f"Speedup-Test: candidate {s['candidate']!r} against baseline {s['baseline']!r} "
-            f"({direction}), risk level {risk}",
-            f"Benchmarks: {s['benchmarks_compared']} compared of {s['benchmarks']} "
-            f"({s['missing_baseline']} missing baseline, {s['missing_candidate']} missing "
-            "candidate)",
-            "",
-        ]
-        for time in EXECUTION_TIMES:
-            lines.append(f"Overall gain (ExecutionTime={time}) = {_r3(s['overall_gain'][time])}")
-            lines.append(f"Overall speedup (ExecutionTime={time}) = "
-                         f"{_r3(s['overall_speedup'][time])}")
-        for protocol in ("mean", "median"):
-            p = s[protocol]
-            what = f"speedup of the {protocol}"
-            lines += ["", f"The observed proportion of accelerated benchmarks ({what})",
-                      f"a/b = {p['accelerated']}/{p['compared']} = {_r3(p['proportion'])}"]
-            if p["compared"] == 0:
-                continue
-            lines += [
-                "The confidence level for computing proportion confidence interval is "
-                f"{s['proportion_confidence']}.",
-                f"Proportion confidence interval ({what}) = [{_r3(p['ci_low'])}; "
-                f"{_r3(p['ci_high'])}]",
-            ]
-            if not p["ci_valid"]:
-                lines.append("Warning: this confidence interval of the proportion may not be "
-                             "accurate because the validity condition {a(1-a/b) > 5} is not "
-                             "satisfied.")
-            lines.append(f"The minimal needed number of randomly selected benchmarks is "
-                         f"{p['min_benchmarks']} (in order to have a precision "
-                         f"r={s['precision']}).")
-        return "\n".join(lines)
-
-    def detail_report(self) -> str:
-        """The per-benchmark report: every column of `benchmarks`, aligned."""
-        return render_text(self.benchmarks)
-
-    def to_text(self) -> str:
-        """A readable table (one line per benchmark: speedups, verdicts, p-values), then the
-        global report and the counts of warnings and errors."""
-        keys = [c for c in self.benchmarks.column_names if c not in RESULT_COLUMNS]
-        out = render_text(self.benchmarks.select(keys + TEXT_COLUMNS)) + "\n\n" + self.global_report()
-        if self.warnings:
-            out += f"\n\n{len(self.warnings)} warning(s):\n" + "\n".join(f"- {w}" for w in self.warnings)
-        if self.errors:
-            out += f"\n\n{len(self.errors)} error(s):\n" + "\n".join(f"- {e}" for e in self.errors)
-        return out
-
-    def to_markdown(self) -> str:
-        """Markdown: the global report, the per-benchmark table, the warnings and the errors."""
-        out = "```\n" + self.global_report() + "\n```\n\n" + render_markdown(self.benchmarks)
-        for title, items in (("Warnings", self.warnings), ("Errors", self.errors)):
-            if items:
-                out += f"\n\n**{title}**\n\n" + "\n".join(f"- {item}" for item in items)
-        return out
-
-    def to_json(self, indent: int | None = 2) -> str:
-        """JSON object with ``summary``, ``warnings``, ``errors`` and ``benchmarks`` (rows)."""
-        return json.dumps({"summary": _json_safe(self.summary), "warnings": self.warnings,
-                           "errors": self.errors, "benchmarks": table_records(self.benchmarks)},
-                          indent=indent)
-
-    def write_reports(self, directory: str | os.PathLike) -> dict[str, Path]:
-        """Write the tool's four reports as text files in `directory` (created if needed).
-
-        Returns the paths by report: "global" (overall speedups and proportions), "benchmarks"
-        (the per-benchmark detail), "warnings" and "errors" (one line each; empty files when
-        there are none). File names are `REPORT_FILES`.
-        """
-        folder = Path(directory)
-        folder.mkdir(parents=True, exist_ok=True)
-        texts = {"global": self.global_report(), "benchmarks": self.detail_report(),
-                 "warnings": "\n".join(self.warnings), "errors": "\n".join(self.errors)}
-        paths = {}
-        for name, text in texts.items():
-            path = folder / REPORT_FILES[name]
-            path.write_text(text + "\n" if text else "", encoding="utf-8")
-            paths[name] = path
-        return paths
+__all__ = ["speedup_test"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -182,28 +42,23 @@ class SpeedupTestResult(BenchmarkResult):
 
 
 def _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
-                median_method, by) -> None:
-    from fastperf.stats.rank_tests import _METHODS
-
-    if baseline is None or candidate is None:
-        raise InputError("speedup_test needs baseline= and candidate= (variant names)")
+                median_method, by) -> tuple[float | str, int, float | None]:
+    """Check `speedup_test`'s arguments; return alpha, large_sample and proportion_confidence
+    normalised (alpha stays a column name when it is one)."""
+    check_variants("speedup_test", baseline, candidate)
     if baseline == candidate:
         raise InputError(f"baseline and candidate are the same variant ({baseline!r})")
-    if not isinstance(alpha, str) and not (0 < alpha < 1):
-        raise InputError(f"alpha (the risk level) must lie in (0, 1), got {alpha!r}")
-    if isinstance(large_sample, bool) or not isinstance(large_sample, (int, np.integer)) \
-            or large_sample < 0:
-        raise InputError(f"large_sample must be a whole number >= 0, got {large_sample!r}")
+    if not isinstance(alpha, str):
+        alpha = check_unit_interval(alpha, "alpha (the risk level)")
+    large_sample = check_whole_number(large_sample, "large_sample", minimum=0)
     if not (0 < precision <= 1):
         raise InputError(f"precision (the half-width r) must lie in (0, 1], got {precision!r}")
-    if proportion_confidence is not None and not (0 < proportion_confidence < 1):
-        raise InputError(f"proportion_confidence must lie in (0, 1), got {proportion_confidence!r}")
-    if median_method not in _METHODS:
-        raise InputError(f"median_method must be one of {list(_METHODS)}, got {median_method!r}")
-    clash = [k for k in key_list(by) if k in RESULT_COLUMNS]
-    if clash:
-        raise InputError(f"key column {clash[0]!r} has the name of an output column of "
-                         "speedup_test; rename it first")
+    if proportion_confidence is not None:
+        proportion_confidence = check_unit_interval(proportion_confidence,
+                                                    "proportion_confidence")
+    check_choice(median_method, "median_method", RANK_METHODS)
+    check_key_clash(key_list(by), RESULT_COLUMNS, "speedup_test")
+    return alpha, large_sample, proportion_confidence
 
 
 def _benchmark_alpha(vs, alpha) -> np.ndarray:
@@ -441,14 +296,23 @@ def speedup_test(
     -----
     ``max_confidence_*`` is the highest confidence level 1 - a' at which the protocol declares
     the speedup (0 when no level does): 1 - p for the median; for the mean the protocol's
-    branches move with a' too (see `_max_confidence_mean`). Touati, Worms & Briais (2013),
-    The Speedup-Test, Concurrency and Computation: Practice and Experience 25(10).
+    branches move with a' too (see `_max_confidence_mean`).
+
+    S. A. A. Touati, J. Worms and S. Briais (2013), "The Speedup-Test: a statistical methodology
+    for programme speedup analysis and computation", Concurrency and Computation: Practice and
+    Experience 25(10), 1410-1426 (seed 002): speedups (section 2), equations (1) and (2) for
+    the overall speedup and gain, Figures 1 and 2 for the two protocols, section 4 for the
+    proportion of accelerated benchmarks. The protocols' tests: Shapiro & Wilk (1965), Fisher's
+    F-test, Student's and Welch's (1947) t-tests; Kolmogorov-Smirnov (Smirnov 1939) and
+    Wilcoxon-Mann-Whitney (Mann & Whitney 1947). The proportion interval is R's ``prop.test``
+    (Wilson's 1927 score interval with continuity correction, Newcombe 1998).
     """
     from fastperf.engine.parametric import sample_moments_of
     from fastperf.data.samples import check_positive, check_single_unit, group_weights, variant_samples
 
-    _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
-                median_method, by)
+    alpha, large_sample, proportion_confidence = _speedup_iv(
+        baseline, candidate, alpha, large_sample, precision, proportion_confidence,
+        median_method, by)
     keys = key_list(by)
     vs = variant_samples(data, variants=[baseline, candidate], by=keys, variant=variant,
                          value=value)
@@ -538,152 +402,3 @@ def _messages(keys: pa.Table, notes: np.ndarray, status: np.ndarray,
                             "the validity condition a(1 - a/b) > 5 is not satisfied")
     errors = [f"{name}: {reason}: not compared" for name, reason in zip(names(failed), status[failed])]
     return warnings, errors
-
-
-# ---------------------------------------------------------------------------------------------
-# the tool's configuration file
-
-
-def _read_sample(path: Path, config: Path, line_no: int) -> np.ndarray:
-    """A sample file: one value per line (blank lines and '#' comments skipped)."""
-    try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"{config}:{line_no}: cannot read sample file {str(path)!r}: "
-                         f"{exc.strerror or exc}") from None
-    values = []
-    for number, line in enumerate(text.splitlines(), 1):
-        item = line.split("#", 1)[0].strip()
-        if not item:
-            continue
-        try:
-            values.append(float(item))
-        except ValueError:
-            raise InputError(f"{path}:{number}: not a number: {item!r} (sample files hold one "
-                             "value per line)") from None
-    return np.asarray(values, dtype=np.float64)
-
-
-def _optional_number(field: str, what: str, config: Path, line_no: int) -> float | None:
-    field = field.strip()
-    if not field:
-        return None
-    try:
-        return float(field)
-    except ValueError:
-        raise InputError(f"{config}:{line_no}: the {what} must be a number, got {field!r}") from None
-
-
-def read_speedup_config(
-    path: str | os.PathLike,
-    *,
-    baseline: str = "initial",
-    candidate: str = "optimised",
-    weight: float = 1.0,
-    confidence: float | None = None,
-) -> pa.Table:
-    """Read the Speedup-Test tool's configuration CSV into a measurement table.
-
-    Each line names a benchmark, the file of its initial sample (X), the file of its optimised
-    sample (Y), then optionally a weight and a confidence level; the sample files are plain
-    text, one value per line. Fields are separated by commas (or semicolons, or tabs); lines
-    starting with '#' and blank lines are skipped; a first line whose weight or sample-file
-    fields are not what a data line holds is taken as a header. Relative file names are relative
-    to the configuration file's folder.
-
-    Parameters
-    ----------
-    path : the configuration file.
-    baseline, candidate : str
-        Variant names given to the initial and optimised samples.
-    weight : float
-        The weight of a benchmark whose line gives none.
-    confidence : float or None
-        The confidence level of a benchmark whose line gives none (the tool's global level).
-
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``variant``, ``run`` (0, 1, ... within each sample), ``value``,
-        ``weight``; and ``alpha`` (1 - the confidence level) when some line gives a level or
-        `confidence` is set, so that ``speedup_test(table, ..., alpha="alpha",
-        weights="weight")`` uses the tool's per-benchmark settings. A line without a level then
-        needs `confidence`.
-    """
-    config = Path(path)
-    try:
-        text = config.read_text(encoding="utf-8-sig")  # a byte-order mark (Excel) is no name
-    except OSError as exc:
-        raise InputError(f"cannot read the configuration file {str(config)!r}: "
-                         f"{exc.strerror or exc}") from None
-    lines = [(n, line) for n, line in enumerate(text.splitlines(), 1)
-             if line.strip() and not line.lstrip().startswith("#")]
-    if not lines:
-        raise InputError(f"{config}: no benchmark lines")
-    delimiter = max(",;\t", key=lambda d: lines[0][1].count(d))
-    rows = [(n, [f.strip() for f in fields])
-            for n, fields in zip((n for n, _ in lines),
-                                 csv.reader([line for _, line in lines], delimiter=delimiter))]
-    folder = config.parent
-
-    def looks_like_header(fields: list[str]) -> bool:
-        """A header names its columns: a weight or level that is no number, or sample-file
-        fields that are neither files nor look like file names (a typo stays an error)."""
-        for field in fields[3:5]:
-            if field:
-                try:
-                    float(field)
-                except ValueError:
-                    return True
-        files = fields[1:3]
-        return len(files) == 2 and not any((folder / f).is_file() for f in files) and not any(
-            "." in f or "/" in f or "\\" in f for f in files)
-
-    if looks_like_header(rows[0][1]):
-        rows = rows[1:]
-    if not rows:
-        raise InputError(f"{config}: no benchmark lines after the header")
-    names, variants, runs, values, weights, alphas = [], [], [], [], [], []
-    seen = set()
-    for line_no, fields in rows:
-        if len(fields) < 3 or not all(fields[:3]):
-            raise InputError(f"{config}:{line_no}: expected 'name, initial sample file, optimised "
-                             f"sample file[, weight[, confidence level]]', got {fields!r}")
-        name = fields[0]
-        if name in seen:
-            raise InputError(f"{config}:{line_no}: benchmark {name!r} is listed twice")
-        seen.add(name)
-        w = _optional_number(fields[3] if len(fields) > 3 else "", "weight", config, line_no)
-        c = _optional_number(fields[4] if len(fields) > 4 else "", "confidence level", config,
-                             line_no)
-        w = weight if w is None else w
-        if not (np.isfinite(w) and w > 0):
-            raise InputError(f"{config}:{line_no}: the weight must be positive, got {w!r}")
-        if c is not None and not (0 < c < 1):
-            raise InputError(f"{config}:{line_no}: the confidence level must lie in (0, 1), "
-                             f"got {c!r}")
-        for variant_name, file in ((baseline, fields[1]), (candidate, fields[2])):
-            sample = _read_sample(folder / file, config, line_no)
-            names += [name] * sample.size
-            variants += [variant_name] * sample.size
-            runs.append(np.arange(sample.size, dtype=np.int64))
-            values.append(sample)
-            weights += [w] * sample.size
-            alphas += [None if c is None else round(1.0 - c, 12)] * sample.size
-    columns = {
-        "benchmark": pa.array(names, pa.string()).dictionary_encode(),
-        "variant": pa.array(variants, pa.string()).dictionary_encode(),
-        "run": pa.array(np.concatenate(runs)),
-        "value": pa.array(np.concatenate(values)),
-        "weight": pa.array(weights, pa.float64()),
-    }
-    if confidence is not None or any(a is not None for a in alphas):
-        if confidence is not None and not (0 < confidence < 1):
-            raise InputError(f"confidence must lie in (0, 1), got {confidence!r}")
-        default = None if confidence is None else round(1.0 - confidence, 12)
-        filled = [default if a is None else a for a in alphas]
-        if any(a is None for a in filled):
-            raise InputError(f"{config}: some lines give a confidence level and others do not; "
-                             "pass confidence= for the lines without one")
-        columns["alpha"] = pa.array(filled, pa.float64())
-    return pa.table(columns)

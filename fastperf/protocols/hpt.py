@@ -1,0 +1,308 @@
+"""Hierarchical performance testing (HPT; Chen, Chen, Guo, Temam, Wu & Hu 2012, "Statistical
+performance comparisons of computers", HPCA), as seed 003 (SPARC, section II-B) summarises it.
+
+Per benchmark a two-sided rank-sum test; the significant benchmarks keep their median ratio,
+the others score 0; a one-sided signed-rank test over the scores gives the reliability that the
+candidate is better, and the largest speedup r it still holds for. The rank tests are the
+batched ones of `fastperf.engine.ranks`, through `fastperf.protocols.relevance_common`.
+"""
+from __future__ import annotations
+
+import math
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.data.arrays import Samples
+from fastperf.data.validation import check_unit_interval
+from fastperf.errors import InputError
+from fastperf.io.read import load_table
+from fastperf.io.tables import key_list
+from fastperf.protocols.relevance_common import (
+    benchmark_counts, check_comparison, rank_sum_tests, ratio_name, sample_medians,
+    signed_rank_tests,
+)
+from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
+
+__all__ = ["hpt", "HptResult", "HPT_COLUMNS"]
+
+#: Per-benchmark columns of `hpt` (after the keys); a key column may not take one of these names.
+HPT_COLUMNS = [
+    "n_baseline", "n_candidate", "n_dropped_baseline", "n_dropped_candidate", "median_baseline",
+    "median_candidate", "ratio_median", "statistic", "pvalue", "method", "significant", "score",
+    "status",
+]
+
+
+class HptResult(BenchmarkResult):
+    """Result of `hpt`.
+
+    Attributes
+    ----------
+    benchmarks : pyarrow.Table
+        One row per benchmark: keys, ``n_baseline``, ``n_candidate``, the dropped counts,
+        ``median_baseline``, ``median_candidate``, ``ratio_median``, ``statistic`` (U of the
+        ratio's numerator), ``pvalue`` (two-sided rank-sum), ``method``, ``significant``,
+        ``score`` (ratio_median - 1 when significant, else 0), ``status``.
+    speedups : pyarrow.Table
+        Per confidence: the largest speedup r (two decimals, capped at `max_speedup`) at which
+        the candidate slowed by r is still better with that reliability, ``capped``.
+    summary : dict
+        Level 2: ``n`` (non-zero scores), ``statistic`` (T+), ``pvalue`` (one-sided),
+        ``reliability`` (1 - p), ``method_used``; counts; ``fwer_uncorrected``.
+    """
+
+    extra_tables = ("speedups",)
+
+    def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
+                 speedups: pa.Table):
+        super().__init__(table, summary, warnings)
+        self.speedups = speedups
+
+    def extra_title(self, name: str) -> str:
+        """The heading of the extra table `name` in the renderings.
+
+        Parameters
+        ----------
+        name : str
+            The extra table's attribute name ("speedups").
+
+        Returns
+        -------
+        str
+            What the speedups table holds.
+
+        Notes
+        -----
+        HPT's speedup-under-reliability search (Chen et al., HPT, 2012).
+        """
+        return "largest speedup holding with each reliability"
+
+    def header(self) -> str:
+        """Both levels in words: the significant benchmarks, the reliability and its p-value.
+
+        Returns
+        -------
+        str
+            Two lines: level 1 (benchmarks significant at alpha) and level 2 (the reliability
+            1 - p that the candidate is better, with the uncorrected family-wise error bound
+            1 - (1 - alpha)^(benchmarks + 1)).
+
+        Notes
+        -----
+        Chen, Chen, Guo, Temam, Wu & Hu (2012), "Statistical performance comparisons of
+        computers", HPCA, 399-410; the error bound as SPARC (Tullos, Graham, Jordan & Patel
+        2021, eq. 2) computes it for HPT.
+        """
+        s = self.summary
+        return "\n".join([
+            f"HPT: {s['candidate']!r} against {s['baseline']!r} (ratio = {s['ratio']}), "
+            f"level 1 at alpha {s['alpha']}: {s['significant']} of {s['benchmarks_tested']} "
+            "benchmarks significant",
+            f"Level 2: the candidate is better with reliability {s['reliability']:.6g} "
+            f"(one-sided signed-rank p = {s['pvalue']:.6g} over {s['n']} non-zero scores); "
+            f"family-wise error of the {s['benchmarks_tested']} + 1 uncorrected tests <= "
+            f"{s['fwer_uncorrected']:.4f}",
+        ])
+
+    def to_text(self) -> str:
+        """The header, then the tables and the warnings as plain text.
+
+        Returns
+        -------
+        str
+            `header` followed by `Result.to_text`'s rendering.
+
+        Notes
+        -----
+        A rendering: no formula.
+        """
+        return self.header() + "\n\n" + super().to_text()
+
+    def to_markdown(self) -> str:
+        """Markdown: the header as a code block, then the tables and the warnings.
+
+        Returns
+        -------
+        str
+            The header in a fenced block followed by `Result.to_markdown`'s rendering.
+
+        Notes
+        -----
+        A rendering: no formula.
+        """
+        return "```\n" + self.header() + "\n```\n\n" + super().to_markdown()
+
+
+def _hpt_level2(a: Samples, b: Samples, ratio: np.ndarray, tested: np.ndarray, log_r: float,
+                alpha: float, method: str) -> tuple[dict[str, Any], tuple]:
+    """HPT at speedup r = exp(log_r) (the candidate slowed by r): level 1 per benchmark, the
+    scores, and level 2's one-sided signed-rank test over the tested benchmarks' scores."""
+    p1, _, u, method1 = rank_sum_tests(a, b, log_r, "two-sided", method)
+    with np.errstate(invalid="ignore"):
+        significant = tested & (p1 <= alpha)
+    score = np.where(significant, ratio / math.exp(log_r) - 1.0, 0.0)
+    scores = score[tested]
+    p2, _, t_plus, method2, n_zero = signed_rank_tests(
+        Samples(scores, np.array([0, scores.size], dtype=np.int64)), "greater", method)
+    level2 = {"n": int(scores.size - n_zero[0]), "statistic": float(t_plus[0]),
+              "pvalue": float(p2[0]), "reliability": float(1.0 - p2[0]),
+              "method_used": str(method2[0])}
+    return level2, (p1, u, method1, significant, score)
+
+
+def _largest_speedup(reliability_at: Callable[[int], float], confidence: float,
+                     k_max: int) -> tuple[float, bool]:
+    """r = k / 100 (k = 1 .. k_max) where the reliability crosses `confidence`, by bisection:
+    reliability_at(k) >= confidence > reliability_at(k + 1). The reliability falls as r grows
+    except for small steps (a benchmark's level-1 test moving in and out of significance, ties);
+    where it is not monotone, the crossing found need not be the largest one. (k_max, capped)
+    when r = k_max / 100 still holds; (NaN, False) if even r = 0.01 falls short."""
+    if reliability_at(k_max) >= confidence:
+        return k_max / 100.0, True
+    if reliability_at(1) < confidence:
+        return float("nan"), False
+    low, high = 1, k_max  # reliability(low) >= confidence > reliability(high)
+    while high - low > 1:
+        mid = (low + high) // 2
+        if reliability_at(mid) >= confidence:
+            low = mid
+        else:
+            high = mid
+    return low / 100.0, False
+
+
+def hpt(
+    data: Any,
+    *,
+    baseline: str,
+    candidate: str,
+    by: str | Sequence[str] = "benchmark",
+    variant: str = "variant",
+    value: str = "value",
+    alpha: float = 0.05,
+    confidences: Sequence[float] = (0.9, 0.95, 0.99),
+    method: str = "auto",
+    higher_is_better: bool = False,
+    max_speedup: float = 10.0,
+    unit: str | None = "unit",
+) -> HptResult:
+    """Hierarchical Performance Testing (Chen et al. 2012, as summarised in seed 003 II-B).
+
+    Level 1: per benchmark, the two-sided Wilcoxon rank-sum test of the baseline's against the
+    candidate's runs (on the logs, so that slowing the candidate by r is a shift); a
+    significant benchmark (p <= alpha) scores its median ratio - 1, the others 0. Level 2: the
+    one-sided Wilcoxon signed-rank test (zeros dropped) of the scores against 0, H1: the
+    candidate is better; the reliability is 1 - p. For each confidence c, the largest speedup r
+    (two decimals, by bisection over 0.01 .. `max_speedup`) such that the candidate slowed by r
+    (times multiplied by r) is still better with reliability >= c: NaN when even r = 0.01 is
+    not reached, `max_speedup` (``capped``) when r = `max_speedup` still is. The bisection
+    returns an r where the reliability crosses c (>= c at r, < c at r + 0.01); the reliability
+    is not always monotone in r (level-1 significance can come and go with ties or small
+    samples), and then a larger crossing may exist.
+
+    Parameters
+    ----------
+    data, baseline, candidate, by, variant, value : as `sparc` (independent runs).
+    alpha : float
+        Level of the per-benchmark tests (HPT does not correct it; ``fwer_uncorrected`` in the
+        summary says what that costs).
+    confidences : sequence of float
+        Reliabilities for which the speedup is searched.
+    method : {"auto", "exact", "asymptotic"}
+        p-values of both levels, as `fastperf.mannwhitneyu` / `fastperf.wilcoxon`.
+    higher_is_better : bool
+        Throughputs: the ratio is candidate / baseline, and "slowed by r" divides the
+        candidate's values by r.
+    max_speedup : float
+        The cap of the search (10 in HPT).
+    unit : str or None
+        When the table has this column, each benchmark's values must share one unit.
+
+    Returns
+    -------
+    HptResult
+        ``.benchmarks`` (level 1 per benchmark), ``.speedups`` (the largest speedup per
+        confidence), ``.summary`` (level 2: ``reliability``, ``pvalue``, ...), ``.warnings``.
+
+    Raises
+    ------
+    InputError
+        alpha or a confidence outside (0, 1), several candidates, an unknown method, a
+        missing variant, a key column named like an output column, `max_speedup` outside
+        [1, 1000], non-positive values or mixed units.
+
+    Notes
+    -----
+    T. Chen, Y. Chen, Q. Guo, O. Temam, Y. Wu and W. Hu, "Statistical performance comparisons
+    of computers", Proc. HPCA 2012, 399-410 (a journal version appeared in IEEE Transactions on
+    Computers, 2015), as summarised by SPARC (Tullos, Graham, Jordan & Patel 2021, section
+    II-B; seed 003): Wilcoxon rank-sum tests per benchmark (Mann & Whitney 1947) with the
+    continuity correction, then the one-sided Wilcoxon signed-rank test of the scores; the
+    reliability is 1 - p of that test.
+    """
+    from fastperf.engine.ranks import log_values
+    from fastperf.data.samples import check_positive, check_single_unit, variant_samples
+
+    alpha = check_unit_interval(alpha, "alpha")
+    levels = [check_unit_interval(c, "each confidence") for c in confidences]
+    if not isinstance(candidate, str):
+        raise InputError("hpt compares one candidate with the baseline: candidate= a variant name")
+    check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS)
+    if not (1.0 <= max_speedup <= 1000.0):
+        raise InputError(f"max_speedup must lie in [1, 1000], got {max_speedup!r}")
+    vs = variant_samples(load_table(data), variants=[baseline, candidate], by=key_list(by),
+                         variant=variant, value=value)
+    check_single_unit(vs, unit)
+    xs, ys = vs.samples[baseline], vs.samples[candidate]
+    check_positive(xs, vs.keys, f"baseline {baseline!r}")
+    check_positive(ys, vs.keys, f"candidate {candidate!r}")
+    num, den = (ys, xs) if higher_is_better else (xs, ys)
+    a, b = log_values(num, "numerator"), log_values(den, "denominator")
+    median_x, median_y = sample_medians(xs), sample_medians(ys)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        ratio = median_y / median_x if higher_is_better else median_x / median_y
+    n_x, n_y = xs.sizes, ys.sizes
+    status = np.select([(n_x == 0) & (n_y == 0), n_x == 0, n_y == 0],
+                       ["missing baseline and candidate", "missing baseline", "missing candidate"],
+                       default="ok")
+    tested = status == "ok"
+
+    cache: dict[int, float] = {}
+
+    def reliability_at(k: int) -> float:
+        if k not in cache:
+            cache[k] = _hpt_level2(a, b, ratio, tested, math.log(k / 100.0), alpha,
+                                   method)[0]["reliability"]
+        return cache[k]
+
+    level2, (p1, u, method1, significant, score) = _hpt_level2(a, b, ratio, tested, 0.0, alpha,
+                                                               method)
+    cache[100] = level2["reliability"]
+    k_max = int(round(max_speedup * 100))
+    found = [_largest_speedup(reliability_at, c, k_max) for c in levels]
+    speedups = pa.table({"confidence": pa.array(levels, pa.float64()),
+                         "speedup": pa.array([r for r, _ in found], pa.float64()),
+                         "capped": pa.array([c for _, c in found], pa.bool_())})
+    table = keyed_table(vs.keys, {
+        "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": vs.n_dropped[baseline],
+        "n_dropped_candidate": vs.n_dropped[candidate],
+        "median_baseline": median_x, "median_candidate": median_y,
+        "ratio_median": np.where(tested, ratio, np.nan),
+        "statistic": np.where(tested, u, np.nan), "pvalue": np.where(tested, p1, np.nan),
+        "method": np.where(tested, method1, "none"), "significant": significant,
+        "score": np.where(tested, score, np.nan), "status": status,
+    })
+    n_tested = int(tested.sum())
+    summary = {
+        "protocol": "hpt", "baseline": baseline, "candidate": candidate,
+        "ratio": ratio_name(higher_is_better), "higher_is_better": higher_is_better,
+        "alpha": alpha, "method": method, "benchmarks_tested": n_tested,
+        "significant": int(significant.sum()), **level2,
+        "fwer_uncorrected": float(1.0 - (1.0 - alpha) ** (n_tested + 1)),
+    }
+    warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
+                                "n_dropped_baseline / n_dropped_candidate")
+    counts, not_tested = benchmark_counts(status)
+    return HptResult(table, {**summary, **counts}, warnings + not_tested, speedups)

@@ -1,0 +1,319 @@
+"""Pieces shared by the relevance protocols `fastperf.protocols.sparc` and
+`fastperf.protocols.hpt`: argument checks, sample plumbing and the rank tests as SPARC and HPT
+use them (oriented z, exact p of 1 for all-zero differences).
+
+Both protocols run the batched rank tests of `fastperf.engine.ranks` (Wilcoxon signed-rank,
+Mann-Whitney rank-sum): one engine call per hypothesis for all benchmarks.
+"""
+from __future__ import annotations
+
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.data.arrays import Samples
+from fastperf.data.validation import (
+    check_choice, check_key_clash, check_variants, check_whole_number,
+)
+from fastperf.errors import InputError
+from fastperf.io.tables import key_list
+from fastperf.results.render import format_cell
+
+__all__ = [
+    "RANK_METHODS", "benchmark_counts", "check_comparison", "concat_samples", "sample_medians",
+    "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
+]
+
+#: The `method` values of the rank tests (as `fastperf.mannwhitneyu` / `fastperf.wilcoxon`).
+RANK_METHODS = ("auto", "exact", "asymptotic")
+
+
+def check_comparison(function: str, baseline: Any, candidates: list, method: str,
+                     by: str | Sequence[str] | None, min_runs: Any,
+                     output_columns: Sequence[str]) -> int:
+    """Check the arguments every relevance protocol shares.
+
+    Parameters
+    ----------
+    function : str
+        The protocol's name, for the messages ("sparc", "hpt").
+    baseline : variant name
+        The reference variant.
+    candidates : list
+        The candidate variants (one for HPT).
+    method : str
+        One of `RANK_METHODS`.
+    by : str, sequence of str or None
+        The benchmark key columns.
+    min_runs : int
+        The fewest runs (pairs) for a benchmark to be tested, a whole number >= 1.
+    output_columns : sequence of str
+        The protocol's per-benchmark columns, which a key column may not be named like.
+
+    Returns
+    -------
+    int
+        `min_runs` as an int.
+
+    Raises
+    ------
+    InputError
+        A missing variant name, a candidate equal to the baseline or listed twice, an unknown
+        method, a bad `min_runs`, or a key column named like an output column.
+
+    Notes
+    -----
+    The checks themselves are those of `fastperf.data.validation` (`check_variants`,
+    `check_choice`, `check_whole_number`, `check_key_clash`).
+    """
+    missing = not candidates or any(c is None for c in candidates)
+    check_variants(function, baseline, None if missing else candidates)
+    if baseline in candidates:
+        raise InputError(f"baseline and candidate are the same variant ({baseline!r})")
+    if len(set(candidates)) != len(candidates):
+        raise InputError(f"a candidate is listed twice: {candidates}")
+    check_choice(method, "method", RANK_METHODS)
+    min_runs = check_whole_number(min_runs, "min_runs", minimum=1)
+    check_key_clash(key_list(by), output_columns, function)
+    return min_runs
+
+
+def benchmark_counts(status: np.ndarray) -> tuple[dict[str, int], list[str]]:
+    """The summary's benchmark counts and the warning for the benchmarks not tested.
+
+    Parameters
+    ----------
+    status : numpy.ndarray of str
+        The per-benchmark ``status`` column ("ok" when tested).
+
+    Returns
+    -------
+    counts : dict
+        ``benchmarks`` (rows) and ``benchmarks_not_ok`` (rows whose status is not "ok").
+    warnings : list of str
+        "N benchmark(s) could not be tested (see status)", or none.
+
+    Notes
+    -----
+    A reporting helper: no formula.
+    """
+    not_ok = int((np.asarray(status) != "ok").sum())
+    warnings = [f"{not_ok} benchmark(s) could not be tested (see status)"] if not_ok else []
+    return {"benchmarks": int(np.asarray(status).shape[0]), "benchmarks_not_ok": not_ok}, warnings
+
+
+def concat_samples(parts: list[Samples]) -> Samples:
+    """Several batches of samples as one, sample order kept.
+
+    Parameters
+    ----------
+    parts : list of Samples
+        The batches, at least one.
+
+    Returns
+    -------
+    Samples
+        The samples of ``parts[0]``, then those of ``parts[1]``, ... (``parts[0]`` itself when
+        there is only one batch).
+
+    Notes
+    -----
+    CSR concatenation: the values are joined and the offsets rebuilt from the sizes.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    values = np.concatenate([p.values for p in parts])
+    sizes = np.concatenate([p.sizes for p in parts])
+    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return Samples(values, offsets)
+
+
+def sample_medians(samples: Samples) -> np.ndarray:
+    """The median of every sample.
+
+    Parameters
+    ----------
+    samples : Samples
+        The samples (NaN-free).
+
+    Returns
+    -------
+    numpy.ndarray
+        One float64 per sample (NaN for an empty one).
+
+    Notes
+    -----
+    The engine's `min_median` (the mean of the two middle order statistics for even sizes).
+    """
+    from fastperf.engine.summaries import min_median
+
+    return min_median(samples)[1]
+
+
+def signed_rank_tests(ds: Samples, alternative: str,
+                      method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray,
+                                            np.ndarray]:
+    """SPARC's Wilcoxon signed-rank test of each sample of differences.
+
+    Parameters
+    ----------
+    ds : Samples
+        The differences (ratios minus the null centre), one sample per test.
+    alternative : {"two-sided", "less", "greater"}
+        The alternative hypothesis about the differences' centre.
+    method : {"auto", "exact", "asymptotic"}
+        As `fastperf.wilcoxon`.
+
+    Returns
+    -------
+    p : numpy.ndarray
+        The p-values; 1 where every difference is 0 (no evidence against H0).
+    z : numpy.ndarray
+        The normal score oriented towards the alternative (two-sided: positive when T+ exceeds
+        its null mean); NaN where the test was exact.
+    t_plus : numpy.ndarray
+        The signed-rank statistic T+.
+    method_used : numpy.ndarray of str
+        "exact", "exact (ties)" or "asymptotic" per test.
+    n_zero : numpy.ndarray
+        The zero differences dropped per test.
+
+    Notes
+    -----
+    Wilcoxon (1945), zeros dropped (Wilcoxon's treatment), with the continuity correction of
+    the asymptotic z = (T+ - n(n+1)/4 - 1/2) / sqrt(n(n+1)(2n+1)/24) as Tullos, Graham, Jordan
+    & Patel (2021), SPARC, eq. 1, and exact tails conditional on ties where `method` says so.
+    """
+    from fastperf.engine.ranks import signed_rank_test
+
+    _, p, status, method_used, z, n_zero, r_plus, _ = signed_rank_test(
+        ds, alternative, method, "wilcox", True, "omit")
+    all_zero = status == "no nonzero differences"
+    p = np.where(all_zero, 1.0, p)  # T+ = T- = 0 whatever the signs: exactly 1
+    method_used = np.where(all_zero, "exact", method_used)
+    if alternative == "two-sided":  # the test reports -|z|: sign it by T+ against its mean
+        nonzero = (ds.sizes - n_zero).astype(float)
+        z = np.abs(z) * np.sign(r_plus - nonzero * (nonzero + 1) / 4)
+    elif alternative == "less":  # oriented towards the alternative: large z rejects H0
+        z = -z
+    return p, z, r_plus, method_used, n_zero
+
+
+def rank_sum_tests(a: Samples, b: Samples, shift: float, alternative: str,
+                   method: str) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Mann-Whitney rank-sum test of each sample of `a` against `b` + `shift`.
+
+    Parameters
+    ----------
+    a, b : Samples
+        The two sides (logs of the values), sample i of `a` against sample i of `b`.
+    shift : float
+        Added to every value of `b` (a log-ratio: the candidate slowed or sped up).
+    alternative : {"two-sided", "less", "greater"}
+        The alternative about `a` against the shifted `b`.
+    method : {"auto", "exact", "asymptotic"}
+        As `fastperf.mannwhitneyu`.
+
+    Returns
+    -------
+    p : numpy.ndarray
+        The p-values.
+    z : numpy.ndarray
+        The normal score: two-sided, positive when `a` tends to be larger; one-sided, oriented
+        towards the alternative. NaN where the test was exact.
+    u : numpy.ndarray
+        U of `a`.
+    method_used : numpy.ndarray of str
+        The method used per test.
+
+    Notes
+    -----
+    Mann & Whitney (1947) with the continuity correction; exact tails conditional on ties by
+    the network algorithm (Mehta, Patel & Tsiatis 1984) where `method` says so.
+    """
+    from fastperf.engine.ranks import rank_sum_test
+
+    shifted = Samples(b.values + shift, b.offsets) if shift else b
+    u, p, _, method_used, z, state = rank_sum_test(a, shifted, alternative, method, True, "omit")
+    if alternative == "two-sided":
+        with np.errstate(invalid="ignore"):  # all values equal: z = -inf, sign 0 -> NaN
+            z = z * np.sign(u - state.m * state.n / 2.0)
+    return p, z, u, method_used
+
+
+def joined_methods(*methods: np.ndarray) -> np.ndarray:
+    """One method per row: the common one, else the distinct ones joined by " / ".
+
+    Parameters
+    ----------
+    *methods : numpy.ndarray of str
+        The method used by each test, one array per hypothesis, aligned by row.
+
+    Returns
+    -------
+    numpy.ndarray of str
+        Per row the method, or e.g. "exact / asymptotic" where the tests differ.
+
+    Notes
+    -----
+    A reporting helper: no formula.
+    """
+    first = methods[0]
+    same = np.logical_and.reduce([m == first for m in methods[1:]])
+    if same.all():
+        return first
+    out = first.astype(object)
+    for i in np.flatnonzero(~same):
+        out[i] = " / ".join(dict.fromkeys(m[i] for m in methods))
+    return out.astype(str)
+
+
+def ratio_name(higher: bool) -> str:
+    """The ratio in words, > 1 when the candidate is better.
+
+    Parameters
+    ----------
+    higher : bool
+        Whether higher values are better (throughputs).
+
+    Returns
+    -------
+    str
+        "baseline / candidate" for times, "candidate / baseline" when higher is better.
+
+    Notes
+    -----
+    SPARC and HPT orient the ratio so that a speedup is above 1 (Tullos, Graham, Jordan & Patel
+    2021; Chen et al., HPT, 2012).
+    """
+    return "candidate / baseline" if higher else "baseline / candidate"
+
+
+def row_names(keys: pa.Table, rows: np.ndarray, limit: int = 5) -> str:
+    """Some rows of a key table in words, for a message.
+
+    Parameters
+    ----------
+    keys : pyarrow.Table
+        The key columns, one row per benchmark.
+    rows : numpy.ndarray of int
+        The rows to name.
+    limit : int
+        At most this many are named; the rest are counted.
+
+    Returns
+    -------
+    str
+        The rows' key values, comma-separated within a row and "; " between rows, then
+        "and N more" when `rows` holds more than `limit`.
+
+    Notes
+    -----
+    A reporting helper: no formula.
+    """
+    names = [", ".join(format_cell(v) for v in row.values())
+             for row in keys.take(pa.array(rows[:limit], pa.int64())).to_pylist()]
+    more = f" and {rows.size - limit} more" if rows.size > limit else ""
+    return "; ".join(names) + more
