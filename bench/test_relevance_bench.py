@@ -80,7 +80,7 @@ def path():
 
 def run_fastperf(path):
     return sparc(path, baseline="baseline", candidate="candidate", pair="run", margin=MARGIN,
-                 alpha=ALPHA, correction="bonferroni", method="auto")
+                 alpha=ALPHA, adjust="bonferroni", method="auto")
 
 
 def clear_caches():

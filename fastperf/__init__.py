@@ -42,5 +42,6 @@ __all__ = [
     "factorial", "FactorialResult", "fractional_design", "FractionalDesign",
     "permutation_test", "PermutationTestResult", "bootstrap", "BootstrapResult",
     "multipletests", "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
+    "simulate", "SimulatedTable",
     "__version__",
 ]

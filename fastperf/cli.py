@@ -116,7 +116,7 @@ def _parser() -> argparse.ArgumentParser:
     an.add_argument("--by", type=_columns, default=None, metavar="COL,...",
                     help="one ANOVA per group of these columns (default: one in all)")
     an.add_argument("--alpha", type=float, default=0.05, help="level of f_critical (default 0.05)")
-    an.add_argument("--welch", action="store_true", help="Welch's ANOVA (unequal variances)")
+    an.add_argument("--welch", action="store_true", help="Welch's ANOVA (unequal variances): equal_var=False")
     _add_output_arguments(an)
 
     fa = sub.add_parser("factorial", help="effects and allocation of variation of a 2^k (r) or "
@@ -169,8 +169,8 @@ def _parser() -> argparse.ArgumentParser:
     c.add_argument("--margin", type=float, default=0.05,
                    help="sparc: equivalence margin delta, the ratio's interval [1-delta, 1+delta] "
                         "(default 0.05)")
-    c.add_argument("--correction", choices=["bonferroni", "holm", "none"], default="bonferroni",
-                   help="sparc: family-wise error correction (default bonferroni)")
+    c.add_argument("--adjust", choices=["bonferroni", "holm", "none"], default="bonferroni",
+                   help="sparc: family-wise error adjustment (default bonferroni)")
     c.add_argument("--pair", default=None, metavar="COL",
                    help="sparc: the column pairing baseline and candidate runs (e.g. run) when "
                         "they were measured in pairs; default: independent runs")
@@ -262,7 +262,7 @@ def _anova(args) -> None:
     from fastperf.designs.anova import anova
 
     result = anova(_read(args), factor=args.factor, by=args.by, alpha=args.alpha,
-                   welch=args.welch)
+                   equal_var=not args.welch)
     _write(result, args.format, args.output)
 
 
@@ -343,7 +343,7 @@ def _relevance(args, table: pa.Table, baseline: str, candidate: str):
         candidates = candidate.split(",") if "," in candidate else candidate
         return sparc(table, baseline=baseline, candidate=candidates, by=args.benchmark,
                      pair=args.pair, margin=args.margin, alpha=args.alpha,
-                     correction=args.correction, method=args.method,
+                     adjust=args.adjust, method=args.method,
                      higher_is_better=args.higher_is_better)
     if args.pair is not None:
         raise InputError("--pair belongs to --protocol sparc (HPT compares independent runs)")

@@ -229,12 +229,12 @@ def test_welch_matches_r_oneway_test():
     stat, p = f_oneway(*WELCH_SAMPLES, equal_var=False)
     assert stat == pytest.approx(R_WELCH_F, rel=1e-13)
     assert p == pytest.approx(R_WELCH_P, rel=1e-13)
-    r = anova(long_table({"x": WELCH_SAMPLES}), welch=True)
+    r = anova(long_table({"x": WELCH_SAMPLES}), equal_var=False)
     g = row(r)
     assert g["f"] == pytest.approx(R_WELCH_F, rel=1e-13)
     assert g["pvalue"] == pytest.approx(R_WELCH_P, rel=1e-13)
     assert g["f_critical"] == pytest.approx(st.f.ppf(0.95, 2, g["df_welch"]), rel=1e-12)
-    assert r.summary["test"] == "welch_anova"
+    assert r.summary["function"] == "anova" and r.summary["equal_var"] is False
     classical = row(anova(long_table({"x": WELCH_SAMPLES})))
     assert g["ssa"] == classical["ssa"] and g["df_error"] == classical["df_error"] == 12
 
@@ -257,7 +257,7 @@ def test_one_level_factor_gives_a_status_row():
     assert g["status"] == ["fewer than 2 alternatives with values", "ok"]
     assert g["k"] == [1, 2]
     assert np.isnan(g["f"][0]) and np.isnan(g["pvalue"][0]) and np.isnan(g["f_critical"][0])
-    assert r.summary["groups_not_ok"] == 1 and r.warnings
+    assert r.summary["rows_not_ok"] == 1 and r.warnings
 
 
 def test_nan_values_are_dropped_and_counted():

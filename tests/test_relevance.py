@@ -170,7 +170,7 @@ def test_paper_family_bonferroni_alpha_and_fwer():
     assert s["alpha_corrected"] == pytest.approx(0.05 / 34, rel=1e-15)
     assert round(s["fwer_uncorrected"], 5) == 0.82518  # eq. 1: 1 - 0.95^34
     assert s["fwer_uncorrected"] == pytest.approx(1 - 0.95 ** 34, rel=1e-12)
-    assert s["correction"] == "bonferroni" and s["design"] == "paired"
+    assert s["adjust"] == "bonferroni" and s["design"] == "paired"
     # the fewest untied pairs reaching alpha_new: 2/2^n (difference), 1/2^n (equivalence)
     need = s["min_runs_to_conclude"]
     assert need["difference"] == min(n for n in range(1, 64) if 2 / 2 ** n <= 0.05 / 34) == 11
@@ -244,7 +244,7 @@ def test_overall_test_rejects_with_ten_relevant_benchmarks(shift, verdict):
     # asymptotic (12 pairs: each benchmark's p = 0.0025, relevant only without correction):
     # z = (55 - 27.5 - 0.5) / sqrt(10 * 11 * 21 / 24) = 2.752, signed by the side, p = 0.0059
     res = sparc(make_table(data), baseline="X", candidate="Y", method="asymptotic",
-                correction="none")
+                adjust="none")
     assert res.summary["conclusions"]["relevant difference"] == 10
     row = res.overall.to_pylist()[0]
     z = (55 - 27.5 - 0.5) / math.sqrt(10 * 11 * 21 / 24)
@@ -440,7 +440,7 @@ def _correction_table():
 @pytest.mark.parametrize("correction", ["none", "bonferroni", "holm"])
 def test_corrections(correction, overall):
     alpha = 0.05
-    res = sparc(_correction_table(), baseline="X", candidate="Y", correction=correction,
+    res = sparc(_correction_table(), baseline="X", candidate="Y", adjust=correction,
                 overall=overall, alpha=alpha)
     b = res.benchmarks.to_pydict()
     tested = np.array(b["status"]) == "ok"
@@ -481,7 +481,7 @@ def test_corrections(correction, overall):
 
 def test_corrections_differ_on_the_same_data():
     # none >= holm >= bonferroni in rejections (same p-values)
-    got = {c: sparc(_correction_table(), baseline="X", candidate="Y", correction=c)
+    got = {c: sparc(_correction_table(), baseline="X", candidate="Y", adjust=c)
            for c in ("none", "holm", "bonferroni")}
     count = {c: sum(r.benchmarks["reject_difference"].to_pylist())
              + sum(r.benchmarks["reject_equivalence"].to_pylist()) for c, r in got.items()}
@@ -510,7 +510,7 @@ def _holm_case():
     ("bonferroni", False, "equivalence"),  # 0.039 > 0.05 / 2
 ])
 def test_holm_keeps_the_overall_tests_share(correction, overall, expected):
-    res = sparc(_holm_case(), baseline="X", candidate="Y", correction=correction,
+    res = sparc(_holm_case(), baseline="X", candidate="Y", adjust=correction,
                 overall=overall, method="exact")
     row = rows(res)["h"]
     assert row["pvalue_difference"] == 10 / 256
@@ -523,7 +523,7 @@ def test_p_equal_to_the_level_rejects():
     # 0.0625 exactly; at alpha = 0.0625 without correction the difference is rejected
     x = np.array([1.3, 1.4, 1.5, 1.6, 1.7])
     res = sparc(make_table({"b": (x, np.ones(5))}), baseline="X", candidate="Y",
-                correction="none", alpha=0.0625, method="exact")
+                adjust="none", alpha=0.0625, method="exact")
     row = rows(res)["b"]
     assert row["pvalue_difference"] == 0.0625 and row["reject_difference"]
     assert row["conclusion"] == "relevant difference"
@@ -647,8 +647,8 @@ def test_several_candidates_table_layout():
     assert res.summary["candidates"] == ["A", "B"]
     assert res.summary["tests"] == 2 * (2 * 3 + 1)
     # each candidate's rows equal a single-candidate run's, but for the family's level
-    single = sparc(table, baseline="base", candidate="A", correction="none")
-    both = sparc(table, baseline="base", candidate=["A", "B"], correction="none")
+    single = sparc(table, baseline="base", candidate="A", adjust="none")
+    both = sparc(table, baseline="base", candidate=["A", "B"], adjust="none")
     assert "candidate" not in single.benchmarks.column_names
     a_rows = [r for r in both.benchmarks.to_pylist() if r.pop("candidate") == "A"]
     assert no_nan(a_rows) == no_nan(single.benchmarks.to_pylist())
@@ -684,8 +684,8 @@ def test_bad_alpha(alpha):
 
 def test_bad_options():
     t = _good()
-    with pytest.raises(InputError, match="correction"):
-        sparc(t, baseline="X", candidate="Y", correction="sidak")
+    with pytest.raises(InputError, match="adjust"):
+        sparc(t, baseline="X", candidate="Y", adjust="sidak")
     with pytest.raises(InputError, match="method"):
         sparc(t, baseline="X", candidate="Y", method="permutation")
     with pytest.raises(InputError, match="method"):
@@ -982,7 +982,7 @@ def _go_values(path, name):
 
 def test_cli_sparc_go_files(capsys):
     rc = main(["compare", GO_OLD, GO_NEW, "--unit", "sec/op", "--protocol", "sparc",
-               "--margin", "0.05", "--correction", "holm"])
+               "--margin", "0.05", "--adjust", "holm"])
     out = capsys.readouterr().out
     assert rc == 0
     assert "SPARC" in out and "Holm" in out
@@ -994,7 +994,7 @@ def test_cli_sparc_json_go_files(capsys):
                "--format", "json"])
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["summary"]["protocol"] == "sparc" and doc["summary"]["design"] == "unpaired"
+    assert doc["summary"]["function"] == "sparc" and doc["summary"]["design"] == "unpaired"
     assert doc["summary"]["tests"] == 2 * 2 + 1
     got = {r["benchmark"]: r for r in doc["benchmarks"]}
     json_old = _go_values(GO_OLD, "BenchmarkEncode/format=json-48")
@@ -1022,7 +1022,7 @@ def test_cli_hpt_go_files(capsys):
                "--format", "json"])
     assert rc == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["summary"]["protocol"] == "hpt"
+    assert doc["summary"]["function"] == "hpt"
     # json significant, gob not: one non-zero score, one-sided p = 1/2
     assert doc["summary"]["significant"] == 1 and doc["summary"]["reliability"] == 0.5
     # 2 benchmarks reach at most 1 - 1/4 = 0.75 < 0.9: no speedup holds
@@ -1064,7 +1064,7 @@ def test_cli_sparc_paired_csv_and_parquet(tmp_path, capsys):
     assert got["same"]["pvalue_equivalence"] == 1 / 2 ** 12
     assert got["same"]["conclusion"] == "equivalence"
     rc = main(["compare", parquet, "--protocol", "sparc", "--baseline", "base", "--candidate",
-               "cand", "--method", "asymptotic", "--correction", "none", "--margin", "0.1"])
+               "cand", "--method", "asymptotic", "--adjust", "none", "--margin", "0.1"])
     out = capsys.readouterr().out
     assert rc == 0 and "unpaired runs" in out and "no correction" in out and "[0.9, 1.1]" in out
 
@@ -1112,7 +1112,7 @@ def test_sparc_renderings():
     assert md.startswith("```\nSPARC:") and "| candidate |" in md.replace("  ", " ")
     assert "overall test" in md
     doc = json.loads(res.to_json())
-    assert doc["summary"]["protocol"] == "sparc" and len(doc["benchmarks"]) == 16
+    assert doc["summary"]["function"] == "sparc" and len(doc["benchmarks"]) == 16
     assert [r["candidate"] for r in doc["overall"]] == ["ariane", "shakti"]
     assert doc["summary"]["equivalence_bounds"] == [0.5, 1.5]
     res = sparc(paper_table(), baseline="rocket", candidate="ariane", margin=0.5, overall=False)
@@ -1130,7 +1130,7 @@ def test_hpt_renderings():
     md = res.to_markdown()
     assert md.startswith("```\nHPT:") and "largest speedup" in md
     doc = json.loads(res.to_json())
-    assert doc["summary"]["protocol"] == "hpt"
+    assert doc["summary"]["function"] == "hpt"
     assert [s["confidence"] for s in doc["speedups"]] == [0.9, 0.95, 0.99]
     assert len(doc["benchmarks"]) == 7
 

@@ -488,7 +488,7 @@ def run_sparc(key, candidate, paired, higher, margin, alpha, correction, method,
     of every row, the overall table and the summary's family)."""
     _, table = dataset(*key)
     res = sparc(table, baseline=BASE, candidate=candidate, pair="run" if paired else None,
-                margin=margin, alpha=alpha, correction=correction, method=method,
+                margin=margin, alpha=alpha, adjust=correction, method=method,
                 overall=overall, higher_is_better=higher, min_runs=min_runs)
     candidates = [candidate] if isinstance(candidate, str) else list(candidate)
     keyed, overall_rows, m, level = sparc_reference(key, candidates, paired, higher, margin,
@@ -669,7 +669,7 @@ def test_small_tied_exact_against_enumeration(paired, higher):
     sign patterns over the midranks; all C(N, m) assignments of the pooled logs)."""
     benchmarks = small_tied_benchmarks(21 + paired, 60, paired)
     res = sparc(measurement_table(benchmarks, 5), baseline=BASE, candidate="c1",
-                pair="run" if paired else None, margin=0.05, correction="none", method="exact",
+                pair="run" if paired else None, margin=0.05, adjust="none", method="exact",
                 higher_is_better=higher)
     got = {row["benchmark"]: row for row in res.benchmarks.to_pylist()}
     failures = []
@@ -733,7 +733,7 @@ def test_overall_verdict_when_exact(method):
     "candidate faster" (T+ = n(n + 1)/2 above its mean) whatever the method: an exact test
     has no z, the direction must come from T+ (fastperf read z > 0 before commit 4826ba7)."""
     res = sparc(measurement_table(faster_everywhere(), 1), baseline=BASE, candidate="c1",
-                method=method, correction="none")
+                method=method, adjust="none")
     row = res.overall.to_pylist()[0]
     assert row["n"] == 8 and row["reject"] and row["statistic"] == 36.0
     assert row["verdict"] == "candidate faster"

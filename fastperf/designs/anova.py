@@ -19,7 +19,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.validation import (
-    check_choice, check_confidence, check_key_clash, check_unit_interval,
+    check_choice, check_confidence, check_flag, check_key_clash, check_unit_interval,
 )
 from fastperf.data.arrays import Samples, as_float_array, as_samples, last_axis, shaped
 from fastperf.errors import InputError
@@ -156,7 +156,7 @@ class AnovaResult(Result):
         One row per `by` group (one row when `by` is None): the `by` key columns, then ``k``,
         ``n``, ``n_dropped``, ``ssa``, ``sse``, ``sst``, ``df_alternatives``, ``df_error``,
         ``df_total``, ``msa``, ``mse``, ``f``, ``pvalue``, ``f_critical``, ``share_alternatives``,
-        ``share_error``, ``status`` (and ``df_welch`` after ``df_error`` when ``welch=True``).
+        ``share_error``, ``status`` (and ``df_welch`` after ``df_error`` when ``equal_var=False``).
     effects : pyarrow.Table
         One row per (group, alternative): the `by` keys, the factor column, ``n``,
         ``n_dropped``, ``mean`` (the column mean) and ``effect`` (column mean minus the
@@ -224,7 +224,7 @@ def anova(
     value: str = "value",
     by: str | Sequence[str] | None = None,
     alpha: float = 0.05,
-    welch: bool = False,
+    equal_var: bool = True,
 ) -> AnovaResult:
     """One-factor ANOVA (Lilja, seed 000) of a measurement table, one per `by` group.
 
@@ -241,8 +241,9 @@ def anova(
         Key column(s): one ANOVA per distinct key (e.g. ``"benchmark"``); None: one in all.
     alpha : float
         Significance level of ``f_critical`` = F[1 - alpha; df_alternatives, df_error].
-    welch : bool
-        Welch's ANOVA (unequal variances): ``f``, ``pvalue`` and ``f_critical`` are Welch's,
+    equal_var : bool
+        True: the classical ANOVA. False: Welch's ANOVA (unequal variances; scipy's
+        ``f_oneway(equal_var=False)``): ``f``, ``pvalue`` and ``f_critical`` are Welch's,
         with denominator degrees of freedom in the extra column ``df_welch``. The sums of
         squares, mean squares and ``df_error`` stay the classical ones.
 
@@ -288,6 +289,7 @@ def anova(
     else:
         by_keys = None
         starts = np.zeros(1, dtype=np.int64)
+    welch = not check_flag(equal_var, "equal_var")
     res = _one_way(n, mean, var, starts, alpha, welch)
     n_dropped = np.add.reduceat(n_nan, starts)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -324,9 +326,9 @@ def anova(
     if not_ok:
         warnings.append(f"{not_ok} group(s) could not be tested (see status)")
     summary = {
-        "test": "welch_anova" if welch else "anova", "groups": out.num_rows,
+        "function": "anova", "equal_var": not welch,
         "alternatives": len(alternatives), "values": int(res.n.sum()),
-        "dropped": int(n_dropped.sum()), "alpha": alpha, "groups_not_ok": not_ok,
+        "dropped": int(n_dropped.sum()), "alpha": alpha,
         "groups_significant": int((res.pvalue < alpha).sum()),
     }
     return AnovaResult(out, effects, summary, warnings, alternatives=alternatives,

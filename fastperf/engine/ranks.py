@@ -109,7 +109,7 @@ class TieBlocks:
 @functools.lru_cache(maxsize=256)
 def rank_sum_cdf(m: int, n: int) -> np.ndarray:
     """P(U <= u) for u = 0..floor(mn/2), untied rank-sum (sizes ordered: symmetric in m, n)."""
-    from fastperf.kernels.rank_distributions import rank_sum_null_pmf
+    from fastperf.kernels.rank_null import rank_sum_null_pmf
 
     cdf = np.cumsum(rank_sum_null_pmf(m, n))  # small tails summed directly, from 0 up
     cdf.flags.writeable = False
@@ -119,7 +119,7 @@ def rank_sum_cdf(m: int, n: int) -> np.ndarray:
 @functools.lru_cache(maxsize=256)
 def signed_rank_cdf(n: int) -> np.ndarray:
     """P(T+ <= t) for t = 0..floor(n(n+1)/4), untied signed-rank without zeros."""
-    from fastperf.kernels.rank_distributions import signed_rank_null_pmf
+    from fastperf.kernels.rank_null import signed_rank_null_pmf
 
     cdf = np.cumsum(signed_rank_null_pmf(n))
     cdf.flags.writeable = False
@@ -241,7 +241,7 @@ def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks):
                                                       u2[sel] // 2)
     tied_chosen = np.flatnonzero(chosen & tied)
     if tied_chosen.size:
-        from fastperf.kernels.rank_distributions import rank_sum_tie_tails
+        from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
 
         scores, counts, block_offsets = blocks.of(tied_chosen)
         mc = m[tied_chosen]
@@ -258,7 +258,7 @@ def auto_exact_rank_sum(m, n, tied, candidates, blocks: TieBlocks):
     exact = candidates & ~tied & (small * small * large / 2 <= AUTO_EXACT_MAX_COST)
     tied_candidates = np.flatnonzero(candidates & tied)
     if tied_candidates.size:
-        from fastperf.kernels.rank_distributions import tie_tail_costs
+        from fastperf.kernels.tie_costs import tie_tail_costs
 
         _, counts, block_offsets = blocks.of(tied_candidates)
         cost = tie_tail_costs(counts, block_offsets, m[tied_candidates])
@@ -385,7 +385,7 @@ def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks):
                                                   plus2[sel] // 2)
     conditional = np.flatnonzero(chosen & ~standard)
     if conditional.size:
-        from fastperf.kernels.rank_distributions import signed_rank_tie_tails
+        from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
 
         scores, counts, block_offsets = blocks.of(conditional)
         lo, up = signed_rank_tie_tails(scores, counts, block_offsets, plus2[conditional],
@@ -399,7 +399,7 @@ def auto_exact_signed_rank(count, standard, candidates, blocks: TieBlocks):
     exact = candidates & standard & (count.astype(float) ** 3 / 4 <= AUTO_EXACT_MAX_COST)
     others = np.flatnonzero(candidates & ~standard)
     if others.size:
-        from fastperf.kernels.rank_distributions import tie_tail_costs
+        from fastperf.kernels.tie_costs import tie_tail_costs
 
         _, counts, block_offsets = blocks.of(others)
         cost = tie_tail_costs(counts, block_offsets, np.full(others.size, -1, dtype=np.int64))

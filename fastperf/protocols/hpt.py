@@ -296,7 +296,7 @@ def hpt(
     })
     n_tested = int(tested.sum())
     summary = {
-        "protocol": "hpt", "baseline": baseline, "candidate": candidate,
+        "function": "hpt", "baseline": baseline, "candidate": candidate,
         "ratio": ratio_name(higher_is_better), "higher_is_better": higher_is_better,
         "alpha": alpha, "method": method, "benchmarks_tested": n_tested,
         "significant": int(significant.sum()), **level2,

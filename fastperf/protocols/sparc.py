@@ -121,7 +121,7 @@ class SparcResult(BenchmarkResult):
             "holm": f"Holm over m = {s['tests']} tests at alpha {s['alpha']}: first step and "
                     f"overall test at {s['alpha_corrected']:.6g}",
             "none": f"no correction over m = {s['tests']} tests: alpha {s['alpha']} per test",
-        }[s["correction"]]
+        }[s["adjust"]]
         return "\n".join([
             f"SPARC: {', '.join(map(repr, s['candidates']))} against {s['baseline']!r} "
             f"({s['design']} runs, ratio = {s['ratio']}), equivalence margin "
@@ -167,11 +167,11 @@ class SparcResult(BenchmarkResult):
         return "```\n" + self.header() + "\n```\n\n" + super().to_markdown()
 
 
-def _sparc_iv(margin, alpha, correction) -> tuple[float, float]:
+def _sparc_iv(margin, alpha, adjust) -> tuple[float, float]:
     """The margin and alpha as floats in (0, 1); an `InputError` for a bad value or correction."""
     margin = check_unit_interval(margin, "margin (the equivalence margin delta)")
     alpha = check_unit_interval(alpha, "alpha")
-    check_choice(correction, "correction", CORRECTIONS)
+    check_choice(adjust, "adjust", CORRECTIONS)
     return margin, alpha
 
 
@@ -316,7 +316,7 @@ def sparc(
     pair: str | None = "run",
     margin: float = 0.05,
     alpha: float = 0.05,
-    correction: str = "bonferroni",
+    adjust: str = "bonferroni",
     method: str = "auto",
     overall: bool = True,
     higher_is_better: bool = False,
@@ -340,7 +340,7 @@ def sparc(
     1/2) / sqrt(n(n+1)(2n+1)/24): 30 ratios on one side of 1 give z = 4.772) and exact,
     conditional on ties, where `method` says so. The equivalence test's p is the larger of the
     two one-sided ones. The levels are corrected for the family of 2 tests per benchmark plus
-    the overall tests (`correction`).
+    the overall tests (`adjust`).
 
     Parameters
     ----------
@@ -359,7 +359,7 @@ def sparc(
         delta in (0, 1): the equivalence interval of the ratio is [1 - delta, 1 + delta].
     alpha : float
         The family's level.
-    correction : {"bonferroni", "holm", "none"}
+    adjust : {"bonferroni", "holm", "none"}
         See `_family_levels`: Bonferroni tests each at alpha / m; Holm steps down over the
         benchmarks' tests (the overall tests keep alpha / m); "none" tests each at alpha.
     method : {"auto", "exact", "asymptotic"}
@@ -407,7 +407,7 @@ def sparc(
     equivalence test (Schuirmann 1987) and Table I's four conclusions. Holm's step-down is
     Holm (1979), Scand. J. Statist. 6, 65-70.
     """
-    margin, alpha = _sparc_iv(margin, alpha, correction)
+    margin, alpha = _sparc_iv(margin, alpha, adjust)
     candidates = ([candidate] if isinstance(candidate, str) or candidate is None
                   else list(candidate))
     min_runs = check_comparison("sparc", baseline, candidates, method, by, min_runs,
@@ -441,7 +441,7 @@ def sparc(
     tested = status == "ok"
     p_eq = np.fmax(p_up, p_low)
     reject_diff, reject_eq, m, per_test = _family_levels(
-        p_diff, p_eq, tested, len(candidates) if overall else 0, alpha, correction)
+        p_diff, p_eq, tested, len(candidates) if overall else 0, alpha, adjust)
     conclusion = _conclusions(reject_diff, reject_eq, tested)
     tests = {
         "statistic": statistic, "pvalue_difference": p_diff, "z_difference": z_diff,
@@ -461,11 +461,11 @@ def sparc(
         overall_table = _overall_tests(ratio_median, conclusion == CONCLUSIONS[0],
                                        comparison, candidates, method, per_test)
     summary = {
-        "protocol": "sparc", "design": "paired" if pair is not None else "unpaired",
+        "function": "sparc", "design": "paired" if pair is not None else "unpaired",
         "pair": pair, "baseline": baseline, "candidates": candidates,
         "ratio": ratio_name(higher_is_better), "higher_is_better": higher_is_better,
         "margin": margin, "equivalence_bounds": (1.0 - margin, 1.0 + margin), "alpha": alpha,
-        "correction": correction, "method": method, "tests": m, "alpha_corrected": per_test,
+        "adjust": adjust, "method": method, "tests": m, "alpha_corrected": per_test,
         "fwer_uncorrected": float(1.0 - (1.0 - alpha) ** m),
         "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
         "min_runs_to_conclude": _min_runs_to_conclude(per_test, pair is not None),

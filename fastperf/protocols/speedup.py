@@ -363,7 +363,7 @@ def speedup_test(
 
     overall_speedup, overall_gain = _overall(time_x, time_y, w, compared, higher_is_better)
     summary = {
-        "protocol": "speedup-test", "baseline": baseline, "candidate": candidate,
+        "function": "speedup_test", "baseline": baseline, "candidate": candidate,
         "alpha": alpha, "higher_is_better": higher_is_better, "large_sample": large_sample,
         "median_method": median_method, "benchmarks": len(n1),
         "benchmarks_compared": int(compared.sum()),

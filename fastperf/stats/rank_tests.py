@@ -14,7 +14,7 @@ in docs/rank-tests.md:
   tested in one call, one row per benchmark.
 
 The statistics come from merge-walks over sorted samples (`fastperf.kernels.ranks`), the exact
-distributions from `fastperf.kernels.rank_distributions`, the Hodges-Lehmann effects from
+distributions from `fastperf.kernels.rank_null` and the tie-conditional kernels (`rank_sum_ties`, `signed_rank_ties`), the Hodges-Lehmann effects from
 `fastperf.kernels.hodges_lehmann`.
 """
 from __future__ import annotations
