@@ -23,7 +23,7 @@ from fastperf.data.validation import (
 )
 from fastperf.data.arrays import Samples, as_float_array, as_samples, last_axis, shaped
 from fastperf.errors import InputError
-from fastperf.results.base import Result, TestResult, dropped_warnings, keyed_table
+from fastperf.results.base import GroupResult, TestResult, dropped_warnings, keyed_table
 from fastperf.io.tables import key_list
 from fastperf.engine.intervals import student_quantile
 
@@ -147,7 +147,7 @@ class _Cells:
     n_levels: int
 
 
-class AnovaResult(Result):
+class AnovaResult(GroupResult):
     """Result of `anova`.
 
     Attributes
@@ -169,8 +169,6 @@ class AnovaResult(Result):
     """
 
     extra_tables = ("effects",)
-
-    table_name = "groups"
 
     def __init__(self, table, effects, summary, warnings, *, alternatives, keys, cells):
         super().__init__(table, summary, warnings)
@@ -335,11 +333,9 @@ def anova(
                        keys=by_keys, cells=cells)
 
 
-class ContrastResult(Result):
+class ContrastResult(GroupResult):
     """Result of `contrasts`: ``.groups`` has the `by` keys, then ``contrast`` (c = sum w_j
     alpha_j), ``s_c``, ``df_error``, ``ci_low``, ``ci_high`` and ``status`` per group."""
-
-    table_name = "groups"
 
 
 def _weights_by_level(result: AnovaResult, weights) -> np.ndarray:

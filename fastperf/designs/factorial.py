@@ -24,12 +24,12 @@ from fastperf.engine.intervals import student_quantile
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import describe_group, key_list, require_columns, value_column
-from fastperf.results.base import Result, keyed_table
+from fastperf.results.base import GroupResult, keyed_table
 
 __all__ = ["factorial", "FactorialResult"]
 
 
-class FactorialResult(Result):
+class FactorialResult(GroupResult):
     """Result of `factorial`.
 
     Attributes
@@ -53,8 +53,6 @@ class FactorialResult(Result):
     """
 
     extra_tables = ("effects",)
-
-    table_name = "groups"
 
     def __init__(self, table, summary, warnings, effects, sign_table, design):
         super().__init__(table, summary, warnings)

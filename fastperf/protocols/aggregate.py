@@ -21,7 +21,7 @@ import pyarrow as pa
 from fastperf.data.validation import check_choice, check_confidence
 from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
-from fastperf.results.base import Result, keyed_table
+from fastperf.results.base import GroupResult, keyed_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import describe_group, key_list, require_columns, value_column
 from fastperf.data.grouping import key_codes, group_rows
@@ -34,7 +34,7 @@ KINDS = ("geomean", "mean", "weighted")
 METHODS = ("per-run", "propagation")
 
 
-class AggregateResult(Result):
+class AggregateResult(GroupResult):
     """Result of `aggregate_score`.
 
     Attributes
@@ -48,8 +48,6 @@ class AggregateResult(Result):
         ``kind``, ``method``, ``confidence``, ``benchmarks``, ``variants``, ``baseline``.
     warnings : list of str
     """
-
-    table_name = "groups"
 
 
 def score_gradient(kind: str, means: np.ndarray, weights: np.ndarray,

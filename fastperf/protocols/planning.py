@@ -22,7 +22,7 @@ from numpy.typing import ArrayLike
 
 from fastperf.data.validation import check_choice, check_confidence, check_key_clash
 from fastperf.errors import InputError
-from fastperf.results.base import Result, dropped_warnings
+from fastperf.results.base import GroupResult, dropped_warnings
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list
 from fastperf.engine.intervals import student_halfwidth
@@ -167,7 +167,7 @@ def _smallest_runs(scale: np.ndarray, bound: np.ndarray, confidence: float, *,
     return result
 
 
-class PlanResult(Result):
+class PlanResult(GroupResult):
     """Result of `plan_runs`.
 
     Attributes
@@ -187,8 +187,6 @@ class PlanResult(Result):
         ``benchmarks``, ``separated_now``, ``separation_not_ok``, ``runs_to_separate_max``.
     warnings : list of str
     """
-
-    table_name = "groups"
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
                  separation: pa.Table | None = None):

@@ -20,7 +20,7 @@ import pyarrow as pa
 from fastperf.data.arrays import shaped
 from fastperf.results.render import dumps, render_markdown, render_text, table_records
 
-__all__ = ["Result", "BenchmarkResult", "TestResult", "ConfidenceInterval", "keyed_table",
+__all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval", "keyed_table",
            "dropped_warnings"]
 
 #: A confidence interval: arrays (or scalars) of lower and upper bounds, unpackable as
@@ -31,13 +31,15 @@ ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
 class Result:
     """Base of table-level results: a per-group table, a summary dict and warnings.
 
-    Subclasses set `table_name` ("groups" or "benchmarks"), the attribute holding the table.
+    The table is ``.table``; `GroupResult` and `BenchmarkResult` also name it by its kind
+    (``.groups``, ``.benchmarks``), and `table_name` is that name (the key of the table in
+    `to_json`).
     """
 
     table_name = "groups"
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str]):
-        setattr(self, self.table_name, table)
+        self._table = table
         summary = dict(summary)
         if "status" in table.column_names:
             status = table.column("status").to_numpy(zero_copy_only=False)
@@ -49,7 +51,7 @@ class Result:
     @property
     def table(self) -> pa.Table:
         """The per-group table, whatever its attribute name."""
-        return getattr(self, self.table_name)
+        return self._table
 
     #: Names of further tables (attributes, possibly None) that the renderings show after the
     #: main one, e.g. ("effects",).
@@ -103,11 +105,27 @@ class Result:
         return self.to_markdown()
 
 
+class GroupResult(Result):
+    """A table-level result with one row per (benchmark keys, variant) group: ``.groups``."""
+
+    table_name = "groups"
+
+    @property
+    def groups(self) -> pa.Table:
+        """One row per group: the key columns first, then the function's columns."""
+        return self._table
+
+
 class BenchmarkResult(Result):
-    """Result of a table-level test: ``.benchmarks`` has one row per benchmark (or group), keys
-    first, then the test's columns and ``status``."""
+    """Result of a table-level test: ``.benchmarks`` has one row per benchmark, keys first, then
+    the test's columns and ``status``."""
 
     table_name = "benchmarks"
+
+    @property
+    def benchmarks(self) -> pa.Table:
+        """One row per benchmark: the key columns first, then the test's columns."""
+        return self._table
 
 
 def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:

@@ -7,7 +7,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.errors import InputError
-from fastperf.results.base import Result, dropped_warnings, keyed_table
+from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import describe_group, key_list, require_columns, value_column
 from fastperf.data.grouping import group_rows
@@ -21,7 +21,7 @@ STATS_COLUMNS = [
 ]
 
 
-class DescribeResult(Result):
+class DescribeResult(GroupResult):
     """Result of `describe`.
 
     Attributes
@@ -35,8 +35,6 @@ class DescribeResult(Result):
         ``confidence``, ``rows`` (groups) and ``rows_not_ok``.
     warnings : list of str
     """
-
-    table_name = "groups"
 
 
 def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], str]:

@@ -6,7 +6,7 @@ from typing import Any, Sequence
 
 from fastperf.data.arrays import one_sample
 from fastperf.errors import InputError
-from fastperf.results.base import Result, TestResult
+from fastperf.results.base import GroupResult, TestResult
 from fastperf.stats.forms import TableForm, is_table_call, rejected_at
 from fastperf.engine.normality import shapiro_wilk_samples
 
@@ -17,7 +17,7 @@ __all__ = ["shapiro", "ShapiroResult"]
 SUMMARY_ALPHA = 0.05
 
 
-class ShapiroResult(Result):
+class ShapiroResult(GroupResult):
     """Result of `shapiro` on a measurement table.
 
     Attributes
