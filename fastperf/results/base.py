@@ -169,7 +169,7 @@ class TestResult:
             setattr(self, name, value)
 
     @classmethod
-    def from_batch(cls, batch_shape: tuple[int, ...], statistic, pvalue, status, **fields):
+    def from_batch(cls, batch_shape: tuple[int, ...], statistic, pvalue, status, /, **fields):
         """The result with every array field reshaped to `batch_shape` (numpy scalars for a
         single test); other fields as given."""
         def shape(value):

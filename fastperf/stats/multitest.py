@@ -16,6 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from fastperf.data.validation import check_unit_interval
+from fastperf.data.arrays import shaped
 from fastperf.errors import InputError
 
 
@@ -173,11 +174,6 @@ def _family_alphas(n_tests: np.ndarray, alpha: float) -> tuple[np.ndarray, np.nd
     return sidak, bonferroni
 
 
-def _shaped(a: np.ndarray, shape: tuple[int, ...]):
-    out = np.asarray(a).reshape(shape)
-    return out[()] if out.ndim == 0 else out
-
-
 def multipletests(
     pvalues: ArrayLike,
     *,
@@ -266,9 +262,9 @@ def multipletests(
         return MultipleTestsResult(
             reject=reject,
             pvalues_corrected=corrected,
-            alpha_sidak=_shaped(sidak, batch_shape),
-            alpha_bonferroni=_shaped(bonferroni, batch_shape),
-            n_tests=_shaped(n_tests, batch_shape),
+            alpha_sidak=shaped(sidak, batch_shape),
+            alpha_bonferroni=shaped(bonferroni, batch_shape),
+            n_tests=shaped(n_tests, batch_shape),
             groups=None,
             method=method,
             alpha=alpha,

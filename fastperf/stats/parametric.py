@@ -70,12 +70,10 @@ def _finish_t(t, df, se, estimate, status, alternative, batch_shape) -> TTestRes
     t = np.where(failed, np.nan, t)
     df = np.where(failed, np.nan, df)
     p = t_pvalue(t, df, alternative)
-    return TTestResult(
-        shaped(t, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
-        df=shaped(df, batch_shape), estimate=shaped(np.where(failed, np.nan, estimate), batch_shape),
-        standard_error=shaped(np.where(failed, np.nan, se), batch_shape),
-        alternative=alternative, batch_shape=batch_shape,
-    )
+    return TTestResult.from_batch(
+        batch_shape, t, p, status, df=df, estimate=np.where(failed, np.nan, estimate),
+        standard_error=np.where(failed, np.nan, se), alternative=alternative,
+        batch_shape=batch_shape)
 
 
 def ttest_ind(
@@ -229,9 +227,8 @@ def ftest(
     xs, ys, batch_shape = two_samples(x, y, axis)
     (n1, nan1, _, v1), (n2, nan2, _, v2) = sample_moments_of(xs), sample_moments_of(ys)
     f, p, df1, df2, status = f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative)
-    return FTestResult(shaped(f, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
-                       df_x=shaped(df1, batch_shape), df_y=shaped(df2, batch_shape),
-                       batch_shape=batch_shape)
+    return FTestResult.from_batch(batch_shape, f, p, status, df_x=df1, df_y=df2,
+                                  batch_shape=batch_shape)
 
 
 def _require_table(x: Any, function: str) -> None:

@@ -14,7 +14,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from fastperf.data.validation import check_alternative, check_choice, check_seed, check_whole_number
-from fastperf.data.arrays import Samples, paired_samples, shaped, two_samples
+from fastperf.data.arrays import Samples, paired_samples, two_samples
 from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, TestResult
 from fastperf.stats.forms import TableForm, check_array_call, differences
@@ -180,9 +180,8 @@ def permutation_test(
         valid = status == "ok"
         exact = _exact_independent(n1, n2, n_resamples) & valid
         observed, p, total = _run(xs, ys, valid, exact, **options)
-    return PermutationTestResult(
-        shaped(observed, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
-        exact=shaped(exact, batch_shape), n_resamples=shaped(total, batch_shape), seed=seed)
+    return PermutationTestResult.from_batch(batch_shape, observed, p, status, exact=exact,
+                                            n_resamples=total, seed=seed)
 
 
 def _independent_columns(xs: Samples, ys: Samples, **options):

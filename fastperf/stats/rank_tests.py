@@ -229,9 +229,8 @@ def mannwhitneyu(
     xs, ys, batch_shape = two_samples(x, y, axis)
     statistic, p, status, method_used, z, state = rank_sum_test(
         xs, ys, alternative, method, use_continuity, nan_policy)
-    return MannWhitneyUResult(
-        shaped(statistic, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
-        method=shaped(method_used, batch_shape), zstatistic=shaped(z, batch_shape),
+    return MannWhitneyUResult.from_batch(
+        batch_shape, statistic, p, status, method=method_used, zstatistic=z,
         alternative=alternative, state=state, batch_shape=batch_shape)
 
 
@@ -334,11 +333,9 @@ def wilcoxon(
         ds = Samples(xs.values - ys.values, xs.offsets)
     statistic, p, status, method_used, z, n_zero, _, state = signed_rank_test(
         ds, alternative, method, zero_method, correction, nan_policy)
-    return WilcoxonResult(
-        shaped(statistic, batch_shape), shaped(p, batch_shape), shaped(status, batch_shape),
-        method=shaped(method_used, batch_shape), zstatistic=shaped(z, batch_shape),
-        n_zero=shaped(n_zero, batch_shape), alternative=alternative, state=state,
-        batch_shape=batch_shape)
+    return WilcoxonResult.from_batch(
+        batch_shape, statistic, p, status, method=method_used, zstatistic=z, n_zero=n_zero,
+        alternative=alternative, state=state, batch_shape=batch_shape)
 
 
 # ---------------------------------------------------------------------------------------------
