@@ -335,13 +335,47 @@ def bonferroni_alpha(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
     """Per-test level ``alpha / m`` controlling the family-wise error rate of m tests at alpha.
 
     SPARC (seed 003, eq. 2): 34 tests at 0.05 give 0.0014706. Vectorised (broadcasts).
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        The family-wise level(s), in (0, 1).
+    m : int or array_like
+        The number(s) of tests in the family, >= 1 (broadcast against `alpha`).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The per-test level, shaped like the broadcast of `alpha` and `m`.
+
+    Notes
+    -----
+    Bonferroni's inequality: P(any of m tests rejects) <= m · alpha/m = alpha, whatever the
+    dependence between the tests (Dunn 1961, JASA 56).
     """
     a = _level_iv(alpha)
     return _shaped_any(a / _m_iv(m))
 
 
 def sidak_alpha(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
-    """Šidák's per-test level ``1 - (1 - alpha)^(1/m)`` (exact FWER for independent tests)."""
+    """Šidák's per-test level ``1 - (1 - alpha)^(1/m)`` (exact FWER for independent tests).
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        The family-wise level(s), in (0, 1).
+    m : int or array_like
+        The number(s) of tests in the family, >= 1 (broadcast against `alpha`).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The per-test level, shaped like the broadcast of `alpha` and `m`.
+
+    Notes
+    -----
+    Šidák (1967), JASA 62: for independent tests, 1 − (1 − α')^m = α solves for α'.
+    """
     a = _level_iv(alpha)
     return _shaped_any(1 - np.power(1.0 - a, 1.0 / _m_iv(m)))
 
@@ -351,6 +385,23 @@ def fwer_bound(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
 
     SPARC (seed 003, eq. 1, with m = benchmarks + 1 overall test): 34 tests at 0.05 give
     0.82518; HPT's 8 benchmarks + 1 give 0.3698. Vectorised (broadcasts).
+
+    Parameters
+    ----------
+    alpha : float or array_like
+        The family-wise level(s), in (0, 1).
+    m : int or array_like
+        The number(s) of tests in the family, >= 1 (broadcast against `alpha`).
+
+    Returns
+    -------
+    float or numpy.ndarray
+        The family-wise error rate, shaped like the broadcast of `alpha` and `m`.
+
+    Notes
+    -----
+    The probability that at least one of m independent level-alpha tests rejects a true null
+    (Tullos, Graham, Jordan & Patel 2021, eq. 1).
     """
     a = _level_iv(alpha)
     return _shaped_any(1 - np.power(1.0 - a, _m_iv(m)))

@@ -158,6 +158,32 @@ def ttest_rel(
     dropped and counted in ``n_unmatched``, ``n_dropped``, ``n_duplicated``); returns a
     `BenchmarkResult` with ``mean_difference``, ``statistic``, ``df``, ``pvalue``, ``ci_low``,
     ``ci_high`` (at `confidence`) and ``status`` per benchmark.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Paired samples along `axis` (same length), batched over the other axes; or `x` a
+        measurement table and `y` omitted (the table form).
+    alternative : {"two-sided", "less", "greater"}
+        "greater": the mean difference x − y is positive.
+    axis : int
+        Array form: the axis of the samples.
+    baseline, candidate, by, variant, value : table form only (see docs/conventions.md).
+    pair : str
+        Table form: the column whose equal values pair a baseline run with a candidate run.
+    confidence : float
+        Table form: level of ``ci_low`` / ``ci_high``.
+
+    Returns
+    -------
+    TTestResult or BenchmarkResult
+        Array form: ``statistic`` (t), ``pvalue``, ``df``, ``estimate`` (mean difference),
+        ``standard_error``, ``status``; table form: one row per benchmark.
+
+    Notes
+    -----
+    Student (1908), Biometrika 6: t = d̄ / (s_d / √n) has Student's distribution with n − 1
+    degrees of freedom under H0: E[d] = 0.
     """
     alternative = check_alternative(alternative)
     if y is None:
@@ -214,8 +240,29 @@ def ftest(
     Array form as `ttest_ind` (NaN with a reason in ``status`` for NaN input, fewer than 2
     values, or zero variance in both samples; a constant y alone gives F = inf and the p-values of
     R's ``var.test``); table form: `x` a measurement table, `y` omitted, with
-    `baseline` / `candidate`: one test per benchmark. Returns `FTestResult` or a
-    `BenchmarkResult`.
+    `baseline` / `candidate`: one test per benchmark.
+
+    Parameters
+    ----------
+    x, y : array_like
+        Samples along `axis`, batched (and broadcast) over the other axes; or `x` a measurement
+        table and `y` omitted (the table form).
+    alternative : {"two-sided", "less", "greater"}
+        "greater": the variance of x is greater than that of y.
+    axis : int
+        Array form: the axis of the samples.
+    baseline, candidate, by, variant, value : table form only (see docs/conventions.md).
+
+    Returns
+    -------
+    FTestResult or BenchmarkResult
+        Array form: ``statistic`` (F), ``pvalue``, ``df_x``, ``df_y``, ``status`` and
+        `confidence_interval` of the variance ratio; table form: one row per benchmark.
+
+    Notes
+    -----
+    Snedecor's F (Fisher 1924; Snedecor 1934): under H0 σ₁² = σ₂² and normal samples,
+    s₁²/s₂² ~ F(n₁ − 1, n₂ − 1).
     """
     alternative = check_alternative(alternative)
     if y is None:

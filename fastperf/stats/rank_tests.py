@@ -72,12 +72,29 @@ def rankdata(a: Any, *, axis: int | None = -1, nan_policy: str = "propagate",
     ``return_ties=True`` also returns Σ (t³ − t) over each sample's tie blocks (t the block
     sizes), the term the rank tests' variances subtract. ``axis=None`` ranks the flattened array.
 
-    nan_policy : "propagate" (a sample with NaN gets NaN ranks, as scipy), "omit" (NaN get rank
-        NaN, the other values are ranked among themselves), "raise".
+    Parameters
+    ----------
+    a : array_like
+        The values; samples lie along `axis`.
+    axis : int or None
+        The axis of the samples; None ranks the flattened array.
+    nan_policy : {"propagate", "omit", "raise"}
+        "propagate": a sample with NaN gets NaN ranks (as scipy); "omit": NaN get rank NaN, the
+        other values are ranked among themselves; "raise": an `InputError`.
+    return_ties : bool
+        Also return the tie term of each sample.
 
     Returns
     -------
-    float64 array shaped like `a`, or `RankData` ``(ranks, tie_term)`` with ``return_ties``.
+    numpy.ndarray or RankData
+        float64 midranks shaped like `a`, or `RankData` ``(ranks, tie_term)`` with
+        ``return_ties``.
+
+    Notes
+    -----
+    Midranks as in Kendall (1945) and scipy's ``rankdata(method="average")``; the tie term
+    Σ (t³ − t) is the correction of the rank-sum and signed-rank variances (Lehmann 1975,
+    §1.4 and §3.2).
     """
     from fastperf.kernels.ranks import midranks
 
