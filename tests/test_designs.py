@@ -322,7 +322,7 @@ def test_one_level_factor_is_a_status():
     res = factorial(t, factors=["a", "b"], by="g")
     assert res.groups.num_rows == 2
     assert all("factor 'b' has one level" in s for s in res.groups.column("status").to_pylist())
-    assert res.effects.num_rows == 0 and res.summary["groups_not_ok"] == 2
+    assert res.effects.num_rows == 0 and res.summary["rows_not_ok"] == 2
 
 
 def test_three_levels_is_an_error_naming_them():

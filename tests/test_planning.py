@@ -190,7 +190,7 @@ def test_group_statuses():
     assert rows[("flat", "v")]["runs_needed"] == 2 and rows[("flat", "v")]["runs_more"] == 0
     assert rows[("zero mean", "v")]["status"] == "mean is 0: no relative precision"
     assert rows[("ok", "v")]["status"] == "ok"
-    assert result.summary["groups_not_ok"] == 4
+    assert result.summary["rows_not_ok"] == 4
     assert result.summary["runs_needed_total"] == 2 + rows[("ok", "v")]["runs_needed"]
     assert result.separation is None
     assert any("dropped" in w for w in result.warnings)

@@ -452,7 +452,7 @@ def contrasts(
         "weights": {str(a): float(w_level[code]) for a, code in
                     zip(result.alternatives, np.unique(cells.level))},
         "confidence": confidence, "method": method, "groups": out.num_rows,
-        "groups_not_ok": not_ok, "groups_excluding_zero": excludes_zero,
+        "groups_excluding_zero": excludes_zero,
     }
     warnings = [f"{not_ok} group(s) have no contrast interval (see status)"] if not_ok else []
     return ContrastResult(out, summary, warnings)

@@ -382,15 +382,14 @@ def _result(outer_keys, keys, n_outer, n_total, n_dropped, status, stats, effect
                "share_error": stats["share_error"], "df_error": stats["df_error"],
                "s_e": stats["s_e"], "status": status}
     groups = _keyed(outer_keys, np.arange(n_outer), columns)
-    not_ok = int((status != "ok").sum())
     summary = {
-        "groups": n_outer, "rows": n_rows, "design": label, "k": k,
+        "function": "factorial", "input_rows": n_rows, "design": label, "k": k,
         "p": 0 if design is None else design.p,
         "factors": {LETTERS[j]: f for j, f in enumerate(factors)},
         "levels": {f: {"low": lv[0], "high": lv[-1]} for f, lv in zip(factors, level_values)},
         "generators": {} if design is None else dict(design.generators),
         "defining_relation": [] if design is None else list(design.defining_relation),
         "resolution": None if design is None else design.resolution,
-        "log": bool(log), "confidence": confidence, "groups_not_ok": not_ok,
+        "log": bool(log), "confidence": confidence,
     }
     return FactorialResult(groups, summary, warnings, effects, sign_table, design)

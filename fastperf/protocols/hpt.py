@@ -20,7 +20,7 @@ from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list
 from fastperf.protocols.relevance_common import (
-    benchmark_counts, check_comparison, rank_sum_tests, ratio_name, sample_medians,
+    not_tested_warnings, check_comparison, rank_sum_tests, ratio_name, sample_medians,
     signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
@@ -304,5 +304,4 @@ def hpt(
     }
     warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
                                 "n_dropped_baseline / n_dropped_candidate")
-    counts, not_tested = benchmark_counts(status)
-    return HptResult(table, {**summary, **counts}, warnings + not_tested, speedups)
+    return HptResult(table, summary, warnings + not_tested_warnings(status), speedups)

@@ -182,7 +182,7 @@ class PlanResult(GroupResult):
         ``runs_to_separate``, ``runs_more_baseline``, ``runs_more_candidate``, ``status``.
     summary : dict
         ``groups``, ``values``, ``dropped``, ``target``, ``precision``, ``confidence``,
-        ``groups_not_ok``, ``groups_enough``, ``runs_needed_total``, ``runs_more_total``,
+        ``groups_enough``, ``runs_needed_total``, ``runs_more_total``,
         ``runs_needed_max``; with a separation table also ``baseline``, ``candidate``,
         ``benchmarks``, ``separated_now``, ``separation_not_ok``, ``runs_to_separate_max``.
     warnings : list of str
@@ -443,7 +443,7 @@ def plan_runs(
     summary: dict[str, Any] = {
         "groups": int(n.shape[0]), "values": int(n.sum()), "dropped": int(n_dropped.sum()),
         "target": target, "precision": precision, "confidence": confidence,
-        "groups_not_ok": not_ok, "groups_enough": int((planned & (runs_more == 0)).sum()),
+        "groups_enough": int((planned & (runs_more == 0)).sum()),
         "runs_needed_total": int(runs_needed[planned].sum()),
         "runs_more_total": int(runs_more[planned].sum()),
         "runs_needed_max": int(runs_needed[planned].max()) if planned.any() else None,

@@ -21,7 +21,7 @@ from fastperf.io.tables import key_list
 from fastperf.results.render import format_cell
 
 __all__ = [
-    "RANK_METHODS", "benchmark_counts", "check_comparison", "concat_samples", "sample_medians",
+    "RANK_METHODS", "not_tested_warnings", "check_comparison", "concat_samples", "sample_medians",
     "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
 ]
 
@@ -79,8 +79,8 @@ def check_comparison(function: str, baseline: Any, candidates: list, method: str
     return min_runs
 
 
-def benchmark_counts(status: np.ndarray) -> tuple[dict[str, int], list[str]]:
-    """The summary's benchmark counts and the warning for the benchmarks not tested.
+def not_tested_warnings(status: np.ndarray) -> list[str]:
+    """The warning for the benchmarks not tested (the summary's ``rows_not_ok`` counts them).
 
     Parameters
     ----------
@@ -89,9 +89,7 @@ def benchmark_counts(status: np.ndarray) -> tuple[dict[str, int], list[str]]:
 
     Returns
     -------
-    counts : dict
-        ``benchmarks`` (rows) and ``benchmarks_not_ok`` (rows whose status is not "ok").
-    warnings : list of str
+    list of str
         "N benchmark(s) could not be tested (see status)", or none.
 
     Notes
@@ -99,8 +97,7 @@ def benchmark_counts(status: np.ndarray) -> tuple[dict[str, int], list[str]]:
     A reporting helper: no formula.
     """
     not_ok = int((np.asarray(status) != "ok").sum())
-    warnings = [f"{not_ok} benchmark(s) could not be tested (see status)"] if not_ok else []
-    return {"benchmarks": int(np.asarray(status).shape[0]), "benchmarks_not_ok": not_ok}, warnings
+    return [f"{not_ok} benchmark(s) could not be tested (see status)"] if not_ok else []
 
 
 def concat_samples(parts: list[Samples]) -> Samples:

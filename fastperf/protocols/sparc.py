@@ -25,7 +25,7 @@ from fastperf.data.validation import check_choice, check_unit_interval
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list, require_columns
 from fastperf.protocols.relevance_common import (
-    benchmark_counts, check_comparison, concat_samples, joined_methods, rank_sum_tests, ratio_name,
+    not_tested_warnings, check_comparison, concat_samples, joined_methods, rank_sum_tests, ratio_name,
     row_names, sample_medians, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
@@ -127,7 +127,7 @@ class SparcResult(BenchmarkResult):
             f"({s['design']} runs, ratio = {s['ratio']}), equivalence margin "
             f"[{low:g}, {high:g}]",
             f"{level}; family-wise error without correction <= {s['fwer_uncorrected']:.5f}",
-            f"Benchmarks: {counts}; {s['benchmarks_not_ok']} not tested",
+            f"Benchmarks: {counts}; {s['rows_not_ok']} not tested",
         ])
 
     def to_text(self) -> str:
@@ -470,8 +470,8 @@ def sparc(
         "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
         "min_runs_to_conclude": _min_runs_to_conclude(per_test, pair is not None),
     }
-    counts, not_tested = benchmark_counts(status)
-    return SparcResult(result_table, {**summary, **counts}, warnings + not_tested, overall_table)
+    return SparcResult(result_table, summary, warnings + not_tested_warnings(status),
+                       overall_table)
 
 
 def _unpaired_design(table, baseline, candidates, keys, variant, value, higher, unit):
