@@ -98,21 +98,28 @@ def test_aggregate_only_google_benchmark_exits_2_with_one_line(tmp_path, capsys)
     assert "aggregate" in err and len(err.strip().splitlines()) == 1
 
 
+def check_aggregate_command(capsys, tmp_path, old: str, new: str, baseline: str) -> dict:
+    """`fastperf aggregate` on two Go files with two units a line: refused until --unit picks
+    one, then the same scores as `aggregate_score` on the filtered table. Returns the JSON."""
+    assert exit_code(["aggregate", old, new]) == 2  # ns/op and MB/s mixed
+    assert "mixes units" in capsys.readouterr().err
+    out = tmp_path / "agg.json"
+    assert main(["aggregate", old, new, "--unit", "sec/op", "--baseline", baseline,
+                 "--format", "json", "-o", str(out)]) == 0
+    doc = json.loads(out.read_text())
+    table = fastperf.read([old, new])
+    table = table.filter(pa.compute.equal(table.column("unit").cast(pa.string()), "sec/op"))
+    expected = fastperf.aggregate_score(table, baseline=baseline).groups
+    assert [g["score"] for g in doc["groups"]] == expected.column("score").to_pylist()
+    return doc
+
+
 def test_aggregate_command(capsys, tmp_path):
     # two Go files with ns/op and MB/s on every line; the candidate 1.5x faster everywhere
     sim = fastperf.simulate(benchmarks=12, runs=10, seed=4, effects=1.5, sigma=0.01)
     sim_old = str(write_go(tmp_path / "sim-old.txt", sim.table, ["baseline"], notes="simulated", throughput=True))
     sim_new = str(write_go(tmp_path / "sim-new.txt", sim.table, ["candidate"], notes="simulated", throughput=True))
-    assert exit_code(["aggregate", sim_old, sim_new]) == 2  # ns/op and MB/s mixed
-    assert "mixes units" in capsys.readouterr().err
-    out = tmp_path / "agg.json"
-    assert main(["aggregate", sim_old, sim_new, "--unit", "sec/op", "--baseline", "sim-old",
-                 "--format", "json", "-o", str(out)]) == 0
-    doc = json.loads(out.read_text())
-    table = fastperf.read([sim_old, sim_new])
-    table = table.filter(pa.compute.equal(table.column("unit").cast(pa.string()), "sec/op"))
-    expected = fastperf.aggregate_score(table, baseline="sim-old").groups
-    assert [g["score"] for g in doc["groups"]] == expected.column("score").to_pylist()
+    doc = check_aggregate_command(capsys, tmp_path, sim_old, sim_new, "sim-old")
     assert doc["groups"][1]["ratio"] < 1  # the candidate is faster
     assert doc["groups"][1]["ratio"] == pytest.approx(1 / 1.5, rel=0.01)
 

@@ -22,6 +22,7 @@ from fastperf import InputError, read
 from fastperf.io.go import tidy_unit
 from fastperf.io.read import detect_format
 from tool_files import (
+    check_gbench_iterations_read, check_go_read, check_refused, check_pyperf_runs_read, check_pytest_benchmark_read,
     CANONICAL, TIME_UNIT_SECONDS, by_benchmark, check_schema, decoded, gbench_doc, gbench_iterations,
     go_name, go_rows, hyperfine_doc, pyperf_doc, pytest_benchmark_doc, samples, write_go, write_json,
 )
@@ -81,17 +82,11 @@ def test_read_every_format(tmp_path, sim, kind):
     path, detected = write_case(kind, tmp_path, sim)
     assert detect_format(path) == detected
     if kind == "pytest-benchmark-without-data":
-        with pytest.raises(InputError) as exc:
-            read(path)
-        msg = str(exc.value)
-        assert path.name in msg and "--benchmark-save-data" in msg and "stats.data" in msg
+        check_refused(path, "--benchmark-save-data", "stats.data")  # pytest-benchmark without its data
         return
     if kind == "google-benchmark-aggregates-only":
-        with pytest.raises(InputError) as exc:
-            read(path)
-        msg = str(exc.value)
-        assert path.name in msg and "only aggregate rows" in msg
-        assert "--benchmark_repetitions" in msg and "--benchmark_report_aggregates_only" in msg
+        check_refused(path, "only aggregate rows", "--benchmark_repetitions",
+                      "--benchmark_report_aggregates_only")
         return
     table = read(path)
     benchmarks = table.column("benchmark").to_pylist()
@@ -206,20 +201,7 @@ def test_go_note_sections_become_variants(tmp_path, sim, name):
     else:
         path = tmp_path / name
         path.write_text(HAND_WRITTEN[name])
-    t = read(path)
-    raw = go_rows(path)
-    assert t.column("variant").to_pylist() == [r[0] for r in raw]
-    tidied = [tidy_unit(r[3]) for r in raw]
-    assert t.column("unit").to_pylist() == [u for u, _ in tidied]
-    assert t.column("value").to_pylist() == pytest.approx([r[2] * f for r, (_, f) in zip(raw, tidied)], rel=1e-12)
-    # run counts occurrences of (variant, benchmark, unit)
-    seen: dict = {}
-    expected_runs = []
-    for note, bench, _, unit in raw:
-        key = (note, bench, unit)
-        expected_runs.append(seen.get(key, 0))
-        seen[key] = seen.get(key, 0) + 1
-    assert t.column("run").to_pylist() == expected_runs
+    check_go_read(path)
 
 
 def test_go_before_after_values(tmp_path):
@@ -279,16 +261,8 @@ def test_gbench_rows_without_times_are_null(tmp_path, sim):
 
 def test_gbench_repetitions_file(tmp_path, sim):
     path = write_json(tmp_path / "reps.json", gbench_doc(sim.table, "candidate"))
-    raw = gbench_iterations(path)
-    t = read(path)
-    assert t.column("run").to_pylist() == [b["repetition_index"] for b in raw]
+    t = check_gbench_iterations_read(path)
     assert t.column("run").to_pylist()[:R] == list(range(R))
-    first = raw[0]
-    assert first["time_unit"] == "ns"
-    assert t.column("value")[0].as_py() == pytest.approx(first["real_time"] * 1e-9, rel=1e-12)
-    assert t.column("value")[-1].as_py() == pytest.approx(raw[-1]["real_time"] * 1e-9, rel=1e-12)
-    cpu = read(path, metric="cpu_time")
-    assert cpu.column("value").to_pylist() == pytest.approx([b["cpu_time"] * 1e-9 for b in raw], rel=1e-12)
     assert set(t.column("benchmark").to_pylist()) == {f"BM_Sim/{i:05d}" for i in range(B)}
 
 
@@ -298,18 +272,7 @@ def test_gbench_repetitions_file(tmp_path, sim):
 
 def test_pyperf_runs_skip_calibration_and_warmups(tmp_path, sim):
     path = write_json(tmp_path / "suite.json", pyperf_doc(sim.table, "baseline", values_per_run=2))
-    doc = json.loads(path.read_text())
-    t = read(path)
-    bench = doc["benchmarks"][0]
-    name = bench["metadata"]["name"]
-    runs_with_values = [r["values"] for r in bench["runs"] if r.get("values")]
-    assert len(runs_with_values) == R // 2 and "values" not in bench["runs"][0]
-    assert by_benchmark(t, name, run=0) == runs_with_values[0]
-    assert by_benchmark(t, name, run=R // 2 - 1) == runs_with_values[-1]
-    assert by_benchmark(t, name, "run") == [i for i in range(R // 2) for _ in range(2)]
-    warmups = {w[1] for r in bench["runs"] for w in r.get("warmups", [])}
-    assert not warmups & set(by_benchmark(t, name))
-    assert set(t.column("unit").to_pylist()) == {"s"}
+    check_pyperf_runs_read(path, runs=R // 2, values_per_run=2)
 
 
 def test_pyperf_file_level_name_and_units(tmp_path):
@@ -329,15 +292,8 @@ def test_pyperf_file_level_name_and_units(tmp_path):
 
 def test_pytest_benchmark_rounds(tmp_path, sim):
     path = write_json(tmp_path / "pb.json", pytest_benchmark_doc(sim.table, "baseline"))
-    doc = json.loads(path.read_text())
-    t = read(path)
-    for bench in doc["benchmarks"]:
-        data = bench["stats"]["data"]
-        assert len(data) == bench["stats"]["rounds"]
-        got = by_benchmark(t, bench["fullname"])
-        assert got[0] == data[0] and got[-1] == data[-1] and len(got) == len(data)
+    t = check_pytest_benchmark_read(path)
     assert by_benchmark(t, "tests/test_sim.py::test_bench_00003", "run")[-1] == R - 1
-    assert set(t.column("unit").to_pylist()) == {"s"}
 
 
 def test_hyperfine_times(tmp_path, sim):

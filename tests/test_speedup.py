@@ -416,21 +416,29 @@ def test_mixed_units_are_refused(tmp_path):
     assert "BenchmarkSim" in str(info.value)
 
 
-@pytest.mark.parametrize("unit, higher", [("sec/op", False), ("B/s", True)])
-def test_one_unit_against_scipy(tmp_path, unit, higher):
-    old, new = two_unit_files(tmp_path)
-    table = only_unit(fastperf.read([old, new]), unit)
-    result = speedup_test(table, baseline="sim-old", candidate="sim-new", higher_is_better=higher)
+def check_one_unit_speedups(table, baseline, candidate, higher, n_benchmarks):
+    """`speedup_test` on a one-unit table: a row per benchmark, all tested, and every
+    benchmark's mean and median speedups equal numpy's. Returns the result and its rows."""
+    result = speedup_test(table, baseline=baseline, candidate=candidate, higher_is_better=higher)
     names = table.column("benchmark").unique().to_pylist()
-    assert len(names) == 12 and result.benchmarks.column("benchmark").to_pylist() == names
+    assert len(names) == n_benchmarks and result.benchmarks.column("benchmark").to_pylist() == names
     assert set(result.benchmarks.column("status").to_pylist()) == {"ok"}
     got = rows(result)
     for bench in names:  # every benchmark's speedups, by numpy
-        x, y = sample(table, bench, "sim-old"), sample(table, bench, "sim-new")
+        x, y = sample(table, bench, baseline), sample(table, bench, candidate)
         ratio = np.mean(y) / np.mean(x) if higher else np.mean(x) / np.mean(y)
         assert got[bench]["speedup_mean"] == pytest.approx(ratio, rel=1e-12)
         ratio = np.median(y) / np.median(x) if higher else np.median(x) / np.median(y)
         assert got[bench]["speedup_median"] == pytest.approx(ratio, rel=1e-12)
+    return result, got
+
+
+@pytest.mark.parametrize("unit, higher", [("sec/op", False), ("B/s", True)])
+def test_one_unit_against_scipy(tmp_path, unit, higher):
+    old, new = two_unit_files(tmp_path)
+    table = only_unit(fastperf.read([old, new]), unit)
+    result, got = check_one_unit_speedups(table, "sim-old", "sim-new", higher, 12)
+    names = table.column("benchmark").unique().to_pylist()
     # the quantised benchmarks have ties: the exact distribution conditional on them
     assert {"exact", "exact (ties)"} <= set(result.benchmarks.column("median_method").to_pylist())
     check_against_scipy(table, result, names, "sim-old", "sim-new", higher_is_better=higher)
@@ -445,6 +453,27 @@ SECTIONS = "\n".join(["goos: linux", "pkg: example.com/big", "note: before", ""]
                      + ["BenchmarkBigAdd/1000-4    10000000    150 ns/op"] * 5 + ["PASS", ""])
 
 
+def check_before_after_row(row, benchmark, before, after):
+    """The Speedup-Test row of one benchmark whose "after" runs (all equal) are each below every
+    "before" run, against hand computations and scipy."""
+    after_value = after[0]
+    assert row["benchmark"] == benchmark
+    assert row["speedup_mean"] == pytest.approx(np.mean(before) / after_value)
+    assert row["speedup_median"] == pytest.approx(np.median(before) / after_value)
+    assert row["speedup_min"] == pytest.approx(min(before) / after_value)
+    # every "after" run is below every "before" run: exact p = 1 / C(10, 5), whatever the ties
+    assert row["pvalue_median"] == pytest.approx(1 / 252)
+    assert row["median_method"] == "exact (ties)" and row["median_significant"]
+    assert row["prob_candidate_faster"] == 1.0
+    # a constant sample cannot be tested for normality: small samples, no t-test (as R's
+    # shapiro.test, which refuses identical values)
+    assert row["mean_test"] == "none" and not row["mean_significant"]
+    assert "cannot conclude on the mean" in row["warnings"]
+    assert row["pvalue_shapiro_baseline"] == pytest.approx(sps.shapiro(before).pvalue, rel=1e-7)
+    centred_before = [v - np.median(before) for v in before]
+    assert row["pvalue_ks"] == pytest.approx(sps.ks_2samp(centred_before, [0] * len(after)).pvalue)
+
+
 @pytest.mark.filterwarnings("ignore:ks_2samp:RuntimeWarning")  # scipy: exact KS falls back, as ours
 def test_before_after_sections_by_hand(tmp_path):
     path = tmp_path / "sections.txt"
@@ -454,21 +483,7 @@ def test_before_after_sections_by_hand(tmp_path):
     result = speedup_test(table, baseline="before", candidate="after")
     (row,) = result.benchmarks.to_pylist()
     # before: 230 228 230 230 230 ns (mean 229.6), after: 150 x 5
-    assert row["benchmark"] == "BenchmarkBigAdd/1000-4"
-    assert row["speedup_mean"] == pytest.approx(229.6 / 150)
-    assert row["speedup_median"] == pytest.approx(230 / 150)
-    assert row["speedup_min"] == pytest.approx(228 / 150)
-    # every "after" run is below every "before" run: exact p = 1 / C(10, 5), whatever the ties
-    assert row["pvalue_median"] == pytest.approx(1 / 252)
-    assert row["median_method"] == "exact (ties)" and row["median_significant"]
-    assert row["prob_candidate_faster"] == 1.0
-    # a constant sample cannot be tested for normality: small samples, no t-test (as R's
-    # shapiro.test, which refuses identical values)
-    assert row["mean_test"] == "none" and not row["mean_significant"]
-    assert "cannot conclude on the mean" in row["warnings"]
-    assert row["pvalue_shapiro_baseline"] == pytest.approx(
-        sps.shapiro([230, 228, 230, 230, 230]).pvalue, rel=1e-7)
-    assert row["pvalue_ks"] == pytest.approx(sps.ks_2samp([0, -2, 0, 0, 0], [0] * 5).pvalue)
+    check_before_after_row(row, "BenchmarkBigAdd/1000-4", [230, 228, 230, 230, 230], [150] * 5)
 
 
 def test_pyperf_files_against_scipy(tmp_path):

@@ -254,3 +254,97 @@ def hyperfine_doc(table: pa.Table, variant: str, *, exit_codes: bool = True) -> 
             result["exit_codes"] = [0] * len(values)
         results.append(result)
     return {"results": results}
+
+
+# ------------------------------------------------------------------------------------------
+# checks of `fastperf.read` against an independent parse of a file: shared by the standalone
+# tests (files written here) and the conformance suite (the peer tools' own files)
+
+
+def check_go_read(path: Path) -> None:
+    """`read` of a Go text file against `go_rows`: the variant of every line (note sections),
+    the tidied unit and value, and the run index counting (variant, benchmark, unit)."""
+    from fastperf import read
+    from fastperf.io.go import tidy_unit
+    import pytest
+
+    t = read(path)
+    raw = go_rows(path)
+    assert t.column("variant").to_pylist() == [r[0] for r in raw]
+    tidied = [tidy_unit(r[3]) for r in raw]
+    assert t.column("unit").to_pylist() == [u for u, _ in tidied]
+    assert t.column("value").to_pylist() == pytest.approx([r[2] * f for r, (_, f) in zip(raw, tidied)], rel=1e-12)
+    seen: dict = {}
+    expected_runs = []
+    for note, bench, _, unit in raw:
+        key = (note, bench, unit)
+        expected_runs.append(seen.get(key, 0))
+        seen[key] = seen.get(key, 0) + 1
+    assert t.column("run").to_pylist() == expected_runs
+
+
+def check_gbench_iterations_read(path: Path) -> pa.Table:
+    """`read` of a Google Benchmark JSON file with repetitions against its iteration rows: runs
+    are the repetition indices, values the real (and, with metric="cpu_time", cpu) times in
+    seconds. Returns the table read."""
+    from fastperf import read
+    import pytest
+
+    raw = gbench_iterations(path)
+    t = read(path)
+    assert t.column("run").to_pylist() == [b["repetition_index"] for b in raw]
+    first = raw[0]
+    assert first["time_unit"] == "ns"
+    assert t.column("value")[0].as_py() == pytest.approx(first["real_time"] * 1e-9, rel=1e-12)
+    assert t.column("value")[-1].as_py() == pytest.approx(raw[-1]["real_time"] * 1e-9, rel=1e-12)
+    cpu = read(path, metric="cpu_time")
+    assert cpu.column("value").to_pylist() == pytest.approx([b["cpu_time"] * 1e-9 for b in raw], rel=1e-12)
+    return t
+
+
+def check_pytest_benchmark_read(path: Path) -> pa.Table:
+    """`read` of a pytest-benchmark file saved with its data: every benchmark's rounds in order,
+    in seconds. Returns the table read."""
+    from fastperf import read
+
+    doc = json.loads(path.read_text())
+    t = read(path)
+    for bench in doc["benchmarks"]:
+        data = bench["stats"]["data"]
+        assert len(data) == bench["stats"]["rounds"]
+        got = by_benchmark(t, bench["fullname"])
+        assert got[0] == data[0] and got[-1] == data[-1] and len(got) == len(data)
+    assert set(t.column("unit").to_pylist()) == {"s"}
+    return t
+
+
+def check_pyperf_runs_read(path: Path, runs: int, values_per_run: int) -> None:
+    """`read` of a pyperf file's first benchmark: the calibration run (no values) and the
+    warmups are skipped, each of the `runs` runs with values keeps its `values_per_run` values
+    under its own run index, in seconds."""
+    from fastperf import read
+
+    doc = json.loads(path.read_text())
+    t = read(path)
+    bench = doc["benchmarks"][0]
+    name = bench["metadata"]["name"]
+    runs_with_values = [r["values"] for r in bench["runs"] if r.get("values")]
+    assert len(runs_with_values) == runs and "values" not in bench["runs"][0]
+    assert by_benchmark(t, name, run=0) == runs_with_values[0]
+    assert by_benchmark(t, name, run=runs - 1) == runs_with_values[-1]
+    assert by_benchmark(t, name, "run") == [i for i in range(runs) for _ in range(values_per_run)]
+    warmups = {w[1] for r in bench["runs"] for w in r.get("warmups", [])}
+    assert not warmups & set(by_benchmark(t, name))
+    assert set(t.column("unit").to_pylist()) == {"s"}
+
+
+def check_refused(path: Path, *phrases: str) -> None:
+    """`read` refuses `path` with an `InputError` naming the file and holding every phrase (what
+    to do instead)."""
+    from fastperf import InputError, read
+    import pytest
+
+    with pytest.raises(InputError) as exc:
+        read(path)
+    msg = str(exc.value)
+    assert path.name in msg and all(phrase in msg for phrase in phrases), msg

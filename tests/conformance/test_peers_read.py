@@ -17,10 +17,12 @@ import pytest
 
 from conftest import SHARED
 from fastperf import InputError, read
-from fastperf.io.go import tidy_unit
 from fastperf.io.read import detect_format
 from test_read import expected_file_table, raw_table  # noqa: F401  (raw_table: a fixture)
-from tool_files import CANONICAL, TIME_UNIT_SECONDS, by_benchmark, check_schema, decoded, gbench_iterations, go_rows
+from tool_files import (
+    CANONICAL, TIME_UNIT_SECONDS, by_benchmark, check_gbench_iterations_read, check_go_read, check_refused, check_pyperf_runs_read,
+    check_pytest_benchmark_read, check_schema, decoded, gbench_iterations, go_rows,
+)
 
 DATA = SHARED / "data"
 PEERS = DATA / "peers"
@@ -80,17 +82,11 @@ def test_every_peer_data_file_is_covered():
 def test_read_every_data_file(path: Path):
     folder = path.parent.name
     if folder == "pytest-benchmark":
-        with pytest.raises(InputError) as exc:
-            read(path)
-        msg = str(exc.value)
-        assert path.name in msg and "--benchmark-save-data" in msg and "stats.data" in msg
+        check_refused(path, "--benchmark-save-data", "stats.data")  # pytest-benchmark without its data
         return
     if path.name in GBENCH_AGGREGATE_ONLY:
-        with pytest.raises(InputError) as exc:
-            read(path)
-        msg = str(exc.value)
-        assert path.name in msg and "only aggregate rows" in msg
-        assert "--benchmark_repetitions" in msg and "--benchmark_report_aggregates_only" in msg
+        check_refused(path, "only aggregate rows", "--benchmark_repetitions",
+                      "--benchmark_report_aggregates_only")
         return
     table = read(path)
     benchmarks = table.column("benchmark").to_pylist()
@@ -157,20 +153,7 @@ def test_go_crc_values_and_unit_normalisation():
 @pytest.mark.parametrize("name", ["issue19565.txt", "issue19634.txt", "smallSample.txt", "units.txt", "zero.txt"])
 def test_go_note_sections_become_variants(name):
     path = GO / name
-    t = read(path)
-    raw = go_rows(path)
-    assert t.column("variant").to_pylist() == [r[0] for r in raw]
-    tidied = [tidy_unit(r[3]) for r in raw]
-    assert t.column("unit").to_pylist() == [u for u, _ in tidied]
-    assert t.column("value").to_pylist() == pytest.approx([r[2] * f for r, (_, f) in zip(raw, tidied)], rel=1e-12)
-    # run counts occurrences of (variant, benchmark, unit)
-    seen: dict = {}
-    expected_runs = []
-    for note, bench, _, unit in raw:
-        key = (note, bench, unit)
-        expected_runs.append(seen.get(key, 0))
-        seen[key] = seen.get(key, 0) + 1
-    assert t.column("run").to_pylist() == expected_runs
+    check_go_read(path)
 
 
 def test_go_issue19634_values():
@@ -214,36 +197,15 @@ def test_gbench_test4_rows_without_times_are_null():
 
 
 def test_gbench_repetitions_file():
-    path = TOOLS / "google-benchmark-sorts.json"
-    raw = gbench_iterations(path)
-    t = read(path)
-    assert t.column("run").to_pylist() == [b["repetition_index"] for b in raw]
+    t = check_gbench_iterations_read(TOOLS / "google-benchmark-sorts.json")
     assert t.column("run").to_pylist()[:20] == list(range(20))
-    first = raw[0]
-    assert first["time_unit"] == "ns"
-    assert t.column("value")[0].as_py() == pytest.approx(first["real_time"] * 1e-9, rel=1e-12)
-    assert t.column("value")[-1].as_py() == pytest.approx(raw[-1]["real_time"] * 1e-9, rel=1e-12)
-    cpu = read(path, metric="cpu_time")
-    assert cpu.column("value").to_pylist() == pytest.approx([b["cpu_time"] * 1e-9 for b in raw], rel=1e-12)
     assert set(t.column("benchmark").to_pylist()) == {
         "BM_StdSort/1000", "BM_StdSort/100000", "BM_StableSort/1000", "BM_StableSort/100000"
     }
 
 
 def test_pyperf_runs_skip_calibration_and_warmups():
-    path = PYPERF / "mult_list_py36.json"
-    doc = json.loads(path.read_text())
-    t = read(path)
-    bench = doc["benchmarks"][0]
-    name = bench["metadata"]["name"]
-    runs_with_values = [r["values"] for r in bench["runs"] if r.get("values")]
-    assert len(runs_with_values) == 20 and "values" not in bench["runs"][0]
-    assert by_benchmark(t, name, run=0) == runs_with_values[0]
-    assert by_benchmark(t, name, run=19) == runs_with_values[19]
-    assert by_benchmark(t, name, "run") == [i for i in range(20) for _ in range(3)]
-    warmups = {w[1] for r in bench["runs"] for w in r.get("warmups", [])}
-    assert not warmups & set(by_benchmark(t, name))
-    assert set(t.column("unit").to_pylist()) == {"s"}
+    check_pyperf_runs_read(PYPERF / "mult_list_py36.json", runs=20, values_per_run=3)
 
 
 def test_pyperf_file_level_name_and_units():
@@ -259,16 +221,8 @@ def test_pyperf_file_level_name_and_units():
 
 
 def test_pytest_benchmark_rounds():
-    path = TOOLS / "pytest-benchmark-sorts.json"
-    doc = json.loads(path.read_text())
-    t = read(path)
-    for bench in doc["benchmarks"]:
-        data = bench["stats"]["data"]
-        assert len(data) == bench["stats"]["rounds"]
-        got = by_benchmark(t, bench["fullname"])
-        assert got[0] == data[0] and got[-1] == data[-1] and len(got) == len(data)
+    t = check_pytest_benchmark_read(TOOLS / "pytest-benchmark-sorts.json")
     assert by_benchmark(t, "test_sorts.py::test_sum", "run")[-1] == 6229
-    assert set(t.column("unit").to_pylist()) == {"s"}
 
 
 def test_hyperfine_times():

@@ -9,13 +9,12 @@ import json
 
 import numpy as np
 import pytest
-import scipy.stats as sps
 
 import fastperf
 from conftest import SHARED
 from fastperf import InputError, speedup_test
 from fastperf.cli import main
-from test_speedup import NEW, OLD, check_against_scipy, exit_code, only_unit, rows, sample
+from test_speedup import NEW, OLD, check_against_scipy, check_before_after_row, check_one_unit_speedups, exit_code, only_unit, rows, sample
 
 PEERS = SHARED / "data" / "peers"
 GO = PEERS / "golang-perf"
@@ -38,17 +37,7 @@ CRC_FEW = ["BenchmarkCRC32/poly=IEEE/size=15/align=0-8", "BenchmarkCRC32/poly=IE
 @pytest.mark.parametrize("unit, higher", [("sec/op", False), ("B/s", True)])
 def test_crc_one_unit_against_scipy(unit, higher):
     table = only_unit(fastperf.read([CRC_OLD, CRC_NEW]), unit)
-    result = speedup_test(table, baseline="crc-old", candidate="crc-new", higher_is_better=higher)
-    names = table.column("benchmark").unique().to_pylist()
-    assert len(names) == 36 and result.benchmarks.column("benchmark").to_pylist() == names
-    assert set(result.benchmarks.column("status").to_pylist()) == {"ok"}
-    got = rows(result)
-    for bench in names:  # every benchmark's speedups, by numpy
-        x, y = sample(table, bench, "crc-old"), sample(table, bench, "crc-new")
-        ratio = np.mean(y) / np.mean(x) if higher else np.mean(x) / np.mean(y)
-        assert got[bench]["speedup_mean"] == pytest.approx(ratio, rel=1e-12)
-        ratio = np.median(y) / np.median(x) if higher else np.median(x) / np.median(y)
-        assert got[bench]["speedup_median"] == pytest.approx(ratio, rel=1e-12)
+    result, got = check_one_unit_speedups(table, "crc-old", "crc-new", higher, 36)
     check_against_scipy(table, result, CRC_FEW, "crc-old", "crc-new", higher_is_better=higher)
     # hardware CRC: the 512-byte IEEE benchmark is about 4x faster in both units
     assert got[CRC_FEW[1]]["speedup_mean"] > 4 and got[CRC_FEW[1]]["mean_significant"]
@@ -61,21 +50,7 @@ def test_issue19634_before_after_sections_by_hand():
     result = speedup_test(table, baseline="before", candidate="after")
     (row,) = result.benchmarks.to_pylist()
     # before: 115 114 115 115 115 ns (mean 114.8), after: 78.8 x 5
-    assert row["benchmark"] == "BenchmarkFloatSub/100-4"
-    assert row["speedup_mean"] == pytest.approx(114.8 / 78.8)
-    assert row["speedup_median"] == pytest.approx(115 / 78.8)
-    assert row["speedup_min"] == pytest.approx(114 / 78.8)
-    # every "after" run is below every "before" run: exact p = 1 / C(10, 5), whatever the ties
-    assert row["pvalue_median"] == pytest.approx(1 / 252)
-    assert row["median_method"] == "exact (ties)" and row["median_significant"]
-    assert row["prob_candidate_faster"] == 1.0
-    # a constant sample cannot be tested for normality: small samples, no t-test (as R's
-    # shapiro.test, which refuses identical values)
-    assert row["mean_test"] == "none" and not row["mean_significant"]
-    assert "cannot conclude on the mean" in row["warnings"]
-    assert row["pvalue_shapiro_baseline"] == pytest.approx(
-        sps.shapiro([115, 114, 115, 115, 115]).pvalue, rel=1e-7)
-    assert row["pvalue_ks"] == pytest.approx(sps.ks_2samp([0, -1, 0, 0, 0], [0] * 5).pvalue)
+    check_before_after_row(row, "BenchmarkFloatSub/100-4", [115, 114, 115, 115, 115], [78.8] * 5)
 
 
 def test_pyperf_mult_list_py36_vs_py37_against_scipy():
