@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from fastperf.data.arrays import Samples
-from fastperf.engine.pvalues import pick_tail
+from fastperf.engine.pvalues import pick_tail, symmetric_pvalue
 
 __all__ = ["sample_moments_of", "status_of", "t_pvalue", "t_quantile", "t_from_moments",
            "paired_t", "f_from_moments"]
@@ -32,10 +32,7 @@ def t_pvalue(t, df, alternative):
     """p-value of Student's t with `df` degrees of freedom; tails computed directly."""
     from scipy.special import stdtr
 
-    if alternative == "two-sided":
-        return 2 * stdtr(df, -np.abs(t))
-    return pick_tail(stdtr(df, t) if alternative == "less" else None,
-                     stdtr(df, -t) if alternative == "greater" else None, alternative)
+    return symmetric_pvalue(lambda s: stdtr(df, s), t, alternative)
 
 
 def t_quantile(p, df):

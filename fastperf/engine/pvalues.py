@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-__all__ = ["pick_tail", "normal_pvalue", "first_reason"]
+__all__ = ["pick_tail", "symmetric_pvalue", "normal_pvalue", "first_reason"]
 
 
 def pick_tail(lower, upper, alternative: str):
@@ -18,15 +18,22 @@ def pick_tail(lower, upper, alternative: str):
     return np.minimum(1.0, 2.0 * np.minimum(lower, upper))
 
 
+def symmetric_pvalue(cdf, statistic, alternative: str):
+    """p of a statistic whose null distribution is continuous and symmetric about 0, with
+    cumulative distribution function `cdf`: each tail computed directly (F(s), F(−s)),
+    never as 1 − F; two-sided 2 F(−|s|)."""
+    if alternative == "less":
+        return cdf(statistic)
+    if alternative == "greater":
+        return cdf(-statistic)
+    return np.minimum(1.0, 2.0 * cdf(-np.abs(statistic)))
+
+
 def normal_pvalue(z, alternative: str):
-    """p of a standard normal deviate `z` for `alternative`, each tail computed directly
-    (Φ(z), Φ(−z)), never as 1 − Φ."""
+    """p of a standard normal deviate `z` for `alternative` (`symmetric_pvalue` with Φ)."""
     from scipy.special import ndtr
 
-    if alternative == "two-sided":
-        return np.minimum(1.0, 2.0 * ndtr(-np.abs(z)))
-    return pick_tail(ndtr(z) if alternative == "less" else None,
-                     ndtr(-z) if alternative == "greater" else None, alternative)
+    return symmetric_pvalue(ndtr, z, alternative)
 
 
 def first_reason(conditions, reasons, default: str) -> np.ndarray:
