@@ -14,7 +14,7 @@ import pyarrow as pa
 from fastperf.errors import InputError
 
 FORMATS = ["text", "markdown", "json", "csv", "parquet"]
-PROTOCOLS = ["speedup-test", "sparc", "hpt"]
+PROTOCOLS = ["compare", "speedup-test", "sparc", "hpt"]
 DEMO_FILES = ["old.txt", "new.txt"]
 
 
@@ -27,6 +27,29 @@ def _numbers(text: str) -> tuple[float, ...]:
         return tuple(float(c) for c in text.split(",") if c)
     except ValueError:
         raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}")
+
+
+def _fraction(text: str) -> float:
+    """``2%`` or ``0.02``: a relative change as a fraction."""
+    try:
+        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage (2%) or a fraction (0.02), "
+                                         f"got {text!r}")
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative change, got {text!r}")
+    return value
+
+
+def _directions(text: str) -> dict[str, bool]:
+    """``B/s=higher,sec/op=lower`` -> {unit: higher is better}."""
+    out = {}
+    for item in (c for c in text.split(",") if c):
+        unit, _, way = item.rpartition("=")
+        if not unit or way not in ("higher", "lower"):
+            raise argparse.ArgumentTypeError(f"expected UNIT=higher or UNIT=lower, got {item!r}")
+        out[unit] = way == "higher"
+    return out
 
 
 def _optional_column(text: str) -> str | None:
@@ -130,47 +153,73 @@ def _parser() -> argparse.ArgumentParser:
     fa.add_argument("--confidence", type=float, default=0.90, help="confidence level (default 0.90)")
     _add_output_arguments(fa)
 
-    c = sub.add_parser("compare", help="compare a candidate with a baseline, per benchmark and "
-                                       "overall: the Speedup-Test (default), SPARC relevance "
-                                       "testing or HPT")
+    c = sub.add_parser("compare", help="compare a candidate with a baseline per benchmark, "
+                                       "configuration and unit: the regression detector "
+                                       "(default), or the Speedup-Test, SPARC or HPT")
     _add_input_arguments(c, files="*")
-    c.add_argument("--protocol", choices=PROTOCOLS, default="speedup-test",
-                   help="speedup-test (mean and median protocols, default), sparc (difference + "
-                        "equivalence: relevant/trivial difference, equivalence, indeterminate) "
-                        "or hpt (hierarchical performance testing)")
+    c.add_argument("--protocol", choices=PROTOCOLS, default=None,
+                   help="compare (default: two-sided per benchmark and unit, verdicts worse/"
+                        "better/no change, benchstat-style output), speedup-test (mean and "
+                        "median protocols; the default with --config), sparc (difference + "
+                        "equivalence) or hpt (hierarchical performance testing)")
     c.add_argument("--config", default=None, metavar="CSV",
                    help="the Speedup-Test tool's configuration file (name, initial sample file, "
                         "optimised sample file[, weight[, confidence level]]) instead of FILEs")
     c.add_argument("--baseline", default=None, metavar="VARIANT",
-                   help="the baseline variant (default: the first of exactly two variants; "
-                        "'initial' with --config)")
-    c.add_argument("--candidate", default=None, metavar="VARIANT",
-                   help="the candidate variant (default: the second of exactly two variants; "
-                        "'optimised' with --config)")
+                   help="the baseline variant (default: the first variant; 'initial' with "
+                        "--config)")
+    c.add_argument("--candidate", default=None, metavar="VARIANT[,...]",
+                   help="the candidate variant(s) (default: every other variant; 'optimised' "
+                        "with --config)")
     c.add_argument("--alpha", type=float, default=0.05,
                    help="risk level of the tests (default 0.05; with --config, lines giving a "
                         "confidence level use theirs)")
+    c.add_argument("--adjust", choices=["bh", "holm", "bonferroni", "none"], default=None,
+                   help="multiple-testing adjustment: compare: bh (default, false discovery "
+                        "rate), holm, bonferroni or none (benchstat's verdicts); sparc: "
+                        "bonferroni (default), holm or none")
+    c.add_argument("--by", type=_columns, default=None, metavar="COL,...",
+                   help="compare: the columns identifying a benchmark (default: benchmark plus "
+                        "the configuration the files carry)")
+    c.add_argument("--threshold", type=_fraction, default=0.0, metavar="PCT",
+                   help="compare: the smallest change called better/worse, e.g. 2%% or 0.02 "
+                        "(default 0)")
+    c.add_argument("--direction", type=_directions, default=None, metavar="UNIT=higher,...",
+                   help="compare: which way is better for a unit (higher or lower), overriding "
+                        "the unit's known direction")
+    c.add_argument("--confidence", type=float, default=0.95,
+                   help="compare: level of the median and ratio intervals (default 0.95)")
+    c.add_argument("--sort", choices=["name", "delta"], default=None,
+                   help="compare: row order: as read (default), by name, or delta "
+                        "(regressions first)")
+    c.add_argument("--fail-on", choices=["worse"], default=None,
+                   help="compare: exit with status 1 when a benchmark's verdict is worse (the "
+                        "CI gate); a summary line goes to stderr")
+    c.add_argument("--fail-threshold", type=_fraction, default=0.0, metavar="PCT",
+                   help="compare --fail-on worse: only changes of at least this size fail "
+                        "(e.g. 2%%)")
     c.add_argument("--weights", default=None, metavar="COL",
-                   help="column of per-benchmark weights for the overall speedup (with "
-                        "--config: the file's weights)")
+                   help="speedup-test: column of per-benchmark weights for the overall speedup "
+                        "(with --config: the file's weights)")
     c.add_argument("--higher-is-better", action="store_true",
-                   help="the metric is a throughput: speedup = candidate / baseline")
+                   help="the metric is a throughput (every unit; compare infers it per unit)")
     c.add_argument("--large-sample", type=int, default=30,
-                   help="samples larger than this skip the normality requirement (default 30)")
+                   help="speedup-test: samples larger than this skip the normality requirement "
+                        "(default 30)")
     c.add_argument("--precision", type=float, default=0.05,
-                   help="precision r of the proportion interval for the number of benchmarks "
-                        "needed (default 0.05)")
+                   help="speedup-test: precision r of the proportion interval for the number "
+                        "of benchmarks needed (default 0.05)")
     c.add_argument("--proportion-confidence", type=float, default=None,
-                   help="confidence level of the proportion intervals (default 1 - alpha)")
+                   help="speedup-test: confidence level of the proportion intervals (default "
+                        "1 - alpha)")
     c.add_argument("--unit", default=None,
                    help="keep only the measurements in this unit (e.g. Go's sec/op)")
     c.add_argument("--reports", default=None, metavar="DIR",
-                   help="also write the four reports (global, benchmarks, warnings, errors) here")
-    c.add_argument("--margin", type=float, default=0.05,
-                   help="sparc: equivalence margin delta, the ratio's interval [1-delta, 1+delta] "
-                        "(default 0.05)")
-    c.add_argument("--adjust", choices=["bonferroni", "holm", "none"], default="bonferroni",
-                   help="sparc: family-wise error adjustment (default bonferroni)")
+                   help="speedup-test: also write the four reports (global, benchmarks, "
+                        "warnings, errors) here")
+    c.add_argument("--margin", type=float, default=None,
+                   help="equivalence margin delta, the ratio's interval [1-delta, 1+delta] "
+                        "(compare: none by default; sparc: 0.05)")
     c.add_argument("--pair", default=None, metavar="COL",
                    help="sparc: the column pairing baseline and candidate runs (e.g. run) when "
                         "they were measured in pairs; default: independent runs")
@@ -274,21 +323,32 @@ def _factorial(args) -> None:
     _write(result, args.format, args.output, table=result.effects)  # the effects, in CSV/Parquet
 
 
-def _two_variants(table: pa.Table, args) -> tuple[str, str]:
-    """--baseline / --candidate, defaulting to the first and second of exactly two variants."""
-    if args.baseline is not None and args.candidate is not None:
-        return args.baseline, args.candidate
+def _variant_names(table: pa.Table, args, several: bool) -> tuple[str, str | list[str]]:
+    """--baseline / --candidate; by default the first variant is the baseline and the other
+    (`several`: every other) variant the candidate."""
+    candidate = args.candidate
+    if several and candidate is not None and "," in candidate:
+        candidate = _columns(candidate)
+    if args.baseline is not None and candidate is not None:
+        return args.baseline, candidate
     if "variant" not in table.column_names:
         raise InputError("the input has no variant column; name the files' variants with "
                          "--variants")
-    present = [v for v in table.column("variant").unique().to_pylist()]
-    if len(present) != 2:
-        raise InputError(f"give --baseline and --candidate: the input has {len(present)} "
-                         f"variants {present}")
-    baseline = args.baseline if args.baseline is not None else (
-        present[1] if args.candidate == present[0] else present[0])
-    candidate = args.candidate if args.candidate is not None else (
-        present[0] if baseline == present[1] else present[1])
+    present = [str(v) for v in table.column("variant").unique().to_pylist() if v is not None]
+    given = [candidate] if isinstance(candidate, str) else list(candidate or [])
+    baseline = args.baseline if args.baseline is not None else next(
+        (v for v in present if v not in given), None)
+    others = [v for v in present if v != baseline]
+    if candidate is None:
+        if len(others) == 1:
+            candidate = others[0]
+        elif several and others:
+            candidate = others
+        else:
+            raise InputError(f"give --baseline and --candidate: the input has {len(present)} "
+                             f"variants {present}")
+    if baseline is None:
+        raise InputError(f"give --baseline: the input has {len(present)} variants {present}")
     return baseline, candidate
 
 
@@ -296,6 +356,15 @@ def _compare(args) -> None:
     from fastperf.io.speedup_config import read_speedup_config
     from fastperf.protocols.speedup import speedup_test
 
+    protocol = args.protocol or ("speedup-test" if args.config is not None else "compare")
+    if protocol != "compare":
+        only_compare = [flag for flag, given in (
+            ("--by", args.by is not None), ("--threshold", args.threshold != 0),
+            ("--direction", args.direction is not None), ("--sort", args.sort is not None),
+            ("--fail-on", args.fail_on is not None),
+            ("--fail-threshold", args.fail_threshold != 0)) if given]
+        if only_compare:
+            raise InputError(f"{only_compare[0]} belongs to --protocol compare")
     proportion_confidence = args.proportion_confidence
     if args.config is not None:
         if args.files or args.unit is not None:
@@ -312,11 +381,18 @@ def _compare(args) -> None:
         if not args.files:
             raise InputError("give measurement FILEs (or --config CSV)")
         table, weights, alpha = _only_unit(_read(args), args.unit), args.weights, args.alpha
-    baseline, candidate = _two_variants(table, args)
-    if args.protocol != "speedup-test":
-        result = _relevance(args, table, baseline, candidate)
+    baseline, candidate = _variant_names(table, args, several=protocol in ("compare", "sparc"))
+    if protocol == "compare":
+        return _regressions(args, table, baseline, candidate)
+    if args.adjust == "bh" or (protocol != "sparc" and args.adjust is not None):
+        raise InputError(f"--adjust {args.adjust} belongs to --protocol compare"
+                         + (" (sparc takes bonferroni, holm or none)" if protocol == "sparc" else ""))
+    if protocol != "speedup-test":
+        result = _relevance(args, table, baseline, candidate, protocol)
         _write(result, args.format, args.output)
-        return
+        return None
+    if args.margin is not None:
+        raise InputError("--margin belongs to --protocol compare or sparc")
     result = speedup_test(table, baseline=baseline, candidate=candidate, by=args.benchmark,
                           alpha=alpha, weights=weights, higher_is_better=args.higher_is_better,
                           large_sample=args.large_sample, precision=args.precision,
@@ -324,9 +400,57 @@ def _compare(args) -> None:
     if args.reports:
         result.write_reports(args.reports)
     _write(result, args.format, args.output)
+    return None
 
 
-def _relevance(args, table: pa.Table, baseline: str, candidate: str):
+def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
+    """`fastperf compare` with the default protocol: the regression detector and its gate."""
+    from fastperf.protocols.compare import compare
+
+    only_others = [flag for flag, given in (
+        ("--weights", args.weights is not None), ("--reports", args.reports is not None),
+        ("--pair", args.pair is not None), ("--proportion-confidence",
+                                             args.proportion_confidence is not None)) if given]
+    if only_others:
+        raise InputError(f"{only_others[0]} belongs to another --protocol (speedup-test, sparc)")
+    higher = args.direction if args.direction is not None else (
+        True if args.higher_is_better else None)
+    by = args.by if args.by is not None else (
+        None if args.benchmark == "benchmark" else [args.benchmark])
+    result = compare(table, baseline=baseline, candidate=candidate, by=by,
+                     alpha=args.alpha, adjust=args.adjust or "bh", confidence=args.confidence,
+                     margin=args.margin, threshold=args.threshold, higher_is_better=higher,
+                     method=args.method)
+    if args.format in ("text", "markdown"):
+        text = (result.to_text(sort=args.sort) if args.format == "text"
+                else result.to_markdown(sort=args.sort or "delta"))
+        if args.output:
+            with open(args.output, "w", encoding="utf-8") as f:
+                f.write(text + "\n")
+        else:
+            print(text)
+    else:
+        _write(result, args.format, args.output)
+    if args.fail_on is None:
+        return 0
+    failures = result.failures(args.fail_threshold)
+    counts = result.summary["verdicts"]
+    line = (f"fastperf compare: {counts['worse']} worse, {counts['better']} better, "
+            f"{counts['no change']} no change, {counts['equivalent']} equivalent, "
+            f"{counts['too few runs']} with too few runs")
+    if failures.num_rows:
+        names = ", ".join(str(n) for n in failures.column(args.benchmark if args.benchmark in
+                                                          failures.column_names else 0)
+                          .to_pylist()[:3])
+        print(f"{line}: FAIL, {failures.num_rows} worse by at least "
+              f"{args.fail_threshold:.2%} ({names}{', ...' if failures.num_rows > 3 else ''})",
+              file=sys.stderr)
+        return 1
+    print(f"{line}: pass", file=sys.stderr)
+    return 0
+
+
+def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
     """`sparc` or `hpt` on the table (the Speedup-Test-only options rejected, not ignored)."""
     from fastperf.protocols.hpt import hpt
     from fastperf.protocols.sparc import sparc
@@ -336,17 +460,18 @@ def _relevance(args, table: pa.Table, baseline: str, candidate: str):
         ("--reports", args.reports is not None)) if given]
     if only_speedup_test:
         raise InputError(f"{only_speedup_test[0]} belongs to --protocol speedup-test")
-    if args.protocol == "sparc":
+    if protocol == "sparc":
         if args.pair is not None and args.pair not in table.column_names:
             raise InputError(f"--pair {args.pair}: no such column (the input has "
                              f"{table.column_names}); omit --pair for independent runs")
-        candidates = candidate.split(",") if "," in candidate else candidate
-        return sparc(table, baseline=baseline, candidate=candidates, by=args.benchmark,
-                     pair=args.pair, margin=args.margin, alpha=args.alpha,
-                     adjust=args.adjust, method=args.method,
+        return sparc(table, baseline=baseline, candidate=candidate, by=args.benchmark,
+                     pair=args.pair, margin=0.05 if args.margin is None else args.margin,
+                     alpha=args.alpha, adjust=args.adjust or "bonferroni", method=args.method,
                      higher_is_better=args.higher_is_better)
     if args.pair is not None:
         raise InputError("--pair belongs to --protocol sparc (HPT compares independent runs)")
+    if args.margin is not None or args.adjust is not None:
+        raise InputError("--margin and --adjust belong to --protocol compare or sparc")
     return hpt(table, baseline=baseline, candidate=candidate, by=args.benchmark,
                alpha=args.alpha, confidences=args.confidences, method=args.method,
                higher_is_better=args.higher_is_better)
@@ -391,14 +516,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         commands = {"describe": _describe, "aggregate": _aggregate, "plan": _plan,
                     "anova": _anova, "factorial": _factorial, "compare": _compare,
                     "demo": _demo}
-        commands[args.command](args)
+        status = commands[args.command](args)
     except (InputError, OSError, pa.ArrowException) as exc:
         reason = " ".join(str(exc).split())
         print(f"fastperf: error: {reason}", file=sys.stderr)
         return 2
     finally:
         builds.ONE_SHOT = one_shot
-    return 0
+    return status or 0
 
 
 if __name__ == "__main__":

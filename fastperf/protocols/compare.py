@@ -1,0 +1,470 @@
+"""`compare`: the regression detector. Every benchmark (name + configuration) and every unit,
+baseline against each candidate: medians with distribution-free intervals, the change with a
+Hodges-Lehmann interval of the ratio, a two-sided rank-sum p-value adjusted over the whole run,
+and a verdict (worse, better, no change, equivalent, too few runs)."""
+from __future__ import annotations
+
+import math
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.data.arrays import Samples
+from fastperf.data.grouping import key_codes
+from fastperf.data.units import HIGHER, LOWER, unit_directions
+from fastperf.data.validation import (check_choice, check_confidence, check_key_clash,
+                                      check_unit_interval, check_variants)
+from fastperf.engine.intervals import median_interval_ranks
+from fastperf.engine.pvalues import first_reason
+from fastperf.engine.ranks import rank_sum_test, sort_samples
+from fastperf.errors import InputError
+from fastperf.io.common import config_columns
+from fastperf.io.read import load_table
+from fastperf.io.tables import key_list, require_columns
+from fastperf.protocols.compare_text import CompareRendering
+from fastperf.protocols.relevance_common import concat_samples
+from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
+
+__all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS"]
+
+#: `adjust=` names and the `multipletests` method each one runs.
+ADJUSTMENTS = {"bh": "fdr_bh", "holm": "holm", "bonferroni": "bonferroni", "none": None}
+VERDICTS = ("worse", "better", "changed", "equivalent", "no change", "too few runs")
+COLUMNS = ("n_baseline", "n_candidate", "n_dropped_baseline", "n_dropped_candidate",
+           "median_baseline", "ci_baseline_low", "ci_baseline_high", "median_candidate",
+           "ci_candidate_low", "ci_candidate_high", "delta", "ratio", "ci_low", "ci_high",
+           "pvalue", "pvalue_adjusted", "method", "direction", "verdict", "status")
+
+
+class CompareResult(CompareRendering, BenchmarkResult):
+    """Result of `compare`.
+
+    Attributes
+    ----------
+    benchmarks : pyarrow.Table
+        One row per (candidate, benchmark, configuration, unit): ``candidate`` (with several
+        candidates), the key columns, then `COLUMNS`.
+    overall : pyarrow.Table
+        One row per (candidate, unit): benchmarks compared, the geometric means of the medians
+        of each side and their ratio (benchstat's geomean row), the ratio of the geometric-mean
+        scores with its interval (`aggregate_score`), and the count of each verdict.
+    summary : dict
+        ``function``, ``baseline``, ``candidates``, ``keys``, ``variant_keys`` (configuration
+        that tells the variants apart), ``alpha``, ``adjust``, ``comparisons`` (the family
+        adjusted), ``confidence``, ``margin``, ``threshold``, ``verdicts`` (counts),
+        ``largest_regressions``, ``rows``, ``rows_not_ok``.
+    warnings : list of str
+    """
+
+    extra_tables = ("overall",)
+
+    def __init__(self, table, summary, warnings, overall: pa.Table, keys: list[str],
+                 unit: str | None):
+        super().__init__(table, summary, warnings)
+        self.overall = overall
+        self.key_columns = keys
+        self.unit_column = unit
+
+    def extra_title(self, name: str) -> str:  # noqa: D102
+        return "overall, per candidate and unit"
+
+    def failures(self, threshold: float = 0.0) -> pa.Table:
+        """The rows whose verdict is ``worse`` with |delta| >= `threshold` (the CI gate).
+
+        Parameters
+        ----------
+        threshold : float
+            The smallest relative change that fails, e.g. 0.02 for 2%.
+
+        Returns
+        -------
+        pyarrow.Table
+            Those rows of `benchmarks`.
+        """
+        import pyarrow.compute as pc
+
+        worse = pc.equal(self.benchmarks.column("verdict"), "worse")
+        big = pc.greater_equal(pc.abs(self.benchmarks.column("delta")), float(threshold))
+        return self.benchmarks.filter(pc.and_(worse, pc.fill_null(big, True)))
+
+
+def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: list[str]):
+    """The key columns of a benchmark, and the configuration columns that tell the variants
+    apart instead (their values never shared between two of the compared variants)."""
+    if by is not None:
+        keys = key_list(by)
+        require_columns(table, keys)
+        variant_keys: list[str] = []
+    else:
+        keys, variant_keys = ["benchmark"], []
+        require_columns(table, keys, hint="name the benchmark key column(s) with by=")
+        import pyarrow.compute as pc
+
+        names = pc.cast(table.column(variant), pa.string())
+        compared = table.filter(pc.is_in(names, pa.array(variants, pa.string())))
+        compared_names = pc.cast(compared.column(variant), pa.string())
+        for name in config_columns(table):
+            if name in (variant, unit, "benchmark"):
+                continue
+            pairs = pa.table({"v": compared_names, "c": pc.cast(compared.column(name), pa.string())})
+            pairs = pairs.group_by(["v", "c"]).aggregate([])
+            pairs = pairs.rename_columns([variant, name])
+            values = pairs.column(name).to_pylist()
+            if len(set(values)) == len(values) and pairs.num_rows > 1:
+                variant_keys.append(name)  # each value belongs to one variant only
+            else:
+                keys.append(name)
+    if unit is not None and unit in table.column_names and unit not in keys:
+        keys.append(unit)
+    return keys, variant_keys
+
+
+def _medians(samples: Samples, confidence: float):
+    """Median and its shortest distribution-free interval of each sorted sample."""
+    n = samples.sizes
+    starts = samples.offsets[:-1]
+    values = samples.values
+    if values.size == 0:
+        nan = np.full(n.shape, np.nan)
+        return nan, nan, nan.copy()
+    take = lambda index: np.take(values, index, mode="clip")  # noqa: E731
+    has = n > 0
+    median = np.where(has, (take(starts + np.maximum(n - 1, 0) // 2) + take(starts + n // 2)) / 2,
+                      np.nan)
+    lower, upper, _ = median_interval_ranks(n, confidence, rule="shortest")
+    low = np.where(has & (lower > 0), take(starts + lower - 1), np.nan)
+    high = np.where(has & (upper > 0), take(starts + upper - 1), np.nan)
+    return median, low, high
+
+
+def _logs_where_positive(samples: Samples, positive: np.ndarray) -> Samples:
+    """The samples with log values in the groups where `positive` (raw values elsewhere)."""
+    mask = np.repeat(positive, samples.sizes)
+    values = samples.values.copy()
+    values[mask] = np.log(values[mask])
+    return Samples(values, samples.offsets)
+
+
+def _smallest_pvalue_reaches(m: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
+    """Whether the two-sided rank-sum test of sizes m, n can reach `alpha` at all: its smallest
+    p-value, 2 / C(m + n, m), is at most alpha."""
+    from scipy.special import gammaln
+
+    m, n = m.astype(float), n.astype(float)
+    with np.errstate(invalid="ignore"):
+        log_choose = gammaln(m + n + 1) - gammaln(m + 1) - gammaln(n + 1)
+    return (m > 0) & (n > 0) & (math.log(2.0) - log_choose <= math.log(alpha) + 1e-12)
+
+
+def _adjusted(p: np.ndarray, family: np.ndarray, adjust: str, alpha: float) -> np.ndarray:
+    """p adjusted over the family (NaN outside it)."""
+    from fastperf.stats.multitest import multipletests
+
+    out = np.full(p.shape, np.nan)
+    if not family.any():
+        return out
+    if ADJUSTMENTS[adjust] is None:
+        out[family] = p[family]
+    else:
+        out[family] = multipletests(p[family], alpha=alpha,
+                                    method=ADJUSTMENTS[adjust]).pvalues_corrected
+    return out
+
+
+def _verdicts(testable, significant, sign, delta, threshold, direction, equivalent):
+    """The verdict of each comparison (see `compare`)."""
+    big = ~(np.abs(delta) < threshold)  # NaN delta (zero median): cannot be called small
+    change = testable & significant & (sign != 0) & big
+    lower, higher = direction == LOWER, direction == HIGHER
+    worse = change & ((lower & (sign > 0)) | (higher & (sign < 0)))
+    better = change & ((lower & (sign < 0)) | (higher & (sign > 0)))
+    return np.select([~testable, worse, better, change, testable & equivalent],
+                     ["too few runs", "worse", "better", "changed", "equivalent"],
+                     "no change").astype(object)
+
+
+def _check_options(alpha, adjust, confidence, margin, threshold, method, higher_is_better):
+    alpha = check_unit_interval(alpha, "alpha")
+    check_choice(adjust, "adjust", ADJUSTMENTS)
+    confidence = check_confidence(confidence)
+    if margin is not None:
+        margin = check_unit_interval(margin, "margin")
+    try:
+        threshold = float(threshold)
+    except (TypeError, ValueError):
+        threshold = float("nan")
+    if not (threshold >= 0 and math.isfinite(threshold)):
+        raise InputError(f"threshold must be a finite number >= 0 (a fraction: 0.02 is 2%), "
+                         f"got {threshold!r}")
+    check_choice(method, "method", ("auto", "exact", "asymptotic"))
+    if not (higher_is_better is None or isinstance(higher_is_better, (bool, np.bool_))
+            or isinstance(higher_is_better, Mapping)):
+        raise InputError("higher_is_better must be None (from the unit), True/False, or a "
+                         f"mapping unit -> True/False, got {higher_is_better!r}")
+    return alpha, confidence, margin, threshold
+
+
+def compare(
+    data: Any,
+    *,
+    baseline: str,
+    candidate: str | Sequence[str],
+    by: str | Sequence[str] | None = None,
+    variant: str = "variant",
+    value: str = "value",
+    unit: str | None = "unit",
+    alpha: float = 0.05,
+    adjust: str = "bh",
+    confidence: float = 0.95,
+    margin: float | None = None,
+    threshold: float = 0.0,
+    higher_is_better: bool | Mapping[str, bool] | None = None,
+    method: str = "auto",
+) -> CompareResult:
+    """Compare each candidate with the baseline, per benchmark, configuration and unit.
+
+    Parameters
+    ----------
+    data : measurement table (Arrow object, path or paths)
+        One row per measurement.
+    baseline : str
+        The reference variant.
+    candidate : str or sequence of str
+        The variant(s) compared with it (several: one block of rows per candidate).
+    by : str, sequence of str or None
+        The columns that identify a benchmark. None: ``benchmark`` plus the configuration
+        columns the tool files carry (``pkg``, ``goos``, ``cpu``, ...; see `fastperf.read`),
+        except those whose values are never shared between the compared variants (a toolchain
+        or commit line): those tell the variants apart, not the benchmarks.
+    variant, value : str
+        The variant and measurement columns. Null/NaN values are dropped and counted.
+    unit : str or None
+        The unit column: every unit is compared on its own, with its direction.
+    alpha : float
+        Level of the tests, applied to the adjusted p-values.
+    adjust : {"bh", "holm", "bonferroni", "none"}
+        Adjustment over every comparison of the run that can reach `alpha`: Benjamini-Hochberg
+        false-discovery control (default), Holm or Bonferroni family-wise control, or none
+        (benchstat's verdicts).
+    confidence : float
+        Level of the median and ratio intervals.
+    margin : float or None
+        Equivalence margin: a comparison whose (1 - 2 alpha) Hodges-Lehmann interval of the
+        ratio lies in [1 - margin, 1 + margin] is ``equivalent`` (the two one-sided tests).
+    threshold : float
+        The smallest |delta| called a change (0.02: 2%); smaller significant changes are
+        ``no change``.
+    higher_is_better : None, bool or mapping unit -> bool
+        The direction of the units; None infers it from the unit (`fastperf.data.units`).
+    method : {"auto", "exact", "asymptotic"}
+        p-values of the rank-sum test: "auto" is exact (conditional on ties) where cheap.
+
+    Returns
+    -------
+    CompareResult
+
+    Notes
+    -----
+    delta = median(candidate) / median(baseline) - 1. Median intervals: the fewest order
+    statistics with exact binomial coverage >= `confidence` (benchstat's rule;
+    `median_interval_ranks` with rule="shortest"). The test is the two-sided Wilcoxon-Mann-Whitney
+    rank-sum test (Mann & Whitney 1947), exact conditional on ties where cheap; the ratio's
+    interval inverts it on log values (Hodges & Lehmann 1963). Adjustment: Benjamini & Hochberg
+    (1995), Holm (1979). Verdicts: ``too few runs`` where a side is empty or the smallest possible
+    p-value 2 / C(m + n, m) exceeds `alpha`; else ``worse`` / ``better`` (``changed`` for a unit
+    without direction) when the adjusted p < alpha and |delta| >= threshold; else
+    ``equivalent`` when `margin` is given and met; else ``no change``.
+    """
+    alpha, confidence, margin, threshold = _check_options(
+        alpha, adjust, confidence, margin, threshold, method, higher_is_better)
+    check_variants("compare", baseline, candidate)
+    candidates = [candidate] if isinstance(candidate, str) else list(candidate)
+    if not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
+        raise InputError(f"candidate must name variant(s) other than the baseline {baseline!r}, "
+                         f"each once; got {candidate!r}")
+    table = load_table(data)
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    require_columns(table, [variant, value])
+    keys, variant_keys = _identity(table, by, variant, unit, [baseline, *candidates])
+    check_key_clash(keys, ("candidate",) + COLUMNS, "compare", value)
+    from fastperf.data.samples import variant_samples
+
+    vs = variant_samples(table, variants=[baseline, *candidates], by=keys, variant=variant,
+                         value=value)
+    k, c = len(vs.keys), len(candidates)
+    base = sort_samples(vs.samples[baseline])
+    xs = concat_samples([base] * c)
+    ys = sort_samples(concat_samples([vs.samples[name] for name in candidates]))
+    n_x, n_y = xs.sizes, ys.sizes
+    med_x, lo_x, hi_x = _medians(xs, confidence)
+    med_y, lo_y, hi_y = _medians(ys, confidence)
+
+    first = lambda s: np.where(s.sizes > 0, np.take(s.values, s.offsets[:-1], mode="clip"), np.nan)  # noqa: E731
+    last = lambda s: np.where(s.sizes > 0, np.take(s.values, s.offsets[1:] - 1, mode="clip"), np.nan)  # noqa: E731
+    positive = (first(xs) > 0) & (first(ys) > 0)
+    _, p, _, method_used, _, state = rank_sum_test(
+        _logs_where_positive(ys, positive), _logs_where_positive(xs, positive), "two-sided",
+        method, True, "omit")
+    all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
+    p = np.where(np.isnan(p) & all_equal, 1.0, p)  # one value on both sides: nothing changed
+    estimate, low, high = state.effects("two-sided", confidence)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        ratio = np.where(positive, np.exp(estimate), np.nan)
+        ci_low = np.where(positive, np.exp(low), np.nan)
+        ci_high = np.where(positive, np.exp(high), np.nan)
+        delta = np.where(med_x != 0, med_y / med_x - 1.0, np.nan)
+    equivalent = np.zeros(k * c, dtype=bool)
+    if margin is not None:
+        _, eq_low, eq_high = state.effects("two-sided", 1.0 - 2.0 * alpha)
+        with np.errstate(invalid="ignore", over="ignore"):
+            equivalent = positive & (np.exp(eq_low) >= 1 - margin) & (np.exp(eq_high) <= 1 + margin)
+
+    testable = _smallest_pvalue_reaches(n_x, n_y, alpha) & np.isfinite(p)
+    p_adjusted = _adjusted(p, testable, adjust, alpha)
+    sign = np.sign(np.nan_to_num(med_y - med_x))
+    sign = np.where(sign == 0, np.sign(np.nan_to_num(estimate)), sign)
+
+    units = vs.keys.column(unit).to_pylist() if unit in keys else [None] * k
+    directions = unit_directions(dict.fromkeys(units), higher_is_better)
+    direction = np.array([directions[u] for u in units] * c, dtype=object)
+    with np.errstate(invalid="ignore"):
+        verdict = _verdicts(testable, p_adjusted < alpha, sign, delta, threshold, direction,
+                            equivalent)
+
+    n_min = _smallest_interval_size(confidence)
+    no_interval = np.isnan(lo_x) | np.isnan(hi_x) | np.isnan(lo_y) | np.isnan(hi_y)
+    status = first_reason(
+        [n_x == 0, n_y == 0, ~testable, ~positive, no_interval],
+        ["no baseline runs", "no candidate runs",
+         f"too few runs: the smallest p-value 2/C(m+n, m) exceeds alpha={alpha:g}",
+         "values <= 0: no ratio interval",
+         f"fewer than {n_min} runs: no {confidence:g} median interval"], "ok")
+    dropped_x = np.tile(vs.n_dropped[baseline], c)
+    dropped_y = np.concatenate([vs.n_dropped[name] for name in candidates])
+    columns = {
+        "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": dropped_x,
+        "n_dropped_candidate": dropped_y, "median_baseline": med_x, "ci_baseline_low": lo_x,
+        "ci_baseline_high": hi_x, "median_candidate": med_y, "ci_candidate_low": lo_y,
+        "ci_candidate_high": hi_y, "delta": delta, "ratio": ratio, "ci_low": ci_low,
+        "ci_high": ci_high, "pvalue": np.where(testable | all_equal, p, np.nan),
+        "pvalue_adjusted": p_adjusted, "method": method_used,
+        "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
+        "verdict": pa.array(verdict.tolist(), pa.string()), "status": status}
+    key_table = pa.concat_tables([vs.keys] * c)
+    if not isinstance(candidate, str):
+        key_table = key_table.add_column(
+            0, "candidate", pa.array(np.repeat(np.array(candidates, dtype=object), k), pa.string()))
+    out = keyed_table(key_table, columns)
+
+    overall = _overall(out, xs, ys, positive, testable, candidates, units, k, baseline,
+                       confidence, unit if unit in keys else None)
+    warnings = dropped_warnings(dropped_x + dropped_y, "comparison(s)",
+                                "n_dropped_baseline / n_dropped_candidate")
+    unknown = sorted({str(u) for u, d in directions.items() if d is None})
+    if unknown:
+        warnings.append(f"unit(s) {unknown} have no known direction: a significant change is "
+                        "'changed', not better/worse; say which way is better with "
+                        "higher_is_better= (CLI: --higher-is-better / --direction UNIT=higher)")
+    counts = {v: int(np.sum(verdict == v)) for v in VERDICTS}
+    summary = {
+        "function": "compare", "baseline": baseline, "candidates": candidates, "keys": keys,
+        "variant_keys": variant_keys, "alpha": alpha, "adjust": adjust,
+        "comparisons": int(testable.sum()), "confidence": confidence, "margin": margin,
+        "threshold": threshold, "method": method, "verdicts": counts,
+        "largest_regressions": _largest_regressions(out, keys),
+    }
+    return CompareResult(out, summary, warnings, overall, keys, unit if unit in keys else None)
+
+
+def _smallest_interval_size(confidence: float) -> int:
+    """The fewest runs with a two-sided median interval at `confidence`."""
+    sizes = np.arange(1, 64)
+    lower, upper, _ = median_interval_ranks(sizes, confidence, rule="shortest")
+    ok = (lower > 0) & (upper > 0)
+    return int(sizes[np.argmax(ok)]) if ok.any() else 64
+
+
+def _largest_regressions(out: pa.Table, keys: list[str], limit: int = 5) -> list[dict]:
+    """The `limit` worse verdicts with the largest |delta|, as small dicts."""
+    verdict = out.column("verdict").to_numpy(zero_copy_only=False)
+    delta = out.column("delta").to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(verdict == "worse")
+    rows = rows[np.argsort(-np.abs(delta[rows]), kind="stable")][:limit]
+    names = [c for c in ["candidate", *keys] if c in out.column_names]
+    picked = out.select(names + ["delta"]).take(pa.array(rows, pa.int64()))
+    return picked.to_pylist()
+
+
+def _overall(out: pa.Table, xs: Samples, ys: Samples, positive, testable, candidates, units,
+             k: int, baseline: str, confidence: float, unit: str | None) -> pa.Table:
+    """Per (candidate, unit): benchstat's geomean of medians, the aggregate score ratio with its
+    interval, and the verdict counts."""
+    from fastperf.protocols.aggregate import aggregate_score
+
+    med_x = out.column("median_baseline").to_numpy()
+    med_y = out.column("median_candidate").to_numpy()
+    verdict = out.column("verdict").to_numpy(zero_copy_only=False)
+    unit_codes, unit_names = key_codes(pa.chunked_array([pa.array(units)]), "unit")
+    n_units = len(unit_names)
+    block = np.repeat(np.arange(len(candidates)), k) * n_units + np.tile(unit_codes, len(candidates))
+    both = positive & (med_x > 0) & (med_y > 0)
+    rows: dict[str, list] = {"candidate": [], "unit": [], "benchmarks": [], "compared": [],
+                             "geomean_baseline": [], "geomean_candidate": [], "geomean_delta": [],
+                             "score_ratio": [], "score_ci_low": [], "score_ci_high": []}
+    rows.update({v: [] for v in VERDICTS})
+    for b in range(len(candidates) * n_units):
+        members = block == b
+        if not members.any():
+            continue
+        use = members & both
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gx = float(np.exp(np.mean(np.log(med_x[use])))) if use.any() else math.nan
+            gy = float(np.exp(np.mean(np.log(med_y[use])))) if use.any() else math.nan
+        rows["candidate"].append(candidates[b // n_units])
+        rows["unit"].append(unit_names[b % n_units].as_py() if unit else None)
+        rows["benchmarks"].append(int(members.sum()))
+        rows["compared"].append(int(use.sum()))
+        rows["geomean_baseline"].append(gx)
+        rows["geomean_candidate"].append(gy)
+        rows["geomean_delta"].append(gy / gx - 1.0 if use.any() else math.nan)
+        score = _score_ratio(xs, ys, use & testable & (xs.sizes > 1) & (ys.sizes > 1),
+                             baseline, confidence, aggregate_score)
+        for name, v in zip(("score_ratio", "score_ci_low", "score_ci_high"), score):
+            rows[name].append(v)
+        for v in VERDICTS:
+            rows[v].append(int(np.sum(members & (verdict == v))))
+    table = pa.table(rows)
+    if unit is None:
+        table = table.drop_columns(["unit"])
+    return table
+
+
+def _score_ratio(xs: Samples, ys: Samples, use: np.ndarray, baseline: str, confidence: float,
+                 aggregate_score) -> tuple[float, float, float]:
+    """`aggregate_score` (geometric mean, error propagation) of the chosen benchmarks' runs on
+    each side: the candidate's score over the baseline's, with its interval."""
+    rows = np.flatnonzero(use)
+    if rows.size < 1:
+        return math.nan, math.nan, math.nan
+    parts = []
+    for side, samples in (("baseline", xs), ("candidate", ys)):
+        sizes = samples.sizes[rows]
+        index = _segment_index(samples.offsets, rows)
+        parts.append(pa.table({"benchmark": pa.array(np.repeat(rows, sizes)),
+                               "variant": pa.array([side] * int(sizes.sum()), pa.string()),
+                               "value": pa.array(samples.values[index])}))
+    table = pa.concat_tables(parts)
+    scores = aggregate_score(table, method="propagation", baseline="baseline", unit=None,
+                             run=None, confidence=confidence).groups.to_pylist()
+    row = next(r for r in scores if r["variant"] == "candidate")
+    return row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"]
+
+
+def _segment_index(offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
+    """The value positions of the chosen segments, in order, without a Python loop."""
+    starts, sizes = offsets[rows], offsets[rows + 1] - offsets[rows]
+    total = int(sizes.sum())
+    within = np.arange(total) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+    return np.repeat(starts, sizes) + within
