@@ -6,6 +6,7 @@ lazily on first use, so ``import fastperf`` stays cheap.
 from fastperf.errors import InputError
 from fastperf.io.read import read
 from fastperf.protocols.aggregate import AggregateResult, aggregate_score
+from fastperf.protocols.compare import CompareResult, compare
 from fastperf.designs.anova import AnovaResult, ContrastResult, FOnewayResult, anova, contrasts, f_oneway
 from fastperf.stats.bootstrap import BootstrapResult, bootstrap
 from fastperf.stats.describe import DescribeResult, describe
@@ -31,7 +32,7 @@ from fastperf.data.simulate import SimulatedTable, simulate
 __version__ = "0.1.0"
 
 __all__ = [
-    "InputError", "read", "describe", "DescribeResult",
+    "InputError", "read", "describe", "DescribeResult", "compare", "CompareResult",
     "speedup_test", "SpeedupTestResult", "read_speedup_config",
     "sparc", "SparcResult", "hpt", "HptResult",
     "rankdata", "mannwhitneyu", "MannWhitneyUResult", "wilcoxon", "WilcoxonResult",

@@ -99,14 +99,15 @@ def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: lis
     else:
         keys, variant_keys = ["benchmark"], []
         require_columns(table, keys, hint="name the benchmark key column(s) with by=")
+        configuration = [c for c in config_columns(table) if c not in (variant, unit, "benchmark")]
+        if not configuration:
+            return _with_unit(keys, table, unit), variant_keys
         import pyarrow.compute as pc
 
         names = pc.cast(table.column(variant), pa.string())
         compared = table.filter(pc.is_in(names, pa.array(variants, pa.string())))
         compared_names = pc.cast(compared.column(variant), pa.string())
-        for name in config_columns(table):
-            if name in (variant, unit, "benchmark"):
-                continue
+        for name in configuration:
             pairs = pa.table({"v": compared_names, "c": pc.cast(compared.column(name), pa.string())})
             pairs = pairs.group_by(["v", "c"]).aggregate([])
             pairs = pairs.rename_columns([variant, name])
@@ -115,9 +116,14 @@ def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: lis
                 variant_keys.append(name)  # each value belongs to one variant only
             else:
                 keys.append(name)
+    return _with_unit(keys, table, unit), variant_keys
+
+
+def _with_unit(keys: list[str], table: pa.Table, unit: str | None) -> list[str]:
+    """The keys and the unit column (every unit is compared on its own)."""
     if unit is not None and unit in table.column_names and unit not in keys:
-        keys.append(unit)
-    return keys, variant_keys
+        return keys + [unit]
+    return keys
 
 
 def _medians(samples: Samples, confidence: float):
