@@ -436,7 +436,8 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
     failures = result.failures(args.fail_threshold)
     counts = result.summary["verdicts"]
     line = (f"fastperf compare: {counts['worse']} worse, {counts['better']} better, "
-            f"{counts['no change']} no change, {counts['equivalent']} equivalent, "
+            f"{counts['changed']} changed, {counts['no change']} no change, "
+            f"{counts['equivalent']} equivalent, "
             f"{counts['too few runs']} with too few runs")
     if failures.num_rows:
         names = ", ".join(str(n) for n in failures.column(args.benchmark if args.benchmark in

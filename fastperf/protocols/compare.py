@@ -82,11 +82,11 @@ class CompareResult(CompareRendering, BenchmarkResult):
         pyarrow.Table
             Those rows of `benchmarks`.
         """
-        import pyarrow.compute as pc
-
-        worse = pc.equal(self.benchmarks.column("verdict"), "worse")
-        big = pc.greater_equal(pc.abs(self.benchmarks.column("delta")), float(threshold))
-        return self.benchmarks.filter(pc.and_(worse, pc.fill_null(big, True)))
+        verdict = self.benchmarks.column("verdict").to_numpy(zero_copy_only=False)
+        delta = self.benchmarks.column("delta").to_numpy(zero_copy_only=False)
+        with np.errstate(invalid="ignore"):
+            small = np.abs(delta) < float(threshold)  # NaN (a zero baseline median): not small
+        return self.benchmarks.filter(pa.array((verdict == "worse") & ~small))
 
 
 def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: list[str]):
@@ -354,7 +354,7 @@ def compare(
         "n_dropped_candidate": dropped_y, "median_baseline": med_x, "ci_baseline_low": lo_x,
         "ci_baseline_high": hi_x, "median_candidate": med_y, "ci_candidate_low": lo_y,
         "ci_candidate_high": hi_y, "delta": delta, "ratio": ratio, "ci_low": ci_low,
-        "ci_high": ci_high, "pvalue": np.where(testable | all_equal, p, np.nan),
+        "ci_high": ci_high, "pvalue": p,
         "pvalue_adjusted": p_adjusted, "method": method_used,
         "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
         "verdict": pa.array(verdict.tolist(), pa.string()), "status": status}
