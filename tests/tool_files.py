@@ -42,8 +42,16 @@ def decoded(table: pa.Table) -> pa.Table:
     return pa.table(columns, names=table.column_names)
 
 
-def check_schema(table: pa.Table, extras: list[str] = ()) -> None:
-    assert table.column_names == CANONICAL + list(extras)
+def check_schema(table: pa.Table, extras: list[str] = (), config: list[str] | None = None) -> None:
+    """Canonical columns and types, then `extras`, then the declared configuration columns
+    (strings): exactly `config` when given, else whatever the table declares."""
+    from fastperf.io.common import config_columns
+
+    declared = config_columns(table)
+    if config is not None:
+        assert declared == list(config)
+    assert table.column_names == CANONICAL + list(extras) + declared
+    assert all(table.schema.field(c).type == pa.string() for c in declared)
     assert table.schema.field("benchmark").type == LABEL
     assert table.schema.field("variant").type == LABEL
     assert table.schema.field("run").type == pa.int64()

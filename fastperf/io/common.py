@@ -13,6 +13,167 @@ from fastperf.io.tables import as_float64, require_columns
 
 #: Canonical column names, in output order; extra columns follow them.
 KEY_COLUMNS = ("benchmark", "variant", "run", "unit", "value")
+#: Schema metadata key whose value is a JSON list of the table's configuration column names.
+CONFIG_METADATA_KEY = b"fastperf:config"
+#: Columns the tool readers produce themselves; a configuration key with one of these names
+#: becomes ``config_<key>`` (see `config_names`).
+READER_COLUMNS = KEY_COLUMNS + ("iterations",)
+
+
+def config_columns(table: pa.Table) -> list[str]:
+    """The configuration columns `table` declares (`CONFIG_METADATA_KEY`) and has.
+
+    Configuration columns say under which configuration a row was measured (Go's ``pkg:``,
+    ``goos:``, ``cpu:`` lines, Google Benchmark's ``context``, pyperf metadata that differs
+    between benchmarks): two rows are the same benchmark only when these agree as well.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        A measurement table.
+
+    Returns
+    -------
+    list of str
+        The declared names that are columns of `table`, in the declared order; empty when the
+        schema has no such metadata (or it is not a JSON list of strings).
+
+    Notes
+    -----
+    fastperf's data model (docs/readers.md, "Configuration columns"): no formula.
+    """
+    metadata = table.schema.metadata or {}
+    raw = metadata.get(CONFIG_METADATA_KEY)
+    if raw is None:
+        return []
+    try:
+        names = json.loads(raw)
+    except (UnicodeDecodeError, json.JSONDecodeError):
+        return []
+    if not isinstance(names, list):
+        return []
+    present = set(table.column_names)
+    out: list[str] = []
+    for name in names:
+        if isinstance(name, str) and name in present and name not in out:
+            out.append(name)
+    return out
+
+
+def with_config(table: pa.Table, names: Sequence[str]) -> pa.Table:
+    """`table` with its configuration columns declared as `names` in the schema metadata.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        A measurement table.
+    names : sequence of str
+        The configuration column names, in order (duplicates are dropped; names that are not
+        columns of `table` are kept in the metadata and ignored by `config_columns`).
+
+    Returns
+    -------
+    pyarrow.Table
+        The same columns; the schema metadata is the old one (other keys kept) with
+        `CONFIG_METADATA_KEY` set to the JSON list of `names`.
+
+    Notes
+    -----
+    Arrow schema metadata (byte keys and values): no formula.
+    """
+    unique = list(dict.fromkeys(str(n) for n in names))
+    metadata = dict(table.schema.metadata or {})
+    metadata[CONFIG_METADATA_KEY] = json.dumps(unique).encode()
+    return table.replace_schema_metadata(metadata)
+
+
+def config_names(keys: Sequence[str], taken: Sequence[str] = READER_COLUMNS) -> dict[str, str]:
+    """The column name of each configuration key: the key, or ``config_<key>`` on a clash.
+
+    Parameters
+    ----------
+    keys : sequence of str
+        Configuration keys, in column order.
+    taken : sequence of str
+        Names the reader already uses (default `READER_COLUMNS`).
+
+    Returns
+    -------
+    dict of str -> str
+        Key -> column name; ``config_`` is prefixed (again, if need be) until the name clashes
+        neither with `taken` nor with an earlier key's column.
+
+    Notes
+    -----
+    No formula.
+    """
+    used = set(taken)
+    out: dict[str, str] = {}
+    for key in keys:
+        name = key
+        while name in used:
+            name = f"config_{name}"
+        used.add(name)
+        out[key] = name
+    return out
+
+
+def config_text(value: Any) -> str | None:
+    """A configuration value as text: strings as they are, ``true``/``false``, numbers by
+    ``str``, lists joined with ``,``; None for anything else (null, objects).
+
+    Parameters
+    ----------
+    value : object
+        A value parsed from JSON.
+
+    Returns
+    -------
+    str or None
+        Its text, or None when it is no scalar or list of scalars.
+
+    Notes
+    -----
+    No formula.
+    """
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return str(value)
+    if isinstance(value, list):
+        parts = [config_text(v) for v in value]
+        if any(p is None or isinstance(v, list) for p, v in zip(parts, value)):
+            return None
+        return ",".join(parts)  # type: ignore[arg-type]
+    return None
+
+
+def add_config(table: pa.Table, columns: dict[str, pa.Array]) -> pa.Table:
+    """Append configuration columns (string) and declare them with `with_config`.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        A tool reader's table.
+    columns : dict of str -> pyarrow.Array
+        Configuration key -> its string column, in order; a key clashing with a column of
+        `table` or with `READER_COLUMNS` is named ``config_<key>`` (`config_names`).
+
+    Returns
+    -------
+    pyarrow.Table
+        `table` with the columns appended and declared (an empty declaration when there are none).
+
+    Notes
+    -----
+    No formula.
+    """
+    names = config_names(list(columns), tuple(READER_COLUMNS) + tuple(table.column_names))
+    for key, array in columns.items():
+        table = table.append_column(names[key], array.cast(pa.string()))
+    return with_config(table, [names[k] for k in columns])
 
 
 def order_columns(table: pa.Table) -> pa.Table:
@@ -48,7 +209,7 @@ def tool_table(
     run: Sequence[int],
     unit: Sequence[str] | str,
     extra: dict[str, pa.Array] | None = None,
-    variant: Sequence[str | None] | None = None,
+    variant: Sequence[str | None] | pa.Array | None = None,
 ) -> pa.Table:
     """Build a measurement table from the per-row Python lists a tool-file reader collects.
 
@@ -64,7 +225,7 @@ def tool_table(
         The unit of each row, or one unit for all.
     extra : dict of str -> pyarrow.Array, optional
         Further columns, appended in order.
-    variant : sequence of str or None, optional
+    variant : sequence of str or None, or pyarrow.Array, optional
         The variant of each row, when the file names them.
 
     Returns
@@ -78,7 +239,9 @@ def tool_table(
     """
     n = len(benchmark)
     columns: dict[str, pa.Array] = {"benchmark": pa.array(benchmark, pa.string())}
-    if variant is not None:
+    if isinstance(variant, pa.Array):
+        columns["variant"] = variant.cast(pa.string())
+    elif variant is not None:
         columns["variant"] = pa.array(variant, pa.string())
     columns["run"] = pa.array(run, pa.int64())
     if isinstance(unit, str):
@@ -301,7 +464,9 @@ def normalise_tabular(
     Returns
     -------
     pyarrow.Table
-        Canonical names and types, canonical columns first, extras kept in their order.
+        Canonical names and types, canonical columns first, extras kept in their order. Schema
+        metadata is dropped, except the configuration declaration (`CONFIG_METADATA_KEY`),
+        kept for the declared columns that are not role columns.
 
     Raises
     ------
@@ -348,6 +513,7 @@ def normalise_tabular(
                 f"a column {role!r}; rename or drop one of them"
             )
     rename = {src: role for role, src in used.items()}
+    declared = [rename.get(c, c) for c in config_columns(table)]
     if any(src != role for src, role in rename.items()):
         table = table.rename_columns([rename.get(c, c) for c in present])
     table = encode_labels(table)
@@ -356,4 +522,6 @@ def normalise_tabular(
         table = as_run_column(table, "run", source_name=used["run"])
     if table.schema.metadata:
         table = table.replace_schema_metadata(None)
+    if declared:  # fastperf's own declaration survives (a table read back from Parquet/IPC)
+        table = with_config(table, [c for c in declared if c not in KEY_COLUMNS])
     return order_columns(table)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pyarrow as pa
 
 from fastperf.errors import InputError
-from fastperf.io.common import tool_table
+from fastperf.io.common import add_config, tool_table
 
 __all__ = ["read_go", "looks_like_go", "tidy_unit", "GO_RESULT_LINE"]
 
@@ -23,6 +23,7 @@ __all__ = ["read_go", "looks_like_go", "tidy_unit", "GO_RESULT_LINE"]
 GO_RESULT_LINE = re.compile(r"^Benchmark\S+[ \t]+\d+[ \t]+[-+0-9.eE]+[ \t]+\S+", re.MULTILINE)
 _UNIT_TOKENS = re.compile(r"([*/\-\s]+)|([^*/\-\s]+)")
 _DIGITS = re.compile(r"\d+")
+_NOT_IN_ASCII_KEY = re.compile(r"[\sA-Z]")  # an ASCII configuration key has no space or capital
 
 
 def looks_like_go(text: str) -> bool:
@@ -118,7 +119,10 @@ def _config_line(line: str) -> tuple[str, str] | None:
     if colon <= 0:
         return None
     key, rest = line[:colon], line[colon + 1 :]
-    if not key[0].islower() or any(c.isspace() or c.isupper() for c in key):
+    if key.isascii():
+        if not "a" <= key[0] <= "z" or _NOT_IN_ASCII_KEY.search(key):
+            return None
+    elif not key[0].islower() or any(c.isspace() or c.isupper() for c in key):
         return None
     if rest and rest[0] not in " \t":
         return None
@@ -126,13 +130,22 @@ def _config_line(line: str) -> tuple[str, str] | None:
 
 
 def read_go(path: Path, text: str) -> pa.Table:
-    """Every (value, unit) pair of every result line as one row.
+    """Every (value, unit) pair of every result line as one row, with its configuration.
 
     ``benchmark`` is the name as written (``BenchmarkCRC32/poly=IEEE/size=15/align=0-8``);
-    units are tidied by `tidy_unit`; ``run`` is the occurrence index of the
-    (note, benchmark, unit) triple; the extra column ``iterations`` (int64) is N. When the
-    result lines carry two or more distinct ``note:`` values, the table has a ``variant``
-    column holding each line's note (null for lines before any note); otherwise it has none.
+    units are tidied by `tidy_unit`; the extra column ``iterations`` (int64) is N.
+
+    Configuration lines ``key: value`` are in force for the result lines after them until the
+    key is set again; an empty value unsets the key (as golang.org/x/perf/benchfmt reads it).
+    Each key in force for some result line becomes a string column, in first-seen order, null
+    for lines where it is not set; the columns are declared as configuration
+    (`fastperf.io.common.with_config`). A key named like a column the reader makes itself
+    (`fastperf.io.common.READER_COLUMNS`) becomes ``config_<key>``. ``note`` is special: when
+    the result lines carry two or more distinct notes (a line before any note counting as the
+    empty note), the table has a ``variant`` column holding each line's note (null for lines
+    without one) and no ``note`` column; one note for every line makes an ordinary ``note``
+    configuration column. ``run`` is the occurrence index of the (configuration including the
+    note, benchmark, unit) triple.
 
     Parameters
     ----------
@@ -144,7 +157,8 @@ def read_go(path: Path, text: str) -> pa.Table:
     Returns
     -------
     pyarrow.Table
-        ``benchmark``, (``variant``), ``run``, ``unit``, ``value``, ``iterations``.
+        ``benchmark``, (``variant``), ``run``, ``unit``, ``value``, ``iterations``, then the
+        configuration columns.
 
     Raises
     ------
@@ -156,14 +170,19 @@ def read_go(path: Path, text: str) -> pa.Table:
     The Go benchmark data format, golang.org/design/14313-benchmark-format.
     """
     names: list[str] = []
-    notes: list[str] = []
+    row_config: list[int] = []
     runs: list[int] = []
     units: list[str] = []
     values: list[float] = []
     iterations: list[int] = []
-    seen: dict[tuple[str, str, str], int] = {}
+    seen: dict[tuple[int, str, str], int] = {}
     tidy_cache: dict[str, tuple[str, float]] = {}
-    note = ""
+    current: dict[str, str] = {}  # the configuration in force
+    configs: list[dict[str, str]] = [{}]  # every distinct configuration a result line had
+    config_index: dict[frozenset[tuple[str, str]], int] = {frozenset(): 0}
+    config = 0
+    changed = False
+    order: dict[str, None] = {}  # every key set, in first-seen order
     for raw_line in text.split("\n"):
         line = raw_line.rstrip("\r")
         if line.startswith("Benchmark"):
@@ -179,33 +198,62 @@ def read_go(path: Path, text: str) -> pa.Table:
                     break
                 pairs.append((v, fields[i + 1]))
             else:
+                if changed:
+                    state = frozenset(current.items())
+                    config = config_index.get(state, -1)
+                    if config < 0:
+                        config = config_index[state] = len(configs)
+                        configs.append(dict(current))
+                    changed = False
                 n = int(fields[1])
                 name = fields[0]
                 for v, unit in pairs:
                     if unit not in tidy_cache:
                         tidy_cache[unit] = tidy_unit(unit)
                     tidied, factor = tidy_cache[unit]
-                    key = (note, name, tidied)
+                    key = (config, name, tidied)
                     occurrence = seen.get(key, 0)
                     seen[key] = occurrence + 1
                     names.append(name)
-                    notes.append(note)
+                    row_config.append(config)
                     runs.append(occurrence)
                     units.append(tidied)
                     values.append(v * factor)
                     iterations.append(n)
             continue
-        config = _config_line(line)
-        if config is not None and config[0] == "note":
-            note = config[1]
+        setting = _config_line(line)
+        if setting is not None:
+            key, value = setting
+            if value:
+                if current.get(key) != value:
+                    current[key] = value
+                    order.setdefault(key)
+                    changed = True
+            elif key in current:
+                del current[key]
+                changed = True
     if not names:
         raise InputError(
             f"{path}: no Go benchmark result lines (BenchmarkName N value unit ...) found"
         )
+    return _with_configuration(names, values, runs, units, iterations, row_config, configs, order)
+
+
+def _with_configuration(names: list[str], values: list[float], runs: list[int], units: list[str],
+                        iterations: list[int], row_config: list[int],
+                        configs: list[dict[str, str]], order: dict[str, None]) -> pa.Table:
+    """The table of `read_go`: one column per key in force for some result line, taken from
+    the distinct configurations by index."""
+    used = sorted(set(row_config))
+    in_force = {key for c in used for key in configs[c]}
+    keys = {key: None for key in order if key in in_force}
+    indices = pa.array(row_config, pa.int32())
+    notes = {configs[c].get("note", "") for c in used}
     variant = None
-    if len(set(notes)) >= 2:
-        variant = [n if n else None for n in notes]
-    return tool_table(
+    if len(notes) >= 2:
+        variant = pa.array([c.get("note") for c in configs], pa.string()).take(indices)
+        keys.pop("note", None)
+    table = tool_table(
         names,
         values,
         run=runs,
@@ -213,3 +261,7 @@ def read_go(path: Path, text: str) -> pa.Table:
         variant=variant,
         extra={"iterations": pa.array(iterations, pa.int64())},
     )
+    columns = {
+        key: pa.array([c.get(key) for c in configs], pa.string()).take(indices) for key in keys
+    }
+    return add_config(table, columns)

@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from fastperf.errors import InputError
-from fastperf.io.common import tool_table
+from fastperf.io.common import add_config, config_text, tool_table
 
 __all__ = ["read_google_benchmark", "looks_like_google_benchmark", "METRICS", "TIME_UNITS"]
 
@@ -61,7 +61,11 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
     ``cpu_time``) scaled from ``time_unit`` to seconds, ``run`` is ``repetition_index`` when the
     row has one, else the row's occurrence index within its benchmark. Rows with
     ``error_occurred`` or ``skipped`` true, or without the metric, get a null value. The extra
-    column ``iterations`` (int64) is the row's iteration count.
+    column ``iterations`` (int64) is the row's iteration count. Every scalar entry of the
+    top-level ``context`` object (string, number, boolean: ``"true"``/``"false"``) becomes a
+    constant string column declared as configuration (`fastperf.io.common.with_config`), named
+    ``config_<key>`` when it clashes with a column the reader makes; lists and objects
+    (``caches``, ``load_avg``) are left out.
 
     Parameters
     ----------
@@ -75,7 +79,8 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
     Returns
     -------
     pyarrow.Table
-        ``benchmark``, ``run``, ``unit`` ("s"), ``value``, ``iterations``.
+        ``benchmark``, ``run``, ``unit`` ("s"), ``value``, ``iterations``, then the
+        ``context`` columns.
 
     Raises
     ------
@@ -124,6 +129,21 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
             f"{path}: the Google Benchmark report holds only aggregate rows (mean/median/stddev/... "
             f"of repetitions), no individual measurements; {AGGREGATE_ONLY_ADVICE}"
         )
-    return tool_table(
+    table = tool_table(
         names, values, run=runs, unit="s", extra={"iterations": pa.array(iterations, pa.int64())}
     )
+    return add_config(table, _context_columns(data.get("context"), table.num_rows))
+
+
+def _context_columns(context: Any, rows: int) -> dict[str, pa.Array]:
+    """One constant string column per scalar entry of the report's ``context`` object."""
+    if not isinstance(context, dict):
+        return {}
+    columns: dict[str, pa.Array] = {}
+    for key, value in context.items():
+        if isinstance(value, (list, dict)) or value is None:
+            continue  # caches, load_avg: not one value
+        text = config_text(value)
+        if text is not None:
+            columns[str(key)] = pa.repeat(pa.scalar(text, pa.string()), rows)
+    return columns

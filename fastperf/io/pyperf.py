@@ -12,13 +12,24 @@ from typing import Any
 import pyarrow as pa
 
 from fastperf.errors import InputError
-from fastperf.io.common import tool_table
+from fastperf.io.common import add_config, config_text, tool_table
 
-__all__ = ["read_pyperf", "looks_like_pyperf", "PYPERF_UNITS"]
+__all__ = ["read_pyperf", "looks_like_pyperf", "PYPERF_UNITS", "PYPERF_MEASUREMENT_KEYS"]
 
 #: pyperf's unit names -> the unit written in the ``unit`` column (values are not rescaled).
 PYPERF_UNITS = {"second": "s", "byte": "B", "integer": ""}
 _DEFAULT_UNIT = "second"  # pyperf's default when no metadata names a unit
+#: Benchmark metadata that describes how a measurement went, not what was measured: never a
+#: configuration column. ``name`` and ``unit`` are columns of their own; loop counts, warmups
+#: and calibration are tuned per run by pyperf; dates, durations, system load, temperatures,
+#: frequencies and memory peaks are measured; ``command`` holds per-process arguments;
+#: ``timeit_duplicate`` (statement copies per loop) is, like ``inner_loops``, a loop setting.
+PYPERF_MEASUREMENT_KEYS = frozenset({
+    "name", "unit", "loops", "inner_loops", "warmups", "values", "date", "duration", "uptime",
+    "boot_time", "load_avg_1min", "mem_max_rss", "mem_peak_pagefile_usage", "runnable_threads",
+    "cpu_freq", "cpu_temp", "calibrate_loops", "calibrate_warmups", "recalibrate_loops",
+    "recalibrate_warmups", "command", "tracemalloc_peak", "timeit_duplicate",
+})
 
 
 def looks_like_pyperf(data: Any) -> bool:
@@ -54,7 +65,13 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
     ``benchmark`` is the benchmark's ``metadata.name`` (else the file's ``metadata.name``),
     ``run`` the index of the run among the runs that have values, ``unit`` from the ``unit``
     metadata (benchmark level over file level; pyperf's default is ``second``) mapped by
-    `PYPERF_UNITS`.
+    `PYPERF_UNITS`. Benchmark-level metadata whose value differs between the benchmarks of the
+    file (absent counting as a value) becomes a string column declared as configuration
+    (`fastperf.io.common.with_config`): strings as they are, numbers by ``str``, booleans
+    ``"true"``/``"false"``, lists joined with ``,`` (``tags``); keys in
+    `PYPERF_MEASUREMENT_KEYS` (how a run went, not what was run) are left out, and so is the
+    file-level metadata (the same for every row). A key named like a column the reader makes
+    becomes ``config_<key>``.
 
     Parameters
     ----------
@@ -66,8 +83,8 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
     Returns
     -------
     pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value`` (and the extra columns named above), one row
-        per measurement.
+        ``benchmark``, ``run``, ``unit``, ``value``, then the configuration columns named
+        above, one row per measurement.
 
     Raises
     ------
@@ -95,6 +112,7 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
     runs: list[int] = []
     values: list[float] = []
     units: list[str] = []
+    rows: list[int] = []  # the benchmark of each row
     for i, bench in enumerate(benchmarks):
         meta = bench.get("metadata") or {}
         name = meta.get("name", file_meta.get("name"))
@@ -112,7 +130,26 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
             runs.extend([run_index] * k)
             units.extend([unit] * k)
             values.extend(run_values)
+            rows.extend([i] * k)
             run_index += 1
     if not values:
         raise InputError(f"{path}: the pyperf file has no run with values (only calibration/warmup runs)")
-    return tool_table(names, values, run=runs, unit=units)
+    table = tool_table(names, values, run=runs, unit=units)
+    return add_config(table, _varying_metadata(benchmarks, rows))
+
+
+def _varying_metadata(benchmarks: list[Any], rows: list[int]) -> dict[str, pa.Array]:
+    """A string column per benchmark-level metadata key whose value differs between benchmarks
+    (absent counts as a value), in first-seen order; `PYPERF_MEASUREMENT_KEYS` left out."""
+    metas = [(b.get("metadata") or {}) if isinstance(b, dict) else {} for b in benchmarks]
+    texts = [{str(k): config_text(v) for k, v in m.items() if str(k) not in PYPERF_MEASUREMENT_KEYS}
+             for m in metas]
+    keys = list(dict.fromkeys(k for t in texts for k in t))
+    columns: dict[str, pa.Array] = {}
+    indices = pa.array(rows, pa.int32())
+    for key in keys:
+        per_bench = [t.get(key) for t in texts]
+        if len(set(per_bench)) < 2:  # the same for every benchmark (absent counts as a value)
+            continue
+        columns[key] = pa.array(per_bench, pa.string()).take(indices)
+    return columns

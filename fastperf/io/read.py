@@ -17,7 +17,9 @@ import pyarrow.compute as pc
 
 from fastperf.errors import InputError
 from fastperf.io.tables import as_table, is_in_memory_table
-from fastperf.io.common import encode_labels, load_json, normalise_tabular, order_columns
+from fastperf.io.common import (
+    config_columns, encode_labels, load_json, normalise_tabular, order_columns, with_config,
+)
 from fastperf.io.go import looks_like_go, read_go
 from fastperf.io.google_benchmark import METRICS, looks_like_google_benchmark, read_google_benchmark
 from fastperf.io.hyperfine import looks_like_hyperfine, read_hyperfine
@@ -92,7 +94,11 @@ def read(
         One row per measurement: ``benchmark``, ``variant`` (``dictionary<int32, string>``),
         ``run`` (int64), ``unit`` (``dictionary<int32, string>``), ``value`` (float64, nulls
         kept), each where the source has it, in this
-        order, then the source's extra columns (e.g. ``iterations`` for Go and Google Benchmark).
+        order, then the source's extra columns (e.g. ``iterations`` for Go and Google Benchmark)
+        and the configuration columns of tool files (Go ``key: value`` lines, Google Benchmark
+        ``context``, pyperf metadata differing between benchmarks): strings, null where a row
+        has no value, declared in the schema metadata (`fastperf.io.common.config_columns`);
+        several files declare the ordered union of their lists.
 
     Raises
     ------
@@ -134,16 +140,19 @@ def read(
                 label_users.setdefault(labels[i], []).append(i)
         tables.append(encode_labels(table))
     _check_labels(paths, labels, explicit, label_users)
+    config = list(dict.fromkeys(name for table in tables for name in config_columns(table)))
     if len(tables) == 1:
-        return order_columns(tables[0])
+        return with_config(order_columns(tables[0]), config)
     try:
-        combined = pa.concat_tables(tables, promote_options="default")
+        combined = pa.concat_tables(
+            [t.replace_schema_metadata(None) for t in tables], promote_options="default"
+        )
     except (pa.ArrowInvalid, pa.ArrowTypeError) as exc:
         raise InputError(
             f"cannot combine the files into one table: a column has different types in different "
             f"files ({exc}); read them separately and cast, or make the files agree"
         ) from None
-    return order_columns(combined)
+    return with_config(order_columns(combined), config)
 
 
 def load_table(data: Any) -> pa.Table:
