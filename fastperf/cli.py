@@ -335,6 +335,9 @@ def _variant_names(table: pa.Table, args, several: bool) -> tuple[str, str | lis
         raise InputError("the input has no variant column; name the files' variants with "
                          "--variants")
     present = [str(v) for v in table.column("variant").unique().to_pylist() if v is not None]
+    for name in [args.baseline] + ([candidate] if isinstance(candidate, str) else list(candidate or [])):
+        if name is not None and name not in present:
+            raise InputError(f"variant {name!r} not found; the input has {present}")
     given = [candidate] if isinstance(candidate, str) else list(candidate or [])
     baseline = args.baseline if args.baseline is not None else next(
         (v for v in present if v not in given), None)

@@ -811,6 +811,10 @@ def test_to_json_to_markdown_to_text():
 # --------------------------------------------------------------------------- 6. the CLI
 
 
+#: `fastperf compare` runs the regression detector by default: these tests are the Speedup-Test's.
+SPEEDUP = ["--protocol", "speedup-test"]
+
+
 def exit_code(argv):
     try:
         return main(argv)
@@ -819,7 +823,7 @@ def exit_code(argv):
 
 
 def test_cli_compare_text(capsys):
-    assert main(["compare", OLD, NEW]) == 0
+    assert main(["compare", *SPEEDUP, OLD, NEW]) == 0
     out = capsys.readouterr().out
     lines = out.splitlines()
     assert lines[0].split()[0] == "benchmark" and "speedup_mean" in lines[0]
@@ -834,29 +838,29 @@ def test_cli_compare_text(capsys):
 
 
 def test_cli_defaults_follow_file_order(tmp_path, capsys):
-    assert main(["compare", NEW, OLD, "--format", "json"]) == 0
+    assert main(["compare", *SPEEDUP, NEW, OLD, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("new", "old")
-    assert main(["compare", OLD, NEW, "--baseline", "new", "--format", "json"]) == 0
+    assert main(["compare", *SPEEDUP, OLD, NEW, "--baseline", "new", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("new", "old")
     sections = tmp_path / "sections.txt"
     sections.write_text(SECTIONS)
-    assert main(["compare", str(sections), "--format", "json"]) == 0
+    assert main(["compare", *SPEEDUP, str(sections), "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("before", "after")
     assert doc["benchmarks"][0]["speedup_mean"] == pytest.approx(229.6 / 150)
 
 
 def test_cli_json_matches_the_library(capsys):
-    assert main(["compare", OLD, NEW, "--format", "json", "--alpha", "0.1"]) == 0
+    assert main(["compare", *SPEEDUP, OLD, NEW, "--format", "json", "--alpha", "0.1"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert doc["summary"]["alpha"] == 0.1 and doc["summary"]["proportion_confidence"] == pytest.approx(0.9)
     assert len(doc["benchmarks"]) == 2 and {"summary", "warnings", "errors"} <= set(doc)
 
 
 def test_cli_proportion_options(capsys):
-    argv = ["compare", OLD, NEW, "--proportion-confidence", "0.9", "--precision", "0.1",
+    argv = ["compare", *SPEEDUP, OLD, NEW, "--proportion-confidence", "0.9", "--precision", "0.1",
             "--large-sample", "5", "--format", "json"]
     assert main(argv) == 0
     doc = json.loads(capsys.readouterr().out)
@@ -871,7 +875,7 @@ def test_cli_proportion_options(capsys):
 
 def test_cli_csv_writes_the_benchmark_table(tmp_path):
     out = tmp_path / "b.csv"
-    assert main(["compare", OLD, NEW, "--format", "csv", "-o", str(out)]) == 0
+    assert main(["compare", *SPEEDUP, OLD, NEW, "--format", "csv", "-o", str(out)]) == 0
     table = pacsv.read_csv(out)
     assert table.column_names == ["benchmark"] + RESULT_COLUMNS
     assert table.column("benchmark").to_pylist() == GO_NAMES
@@ -883,13 +887,13 @@ def test_cli_csv_writes_the_benchmark_table(tmp_path):
 
 def test_cli_unit_filter(tmp_path, capsys):
     old, new = two_unit_files(tmp_path)
-    assert exit_code(["compare", old, new]) == 2
+    assert exit_code(["compare", *SPEEDUP, old, new]) == 2
     err = capsys.readouterr().err
     assert "mixes units" in err and len(err.strip().splitlines()) == 1
-    assert main(["compare", old, new, "--unit", "sec/op", "--format", "json"]) == 0
+    assert main(["compare", *SPEEDUP, old, new, "--unit", "sec/op", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["benchmarks"]) == 12
-    assert main(["compare", old, new, "--unit", "B/s", "--higher-is-better", "--format", "json"]) == 0
+    assert main(["compare", *SPEEDUP, old, new, "--unit", "B/s", "--higher-is-better", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     t = only_unit(fastperf.read([old, new]), "B/s")
     b = go_name("bench_00001")
@@ -925,14 +929,15 @@ def test_cli_config_alpha_sets_the_proportion_level(tmp_path, samples_dir, capsy
 
 @pytest.mark.parametrize("argv, message", [
     (["compare", OLD, NEW, "--baseline", "nope"], "variant 'nope' not found"),
-    (["compare", OLD, NEW, "--candidate", "nope", "--baseline", "old"], "variant 'nope' not found"),
-    (["compare", "/no/such/file.txt", NEW], "no such file"),
+    (["compare", *SPEEDUP, OLD, NEW, "--baseline", "nope"], "variant 'nope' not found"),
+    (["compare", *SPEEDUP, OLD, NEW, "--candidate", "nope", "--baseline", "old"], "variant 'nope' not found"),
+    (["compare", *SPEEDUP, "/no/such/file.txt", NEW], "no such file"),
     (["compare"], "give measurement FILEs"),
-    (["compare", OLD, NEW, "--alpha", "2"], "alpha"),
-    (["compare", OLD, "--config", "cfg.csv"], "not both"),
+    (["compare", *SPEEDUP, OLD, NEW, "--alpha", "2"], "alpha"),
+    (["compare", *SPEEDUP, OLD, "--config", "cfg.csv"], "not both"),
     (["compare", "--config", "/no/such/cfg.csv"], "cannot read the configuration file"),
-    (["compare", OLD, NEW, "--unit", "B/s"], "no measurements in that unit"),
-    (["compare", OLD, NEW, "--format", "xml"], "invalid choice"),
+    (["compare", *SPEEDUP, OLD, NEW, "--unit", "B/s"], "no measurements in that unit"),
+    (["compare", *SPEEDUP, OLD, NEW, "--format", "xml"], "invalid choice"),
 ])
 def test_cli_bad_input_exits_2_with_one_line(capsys, argv, message):
     assert exit_code(argv) == 2

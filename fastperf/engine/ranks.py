@@ -196,6 +196,13 @@ class RankSumState(EffectState):
     def total(self):
         return (self.m * self.n).astype(np.int64)
 
+    def transformed(self, xs: Samples, ys: Samples) -> "RankSumState":
+        """The same tests' effects measured on other values in the same order (the log of
+        positive values: the effect becomes a log ratio). The ranks, ties and exactness stay
+        those of the values tested, so a transform that merges two close values into one
+        cannot change which interval is chosen."""
+        return RankSumState(xs, ys, self.m, self.n, self.tie_term, self.exact_untied, self.valid)
+
     def sigma(self):
         return rank_sum_sigma(self.m, self.n, self.tie_term)
 

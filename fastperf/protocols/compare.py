@@ -91,7 +91,7 @@ class CompareResult(CompareRendering, BenchmarkResult):
 
 def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: list[str]):
     """The key columns of a benchmark, and the configuration columns that tell the variants
-    apart instead (their values never shared between two of the compared variants)."""
+    apart instead (no value of the baseline's is also a candidate's)."""
     if by is not None:
         keys = key_list(by)
         require_columns(table, keys)
@@ -108,14 +108,12 @@ def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: lis
         compared = table.filter(pc.is_in(names, pa.array(variants, pa.string())))
         compared_names = pc.cast(compared.column(variant), pa.string())
         for name in configuration:
-            pairs = pa.table({"v": compared_names, "c": pc.cast(compared.column(name), pa.string())})
-            pairs = pairs.group_by(["v", "c"]).aggregate([])
-            pairs = pairs.rename_columns([variant, name])
-            values = pairs.column(name).to_pylist()
-            if len(set(values)) == len(values) and pairs.num_rows > 1:
-                variant_keys.append(name)  # each value belongs to one variant only
-            else:
-                keys.append(name)
+            pairs = pa.table({"v": compared_names,
+                              "c": pc.cast(compared.column(name), pa.string())})
+            pairs = pairs.group_by(["v", "c"]).aggregate([]).to_pylist()  # distinct pairs
+            seen = {v: {p["c"] for p in pairs if p["v"] == v} for v in variants}
+            separate = all(seen[variants[0]].isdisjoint(seen[other]) for other in variants[1:])
+            (variant_keys if separate else keys).append(name)
     return _with_unit(keys, table, unit), variant_keys
 
 
@@ -310,9 +308,11 @@ def compare(
     first = lambda s: np.where(s.sizes > 0, np.take(s.values, s.offsets[:-1], mode="clip"), np.nan)  # noqa: E731
     last = lambda s: np.where(s.sizes > 0, np.take(s.values, s.offsets[1:] - 1, mode="clip"), np.nan)  # noqa: E731
     positive = (first(xs) > 0) & (first(ys) > 0)
-    _, p, _, method_used, _, state = rank_sum_test(
-        _logs_where_positive(ys, positive), _logs_where_positive(xs, positive), "two-sided",
-        method, True, "omit")
+    # the test on the values themselves (a log could merge two close values into a tie), the
+    # effect on their logs where positive (the ratio)
+    _, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", method, True, "omit")
+    state = raw_state.transformed(_logs_where_positive(ys, positive),
+                                  _logs_where_positive(xs, positive))
     all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
     p = np.where(np.isnan(p) & all_equal, 1.0, p)  # one value on both sides: nothing changed
     estimate, low, high = state.effects("two-sided", confidence)

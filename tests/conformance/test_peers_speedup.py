@@ -68,26 +68,26 @@ def test_pyperf_mult_list_py36_vs_py37_against_scipy():
 
 
 def test_cli_defaults_follow_file_order(capsys):
-    assert main(["compare", NEW, OLD, "--format", "json"]) == 0
+    assert main(["compare", "--protocol", "speedup-test", NEW, OLD, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("new", "old")
-    assert main(["compare", OLD, NEW, "--baseline", "new", "--format", "json"]) == 0
+    assert main(["compare", "--protocol", "speedup-test", OLD, NEW, "--baseline", "new", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("new", "old")
-    assert main(["compare", ISSUE, "--format", "json"]) == 0
+    assert main(["compare", "--protocol", "speedup-test", ISSUE, "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert (doc["summary"]["baseline"], doc["summary"]["candidate"]) == ("before", "after")
     assert doc["benchmarks"][0]["speedup_mean"] == pytest.approx(114.8 / 78.8)
 
 
 def test_cli_unit_filter_on_crc(capsys):
-    assert exit_code(["compare", CRC_OLD, CRC_NEW]) == 2
+    assert exit_code(["compare", "--protocol", "speedup-test", CRC_OLD, CRC_NEW]) == 2
     err = capsys.readouterr().err
     assert "mixes units" in err and len(err.strip().splitlines()) == 1
-    assert main(["compare", CRC_OLD, CRC_NEW, "--unit", "sec/op", "--format", "json"]) == 0
+    assert main(["compare", "--protocol", "speedup-test", CRC_OLD, CRC_NEW, "--unit", "sec/op", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     assert len(doc["benchmarks"]) == 36
-    assert main(["compare", CRC_OLD, CRC_NEW, "--unit", "B/s", "--higher-is-better", "--format", "json"]) == 0
+    assert main(["compare", "--protocol", "speedup-test", CRC_OLD, CRC_NEW, "--unit", "B/s", "--higher-is-better", "--format", "json"]) == 0
     doc = json.loads(capsys.readouterr().out)
     t = only_unit(fastperf.read([CRC_OLD, CRC_NEW]), "B/s")
     b = CRC_FEW[1]
