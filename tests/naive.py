@@ -10,7 +10,8 @@ is computed and by which formula. Each exists once: tests import them from here
 Sections: grouping; order statistics (median interval, `describe`'s statistics, pairwise
 differences, Walsh averages); rank statistics (rank-sum and signed-rank null distributions and
 tails, by enumeration and by counting); permutation tests; Kolmogorov-Smirnov; sample sizes and
-run planning; aggregate scores.
+run planning; aggregate scores; benchstat (its median summary and Mann-Whitney comparison,
+transcribed from golang.org/x/perf/benchmath and github.com/aclements/go-moremath/stats).
 """
 from __future__ import annotations
 
@@ -401,3 +402,221 @@ def aggregate_score_reference(rows, kind, method, weights=None, confidence=0.95)
             t = sps.t.ppf(0.5 + confidence / 2, df)
             out[v] = (score, sd, score - t * se, score + t * se)
     return out
+
+
+# ================================================================================== benchstat
+#
+# A plain-Python transcription of what benchstat (golang.org/x/perf/cmd/benchstat) computes per
+# benchmark with its default assumption, benchmath.AssumeNothing: the median with the
+# confidence interval of go-moremath's stats.QuantileCI, and the two-sided Mann-Whitney U test of
+# go-moremath's stats.MannWhitneyUTest; plus the strings benchstat prints from them
+# (Summary.PctRangeString, Comparison.FormatDelta, Comparison.String). Sources, read for this:
+#   golang/perf benchmath/anone.go and benchmath/sample.go (commit af31a767...);
+#   aclements/go-moremath stats/quantileci.go (222cfcba...), stats/binomdist.go (1e207af8...),
+#   stats/utest.go (e3fa721a...: MannWhitneyUTest, tieCorrection).
+# The tie-aware exact U distribution (go-moremath's UDist, Klotz's algorithm) is replaced by a
+# count of the C(n1 + n2, n1) splits by rank sum, tie block by tie block.
+
+BENCHSTAT_ALPHA = 0.05  # benchmath.DefaultThresholds.CompareAlpha
+BENCHSTAT_CONFIDENCE = 0.95  # benchstat's -confidence default
+QUANTILE_CI_APPROX_THRESHOLD = 30  # stats.quantileCIApproxThreshold
+MANN_WHITNEY_EXACT_LIMIT = 50  # stats.MannWhitneyExactLimit (no ties)
+MANN_WHITNEY_TIES_EXACT_LIMIT = 25  # stats.MannWhitneyTiesExactLimit
+
+
+def _go_normal_cdf(x, mu=0.0, sigma=1.0):
+    """go-moremath NormalDist.CDF: (1/2) erfc(-(x - mu) / (sigma sqrt 2))."""
+    return 0.5 * math.erfc(-(x - mu) / (sigma * math.sqrt(2)))
+
+
+def benchstat_quantile_ci(n, q=0.5, confidence=BENCHSTAT_CONFIDENCE):
+    """stats.QuantileCI(n, q, confidence): (LoOrder, HiOrder, Confidence), the 1-based order
+    statistics bounding the interval (0 or n + 1: -inf or +inf).
+
+    n <= 30: from the mode x = ceil((n + 1) q) - 1 of Binomial(n, q), add the larger neighbouring
+    PMF (the left one when equal) until the sum reaches `confidence`; [l, r) is the band of k
+    summed, and the interval is x_(l) .. x_(r). n > 30: the normal approximation with the
+    continuity correction, then the left-biased band r - 1 when it still reaches `confidence`
+    with less coverage."""
+    if confidence >= 1:
+        return 0, n + 1, 1.0
+
+    def pmf(k):
+        if k < 0 or k > n:
+            return 0.0
+        return math.comb(n, k) * q ** k * (1 - q) ** (n - k)
+
+    if n <= QUANTILE_CI_APPROX_THRESHOLD:
+        x = 0 if q == 0 else int(math.ceil((n + 1) * q) - 1)
+        accum = pmf(x)
+        l, r = x, x + 1
+        lp, rp = pmf(l - 1), pmf(r)
+        while accum < confidence and (lp > 0 or rp > 0):
+            if lp >= rp:  # left bias
+                accum += lp
+                l -= 1
+                lp = pmf(l - 1)
+            else:
+                accum += rp
+                r += 1
+                rp = pmf(r)
+        coverage = accum
+    else:
+        mu, sigma = n * q, math.sqrt(n * q * (1 - q))
+        alpha = (1 - confidence) / 2
+        l1 = NormalDist(mu, sigma).inv_cdf(alpha)
+        r1 = 2 * mu - l1
+        l = int(math.floor(math.floor(l1 - 0.5) + 0.5)) + 1
+        r = int(math.floor(math.ceil(r1 - 0.5) + 0.5)) + 1
+
+        def cdf(lo, hi):
+            return _go_normal_cdf(hi - 0.5, mu, sigma) - _go_normal_cdf(lo - 0.5, mu, sigma)
+
+        coverage = cdf(l, r)
+        biased = cdf(l, r - 1)
+        if biased >= confidence and biased < coverage:
+            coverage, r = biased, r - 1
+        if l <= 0 and r >= n + 1:
+            coverage = 1.0
+    return max(l, 0), min(r, n + 1), coverage
+
+
+def benchstat_summary(values, confidence=BENCHSTAT_CONFIDENCE):
+    """benchmath AssumeNothing.Summary: (median, lo, hi), lo/hi the order statistics of
+    `benchstat_quantile_ci` (-inf / +inf outside the sample). The median is the sample median
+    (the mean of the two middle values when n is even)."""
+    xs = sorted(float(v) for v in values)
+    n = len(xs)
+    lo_order, hi_order, _ = benchstat_quantile_ci(n, 0.5, confidence)
+    lo = -math.inf if lo_order < 1 else xs[lo_order - 1]
+    hi = math.inf if hi_order - 1 >= n else xs[hi_order - 1]
+    median = xs[(n - 1) // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+    return median, lo, hi
+
+
+def rank_sum_cdf_by_tie_blocks(tie_sizes, m, doubled_w):
+    """P(2 W <= doubled_w) for W the midrank sum of a random m-subset of N = sum(tie_sizes) values
+    whose tie blocks, in increasing order, have the given sizes: the C(N, m) subsets counted by
+    doubled rank sum, block by block (j of a block of size t in C(t, j) ways), in floating point.
+    A block starting at 0-based position s has doubled midrank 2 s + t + 1."""
+    sizes = [int(t) for t in tie_sizes]
+    total_n = sum(sizes)
+    top = 2 * sum(range(total_n - m + 1, total_n + 1)) + 1  # largest doubled sum, inclusive
+    counts = np.zeros((m + 1, top + 1))  # counts[k, s]: k values chosen, doubled sum s
+    counts[0, 0] = 1.0
+    start = 0
+    for t in sizes:
+        score = 2 * start + t + 1
+        new = np.zeros_like(counts)
+        for j in range(min(t, m) + 1):
+            shift = j * score
+            if shift > top:
+                break
+            new[j:, shift:] += math.comb(t, j) * counts[: m + 1 - j, : top + 1 - shift]
+        counts = new
+        start += t
+    dist = counts[m]
+    if doubled_w < 0:
+        return 0.0
+    return float(dist[: min(top, int(math.floor(doubled_w))) + 1].sum() / dist.sum())
+
+
+def benchstat_u_test(x1, x2):
+    """stats.MannWhitneyUTest(x1, x2, LocationDiffers): (U1, p, "exact" | "normal"), or None
+    where go-moremath returns ErrSamplesEqual (every value equal, or a zero variance).
+
+    U1 = R1 - n1 (n1 + 1) / 2 from x1's midranks; exact (the tie-aware U distribution) when no
+    value is tied and n1, n2 <= 50, or when some are and n1, n2 <= 25: p = 1 when U1 = U2, else
+    2 CDF(min(U1, U2)); otherwise the normal approximation with the tie correction
+    sum(t^3 - t) and the continuity correction, p = 2 min(Phi(z), 1 - Phi(z))."""
+    a, b = sorted(float(v) for v in x1), sorted(float(v) for v in x2)
+    n1, n2 = len(a), len(b)
+    if n1 == 0 or n2 == 0:
+        raise ValueError("ErrSampleSize")
+    merged = sorted([(v, 1) for v in a] + [(v, 2) for v in b], key=lambda p: p[0])
+    r1, ties, has_ties = 0.0, [], False
+    i = 0
+    while i < len(merged):
+        rank1, nx1, v1 = i + 1, 0, merged[i][0]
+        while i < len(merged) and merged[i][0] == v1:
+            nx1 += merged[i][1] == 1
+            i += 1
+        if nx1:
+            r1 += (i + rank1) / 2 * nx1
+        ties.append(i - rank1 + 1)
+        has_ties = has_ties or i > rank1
+    u1 = r1 - n1 * (n1 + 1) / 2
+    u2 = n1 * n2 - u1
+    usmall = min(u1, u2)
+    exact = (not has_ties and n1 <= MANN_WHITNEY_EXACT_LIMIT and n2 <= MANN_WHITNEY_EXACT_LIMIT) or \
+        (has_ties and n1 <= MANN_WHITNEY_TIES_EXACT_LIMIT and n2 <= MANN_WHITNEY_TIES_EXACT_LIMIT)
+    if exact:
+        if len(ties) == 1:
+            return None
+        if u1 == u2:
+            return u1, 1.0, "exact"
+        # CDF(Usmall) = P(U1 <= Usmall) = P(2 W1 <= 2 Usmall + n1 (n1 + 1))
+        cdf = rank_sum_cdf_by_tie_blocks(ties, n1, 2 * usmall + n1 * (n1 + 1))
+        return u1, cdf * 2, "exact"
+    t = float(sum(k ** 3 - k for k in ties))
+    big_n = float(n1 + n2)
+    mu = n1 * n2 / 2
+    sigma = math.sqrt(n1 * n2 * ((big_n + 1) - t / (big_n * (big_n - 1))) / 12)
+    if sigma == 0:
+        return None
+    numer = u1 - mu
+    numer -= (0.0 if numer == 0 else math.copysign(1.0, numer)) * 0.5
+    z = numer / sigma
+    return u1, 2 * min(_go_normal_cdf(z), 1 - _go_normal_cdf(z)), "normal"
+
+
+def benchstat_pct_range(center, lo, hi):
+    """benchmath Summary.PctRangeString: the interval after ``±``."""
+    if math.isinf(lo) or math.isinf(hi):
+        return "∞"
+
+    def sign(v):
+        return (v > 0) - (v < 0)
+
+    if sign(center) != sign(lo) or sign(center) != sign(hi):
+        return "?"
+    if center == 0:
+        return "0%"
+    return "%.0f%%" % (100 * max(hi / center - 1, 1 - lo / center))
+
+
+def benchstat_format_delta(p, alpha, old, new):
+    """benchmath Comparison.FormatDelta: ``~`` when p > alpha, else the change of the centers."""
+    if p > alpha:
+        return "~"
+    if old == new:
+        return "0.00%"
+    if old == 0:
+        return "?"
+    return "%+.2f%%" % (((new / old) - 1.0) * 100.0)
+
+
+def benchstat_test_string(p, n1, n2):
+    """benchmath Comparison.String inside benchstat's parentheses: ``p=0.446 n=10`` (no p= when
+    p is exactly 0; ``n=N1+N2`` when the sizes differ)."""
+    s = "p=%0.3f " % p if p != 0 else ""
+    return s + ("n=%d" % n1 if n1 == n2 else "n=%d+%d" % (n1, n2))
+
+
+def benchstat_reference(old, new, alpha=BENCHSTAT_ALPHA, confidence=BENCHSTAT_CONFIDENCE):
+    """What benchstat prints and computes for one benchmark and unit, old vs new (assume
+    nothing): the summaries (median, lo, hi, pct) of each side, the comparison's p (1 where the
+    U test fails, as benchmath's Compare reports it), the U test's method, the delta cell and
+    the ``p=... n=...`` cell, and whether it is a change (p <= alpha: not ``~``)."""
+    med_old, lo_old, hi_old = benchstat_summary(old, confidence)
+    med_new, lo_new, hi_new = benchstat_summary(new, confidence)
+    test = benchstat_u_test(old, new)
+    p, method = (1.0, "failed") if test is None else (test[1], test[2])
+    return {
+        "median_old": med_old, "lo_old": lo_old, "hi_old": hi_old,
+        "pct_old": benchstat_pct_range(med_old, lo_old, hi_old),
+        "median_new": med_new, "lo_new": lo_new, "hi_new": hi_new,
+        "pct_new": benchstat_pct_range(med_new, lo_new, hi_new),
+        "p": p, "method": method, "delta": benchstat_format_delta(p, alpha, med_old, med_new),
+        "test": benchstat_test_string(p, len(old), len(new)), "change": not p > alpha,
+    }

@@ -310,7 +310,7 @@ def compare(
     positive = (first(xs) > 0) & (first(ys) > 0)
     # the test on the values themselves (a log could merge two close values into a tie), the
     # effect on their logs where positive (the ratio)
-    _, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", method, True, "omit")
+    u, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", method, True, "omit")
     state = raw_state.transformed(_logs_where_positive(ys, positive),
                                   _logs_where_positive(xs, positive))
     all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
@@ -331,6 +331,8 @@ def compare(
     p_adjusted = _adjusted(p, testable, adjust, alpha)
     sign = np.sign(np.nan_to_num(med_y - med_x))
     sign = np.where(sign == 0, np.sign(np.nan_to_num(estimate)), sign)
+    # equal medians and no Hodges-Lehmann shift: the side the rank statistic leans to
+    sign = np.where(sign == 0, np.sign(np.nan_to_num(u - n_x * n_y / 2.0)), sign)
 
     units = vs.keys.column(unit).to_pylist() if unit in keys else [None] * k
     directions = unit_directions(dict.fromkeys(units), higher_is_better)
@@ -458,8 +460,10 @@ def _score_ratio(xs: Samples, ys: Samples, use: np.ndarray, baseline: str, confi
     for side, samples in (("baseline", xs), ("candidate", ys)):
         sizes = samples.sizes[rows]
         index = _segment_index(samples.offsets, rows)
+        side_codes = np.full(int(sizes.sum()), 0 if side == "baseline" else 1, dtype=np.int8)
         parts.append(pa.table({"benchmark": pa.array(np.repeat(rows, sizes)),
-                               "variant": pa.array([side] * int(sizes.sum()), pa.string()),
+                               "variant": pa.DictionaryArray.from_arrays(
+                                   side_codes, pa.array(["baseline", "candidate"])),
                                "value": pa.array(samples.values[index])}))
     table = pa.concat_tables(parts)
     scores = aggregate_score(table, method="propagation", baseline="baseline", unit=None,

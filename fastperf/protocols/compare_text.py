@@ -28,7 +28,7 @@ def format_delta(row: dict) -> str:
         delta = row["delta"]
         if delta is None or not math.isfinite(delta):
             return "?"
-        return f"{100.0 * delta:+.2f}%"
+        return "0.00%" if delta == 0 else f"{100.0 * delta:+.2f}%"
     if row["verdict"] == "too few runs":
         return "?"
     return "~"
