@@ -234,10 +234,12 @@ def _parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _write(result, fmt: str, output: str | None, table: pa.Table | None = None) -> None:
+def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
+           text: str | None = None) -> None:
     """Render `result` in `fmt` to the file `output` or to standard output.
 
-    CSV and Parquet hold one table: `table`, by default the result's main one.
+    CSV and Parquet hold one table: `table`, by default the result's main one. `text`: the
+    text or Markdown already rendered (with the caller's options).
     """
     if fmt in ("csv", "parquet"):
         import pyarrow.csv as pacsv
@@ -250,7 +252,9 @@ def _write(result, fmt: str, output: str | None, table: pa.Table | None = None) 
         else:
             pq.write_table(table, sink)
         return
-    text = {"text": result.to_text, "markdown": result.to_markdown, "json": result.to_json}[fmt]()
+    if text is None:
+        text = {"text": result.to_text, "markdown": result.to_markdown,
+                "json": result.to_json}[fmt]()
     if output:
         with open(output, "w", encoding="utf-8") as f:
             f.write(text + "\n")
@@ -424,16 +428,9 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
                      alpha=args.alpha, adjust=args.adjust or "bh", confidence=args.confidence,
                      margin=args.margin, threshold=args.threshold, higher_is_better=higher,
                      method=args.method)
-    if args.format in ("text", "markdown"):
-        text = (result.to_text(sort=args.sort) if args.format == "text"
-                else result.to_markdown(sort=args.sort or "delta"))
-        if args.output:
-            with open(args.output, "w", encoding="utf-8") as f:
-                f.write(text + "\n")
-        else:
-            print(text)
-    else:
-        _write(result, args.format, args.output)
+    text = (result.to_text(sort=args.sort) if args.format == "text" else
+            result.to_markdown(sort=args.sort or "delta") if args.format == "markdown" else None)
+    _write(result, args.format, args.output, text=text)
     if args.fail_on is None:
         return 0
     failures = result.failures(args.fail_threshold)

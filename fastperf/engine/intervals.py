@@ -8,7 +8,8 @@ import numpy as np
 
 from fastperf.data.validation import check_confidence
 
-__all__ = ["student_quantile", "student_halfwidth", "median_interval_ranks"]
+__all__ = ["student_quantile", "student_halfwidth", "median_interval_ranks",
+           "median_interval_minimum_size"]
 
 
 def student_quantile(df: np.ndarray, confidence: float) -> np.ndarray:
@@ -97,6 +98,29 @@ def median_interval_ranks(
     upper = np.where(ok, sizes - j, 0)
     coverage = np.where(ok, 1.0 - 2.0 * bdtr(j, sizes, 0.5), np.nan)
     return lower[inverse], upper[inverse], coverage[inverse]
+
+
+def median_interval_minimum_size(confidence: float, rule: str = "symmetric") -> int:
+    """The fewest values whose `median_interval_ranks` (same `rule`) has both bounds.
+
+    Parameters
+    ----------
+    confidence : float in (0, 1).
+    rule : {"symmetric", "shortest"}
+
+    Returns
+    -------
+    int
+        The smallest n in 1..63 with a two-sided interval at `confidence` (64 when none).
+
+    Notes
+    -----
+    [x_(1), x_(n)] covers the median with probability 1 - 2^(1-n) (see `median_interval_ranks`).
+    """
+    sizes = np.arange(1, 64)
+    lower, upper, _ = median_interval_ranks(sizes, confidence, rule)
+    ok = (lower > 0) & (upper > 0)
+    return int(sizes[np.argmax(ok)]) if ok.any() else 64
 
 
 def _shortest_median_ranks(n, confidence: float):

@@ -15,7 +15,7 @@ from fastperf.data.grouping import key_codes
 from fastperf.data.units import HIGHER, LOWER, unit_directions
 from fastperf.data.validation import (check_choice, check_confidence, check_key_clash,
                                       check_unit_interval, check_variants)
-from fastperf.engine.intervals import median_interval_ranks
+from fastperf.engine.intervals import median_interval_minimum_size, median_interval_ranks
 from fastperf.engine.pvalues import first_reason
 from fastperf.engine.ranks import rank_sum_test, sort_samples
 from fastperf.errors import InputError
@@ -341,7 +341,7 @@ def compare(
         verdict = _verdicts(testable, p_adjusted < alpha, sign, delta, threshold, direction,
                             equivalent)
 
-    n_min = _smallest_interval_size(confidence)
+    n_min = median_interval_minimum_size(confidence, rule="shortest")
     no_interval = np.isnan(lo_x) | np.isnan(hi_x) | np.isnan(lo_y) | np.isnan(hi_y)
     status = first_reason(
         [n_x == 0, n_y == 0, ~testable, ~positive, no_interval],
@@ -384,14 +384,6 @@ def compare(
         "largest_regressions": _largest_regressions(out, keys),
     }
     return CompareResult(out, summary, warnings, overall, keys, unit if unit in keys else None)
-
-
-def _smallest_interval_size(confidence: float) -> int:
-    """The fewest runs with a two-sided median interval at `confidence`."""
-    sizes = np.arange(1, 64)
-    lower, upper, _ = median_interval_ranks(sizes, confidence, rule="shortest")
-    ok = (lower > 0) & (upper > 0)
-    return int(sizes[np.argmax(ok)]) if ok.any() else 64
 
 
 def _largest_regressions(out: pa.Table, keys: list[str], limit: int = 5) -> list[dict]:
@@ -456,25 +448,20 @@ def _score_ratio(xs: Samples, ys: Samples, use: np.ndarray, baseline: str, confi
     rows = np.flatnonzero(use)
     if rows.size < 1:
         return math.nan, math.nan, math.nan
+    from fastperf.kernels.grouping import take_segments
+
     parts = []
-    for side, samples in (("baseline", xs), ("candidate", ys)):
+    for code, samples in enumerate((xs, ys)):
+        values, _, _ = take_segments(samples.values, samples.offsets, rows, False)
         sizes = samples.sizes[rows]
-        index = _segment_index(samples.offsets, rows)
-        side_codes = np.full(int(sizes.sum()), 0 if side == "baseline" else 1, dtype=np.int8)
         parts.append(pa.table({"benchmark": pa.array(np.repeat(rows, sizes)),
                                "variant": pa.DictionaryArray.from_arrays(
-                                   side_codes, pa.array(["baseline", "candidate"])),
-                               "value": pa.array(samples.values[index])}))
+                                   np.full(values.shape[0], code, dtype=np.int8),
+                                   pa.array(["baseline", "candidate"])),
+                               "value": pa.array(values)}))
     table = pa.concat_tables(parts)
     scores = aggregate_score(table, method="propagation", baseline="baseline", unit=None,
                              run=None, confidence=confidence).groups.to_pylist()
     row = next(r for r in scores if r["variant"] == "candidate")
     return row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"]
 
-
-def _segment_index(offsets: np.ndarray, rows: np.ndarray) -> np.ndarray:
-    """The value positions of the chosen segments, in order, without a Python loop."""
-    starts, sizes = offsets[rows], offsets[rows + 1] - offsets[rows]
-    total = int(sizes.sum())
-    within = np.arange(total) - np.repeat(np.cumsum(sizes) - sizes, sizes)
-    return np.repeat(starts, sizes) + within

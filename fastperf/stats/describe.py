@@ -11,7 +11,8 @@ from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import describe_group, key_list, require_columns, value_column
 from fastperf.data.grouping import group_rows
-from fastperf.engine.intervals import median_interval_ranks, student_halfwidth
+from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
+                                      student_halfwidth)
 
 __all__ = ["describe", "DescribeResult"]
 
@@ -56,13 +57,6 @@ def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], 
             f"key column {clash[0]!r} has the name of an output column; rename it first"
         )
     return list(dict.fromkeys(keys)), value
-
-
-def _minimum_n_for_median_interval(confidence: float) -> int:
-    """Smallest sample size whose [min, max] covers the median with `confidence`."""
-    sizes = np.arange(1, 64)
-    lower, _, _ = median_interval_ranks(sizes, confidence)
-    return int(sizes[np.argmax(lower > 0)])
 
 
 def describe(
@@ -129,7 +123,7 @@ def describe(
     with np.errstate(invalid="ignore", divide="ignore"):
         cv = np.where(mean != 0, sd / mean, np.nan)
 
-    n_min = _minimum_n_for_median_interval(confidence)
+    n_min = median_interval_minimum_size(confidence)
     status = np.select(
         [n == 0, n == 1, lower == 0],
         [
