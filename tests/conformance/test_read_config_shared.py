@@ -103,14 +103,3 @@ def test_two_real_files_declare_the_union():
     pkgs = t.column("pkg").to_pylist()
     assert pkgs[0] == "hash/crc32" and None not in pkgs
     assert t.column("note").null_count == t.num_rows - 720
-
-
-@pytest.mark.parametrize("path", [BENT_BASE, BENT_GO117], ids=lambda p: p.name)
-def test_configuration_does_not_slow_the_reader_much(path):
-    """The configuration adds no pyarrow call per line: a second read stays well under a second."""
-    import time
-
-    read(path)
-    start = time.perf_counter()
-    read(path)
-    assert time.perf_counter() - start < 1.0
