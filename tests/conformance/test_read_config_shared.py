@@ -8,7 +8,6 @@ import re
 from collections import defaultdict
 from pathlib import Path
 
-import pytest
 
 from conftest import SHARED
 from fastperf import read
