@@ -71,27 +71,24 @@ def median_interval_ranks(
 
     if rule == "shortest":
         return _shortest_median_ranks(n, confidence)
-    from scipy.stats import binom
-
     confidence = check_confidence(confidence)
     n = np.asarray(n, dtype=np.int64)
     sizes, inverse = np.unique(n, return_inverse=True)
     tail = (1.0 - confidence) / 2.0
-    # ppf gives the smallest k with P(B <= k) >= tail; step back one where it overshoots.
-    k = binom.ppf(tail, np.maximum(sizes, 1), 0.5)
-    k = np.where(np.isnan(k), -1.0, k)
     tolerance = tail * 1e-12  # coverage exactly equal to `confidence` counts as reaching it
+    # j = the largest k in [-1, floor(n/2) - 1] with P(B <= k) <= tail: bisection on the
+    # monotone binomial cdf, all sizes at once (low always qualifies, high + 1 never does).
+    low = np.full(sizes.shape, -1, dtype=np.int64)
+    high = np.maximum(sizes // 2 - 1, -1)
     while True:
-        over = (k >= 0) & (bdtr(np.maximum(k, 0), sizes, 0.5) > tail + tolerance)
-        if not over.any():
+        open_ = low < high
+        if not open_.any():
             break
-        k = np.where(over, k - 1, k)
-    while True:  # guard against ppf stopping short: move up while the next rank still qualifies
-        nxt = k + 1
-        under = (2 * (nxt + 1) <= sizes) & (bdtr(nxt, sizes, 0.5) <= tail + tolerance)
-        if not under.any():
-            break
-        k = np.where(under, nxt, k)
+        mid = (low + high + 1) // 2
+        fits = open_ & (bdtr(np.maximum(mid, 0), np.maximum(sizes, 1), 0.5) <= tail + tolerance)
+        low = np.where(fits, mid, low)
+        high = np.where(open_ & ~fits, mid - 1, high)
+    k = low
     ok = (k >= 0) & (sizes >= 1)
     j = np.where(ok, k, 0).astype(np.int64)
     lower = np.where(ok, j + 1, 0)
@@ -126,8 +123,6 @@ def median_interval_minimum_size(confidence: float, rule: str = "symmetric") -> 
 def _shortest_median_ranks(n, confidence: float):
     """`median_interval_ranks` with ``rule="shortest"``: per distinct size, the binomial
     probabilities in the order benchstat adds them (distance from n/2, then left first)."""
-    from scipy.stats import binom
-
     confidence = check_confidence(confidence)
     n = np.asarray(n, dtype=np.int64)
     sizes, inverse = np.unique(n, return_inverse=True)
@@ -138,7 +133,7 @@ def _shortest_median_ranks(n, confidence: float):
         if size < 1:
             continue
         k = np.arange(size + 1)
-        pmf = binom.pmf(np.minimum(k, size - k), size, 0.5)  # exactly symmetric
+        pmf = half_binomial_pmf(size)[np.minimum(k, size - k)]  # exactly symmetric
         order = np.lexsort((k, np.abs(2 * k - size)))
         accumulated = np.cumsum(pmf[order])
         stop = int(np.searchsorted(accumulated >= confidence, True))
@@ -149,3 +144,28 @@ def _shortest_median_ranks(n, confidence: float):
         upper[i] = high if high <= size else 0
         coverage[i] = accumulated[stop]
     return lower[inverse], upper[inverse], coverage[inverse]
+
+
+#: Sizes up to which `half_binomial_pmf` divides exact integers (a few ms at the largest).
+EXACT_PMF_MAX_SIZE = 2000
+
+
+def half_binomial_pmf(size: int) -> np.ndarray:
+    """P(B = k) for B ~ Binomial(size, 1/2) and k = 0 .. floor(size / 2).
+
+    Each is C(size, k) / 2^size, divided as exact integers (Python rounds the quotient of two
+    integers correctly), for sizes up to `EXACT_PMF_MAX_SIZE`; above it, scipy's binomial pmf
+    (Boost's, accurate to a few ulps; imported only then).
+    """
+    half = size // 2
+    if size > EXACT_PMF_MAX_SIZE:
+        from scipy.stats import binom
+
+        return binom.pmf(np.arange(half + 1), size, 0.5)
+    pmf = np.empty(half + 1)
+    denominator = 1 << size
+    coefficient = 1
+    for k in range(half + 1):
+        pmf[k] = coefficient / denominator
+        coefficient = coefficient * (size - k) // (k + 1)
+    return pmf
