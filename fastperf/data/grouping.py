@@ -18,6 +18,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf.errors import InputError
+from fastperf.kernels.builds import read_only
 from fastperf.io.tables import require_columns
 
 __all__ = ["Groups", "group_rows"]
@@ -159,7 +160,7 @@ def _combine(left, n_left, right, n_right, always_ids):
 
     n_rows = left.shape[0]
     if n_left * n_right <= max(n_rows // 2, 1 << 16):
-        return dense_group_ids(left, right, n_left, n_right, always_ids)
+        return dense_group_ids(read_only(left), read_only(right), n_left, n_right, always_ids)
     pairs = left.astype(np.int64) * n_right + (right if right.size else 0)
     _, first_row, ids, counts = np.unique(
         pairs, return_index=True, return_inverse=True, return_counts=True

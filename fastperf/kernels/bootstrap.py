@@ -101,7 +101,7 @@ def quantile_in_place(a, n, p, start) -> tuple[float, int]:
 def _median(a, n):
     """``np.median(a[:n])``, rearranging ``a[:n]``."""
     k = n >> 1
-    select(a, k, 0, n)
+    select(a, k, np.int64(0), n)
     if n & 1:
         return a[k]
     lo = a[0]

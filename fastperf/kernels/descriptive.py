@@ -53,7 +53,7 @@ def order_statistics(grouped, offsets, n_valid, lower_rank, upper_rank) -> np.nd
         hi = upper_rank[g] - 1
         band_start, band_stop = 0, n
         if lo >= 0:
-            select(x, lo, 0, n)  # x[:lo] <= x[lo] <= x[lo+1:]
+            select(x, lo, np.int64(0), n)  # x[:lo] <= x[lo] <= x[lo+1:]
             select(x, hi, lo + 1, n)  # x[lo+1:hi] <= x[hi] <= x[hi+1:]
             stats[g, 3] = x[lo]
             stats[g, 4] = x[hi]

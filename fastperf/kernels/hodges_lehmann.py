@@ -146,7 +146,7 @@ def _count_le(a, b, tri, v, lo, hi, out):
             for i in range(m):
                 out[i] = _row_bound(a, b, v, i, lo[i], hi[i])
         else:
-            _walk(a, b, v, out, 0, m, n)
+            _walk(a, b, v, out, np.int64(0), m, n)
     else:
         q = m // 4
         i0 = 0
@@ -154,9 +154,10 @@ def _count_le(a, b, tri, v, lo, hi, out):
         i2 = 2 * q
         i3 = 3 * q
         s0 = n
-        s1 = _row_bound(a, b, v, i1, 0, n)
-        s2 = _row_bound(a, b, v, i2, 0, n)
-        s3 = _row_bound(a, b, v, i3, 0, n)
+        zero = np.int64(0)
+        s1 = _row_bound(a, b, v, i1, zero, n)
+        s2 = _row_bound(a, b, v, i2, zero, n)
+        s3 = _row_bound(a, b, v, i3, zero, n)
         while i0 < q and i1 < 2 * q and i2 < 3 * q and i3 < 4 * q:
             i0, s0 = _chain_step(a, b, v, out, i0, s0)
             i1, s1 = _chain_step(a, b, v, out, i1, s1)
@@ -380,7 +381,7 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
     buf = np.empty(0)
     sample = np.empty(0)
     shared = np.empty(0)  # one small sample of all the sums, for every rank's first round
-    counter = 0
+    counter = np.int64(0)  # not the literal 0: callees would compile for it too
     order = _rank_order(ranks)
     n_ranks = ranks.shape[0]
     count_lo = 0  # sums <= L (L = -inf while no lower bound is known)
@@ -454,7 +455,7 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
                 i1 = min(int(pos), s - 1)
                 i2 = i1
             if i1 >= 0:
-                select(smp, i1, 0, s)
+                select(smp, i1, np.int64(0), s)
             if i2 < s and i2 != i1:
                 select(smp, i2, max(i1 + 1, 0), s)
             decided = False

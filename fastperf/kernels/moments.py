@@ -5,7 +5,7 @@ from numba import prange
 from fastperf.kernels.builds import group_kernel
 
 
-@group_kernel(min_rows=20_000_000)  # memory-bound: threads rarely pay off
+@group_kernel(min_rows=20_000_000, inputs=2)  # memory-bound: threads rarely pay off
 def sample_moments(values, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per sample: the number of non-NaN values, of NaN values, their mean and variance.
 

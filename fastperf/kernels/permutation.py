@@ -76,8 +76,10 @@ def _independent(x, y, statistic, exact, n_resamples, seed, test):
     n2 = y.shape[0]
     n = n1 + n2
     pooled = np.empty(n)
-    pooled[:n1] = x
-    pooled[n1:] = y
+    for i in range(n1):  # element loops: a slice assignment compiles Numba's shape-error text
+        pooled[i] = x[i]
+    for i in range(n2):
+        pooled[n1 + i] = y[i]
     arranged = np.empty(n)
     work = np.empty(n)
     observed = _two_sample_statistic(pooled, n1, statistic, work)
@@ -118,7 +120,8 @@ def _independent(x, y, statistic, exact, n_resamples, seed, test):
         return observed, n_less, n_greater, total
     for b in range(n_resamples):
         key = stream_key(seed, test, b)
-        arranged[:] = pooled
+        for i in range(n):
+            arranged[i] = pooled[i]
         if n1 <= n2:  # a uniform random subset of n1 positions at the front
             for i in range(n1):
                 j = i + integer_below(key, i, n - i)
@@ -143,7 +146,8 @@ def _paired(d, statistic, exact, n_resamples, seed, test):
     """(observed, n_less, n_greater, n_total) of one sign-flip test of the differences `d`."""
     n = d.shape[0]
     work = np.empty(n)
-    work[:] = d
+    for i in range(n):
+        work[i] = d[i]
     observed = _signed_statistic(work, statistic)
     gamma = abs(_EPS100 * observed)
     low = observed + gamma

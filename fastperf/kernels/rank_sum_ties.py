@@ -125,8 +125,8 @@ def rank_sum_network(sp, cn, n_blocks, n_total, m, lo_thr, hi_thr,
     buf[0] = 1.0
     pr[0] = 1.0
     used = 1
-    before = 0
-    b = 0
+    before = np.int64(0)  # not the literal 0: Numba would compile callees for it too
+    b = np.int64(0)
     while b < n_blocks:
         # the stage: block b alone, or b .. b_end - 1 with few joint outcomes
         b_end = b + 1
@@ -134,7 +134,7 @@ def rank_sum_network(sp, cn, n_blocks, n_total, m, lo_thr, hi_thr,
         while b_end < n_blocks and combos * (cn[b_end] + 1) <= STAGE_COMBOS:
             combos *= cn[b_end] + 1
             b_end += 1
-        c = 0
+        c = np.int64(0)
         for i in range(b, b_end):
             c += cn[i]
         single = b_end == b + 1
@@ -206,7 +206,7 @@ def rank_sum_network(sp, cn, n_blocks, n_total, m, lo_thr, hi_thr,
         g1 = min(m, before + c)
         hypergeom_pmf(n_total, before + c, m, g0, g1, npr[g0:])
         # pass 1: the carried range of each new row
-        total_len = 0
+        total_len = np.int64(0)
         for tn in range(tn_lo, tn_hi + 1):
             nln[tn] = 0
             r = m - tn
@@ -251,7 +251,7 @@ def rank_sum_network(sp, cn, n_blocks, n_total, m, lo_thr, hi_thr,
             carried = cmax[r] > cmin[r]
             blo = hi_thr - cmax[r]
             bhi = lo_thr - cmin[r]
-            n_q = 0
+            n_q = np.int64(0)
             for kk in range(max(0, tn - thi), min(c, tn - tlo) + 1):
                 t = tn - kk
                 if ln[t] == 0:
@@ -353,8 +353,9 @@ def _merged_blocks(scores, counts, b0, b1):
         idx = np.argsort(sc[:k], kind="mergesort")
         sc2 = sc[:k][idx]
         cn2 = cn[:k][idx]
-        sc[:k] = sc2
-        cn[:k] = cn2
+        for i in range(k):  # element loops: a slice assignment compiles Numba's shape-error text
+            sc[i] = sc2[i]
+            cn[i] = cn2[i]
     n_blocks = 0
     for i in range(k):
         if n_blocks > 0 and sc[n_blocks - 1] == sc[i]:
@@ -370,7 +371,7 @@ def _merged_blocks(scores, counts, b0, b1):
 def _rank_sum_tails_one(scores, counts, b0, b1, m, observed):
     """(P(S <= observed), P(S >= observed)) for one group of `rank_sum_tie_tails`."""
     sc, cn, n_blocks = _merged_blocks(scores, counts, b0, b1)
-    n_total = 0
+    n_total = np.int64(0)  # not the literal 0 (an extra specialization of the callee)
     for b in range(n_blocks):
         n_total += cn[b]
     if m < 0 or m > n_total:
@@ -384,7 +385,7 @@ def _rank_sum_tails_one(scores, counts, b0, b1, m, observed):
                 s0 = m * sc[0]
         return (1.0 if s0 <= observed else 0.0), (1.0 if s0 >= observed else 0.0)
     base = sc[0]
-    g = 0
+    g = np.int64(0)
     for b in range(1, n_blocks):
         g = gcd(g, sc[b] - base)
     sp = np.empty(n_blocks, dtype=np.int64)

@@ -62,7 +62,9 @@ def sort_segments(values, offsets) -> np.ndarray:
         lo, hi = offsets[g], offsets[g + 1]
         work = values[lo:hi].copy()
         n = move_nan_last(work)
-        out[lo:lo + n] = sorted_copy(work[:n])
+        ordered = sorted_copy(work[:n])
+        for i in range(n):  # element loop: a slice assignment compiles Numba's shape-error text
+            out[lo + i] = ordered[i]
         out[lo + n:hi] = np.nan
     return out
 
@@ -208,7 +210,7 @@ def small_rank_sum(x, y) -> tuple[int, float]:
     if ties == 0:
         return 2 * u + m * (m + 1), 0.0
     none = np.empty(0, dtype=np.int64)
-    _, ranks2, term = _pooled_blocks(x, y, none, none, 0)
+    _, ranks2, term = _pooled_blocks(x, y, none, none, np.int64(0))  # int64, not literal 0
     return ranks2, term
 
 
@@ -343,7 +345,7 @@ def small_signed_rank(d, first_zero, after_zero) -> tuple[int, float]:
     if ties == 0:
         return ranks2, 0.0
     none = np.empty(0, dtype=np.int64)
-    _, ranks2, term = _signed_blocks(d, 0, none, none, 0)
+    _, ranks2, term = _signed_blocks(d, 0, none, none, np.int64(0))
     return ranks2, term
 
 
@@ -511,7 +513,7 @@ def tie_blocks(xs, x_offsets, m, ys, y_offsets, n, groups, zero_method) -> tuple
     none = np.empty(0, dtype=np.int64)
     for q in range(k):
         block_offsets[q + 1] = block_offsets[q] + _group_blocks(
-            xs, x_offsets, m, ys, y_offsets, n, groups[q], zero_method, none, none, 0)
+            xs, x_offsets, m, ys, y_offsets, n, groups[q], zero_method, none, none, np.int64(0))
     scores = np.empty(block_offsets[k], dtype=np.int64)
     counts = np.empty(block_offsets[k], dtype=np.int64)
     for q in range(k):

@@ -50,7 +50,7 @@ def _signed_rank_tails_one(scores, counts, b0, b1, observed):
             sa[n_blocks] = s
             ca[n_blocks] = cn[idx[i]]
             n_blocks += 1
-    g = 0
+    g = np.int64(0)
     for b in range(n_blocks):
         g = gcd(g, sa[b])
     top = 0  # T' = largest value of S' = (S - const) / g

@@ -62,7 +62,7 @@ def estimated_tie_tail_cost(counts, m) -> float:
         c = max(counts[b], 0)
         sc[b] = 2 * before + c + 1
         before += c
-    g = 0
+    g = np.int64(0)
     for b in range(1, n_blocks):
         if counts[b] > 0:
             g = gcd(g, sc[b] - sc[0])
@@ -70,7 +70,7 @@ def estimated_tie_tail_cost(counts, m) -> float:
         g = 1
     if m < 0:
         # signed rank: sum over elements (ascending) of half the partial product's range
-        gs = 0
+        gs = np.int64(0)
         for b in range(n_blocks):
             if counts[b] > 0:
                 gs = gcd(gs, sc[b])
