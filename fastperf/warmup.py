@@ -1,0 +1,189 @@
+"""``fastperf warmup``: compile every kernel once and keep it in Numba's disk cache.
+
+Kernels compile on their first call (seconds each; about a minute for everything on a 2-core
+machine) and are cached on disk (``cache=True``): in ``__pycache__`` beside the installed
+package, or under ``NUMBA_CACHE_DIR`` when that is set. ``warmup`` runs every table-level and
+array function on small generated data, through the code paths that pick different kernels
+(exact and asymptotic tests, tied and untied data, serial and parallel builds), in worker
+processes, so that a later process only loads compiled code. docs/performance.md gives the
+figures and a CI recipe that keeps the cache between jobs.
+"""
+from __future__ import annotations
+
+import multiprocessing
+import os
+import sys
+import time
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Callable, TextIO
+
+__all__ = ["TASKS", "warmup"]
+
+
+def _tables():
+    """Small tables that reach every kernel: Go files (tied integer ns/op) and simulated runs."""
+    from importlib import resources
+
+    import fastperf
+
+    examples = resources.files("fastperf.examples")
+    with resources.as_file(examples) as folder:
+        go = fastperf.read([str(folder / "old.txt"), str(folder / "new.txt")])
+    return go, fastperf.simulate(12, 30, seed=1).table, fastperf.simulate(12, 30, seed=2,
+                                                                            paired=True).table
+
+
+def _compare_protocols():
+    import fastperf
+
+    go, independent, paired = _tables()
+    for table, (base, cand) in ((go, ("old", "new")), (independent, ("baseline", "candidate"))):
+        fastperf.compare(table, baseline=base, candidate=cand)
+        fastperf.speedup_test(table, baseline=base, candidate=cand)
+        fastperf.hpt(table, baseline=base, candidate=cand)
+    fastperf.sparc(paired, baseline="baseline", candidate="candidate", pair="run")
+    fastperf.sparc(paired, baseline="baseline", candidate="candidate")
+
+
+def _summaries():
+    import fastperf
+
+    go, independent, paired = _tables()
+    for table in (go, independent):
+        fastperf.describe(table)
+        fastperf.plan_runs(table)
+    for method in ("per-run", "propagation"):
+        fastperf.aggregate_score(paired, method=method)
+    fastperf.anova(paired, factor="variant", by="benchmark")
+
+
+def _rank_tests():
+    import numpy as np
+
+    import fastperf
+
+    rng = np.random.default_rng(0)
+    for size in (8, 40, 400):  # exact, exact with ties, asymptotic
+        x, y = rng.lognormal(size=(2, 3, size))
+        tied_x, tied_y = np.round(x, 1), np.round(y, 1)
+        for a, b in ((x, y), (tied_x, tied_y)):
+            fastperf.mannwhitneyu(a, b, axis=-1)
+            fastperf.wilcoxon(a, b, axis=-1)
+            fastperf.rankdata(a, axis=-1)
+
+
+def _other_tests():
+    import numpy as np
+
+    import fastperf
+
+    rng = np.random.default_rng(0)
+    for size in (8, 40, 400):
+        x, y = rng.lognormal(size=(2, 3, size))
+        fastperf.ks_2samp(x, y, axis=-1)
+        fastperf.ks_2samp(np.round(x, 1), np.round(y, 1), axis=-1)
+        fastperf.ttest_ind(x, y, axis=-1)
+        fastperf.ttest_rel(x, y, axis=-1)
+        fastperf.ftest(x, y, axis=-1)
+        fastperf.shapiro(x, axis=-1)
+    fastperf.multipletests(rng.uniform(size=20))
+
+
+def _resampling():
+    import numpy as np
+
+    import fastperf
+
+    rng = np.random.default_rng(0)
+    x, y = rng.lognormal(size=(2, 3, 30))
+    for statistic in ("median_ratio", "mean_ratio"):
+        fastperf.bootstrap((x, y), statistic=statistic, n_resamples=200, seed=0)
+    fastperf.bootstrap((x,), statistic="median", n_resamples=200, seed=0)
+    for paired in (False, True):
+        fastperf.permutation_test((x, y), paired=paired, n_resamples=200, seed=0)
+        fastperf.permutation_test((x, y), statistic="median_diff", paired=paired,
+                                  n_resamples=200, seed=0)
+
+
+#: The warm-up tasks, each run in one worker process: (name, function).
+TASKS: list[tuple[str, Callable[[], None]]] = [
+    ("compare, speedup_test, sparc, hpt", _compare_protocols),
+    ("describe, plan_runs, aggregate_score, anova", _summaries),
+    ("rank tests", _rank_tests),
+    ("KS, t, F and Shapiro-Wilk tests", _other_tests),
+    ("bootstrap and permutation tests", _resampling),
+]
+
+
+def run_task(index: int, parallel: bool) -> tuple[int, int, float]:
+    """Run task `index` (with the parallel builds when `parallel`) in this process.
+
+    Returns the task's index, the specializations it compiled and their compile seconds.
+    """
+    import warnings
+
+    from fastperf.kernels import builds
+
+    builds.FORCE_PARALLEL = parallel
+    with warnings.catch_warnings(), builds.CompileLog() as log:
+        warnings.simplefilter("ignore")
+        TASKS[index][1]()
+    return index, len(log.records), log.seconds
+
+
+def warmup(jobs: int | None = None, parallel: bool = False,
+           progress: TextIO | None = None) -> dict:
+    """Compile (or load from the disk cache) every kernel fastperf uses.
+
+    Parameters
+    ----------
+    jobs : int, optional
+        Worker processes (default: the CPUs available to this process).
+    parallel : bool
+        Also compile the parallel (``prange``) builds, which run only on inputs of millions of
+        rows (default False: they double the time, and a large input pays for its compile).
+    progress : file, optional
+        Where to draw a progress bar (stderr when it is a terminal; None: no bar).
+
+    Returns
+    -------
+    dict
+        ``tasks``, ``compiled`` (specializations compiled: 0 when everything was cached),
+        ``compile_seconds``, ``seconds`` (wall time) and ``cache`` (Numba's cache directory,
+        or "beside the package" when unset).
+    """
+    start = time.perf_counter()
+    runs = [(i, p) for p in ((False, True) if parallel else (False,)) for i in range(len(TASKS))]
+    if jobs is None:
+        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    compiled, seconds = 0, 0.0
+
+    context = multiprocessing.get_context("spawn")  # no fork of a process with Numba's threads
+    with ProcessPoolExecutor(max_workers=max(1, jobs or 1), mp_context=context) as pool:
+        futures = [pool.submit(run_task, i, p) for i, p in runs]
+        _draw(progress, 0, len(runs), start)
+        for done, future in enumerate(as_completed(futures), 1):
+            _, n, s = future.result()
+            compiled += n
+            seconds += s
+            _draw(progress, done, len(runs), start)
+    if progress is not None:
+        progress.write("\n")
+    return {"tasks": len(runs), "compiled": compiled, "compile_seconds": seconds,
+            "seconds": time.perf_counter() - start,
+            "cache": os.environ.get("NUMBA_CACHE_DIR") or "beside the package (__pycache__)"}
+
+
+def _draw(out: TextIO | None, done: int, total: int, start: float, width: int = 30) -> None:
+    """One progress bar line, redrawn in place."""
+    if out is None:
+        return
+    filled = width * done // total
+    out.write(f"\rfastperf warmup [{'#' * filled}{'.' * (width - filled)}] {done}/{total} tasks, "
+              f"{time.perf_counter() - start:.0f} s")
+    out.flush()
+
+
+def progress_stream() -> TextIO | None:
+    """stderr when it is a terminal, else None (no bar in logs)."""
+    return sys.stderr if sys.stderr.isatty() else None
