@@ -72,9 +72,11 @@ def test_a_second_process_compiles_nothing_for_compare_and_describe():
     assert compiled == []
 
 
-def test_after_warmup_the_commands_compile_nothing():
+def test_after_warmup_the_commands_compile_nothing(tmp_path):
+    # run outside the checkout: `python -m` puts the working folder first on sys.path, and the
+    # checkout's source tree has no fastperf.examples (pip installs examples/ there)
     out = subprocess.run([sys.executable, "-m", "fastperf", "warmup"], capture_output=True,
-                         text=True, timeout=1800)
+                         text=True, timeout=1800, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("fastperf warmup: 5 tasks in ")
     compiled = json.loads(run_python(COMMANDS).splitlines()[-1])
