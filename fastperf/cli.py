@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from importlib import resources
 from typing import Sequence
 
 import pyarrow as pa
@@ -495,12 +494,10 @@ def _warmup(args) -> None:
 
 
 def _demo(args) -> None:
+    from fastperf.io.read import example_table
     from fastperf.stats.describe import describe
-    from fastperf.io.read import read
 
-    examples = resources.files("fastperf.examples")
-    with resources.as_file(examples) as folder:
-        table = read([str(folder / name) for name in DEMO_FILES])
+    table = example_table(DEMO_FILES)
     if args.format == "text" and not args.output:
         print("fastperf demo: Go's encoding benchmarks (golang.org/x/perf test data), "
               "old.txt vs new.txt, 10 runs each\n")

@@ -4,8 +4,8 @@ Kernels compile on their first call (seconds each; about a minute for everything
 machine) and are cached on disk (``cache=True``): in ``__pycache__`` beside the installed
 package, or under ``NUMBA_CACHE_DIR`` when that is set. ``warmup`` runs every table-level and
 array function on small generated data, through the code paths that pick different kernels
-(exact and asymptotic tests, tied and untied data, serial and parallel builds), in worker
-processes, so that a later process only loads compiled code. docs/performance.md gives the
+(exact and asymptotic tests, tied and untied data; the parallel builds too on request), in
+worker processes, so that a later process only loads compiled code. docs/startup.md gives the
 figures and a CI recipe that keeps the cache between jobs.
 """
 from __future__ import annotations
@@ -22,14 +22,10 @@ __all__ = ["TASKS", "warmup"]
 
 def _tables():
     """Small tables that reach every kernel: Go files (tied integer ns/op) and simulated runs."""
-    from importlib import resources
-
     import fastperf
+    from fastperf.io.read import example_table
 
-    examples = resources.files("fastperf.examples")
-    with resources.as_file(examples) as folder:
-        go = fastperf.read([str(folder / "old.txt"), str(folder / "new.txt")])
-    return go, fastperf.simulate(12, 30, seed=1).table, fastperf.simulate(12, 30, seed=2,
+    return example_table(), fastperf.simulate(12, 30, seed=1).table, fastperf.simulate(12, 30, seed=2,
                                                                             paired=True).table
 
 
@@ -115,10 +111,10 @@ TASKS: list[tuple[str, Callable[[], None]]] = [
 ]
 
 
-def run_task(index: int, parallel: bool) -> tuple[int, int, float]:
+def run_task(index: int, parallel: bool) -> tuple[int, float]:
     """Run task `index` (with the parallel builds when `parallel`) in this process.
 
-    Returns the task's index, the specializations it compiled and their compile seconds.
+    Returns the specializations it compiled and their compile seconds.
     """
     import warnings
 
@@ -128,7 +124,7 @@ def run_task(index: int, parallel: bool) -> tuple[int, int, float]:
     with warnings.catch_warnings(), builds.CompileLog() as log:
         warnings.simplefilter("ignore")
         TASKS[index][1]()
-    return index, len(log.records), log.seconds
+    return len(log.records), log.seconds
 
 
 def warmup(jobs: int | None = None, parallel: bool = False,
@@ -163,7 +159,7 @@ def warmup(jobs: int | None = None, parallel: bool = False,
         futures = [pool.submit(run_task, i, p) for i, p in runs]
         _draw(progress, 0, len(runs), start)
         for done, future in enumerate(as_completed(futures), 1):
-            _, n, s = future.result()
+            n, s = future.result()
             compiled += n
             seconds += s
             _draw(progress, done, len(runs), start)

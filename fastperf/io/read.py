@@ -27,7 +27,7 @@ from fastperf.io.pyperf import looks_like_pyperf, read_pyperf
 from fastperf.io.pytest_benchmark import looks_like_pytest_benchmark, read_pytest_benchmark
 from fastperf.io.tabular import read_csv, read_ipc, read_parquet
 
-__all__ = ["read", "load_table", "detect_format", "FORMATS", "FORMAT_ALIASES"]
+__all__ = ["read", "load_table", "detect_format", "example_table", "FORMATS", "FORMAT_ALIASES"]
 
 #: Names accepted by ``format=``.
 FORMATS = ("parquet", "csv", "ipc", "pyperf", "pytest-benchmark", "google-benchmark", "hyperfine", "go")
@@ -434,3 +434,15 @@ def _attach_variant(table: pa.Table, variant_from: str, label: str, *,
         notes = pc.fill_null(notes, label)
     index = table.column_names.index("variant")
     return table.set_column(index, "variant", notes), prefix or has_missing
+
+
+def example_table(names: Sequence[str] = ("old.txt", "new.txt")) -> pa.Table:
+    """The example files shipped with fastperf (``fastperf.examples``) read as one table.
+
+    The default: Go's encoding benchmarks, ``old.txt`` and ``new.txt`` (see examples/README.md),
+    the data of ``fastperf demo``, the docs and ``fastperf warmup``.
+    """
+    from importlib import resources
+
+    with resources.as_file(resources.files("fastperf.examples")) as folder:
+        return read([str(folder / name) for name in names])
