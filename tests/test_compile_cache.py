@@ -32,12 +32,13 @@ def run_python(code: str, env: dict | None = None) -> str:
 PARALLEL_KERNEL = """
 import json, numpy as np
 from fastperf.kernels.moments import sample_moments
-values = np.arange(12.0); offsets = np.array([0, 5, 12])
+values = np.random.default_rng(5).lognormal(size=40); offsets = np.array([0, 5, 12, 40])
 build = sample_moments.{build}
-build(values, offsets)
+out = build(values, offsets)
 stats = build.stats
 print(json.dumps({{"hits": sum(stats.cache_hits.values()), "misses": sum(stats.cache_misses.values()),
-                  "parallel": bool(build.targetoptions.get("parallel"))}}))
+                  "parallel": bool(build.targetoptions.get("parallel")),
+                  "result": [a.tolist() for a in out]}}))
 """
 
 
@@ -47,12 +48,20 @@ def test_parallel_builds_are_cached_apart_from_the_serial_ones(tmp_path):
     def call(build):
         return json.loads(run_python(PARALLEL_KERNEL.format(build=build), env).splitlines()[-1])
 
-    serial = call("serial")
+    serial, first, second = call("serial"), call("parallel"), call("parallel")
+    results = [run.pop("result") for run in (serial, first, second)]
     assert serial == {"hits": 0, "misses": 1, "parallel": False}
-    first = call("parallel")  # not the serial build's cache entry: it compiles its own
+    # not the serial build's cache entry: the parallel build compiles its own
     assert first == {"hits": 0, "misses": 1, "parallel": True}
-    second = call("parallel")  # Numba 0.68 caches parfors: a later process loads it
+    # Numba 0.68 caches parfors: a later process loads it
     assert second == {"hits": 1, "misses": 0, "parallel": True}
+    # bit-identical whichever build runs, compiled or loaded (JSON floats round-trip exactly)
+    assert results[0] == results[1] == results[2]
+    values = np.random.default_rng(5).lognormal(size=40)
+    sizes = [5, 7, 28]
+    assert results[0][0] == sizes
+    np.testing.assert_allclose(results[0][2], [s.mean() for s in np.split(values, [5, 12])],
+                               rtol=1e-14)
 
 
 COMMANDS = f"""
