@@ -226,6 +226,9 @@ def _parser() -> argparse.ArgumentParser:
                    help="rank tests' p-values (default auto: exact where cheap)")
     c.add_argument("--confidences", type=_numbers, default=(0.9, 0.95, 0.99), metavar="C,...",
                    help="hpt: reliabilities for the largest speedup (default 0.9,0.95,0.99)")
+    c.add_argument("--scale", choices=["log", "ratio"], default=None,
+                   help="sparc (paired tests) and hpt (level-2 scores): test log ratios "
+                        "(default) or the papers' ratio - 1")
     _add_output_arguments(c)
 
     w = sub.add_parser("warmup", help="compile every kernel into Numba's disk cache, so that later "
@@ -406,6 +409,8 @@ def _compare(args) -> None:
         return None
     if args.margin is not None:
         raise InputError("--margin belongs to --protocol compare or sparc")
+    if args.scale is not None:
+        raise InputError("--scale belongs to --protocol sparc or hpt")
     result = speedup_test(table, baseline=baseline, candidate=candidate, by=args.benchmark,
                           alpha=alpha, weights=weights, higher_is_better=args.higher_is_better,
                           large_sample=args.large_sample, precision=args.precision,
@@ -422,10 +427,11 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
 
     only_others = [flag for flag, given in (
         ("--weights", args.weights is not None), ("--reports", args.reports is not None),
-        ("--pair", args.pair is not None), ("--proportion-confidence",
-                                             args.proportion_confidence is not None)) if given]
+        ("--pair", args.pair is not None), ("--scale", args.scale is not None),
+        ("--proportion-confidence", args.proportion_confidence is not None)) if given]
     if only_others:
-        raise InputError(f"{only_others[0]} belongs to another --protocol (speedup-test, sparc)")
+        raise InputError(f"{only_others[0]} belongs to another --protocol (speedup-test, sparc, "
+                         "hpt)")
     higher = args.direction if args.direction is not None else (
         True if args.higher_is_better else None)
     by = args.by if args.by is not None else (
@@ -465,6 +471,7 @@ def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
     only_speedup_test = [flag for flag, given in (
         ("--config", args.config is not None), ("--weights", args.weights is not None),
         ("--reports", args.reports is not None)) if given]
+    scale = args.scale or "log"
     if only_speedup_test:
         raise InputError(f"{only_speedup_test[0]} belongs to --protocol speedup-test")
     if protocol == "sparc":
@@ -474,14 +481,14 @@ def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
         return sparc(table, baseline=baseline, candidate=candidate, by=args.benchmark,
                      pair=args.pair, margin=0.05 if args.margin is None else args.margin,
                      alpha=args.alpha, adjust=args.adjust or "bonferroni", method=args.method,
-                     higher_is_better=args.higher_is_better)
+                     higher_is_better=args.higher_is_better, scale=scale)
     if args.pair is not None:
         raise InputError("--pair belongs to --protocol sparc (HPT compares independent runs)")
     if args.margin is not None or args.adjust is not None:
         raise InputError("--margin and --adjust belong to --protocol compare or sparc")
     return hpt(table, baseline=baseline, candidate=candidate, by=args.benchmark,
                alpha=args.alpha, confidences=args.confidences, method=args.method,
-               higher_is_better=args.higher_is_better)
+               higher_is_better=args.higher_is_better, scale=scale)
 
 
 def _warmup(args) -> None:

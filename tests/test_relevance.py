@@ -17,10 +17,11 @@ import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 import pytest
 import scipy.stats as sps
+from hypothesis import given, settings, strategies as st
 from statsmodels.stats.multitest import multipletests as sm_multipletests
 
 import fastperf
-from fastperf import InputError, hpt, sparc
+from fastperf import InputError, hpt, simulate, sparc
 from fastperf.cli import main
 from naive import p_from_tails, rank_sum_tails_enumerated, signed_rank_tails_enumerated
 
@@ -115,7 +116,7 @@ def test_paper_z_and_p_of_30_ratios_on_one_side():
     z_hand = (465 - MEAN30 - 0.5) / SIGMA30
     assert round(z_hand, 3) == 4.772
     res = sparc(one_sided_table(1.2), baseline="X", candidate="Y", margin=0.5,
-                method="asymptotic")
+                method="asymptotic", scale="ratio")
     row = rows(res)["one"]
     assert row["method"] == "asymptotic" and row["n"] == 30 and row["statistic"] == 465
     assert round(abs(row["z_difference"]), 3) == 4.772  # Table IV's z
@@ -137,7 +138,7 @@ def test_paper_failing_equivalence_z_below_the_lower_bound():
     z_hand = (0 - MEAN30 - 0.5) / SIGMA30
     assert round(z_hand, 3) == -4.792
     res = sparc(one_sided_table(0.491), baseline="X", candidate="Y", margin=0.5,
-                method="asymptotic")
+                method="asymptotic", scale="ratio")
     row = rows(res)["one"]
     assert round(row["z_lower"], 3) == -4.792
     assert row["pvalue_lower"] > 0.99
@@ -152,7 +153,8 @@ def test_paper_failing_equivalence_z_below_the_lower_bound():
 def test_paper_exact_p_of_30_ratios_on_one_side():
     # exact: only the all-positive and all-negative sign patterns reach T+ = 465 or 0:
     # p = 2 / 2^30 = 1.863e-9 (Table IX's value); each one-sided test 1 / 2^30
-    res = sparc(one_sided_table(1.2), baseline="X", candidate="Y", margin=0.5, method="exact")
+    res = sparc(one_sided_table(1.2), baseline="X", candidate="Y", margin=0.5, method="exact",
+                scale="ratio")
     row = rows(res)["one"]
     assert row["pvalue_difference"] == pytest.approx(2 / 2 ** 30, rel=1e-12)
     assert round(row["pvalue_difference"], 12) == 1.863e-9
@@ -177,10 +179,13 @@ def test_paper_family_bonferroni_alpha_and_fwer():
     assert need["equivalence"] == min(n for n in range(1, 64) if 1 / 2 ** n <= 0.05 / 34) == 10
 
 
+@pytest.mark.parametrize("scale", ["ratio", "log"])
 @pytest.mark.parametrize("method", ["auto", "exact", "asymptotic"])
-def test_paper_conclusions_tables_iv_v(method):
+def test_paper_conclusions_tables_iv_v(method, scale):
+    """Tables IV-V with the paper's arithmetic (scale="ratio"); every ratio lies on one side
+    of 1 and of 1 +/- delta, so the log scale's ranks, p-values and conclusions are the same."""
     res = sparc(paper_table(), baseline="rocket", candidate=["ariane", "shakti"], margin=0.5,
-                method=method)
+                method=method, scale=scale)
     got = {(r["candidate"], r["benchmark"]): r for r in res.benchmarks.to_pylist()}
     assert len(got) == 16
     for name, medians in (("ariane", ARIANE), ("shakti", SHAKTI)):
@@ -201,12 +206,13 @@ def test_paper_conclusions_tables_iv_v(method):
     assert counts["equivalence"] == counts["indeterminate"] == 0
 
 
+@pytest.mark.parametrize("scale", ["ratio", "log"])
 @pytest.mark.parametrize("method", ["auto", "exact"])
-def test_paper_overall_test_table_viii(method):
+def test_paper_overall_test_table_viii(method, scale):
     # Ariane: the relevant AES (0.491) and Dhrystone (0.285) both below 1: T+ = 0 of n = 2,
     # exact two-sided p = 2 * P(T+ <= 0) = 2 / 4 = 0.50; Shakti: AES alone, p = 2 / 2 = 1.00
     res = sparc(paper_table(), baseline="rocket", candidate=["ariane", "shakti"], margin=0.5,
-                method=method)
+                method=method, scale=scale)
     overall = {r["candidate"]: r for r in res.overall.to_pylist()}
     assert list(overall) == ["ariane", "shakti"]
     assert overall["ariane"]["n"] == 2 and overall["shakti"]["n"] == 1
@@ -215,8 +221,10 @@ def test_paper_overall_test_table_viii(method):
     assert overall["ariane"]["statistic"] == 0 and overall["shakti"]["statistic"] == 0
     assert not overall["ariane"]["reject"] and not overall["shakti"]["reject"]
     assert overall["ariane"]["alpha"] == pytest.approx(0.05 / 34, rel=1e-15)
-    # the median of the relevant benchmarks' median ratios
-    assert overall["ariane"]["ratio_median"] == pytest.approx((0.491 + 0.285) / 2, rel=5e-3)
+    # the median of the relevant benchmarks' median ratios (on the log scale, of their logs:
+    # the geometric mean of two)
+    middle = (0.491 + 0.285) / 2 if scale == "ratio" else math.sqrt(0.491 * 0.285)
+    assert overall["ariane"]["ratio_median"] == pytest.approx(middle, rel=5e-3)
     assert overall["shakti"]["ratio_median"] == pytest.approx(0.432, rel=5e-3)
     assert "overall" not in res.summary  # the table is the one place for it
 
@@ -239,8 +247,8 @@ def test_overall_test_rejects_with_ten_relevant_benchmarks(shift, verdict):
     assert row["statistic"] == (55 if shift > 1 else 0)  # T+ of the median ratios - 1
     assert row["alpha"] == pytest.approx(0.05 / 21, rel=1e-15)
     assert row["reject"] and row["verdict"] == verdict
-    medians = [np.median(x / y) for x, y in data.values()]
-    assert row["ratio_median"] == pytest.approx(np.median(medians), rel=1e-12)
+    medians = [np.median(np.log(x / y)) for x, y in data.values()]  # 12 pairs: mean of the middle
+    assert row["ratio_median"] == pytest.approx(np.exp(np.median(medians)), rel=1e-12)
     # asymptotic (12 pairs: each benchmark's p = 0.0025, relevant only without correction):
     # z = (55 - 27.5 - 0.5) / sqrt(10 * 11 * 21 / 24) = 2.752, signed by the side, p = 0.0059
     res = sparc(make_table(data), baseline="X", candidate="Y", method="asymptotic",
@@ -295,15 +303,18 @@ def test_four_conclusions_paired():
     expected = {"trivial": "trivial difference", "relevant": "relevant difference",
                 "equivalence": "equivalence", "indeterminate": "indeterminate"}
     assert {name: got[name]["conclusion"] for name in data} == expected
-    # the tests themselves against scipy's signed-rank test of the ratios
+    # the tests themselves against scipy's signed-rank test of the log ratios (and of r - 1
+    # with scale="ratio", the paper's arithmetic)
+    by_ratio = rows(sparc(make_table(data), baseline="X", candidate="Y", scale="ratio"))
     for name, (x, y) in data.items():
         r = x / y
-        row = got[name]
-        assert row["ratio_median"] == pytest.approx(np.median(r), rel=1e-12)
-        kw = ({"method": "exact"} if row["method"].startswith("exact") else
-              {"method": "approx", "correction": True})
-        ref = sps.wilcoxon(r - 1.0, zero_method="wilcox", **kw).pvalue
-        assert row["pvalue_difference"] == pytest.approx(ref, rel=1e-9, abs=1e-300), name
+        for row, d, centre in ((got[name], np.log(r), np.exp(np.median(np.log(r)))),
+                               (by_ratio[name], r - 1.0, np.median(r))):
+            assert row["ratio_median"] == pytest.approx(centre, rel=1e-12)
+            kw = ({"method": "exact"} if row["method"].startswith("exact") else
+                  {"method": "approx", "correction": True})
+            ref = sps.wilcoxon(d, zero_method="wilcox", **kw).pvalue
+            assert row["pvalue_difference"] == pytest.approx(ref, rel=1e-9, abs=1e-300), name
     # 5 pairs can never conclude at alpha / m = 0.05 / 9: the smallest exact p-values are
     # 2 / 2^5 = 0.0625 (difference) and 1 / 2^5 = 0.03125 (each one-sided test)
     assert res.summary["alpha_corrected"] == pytest.approx(0.05 / 9)
@@ -355,9 +366,11 @@ def _grid_pairs(seed, sizes):
 
 @pytest.mark.parametrize("margin", [0.5, 0.25, 0.1])
 def test_paired_exact_pvalues_match_enumeration(margin):
+    """scale="ratio": the dyadic grid makes r - 1 and r - (1 +/- delta) exact, so the ties and
+    zeros are real (the log scale's enumeration is in test_relevance_reference.py)."""
     data = _grid_pairs(5, [6, 7, 8, 9, 10, 11, 12, 12])
     res = sparc(make_table(data), baseline="X", candidate="Y", margin=margin, method="exact",
-                min_runs=1)
+                min_runs=1, scale="ratio")
     got = rows(res)
     tied = zeros = 0
     for bench, (x, y) in data.items():
@@ -385,7 +398,7 @@ def test_paired_exact_pvalues_with_zeros_in_the_equivalence_tests():
     r = x / y
     assert np.sum(r == 1.5) == 3 and np.sum(r == 0.5) == 2 and np.sum(r == 1.0) == 2
     res = sparc(make_table({"z": (x, y)}), baseline="X", candidate="Y", margin=0.5,
-                method="exact", min_runs=1)
+                method="exact", min_runs=1, scale="ratio")
     row = rows(res)["z"]
     assert row["pvalue_difference"] == pytest.approx(
         p_from_tails(*signed_rank_tails_enumerated(r - 1), "two-sided"), rel=1e-12)
@@ -533,7 +546,7 @@ def test_p_equal_to_the_level_rejects():
     res = hpt(table, baseline="X", candidate="Y", alpha=0.5, method="exact")
     row = rows(res)["b"]
     assert row["pvalue"] == 0.5 and row["significant"]
-    assert row["score"] == pytest.approx(1.0 / 3.0 - 1.0, rel=1e-12)
+    assert row["score"] == pytest.approx(math.log(1.0 / 3.0), rel=1e-12)  # log(median ratio)
 
 
 # ------------------------------------------------------------ higher_is_better, several candidates
@@ -847,7 +860,8 @@ def _hpt_data(seed=11):
 
 
 def _hpt_reliability_grid(x, y, method):
-    """scipy's HPT reliability at r = k/100, k = 1..1000 (the candidate's times times r)."""
+    """scipy's HPT reliability at r = k/100, k = 1..1000 (the candidate's times times r), with
+    HPT's ratio - 1 scores (``scale="ratio"``)."""
     r = np.arange(1, 1001) / 100
     mw = ({"method": "exact"} if method == "exact" else
           {"method": "asymptotic", "use_continuity": True})
@@ -864,10 +878,11 @@ def _hpt_reliability_grid(x, y, method):
     return rel
 
 
+@pytest.mark.parametrize("scale", ["log", "ratio"])
 @pytest.mark.parametrize("method", ["exact", "asymptotic"])
-def test_hpt_levels_match_scipy(method):
+def test_hpt_levels_match_scipy(method, scale):
     table, x, y = _hpt_data()
-    res = hpt(table, baseline="X", candidate="Y", method=method)
+    res = hpt(table, baseline="X", candidate="Y", method=method, scale=scale)
     mw = ({"method": "exact"} if method == "exact" else
           {"method": "asymptotic", "use_continuity": True})
     ref = sps.mannwhitneyu(x, y, axis=1, alternative="two-sided", **mw)
@@ -878,7 +893,7 @@ def test_hpt_levels_match_scipy(method):
     np.testing.assert_allclose(b["ratio_median"], ratio, rtol=1e-12)
     significant = ref.pvalue <= 0.05
     np.testing.assert_array_equal(b["significant"], significant)
-    scores = np.where(significant, ratio - 1, 0.0)
+    scores = np.where(significant, np.log(ratio) if scale == "log" else ratio - 1, 0.0)
     np.testing.assert_allclose(b["score"], scores, rtol=1e-12)
     nonzero = scores[scores != 0]
     wx = {"method": "exact"} if method == "exact" else {"method": "approx", "correction": True}
@@ -894,7 +909,8 @@ def test_hpt_levels_match_scipy(method):
 def test_hpt_speedup_search_exact_matches_the_grid():
     table, x, y = _hpt_data()
     confidences = (0.8, 0.9, 0.95, 0.99)
-    res = hpt(table, baseline="X", candidate="Y", method="exact", confidences=confidences)
+    res = hpt(table, baseline="X", candidate="Y", method="exact", confidences=confidences,
+              scale="ratio")
     rel = _hpt_reliability_grid(x, y, "exact")
     assert np.all(np.diff(rel) <= 1e-12)  # monotone here: the largest k is well defined
     got = dict(zip(res.speedups["confidence"].to_pylist(), res.speedups["speedup"].to_pylist()))
@@ -910,7 +926,8 @@ def test_hpt_speedup_search_asymptotic_against_the_grid():
     # data, that it is also the largest k (the wiggles do not straddle these confidences).
     table, x, y = _hpt_data()
     confidences = (0.8, 0.9, 0.95, 0.99)
-    res = hpt(table, baseline="X", candidate="Y", method="asymptotic", confidences=confidences)
+    res = hpt(table, baseline="X", candidate="Y", method="asymptotic", confidences=confidences,
+              scale="ratio")
     rel = _hpt_reliability_grid(x, y, "asymptotic")
     got = dict(zip(res.speedups["confidence"].to_pylist(), res.speedups["speedup"].to_pylist()))
     for c in confidences:
@@ -1069,8 +1086,36 @@ def test_cli_sparc_paired_csv_and_parquet(tmp_path, capsys):
     assert rc == 0 and "unpaired runs" in out and "no correction" in out and "[0.9, 1.1]" in out
 
 
+@pytest.mark.parametrize("scale", ["log", "ratio"])
+def test_cli_scale(tmp_path, capsys, scale):
+    """--scale reaches sparc's paired tests and hpt's scores: the CLI's figures are those of
+    the functions on the same file (whose tests check them against scipy)."""
+    csv, _ = _small_files(tmp_path)
+    table = fastperf.read(csv)
+    common = ["--baseline", "base", "--candidate", "cand", "--format", "json", "--scale", scale]
+    assert main(["compare", csv, "--protocol", "sparc", "--pair", "run", "--method",
+                 "asymptotic", *common]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    want = sparc(table, baseline="base", candidate="cand", pair="run", method="asymptotic",
+                 scale=scale)
+    assert doc["summary"]["scale"] == scale
+    assert [r["pvalue_difference"] for r in doc["benchmarks"]] == pytest.approx(
+        want.benchmarks["pvalue_difference"].to_pylist(), rel=1e-12)
+    assert main(["compare", csv, "--protocol", "hpt", *common]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    want = hpt(table, baseline="base", candidate="cand", scale=scale)
+    assert [r["score"] for r in doc["benchmarks"]] == pytest.approx(
+        want.benchmarks["score"].to_pylist(), rel=1e-12)
+    fast = next(r for r in doc["benchmarks"] if r["benchmark"] == "fast")
+    centre = fast["ratio_median"]
+    assert fast["score"] == pytest.approx(math.log(centre) if scale == "log" else centre - 1,
+                                          rel=1e-12)
+
+
 @pytest.mark.parametrize("args, reason", [
     (["--protocol", "sparc", "--margin", "1.5"], "margin"),
+    (["--protocol", "speedup-test", "--scale", "log"], "--scale"),
+    (["--scale", "ratio"], "--scale"),
     (["--protocol", "hpt", "--pair", "run"], "--pair"),
     (["--protocol", "sparc", "--weights", "w"], "--weights"),
 ])
@@ -1139,3 +1184,56 @@ def test_results_are_exported():
     assert fastperf.sparc is sparc and fastperf.hpt is hpt
     assert isinstance(sparc(_good(), baseline="X", candidate="Y"), fastperf.SparcResult)
     assert isinstance(hpt(_good(), baseline="X", candidate="Y"), fastperf.HptResult)
+
+
+# ------------------------------------------------------------ the log scale: symmetry and validity
+
+
+@settings(max_examples=25, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), runs=st.integers(5, 40),
+       shape=st.sampled_from(["lognormal", "bimodal", "heavy_tail", "quantised"]),
+       method=st.sampled_from(["auto", "asymptotic"]),
+       delta=st.sampled_from([0.0137, 0.0437, 0.2113]))
+def test_log_scale_swapping_the_variants_mirrors_every_conclusion(seed, runs, shape, method,
+                                                                  delta):
+    """Swapping baseline and candidate turns every log r into -log r: the difference test
+    keeps its p and flips its z, the two one-sided equivalence tests trade places when the
+    margin is mirrored too ([1 - delta, 1 + delta] becomes [1 / (1 + delta), 1 / (1 - delta)]),
+    and every conclusion stays the same. (r - 1 has no such symmetry: 1 / r - 1 != -(r - 1).)
+    The deltas are ones no ratio of the simulated timer ticks hits exactly: a ratio on a bound
+    is a zero difference on one side and, the mirrored bound rounding differently, a tiny one
+    on the other."""
+    table = simulate(benchmarks=12, runs=runs, shapes=shape, paired=True, seed=seed,
+                     sigma=(0.005, 0.05)).table
+    forward = sparc(table, baseline="baseline", candidate="candidate", margin=delta,
+                    method=method, adjust="none")
+    backward = sparc(table, baseline="candidate", candidate="baseline",
+                     margin=(1 / (1 + delta), 1 / (1 - delta)), method=method, adjust="none")
+    f, b = forward.benchmarks.to_pydict(), backward.benchmarks.to_pydict()
+    assert f["conclusion"] == b["conclusion"]
+    assert f["n_zero"] == b["n_zero"]
+    np.testing.assert_allclose(b["pvalue_difference"], f["pvalue_difference"], rtol=1e-9)
+    np.testing.assert_allclose(b["pvalue_upper"], f["pvalue_lower"], rtol=1e-9)
+    np.testing.assert_allclose(b["pvalue_lower"], f["pvalue_upper"], rtol=1e-9)
+    np.testing.assert_allclose(b["z_difference"], -np.array(f["z_difference"]), rtol=1e-9,
+                               atol=1e-12)
+    nonzero = np.array(f["n"]) - np.array(f["n_zero"])
+    np.testing.assert_allclose(np.array(b["statistic"]) + np.array(f["statistic"]),
+                               nonzero * (nonzero + 1) / 2)  # T+ and T- trade places
+    np.testing.assert_allclose(b["ratio_median"], 1 / np.array(f["ratio_median"]), rtol=1e-12)
+    fo, bo = forward.overall.to_pylist()[0], backward.overall.to_pylist()[0]
+    assert (fo["n"], fo["reject"]) == (bo["n"], bo["reject"])
+    assert bo["pvalue"] == pytest.approx(fo["pvalue"], rel=1e-9, nan_ok=True)
+
+
+def test_margin_bounds_are_checked():
+    table = make_table({"b": ([1.0, 2.0, 3.0, 4.0, 5.0], [1.1, 2.1, 3.1, 4.1, 5.1])})
+    res = sparc(table, baseline="X", candidate="Y", margin=(0.9, 1.25))
+    assert res.summary["equivalence_bounds"] == (0.9, 1.25)
+    for bad in [(1.1, 1.25), (0.9, 1.0), (0.9,), ("a", 2.0), (0.0, 2.0), (0.9, float("inf"))]:
+        with pytest.raises(InputError, match="margin"):
+            sparc(table, baseline="X", candidate="Y", margin=bad)
+    with pytest.raises(InputError, match="scale"):
+        sparc(table, baseline="X", candidate="Y", scale="linear")
+    with pytest.raises(InputError, match="scale"):
+        hpt(table, baseline="X", candidate="Y", scale="ratios")

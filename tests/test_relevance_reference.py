@@ -5,8 +5,9 @@ Tullos, Graham & Jordan 2021; HPT: Chen et al. 2012, as `fastperf.protocols.spar
 `fastperf.protocols.hpt` document them) with scipy.stats, statsmodels and numpy only:
 
 - paired SPARC: runs matched by run id, r = x / y (y / x when higher is better), Wilcoxon
-  signed-rank tests of r - 1 (two-sided), r - (1 + delta) ("less") and r - (1 - delta)
-  ("greater"), zeros dropped; scipy's ``wilcoxon`` (continuity-corrected normal approximation),
+  signed-rank tests of log r (two-sided), log r - log1p(delta) ("less") and log r -
+  log1p(-delta) ("greater") on the default log scale, of r - 1, r - (1 + delta) and
+  r - (1 - delta) with scale="ratio" (the paper's arithmetic), zeros dropped; scipy's ``wilcoxon`` (continuity-corrected normal approximation),
   and exactly a brute-force enumeration of the 2^n sign patterns over the midranks (n <= 14) or
   a count of the same patterns by rank sum (larger n), checked against scipy's exact p for
   untied differences (to 1e-15 absolute: scipy forms some tails as 1 - cdf and loses what lies
@@ -16,7 +17,8 @@ Tullos, Graham & Jordan 2021; HPT: Chen et al. 2012, as `fastperf.protocols.spar
   subsets by rank sum;
 - the family: m = 2 x (benchmarks tested) + (overall tests); Bonferroni alpha / m, Holm by
   statsmodels' ``multipletests``, or none; Table I's four conclusions; the overall signed-rank
-  test over the median ratios of the benchmarks with a relevant difference;
+  test over the median ratios of the benchmarks with a relevant difference (their logs, or
+  the ratios - 1 with scale="ratio");
 - HPT: a two-sided rank-sum test per benchmark, the scores, scipy's one-sided signed-rank test
   over them, and the reliability on the whole grid r = k / 100 of speedups.
 
@@ -27,7 +29,8 @@ fastperf except `sparc` and `hpt`.
 Conventions taken from fastperf's docstrings: a signed-rank test whose differences are all zero
 has p = 1 and no statistic (T+ NaN, z NaN); z is NaN where the test was exact; "auto" is exact
 (conditional on ties) at every size drawn here. The HPT reference slows the candidate by
-r = k / 100 as a shift of the logs by log(r) and scores ratio / r - 1. HPT's speedup search is a
+r = k / 100 as a shift of the logs by log(r) and scores log(ratio) - log(r) (ratio / r - 1
+with scale="ratio"). HPT's speedup search is a
 bisection over k: it returns the largest k reaching the confidence only when the k's that reach
 it are 1 .. K, which holds whenever the reliability falls as r grows; the grid test asserts
 those cases (the reliability is not always monotone, see test_hpt_speedups_on_the_grid).
@@ -328,7 +331,7 @@ def status_of(n, min_runs):
 
 
 @functools.lru_cache(maxsize=None)
-def sparc_tests(key, candidate, paired, higher, margin, method, min_runs=5):
+def sparc_tests(key, candidate, paired, higher, margin, method, min_runs=5, scale="log"):
     """{benchmark: reference row (counts, medians, the three tests)} of one comparison;
     `key` = the arguments of `dataset`."""
     benchmarks, _ = dataset(*key)
@@ -340,23 +343,35 @@ def sparc_tests(key, candidate, paired, higher, margin, method, min_runs=5):
             x, y, unmatched, dropped = paired_sample(sides, candidate)
             r = y / x if higher else x / y
             n = r.size
+            # log r as the docs define it: sign(num - den) log(max / min), antisymmetric
+            num, den = (y, x) if higher else (x, y)
+            log_r = np.sign(num - den) * np.log(np.maximum(num, den) / np.minimum(num, den))
+            centre = (np.exp(np.median(log_r)) if scale == "log" else np.median(r)) if n else np.nan
             row = {"n": n, "n_zero": int(np.sum(r == 1.0)), "n_unmatched": unmatched,
-                   "n_dropped": dropped, "n_duplicated": 0,
-                   "ratio_median": float(np.median(r)) if n else np.nan}
+                   "n_dropped": dropped, "n_duplicated": 0, "ratio_median": float(centre),
+                   "log_median": float(np.median(log_r)) if n else np.nan}
         else:
             x, dx = side_sample(sides, BASE)
             y, dy = side_sample(sides, candidate)
             n = min(x.size, y.size)
             mx = float(np.median(x)) if x.size else np.nan
             my = float(np.median(y)) if y.size else np.nan
+            num, den = (my, mx) if higher else (mx, my)
             row = {"n": n, "n_baseline": x.size, "n_candidate": y.size,
                    "n_dropped_baseline": dx, "n_dropped_candidate": dy,
-                   "ratio_median": my / mx if higher else mx / my}
+                   "ratio_median": num / den,
+                   "log_median": math.copysign(math.log(max(num, den) / min(num, den)), num - den)
+                   if num != den else 0.0}
         row["median_baseline"] = float(np.median(x)) if x.size else np.nan
         row["median_candidate"] = float(np.median(y)) if y.size else np.nan
         row["status"] = status_of(n, min_runs)
         if row["status"] == "ok":
-            if paired:
+            if paired and scale == "log":
+                d = log_r
+                tests = [signed_rank_ref(d, "two-sided", method),
+                         signed_rank_ref(d - math.log1p(margin), "less", method),
+                         signed_rank_ref(d - math.log1p(-margin), "greater", method)]
+            elif paired:
                 tests = [signed_rank_ref(r - 1.0, "two-sided", method),
                          signed_rank_ref(r - (1.0 + margin), "less", method),
                          signed_rank_ref(r - (1.0 - margin), "greater", method)]
@@ -382,14 +397,14 @@ Z_COLUMNS = ("z_difference", "z_upper", "z_lower")
 
 
 def sparc_reference(key, candidates, paired, higher, margin, alpha, correction, method,
-                    overall=True, min_runs=5):
+                    overall=True, min_runs=5, scale="log"):
     """[((candidate, benchmark), row)] with the family's decisions and conclusions, the
     overall rows, m and the per-test level."""
     from statsmodels.stats.multitest import multipletests
 
     keyed = [((c, name), dict(row)) for c in candidates
              for name, row in sparc_tests(key, c, paired, higher, margin, method,
-                                          min_runs).items()]
+                                          min_runs, scale).items()]
     tested = [row for _, row in keyed if row["status"] == "ok"]
     n_overall = len(candidates) if overall else 0
     m = 2 * len(tested) + n_overall
@@ -414,29 +429,32 @@ def sparc_reference(key, candidates, paired, higher, margin, alpha, correction, 
     overall_rows = None
     if overall:
         overall_rows = [overall_reference(
-            [row["ratio_median"] for (c, _), row in keyed
-             if c == cand and row["conclusion"] == CONCLUSIONS[0]], cand, method, level)
+            [row["log_median" if scale == "log" else "ratio_median"] for (c, _), row in keyed
+             if c == cand and row["conclusion"] == CONCLUSIONS[0]], cand, method, level, scale)
             for cand in candidates]
     return keyed, overall_rows, m, level
 
 
-def overall_reference(ratio_medians, candidate, method, level):
+def overall_reference(ratio_medians, candidate, method, level, scale="log"):
     """SPARC's overall test of one candidate: two-sided signed-rank of the relevant benchmarks'
-    median ratios - 1 (exact where `method` is; "auto" is exact at these sizes)."""
+    median log ratios (`ratio_medians` holds those logs on the log scale; median ratios - 1
+    with scale="ratio"; exact where `method` is; "auto" is exact at these sizes)."""
     medians = np.array(ratio_medians, float)
     n = medians.size
     if n == 0:
         return {"candidate": candidate, "n": 0, "ratio_median": np.nan, "statistic": np.nan,
                 "pvalue": np.nan, "z": np.nan, "method": "none", "alpha": level,
                 "reject": False, "verdict": "no relevant differences"}
-    p, z, t_plus, used = signed_rank_ref(medians - 1.0, "two-sided",
+    centred = medians if scale == "log" else medians - 1.0
+    p, z, t_plus, used = signed_rank_ref(centred, "two-sided",
                                          "asymptotic" if method == "asymptotic" else "exact")
-    nonzero = int(np.sum(medians != 1.0))
+    nonzero = int(np.sum(centred != 0.0))
     reject = bool(p <= level)
     faster = t_plus > nonzero * (nonzero + 1) / 4.0
     verdict = ("no significant overall difference" if not reject
                else "candidate faster" if faster else "candidate slower")
-    return {"candidate": candidate, "n": n, "ratio_median": float(np.median(medians)),
+    centre = np.exp(np.median(medians)) if scale == "log" else np.median(medians)
+    return {"candidate": candidate, "n": n, "ratio_median": float(centre),
             "statistic": t_plus, "pvalue": p, "z": z, "method": used, "alpha": level,
             "reject": reject, "verdict": verdict}
 
@@ -483,17 +501,17 @@ def float_tolerances(method):
 
 
 def run_sparc(key, candidate, paired, higher, margin, alpha, correction, method, overall=True,
-              min_runs=5):
+              min_runs=5, scale="log"):
     """fastperf's result and the failures of its comparison with the reference (every column
     of every row, the overall table and the summary's family)."""
     _, table = dataset(*key)
     res = sparc(table, baseline=BASE, candidate=candidate, pair="run" if paired else None,
                 margin=margin, alpha=alpha, adjust=correction, method=method,
-                overall=overall, higher_is_better=higher, min_runs=min_runs)
+                overall=overall, higher_is_better=higher, min_runs=min_runs, scale=scale)
     candidates = [candidate] if isinstance(candidate, str) else list(candidate)
     keyed, overall_rows, m, level = sparc_reference(key, candidates, paired, higher, margin,
                                                     alpha, correction, method, overall,
-                                                    min_runs)
+                                                    min_runs, scale)
     rows = res.benchmarks.to_pylist()
     assert ("candidate" in res.benchmarks.column_names) == (not isinstance(candidate, str))
     got = {(row.get("candidate", candidate), row["benchmark"]): row for row in rows}
@@ -601,6 +619,20 @@ def test_paired_exact_mixed(candidate, higher, margin, correction):
     assert methods == {"exact", "exact (ties)", "none"}
 
 
+@pytest.mark.parametrize("method", ["asymptotic", "exact"])
+def test_paired_ratio_scale(method):
+    """scale="ratio" (the paper's r - 1 arithmetic): every column against the reference's
+    signed-rank tests of r - 1, r - (1 +/- delta) and the overall test of median ratios - 1."""
+    res, keyed, failures = run_sparc(MIXED, ["c1", "c2"], True, False, 0.05, 0.05, "holm",
+                                     method, scale="ratio")
+    assert_no_mismatches(failures)
+    assert res.summary["scale"] == "ratio"
+    log_res = run_sparc(MIXED, ["c1", "c2"], True, False, 0.05, 0.05, "holm", method)[0]
+    assert not np.array_equal(res.benchmarks["pvalue_difference"].to_numpy(zero_copy_only=False),
+                              log_res.benchmarks["pvalue_difference"].to_numpy(zero_copy_only=False),
+                              equal_nan=True)
+
+
 @pytest.mark.parametrize("paired", [True, False], ids=["paired", "unpaired"])
 def test_auto_is_exact_at_these_sizes(paired):
     """method="auto" takes the exact (conditional on ties) distribution for every benchmark
@@ -662,22 +694,26 @@ def small_tied_benchmarks(seed, count, paired):
     return out
 
 
-@pytest.mark.parametrize("paired", [True, False], ids=["paired", "unpaired"])
+@pytest.mark.parametrize("paired, scale", [(True, "log"), (True, "ratio"), (False, "log")],
+                         ids=["paired-log", "paired-ratio", "unpaired"])
 @pytest.mark.parametrize("higher", [False, True], ids=["lower-better", "higher-better"])
-def test_small_tied_exact_against_enumeration(paired, higher):
+def test_small_tied_exact_against_enumeration(paired, scale, higher):
     """Tiny tied samples, method="exact", no correction: every p against brute force (all 2^n
     sign patterns over the midranks; all C(N, m) assignments of the pooled logs)."""
     benchmarks = small_tied_benchmarks(21 + paired, 60, paired)
     res = sparc(measurement_table(benchmarks, 5), baseline=BASE, candidate="c1",
                 pair="run" if paired else None, margin=0.05, adjust="none", method="exact",
-                higher_is_better=higher)
+                higher_is_better=higher, scale=scale)
     got = {row["benchmark"]: row for row in res.benchmarks.to_pylist()}
     failures = []
     for name, sides in benchmarks.items():
         if paired:
             x, y, _, _ = paired_sample(sides, "c1")
             r = y / x if higher else x / y
-            samples = [r - 1.0, r - (1.0 + 0.05), r - (1.0 - 0.05)]
+            num, den = (y, x) if higher else (x, y)
+            log_r = np.sign(num - den) * np.log(np.maximum(num, den) / np.minimum(num, den))
+            samples = ([log_r, log_r - math.log1p(0.05), log_r - math.log1p(-0.05)]
+                       if scale == "log" else [r - 1.0, r - (1.0 + 0.05), r - (1.0 - 0.05)])
             tails = [signed_rank_tails_enumerated(d[d != 0]) if np.any(d != 0) else (1.0, 1.0)
                      for d in samples]
         else:
@@ -780,7 +816,7 @@ def hpt_status(x, y):
     return "missing candidate" if y.size == 0 else "ok"
 
 
-def hpt_reference(samples, higher, alpha, method, k=100):
+def hpt_reference(samples, higher, alpha, method, k=100, scale="log"):
     """HPT with the candidate slowed by r = k / 100: per-benchmark rows and level 2."""
     r = k / 100.0
     log_r = math.log(r)
@@ -796,7 +832,8 @@ def hpt_reference(samples, higher, alpha, method, k=100):
             p, _, u, used = rank_sum_ref(a, b + log_r, "two-sided", method)
             ratio = my / mx if higher else mx / my
             significant = p <= alpha
-            score = ratio / r - 1.0 if significant else 0.0
+            change = math.log(ratio) - log_r if scale == "log" else ratio / r - 1.0
+            score = change if significant else 0.0
             scores.append(score)
             n_significant += significant
             row.update({"ratio_median": ratio, "statistic": u, "pvalue": p, "method": used,
@@ -839,14 +876,15 @@ def hpt_mismatches(res, rows, level2, method):
     return failures
 
 
-@pytest.mark.parametrize("key, higher, alpha, method", [
-    (MIXED, False, 0.05, "asymptotic"),
-    (MIXED, True, 0.01, "asymptotic"),
-    (UNTIED, False, 0.05, "exact"),
-    (UNPAIRED_MIXED, True, 0.05, "exact"),
-    (UNPAIRED_MIXED, False, 0.1, "auto"),
+@pytest.mark.parametrize("key, higher, alpha, method, scale", [
+    (MIXED, False, 0.05, "asymptotic", "log"),
+    (MIXED, True, 0.01, "asymptotic", "log"),
+    (MIXED, False, 0.05, "asymptotic", "ratio"),
+    (UNTIED, False, 0.05, "exact", "log"),
+    (UNPAIRED_MIXED, True, 0.05, "exact", "log"),
+    (UNPAIRED_MIXED, False, 0.1, "auto", "ratio"),
 ])
-def test_hpt_against_reference(key, higher, alpha, method):
+def test_hpt_against_reference(key, higher, alpha, method, scale):
     """HPT on a large table: level 1 per benchmark (scipy's rank-sum, exact conditional on
     ties where needed), the scores, level 2 (scipy's one-sided signed-rank) and, for each
     confidence, the speedup's defining property: reliability(r) >= c > reliability(r + 0.01)
@@ -854,13 +892,13 @@ def test_hpt_against_reference(key, higher, alpha, method):
     benchmarks, table = dataset(*key)
     samples = hpt_samples(benchmarks, higher)
     res = hpt(table, baseline=BASE, candidate="c1", alpha=alpha, method=method,
-              higher_is_better=higher)
-    rows, level2 = hpt_reference(samples, higher, alpha, method)
+              higher_is_better=higher, scale=scale)
+    rows, level2 = hpt_reference(samples, higher, alpha, method, scale=scale)
     assert_no_mismatches(hpt_mismatches(res, rows, level2, method))
     assert level2["n"] >= 10 and 0 < level2["reliability"]
     if method == "asymptotic":
         reliability = functools.lru_cache(maxsize=None)(
-            lambda k: hpt_reference(samples, higher, alpha, method, k)[1]["reliability"])
+            lambda k: hpt_reference(samples, higher, alpha, method, k, scale)[1]["reliability"])
         for row in res.speedups.to_pylist():
             c, s = row["confidence"], row["speedup"]
             if row["capped"]:
@@ -894,7 +932,7 @@ def hpt_small_benchmarks(seed):
     return out
 
 
-def reliability_grid(samples, higher, alpha):
+def reliability_grid(samples, higher, alpha, scale="log"):
     """Reliability of HPT (asymptotic) at r = k / 100 for k = 1 .. 1000: level 1 of each
     benchmark at every shift in one vectorised scipy call, level 2 one r at a time."""
     ks = np.arange(1, 1001)
@@ -907,7 +945,8 @@ def reliability_grid(samples, higher, alpha):
                   b[None, :] + log_r[:, None], use_continuity=True, alternative="two-sided",
                   method="asymptotic", axis=1).pvalue
         ratio = np.median(y) / np.median(x) if higher else np.median(x) / np.median(y)
-        columns.append(np.where(p <= alpha, ratio / (ks / 100.0) - 1.0, 0.0))
+        change = (math.log(ratio) - log_r if scale == "log" else ratio / (ks / 100.0) - 1.0)
+        columns.append(np.where(p <= alpha, change, 0.0))
     scores = np.stack(columns, axis=1)
     return np.array([1.0 - signed_rank_ref(row, "greater", "asymptotic")[0] for row in scores])
 
@@ -990,7 +1029,8 @@ NON_MONOTONE = {
 
 
 def test_hpt_speedup_where_reliability_is_not_monotone():
-    """The non-monotone table above: fastperf's reliabilities match the reference grid, and
+    """The non-monotone table above (HPT's ratio - 1 scores, ``scale="ratio"``): fastperf's
+    reliabilities match the reference grid, and
     its speedup for c = 0.9 is *a* boundary of the grid (reliability(s) >= c >
     reliability(s + 0.01)); which boundary it should be (0.91 found by bisection, or 1.09, the
     largest r reaching c) is a design question this test leaves open."""
@@ -998,10 +1038,10 @@ def test_hpt_speedup_where_reliability_is_not_monotone():
                   for name, (x, y) in NON_MONOTONE.items()}
     samples = hpt_samples(benchmarks, False)
     res = hpt(measurement_table(benchmarks, 0), baseline=BASE, candidate="c1", alpha=0.2,
-              method="asymptotic", confidences=(0.9,))
-    rows, level2 = hpt_reference(samples, False, 0.2, "asymptotic")
+              method="asymptotic", confidences=(0.9,), scale="ratio")
+    rows, level2 = hpt_reference(samples, False, 0.2, "asymptotic", scale="ratio")
     assert_no_mismatches(hpt_mismatches(res, rows, level2, "asymptotic"))
-    grid = reliability_grid(samples, False, 0.2)
+    grid = reliability_grid(samples, False, 0.2, scale="ratio")
     reach = np.flatnonzero(grid >= 0.9) + 1
     assert list(reach) == list(range(1, 92)) + list(range(100, 110))
     assert res.summary["reliability"] >= 0.9

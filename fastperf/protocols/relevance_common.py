@@ -21,12 +21,16 @@ from fastperf.io.tables import key_list
 from fastperf.results.render import format_cell
 
 __all__ = [
-    "RANK_METHODS", "not_tested_warnings", "check_comparison", "concat_samples", "sample_medians",
+    "RANK_METHODS", "SCALES", "not_tested_warnings", "check_comparison", "concat_samples",
+    "sample_medians", "log_ratios",
     "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
 ]
 
 #: The `method` values of the rank tests (as `fastperf.mannwhitneyu` / `fastperf.wilcoxon`).
 RANK_METHODS = ("auto", "exact", "asymptotic")
+#: The scales of SPARC's paired tests and HPT's level-2 scores: "log" works on log r (tests
+#: against log 1 = 0 and the logs of the equivalence bounds), "ratio" on r - 1 as the papers do.
+SCALES = ("log", "ratio")
 
 
 def check_comparison(function: str, baseline: Any, candidates: list, method: str,
@@ -125,6 +129,34 @@ def concat_samples(parts: list[Samples]) -> Samples:
     offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     return Samples(values, offsets)
+
+
+def log_ratios(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
+    """log(numerator / denominator), elementwise, antisymmetric and tie-preserving.
+
+    Parameters
+    ----------
+    numerator, denominator : numpy.ndarray
+        Positive values, paired elementwise.
+
+    Returns
+    -------
+    numpy.ndarray
+        ``sign * log(max / min)`` with the sign of numerator - denominator (0 where equal).
+
+    Notes
+    -----
+    Computed from the larger over the smaller value so that swapping the two sides negates
+    every value exactly (``log(y / x)`` is not always ``-log(x / y)`` in floating point, as
+    ``y / x`` and ``x / y`` round separately), and pairs whose ratios (or inverse ratios)
+    round to the same quotient get the same ``|log r|``: the ties of the signed-rank test do
+    not depend on which side is the baseline.
+    """
+    high = np.maximum(numerator, denominator)
+    low = np.minimum(numerator, denominator)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        magnitude = np.log(high / low)
+    return np.where(numerator >= denominator, magnitude, -magnitude)
 
 
 def sample_medians(samples: Samples) -> np.ndarray:

@@ -22,17 +22,19 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.validation import check_choice, check_unit_interval
+from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list, require_columns
 from fastperf.protocols.relevance_common import (
-    not_tested_warnings, check_comparison, concat_samples, joined_methods, rank_sum_tests, ratio_name,
+    SCALES, not_tested_warnings, check_comparison, concat_samples, joined_methods, log_ratios,
+    rank_sum_tests, ratio_name,
     row_names, sample_medians, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.render import render_text
 
-__all__ = ["sparc", "SparcResult", "CONCLUSIONS", "CORRECTIONS", "SPARC_COLUMNS",
-           "SPARC_TEXT_COLUMNS"]
+__all__ = ["sparc", "SparcResult", "CONCLUSIONS", "CORRECTIONS", "SCALES", "SPARC_COLUMNS",
+           "SPARC_TEXT_COLUMNS", "equivalence_bounds"]
 
 #: SPARC's four conclusions (Table I), in the order (reject difference?, reject equivalence?) =
 #: (yes, no), (yes, yes), (no, yes), (no, no).
@@ -124,8 +126,8 @@ class SparcResult(BenchmarkResult):
         }[s["adjust"]]
         return "\n".join([
             f"SPARC: {', '.join(map(repr, s['candidates']))} against {s['baseline']!r} "
-            f"({s['design']} runs, ratio = {s['ratio']}), equivalence margin "
-            f"[{low:g}, {high:g}]",
+            f"({s['design']} runs, ratio = {s['ratio']}, tests on the {s['scale']} scale), "
+            f"equivalence margin [{low:g}, {high:g}]",
             f"{level}; family-wise error without correction <= {s['fwer_uncorrected']:.5f}",
             f"Benchmarks: {counts}; {s['rows_not_ok']} not tested",
         ])
@@ -167,12 +169,55 @@ class SparcResult(BenchmarkResult):
         return "```\n" + self.header() + "\n```\n\n" + super().to_markdown()
 
 
-def _sparc_iv(margin, alpha, adjust) -> tuple[float, float]:
-    """The margin and alpha as floats in (0, 1); an `InputError` for a bad value or correction."""
-    margin = check_unit_interval(margin, "margin (the equivalence margin delta)")
+def equivalence_bounds(margin: Any) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The equivalence interval of the ratio, and its logs, from a margin.
+
+    Parameters
+    ----------
+    margin : float or (float, float)
+        delta in (0, 1), for the interval [1 - delta, 1 + delta]; or the interval's bounds
+        (low, high) themselves, 0 < low < 1 < high (an asymmetric margin, e.g. the mirror
+        image (1 / (1 + delta), 1 / (1 - delta)) of delta's interval when the variants swap).
+
+    Returns
+    -------
+    bounds : (float, float)
+        (low, high) on the ratio scale.
+    log_bounds : (float, float)
+        (log low, log high); ``log1p(-delta)``, ``log1p(delta)`` for a delta.
+
+    Raises
+    ------
+    InputError
+        A delta outside (0, 1), or bounds that are not two numbers with 0 < low < 1 < high.
+
+    Notes
+    -----
+    The TOST equivalence interval (Schuirmann 1987) as SPARC states it (Tullos, Graham, Jordan
+    & Patel 2021, section III-B: H01: r >= 1 + delta, H02: r <= 1 - delta).
+    """
+    if isinstance(margin, (tuple, list)):
+        if len(margin) != 2 or any(isinstance(b, (bool, str, bytes)) for b in margin):
+            raise InputError(f"margin must be a delta in (0, 1) or two bounds (low, high) with "
+                             f"0 < low < 1 < high, got {margin!r}")
+        try:
+            low, high = float(margin[0]), float(margin[1])
+        except (TypeError, ValueError):
+            raise InputError(f"margin bounds must be numbers, got {margin!r}") from None
+        if not 0.0 < low < 1.0 < high < math.inf:
+            raise InputError(f"margin bounds must satisfy 0 < low < 1 < high, got {margin!r}")
+        return (low, high), (math.log(low), math.log(high))
+    delta = check_unit_interval(margin, "margin (the equivalence margin delta)")
+    return (1.0 - delta, 1.0 + delta), (math.log1p(-delta), math.log1p(delta))
+
+
+def _sparc_iv(margin, alpha, adjust, scale):
+    """The equivalence bounds and alpha; an `InputError` for a bad value, correction or scale."""
+    bounds, log_bounds = equivalence_bounds(margin)
     alpha = check_unit_interval(alpha, "alpha")
     check_choice(adjust, "adjust", CORRECTIONS)
-    return margin, alpha
+    check_choice(scale, "scale", SCALES)
+    return bounds, log_bounds, alpha
 
 
 def _paired_design(table, baseline, candidates, keys, variant, value, pair, higher, unit):
@@ -180,7 +225,7 @@ def _paired_design(table, baseline, candidates, keys, variant, value, pair, high
     pairing counts and warnings (one pairing pass per candidate, every benchmark at once)."""
     from fastperf.data.samples import check_positive, check_single_unit, paired_variant_samples
 
-    ratios, medians_x, medians_y, counts, keys_parts, warnings = [], [], [], [], [], []
+    ratios, logs, medians_x, medians_y, counts, keys_parts, warnings = [], [], [], [], [], [], []
     for name in candidates:
         pairs = paired_variant_samples(table, baseline=baseline, candidate=name, by=keys,
                                        variant=variant, value=value, run=pair)
@@ -189,6 +234,7 @@ def _paired_design(table, baseline, candidates, keys, variant, value, pair, high
         check_positive(pairs.candidate, pairs.keys, f"candidate {name!r}")
         num, den = (pairs.candidate, pairs.baseline) if higher else (pairs.baseline, pairs.candidate)
         ratios.append(Samples(num.values / den.values, num.offsets))
+        logs.append(Samples(log_ratios(num.values, den.values), num.offsets))
         medians_x.append(sample_medians(pairs.baseline))
         medians_y.append(sample_medians(pairs.candidate))
         counts.append({"n_unmatched": pairs.n_unmatched, "n_dropped": pairs.n_dropped,
@@ -205,32 +251,42 @@ def _paired_design(table, baseline, candidates, keys, variant, value, pair, high
         if dropped:
             warnings.append(f"{dropped} pair(s) with a null/NaN value dropped (see n_dropped)")
     columns = {k: np.concatenate([c[k] for c in counts]) for k in counts[0]}
-    return (keys_parts, concat_samples(ratios), np.concatenate(medians_x), np.concatenate(medians_y),
-            columns, warnings)
+    return (keys_parts, concat_samples(ratios), concat_samples(logs), np.concatenate(medians_x),
+            np.concatenate(medians_y), columns, warnings)
 
 
-def _sparc_paired(ratios: Samples, margin: float, method: str):
-    """The three signed-rank tests of the ratios: against 1 (two-sided), 1 + delta (less),
-    1 - delta (greater)."""
+def _sparc_paired(ratios: Samples, logs: Samples, bounds, log_bounds, scale: str, method: str):
+    """The three signed-rank tests of the ratios: against 1 (two-sided), the upper bound
+    (less), the lower bound (greater); on the logs (`logs`, against 0 and the bounds' logs)
+    when `scale` is "log"."""
+    if scale == "log":
+        values = logs.values
+        centres = (0.0, log_bounds[1], log_bounds[0])
+    else:
+        values = ratios.values
+        centres = (1.0, bounds[1], bounds[0])
+
     def shifted(centre):
-        return Samples(ratios.values - centre, ratios.offsets)
+        return Samples(values - centre, ratios.offsets)
 
-    p_diff, z_diff, t_plus, method_diff, n_zero = signed_rank_tests(shifted(1.0), "two-sided", method)
-    p_up, z_up, _, method_up, _ = signed_rank_tests(shifted(1.0 + margin), "less", method)
-    p_low, z_low, _, method_low, _ = signed_rank_tests(shifted(1.0 - margin), "greater", method)
+    p_diff, z_diff, t_plus, method_diff, n_zero = signed_rank_tests(shifted(centres[0]),
+                                                                    "two-sided", method)
+    p_up, z_up, _, method_up, _ = signed_rank_tests(shifted(centres[1]), "less", method)
+    p_low, z_low, _, method_low, _ = signed_rank_tests(shifted(centres[2]), "greater", method)
     return (p_diff, z_diff, p_up, z_up, p_low, z_low, t_plus,
             joined_methods(method_diff, method_up, method_low), n_zero)
 
 
-def _sparc_unpaired(num: Samples, den: Samples, margin: float, method: str):
+def _sparc_unpaired(num: Samples, den: Samples, log_bounds, method: str):
     """The three rank-sum tests of the logs: numerator against denominator (two-sided), and
-    against the denominator shifted by log(1 + delta) (less) and log(1 - delta) (greater)."""
+    against the denominator shifted by log(high) (less) and log(low) (greater); ranks do not
+    depend on the scale."""
     from fastperf.engine.ranks import log_values
 
     a, b = log_values(num, "numerator"), log_values(den, "denominator")
     p_diff, z_diff, u, method_diff = rank_sum_tests(a, b, 0.0, "two-sided", method)
-    p_up, z_up, _, method_up = rank_sum_tests(a, b, math.log1p(margin), "less", method)
-    p_low, z_low, _, method_low = rank_sum_tests(a, b, math.log1p(-margin), "greater", method)
+    p_up, z_up, _, method_up = rank_sum_tests(a, b, log_bounds[1], "less", method)
+    p_low, z_low, _, method_low = rank_sum_tests(a, b, log_bounds[0], "greater", method)
     return (p_diff, z_diff, p_up, z_up, p_low, z_low, u,
             joined_methods(method_diff, method_up, method_low))
 
@@ -273,16 +329,23 @@ def _conclusions(reject_diff, reject_eq, tested) -> np.ndarray:
     return out
 
 
-def _overall_tests(ratio_median, relevant, comparison, candidates, method: str, level: float):
+def _overall_tests(ratio_median, log_median, relevant, comparison, candidates, method: str,
+                   level: float, scale: str):
     """Per candidate, the two-sided signed-rank test of the relevant benchmarks' median ratios
-    against 1 (SPARC section III-C: the others are excluded), exact where cheap."""
+    against 1 (their logs `log_median` against 0 on the log scale; SPARC section III-C: the
+    others are excluded), exact where cheap; the centre is their median (on the log scale,
+    exp of the median log)."""
     n_comparisons = len(candidates)
     counts = np.bincount(comparison[relevant], minlength=n_comparisons)
     offsets = np.zeros(n_comparisons + 1, dtype=np.int64)
     np.cumsum(counts, out=offsets[1:])
-    medians = Samples(ratio_median[relevant] - 1.0, offsets)
+    if scale == "log":
+        medians = Samples(log_median[relevant], offsets)
+        centre = np.exp(sample_medians(medians))
+    else:
+        medians = Samples(ratio_median[relevant] - 1.0, offsets)
+        centre = sample_medians(Samples(ratio_median[relevant], offsets))
     p, z, t_plus, method_used, n_zero = signed_rank_tests(medians, "two-sided", method)
-    centre = sample_medians(Samples(ratio_median[relevant], offsets))
     nonzero = (counts - n_zero).astype(float)
     faster = t_plus > nonzero * (nonzero + 1) / 4  # T+ above its null mean: ratios above 1
     with np.errstate(invalid="ignore"):
@@ -314,7 +377,7 @@ def sparc(
     variant: str = "variant",
     value: str = "value",
     pair: str | None = "run",
-    margin: float = 0.05,
+    margin: float | tuple[float, float] = 0.05,
     alpha: float = 0.05,
     adjust: str = "bonferroni",
     method: str = "auto",
@@ -322,6 +385,7 @@ def sparc(
     higher_is_better: bool = False,
     min_runs: int = 5,
     unit: str | None = "unit",
+    scale: str = "log",
 ) -> SparcResult:
     """SPARC relevance testing of every benchmark: relevant difference, trivial difference,
     equivalence or indeterminate (Tullos, Graham, Jordan & Patel 2021, Table I).
@@ -330,9 +394,15 @@ def sparc(
     `higher_is_better`), so that r > 1 means the candidate is better:
 
     - paired runs (`pair` names the column matching them): r_i = x_i / y_i per run, and
-      Wilcoxon signed-rank tests of the r_i: the difference test, two-sided, against 1; the
-      equivalence test (TOST), two one-sided tests rejecting H01: r >= 1 + delta (the r_i - (1 +
-      delta) tend to be negative) and H02: r <= 1 - delta;
+      Wilcoxon signed-rank tests of the log r_i (``scale="log"``, the default): the
+      difference test, two-sided, against log 1 = 0; the equivalence test (TOST), two
+      one-sided tests rejecting H01: r >= 1 + delta (the log r_i - log(1 + delta) tend to be
+      negative) and H02: r <= 1 - delta. ``scale="ratio"`` tests r_i - 1, r_i - (1 + delta) and
+      r_i - (1 - delta) instead, the paper's arithmetic: under no change r - 1 is right-skewed
+      (a run twice as fast gives +1, twice as slow -0.5), so the signed-rank test, which
+      assumes differences symmetric about their centre, rejects a true null too often (type I
+      error up to 23% at a nominal 5% with timer ties; see docs/relevance.md); log r is
+      symmetric whenever the two variants' noise is the same;
     - unpaired runs (``pair=None``): Mann-Whitney rank-sum tests on the logs: log x against log
       y for the difference, and against log y + log(1 +/- delta) for the two equivalence nulls.
 
@@ -355,8 +425,9 @@ def sparc(
     pair : str or None
         The column matching a baseline run with a candidate run (runs on one side only are
         excluded and counted; null pairs dropped); None for independent runs.
-    margin : float
-        delta in (0, 1): the equivalence interval of the ratio is [1 - delta, 1 + delta].
+    margin : float or (float, float)
+        delta in (0, 1): the equivalence interval of the ratio is [1 - delta, 1 + delta]; or
+        the bounds (low, high) themselves, 0 < low < 1 < high.
     alpha : float
         The family's level.
     adjust : {"bonferroni", "holm", "none"}
@@ -375,6 +446,12 @@ def sparc(
         which an exact one-sided test can reach p < 0.05.
     unit : str or None
         When the table has this column, each benchmark's values must share one unit.
+    scale : {"log", "ratio"}
+        The scale of the paired tests and of the overall test: "log" (default) tests the logs
+        of the ratios (and of the relevant benchmarks' median ratios) against 0 and the logs of
+        the equivalence bounds; "ratio" tests r - 1, r - (1 +/- delta) as the paper does (its
+        figures reproduce with it). Unpaired rank-sum tests are the same on both scales
+        (ranks do not change under the log).
 
     Returns
     -------
@@ -382,8 +459,11 @@ def sparc(
         ``.benchmarks``: keys, then paired: ``n`` (pairs), ``n_zero`` (ratios exactly 1),
         ``n_unmatched``, ``n_dropped``, ``n_duplicated``; unpaired: ``n`` (the smaller side),
         ``n_baseline``, ``n_candidate``, ``n_dropped_baseline``, ``n_dropped_candidate``; then
-        ``median_baseline``, ``median_candidate``, ``ratio_median`` (paired: the median of the
-        r_i; unpaired: the ratio of the medians), ``statistic`` (T+ of r_i - 1; unpaired: U of
+        ``median_baseline``, ``median_candidate``, ``ratio_median`` (paired: exp of the median
+        log r_i on the log scale, which is the median r_i for an odd n and the geometric mean of
+        the two middle ones for an even n; with ``scale="ratio"`` the median of the
+        r_i; unpaired: the ratio of the medians), ``statistic`` (T+ of log r_i, or of r_i - 1
+        on the ratio scale; unpaired: U of
         the ratio's numerator), ``pvalue_difference``, ``z_difference`` (> 0: ratio above 1),
         ``pvalue_upper``, ``z_upper`` (H01), ``pvalue_lower``, ``z_lower`` (H02; the z's are
         oriented towards equivalence and NaN where the test was exact),
@@ -393,7 +473,7 @@ def sparc(
     Raises
     ------
     InputError
-        A margin or alpha outside (0, 1), an unknown correction or method, a missing or
+        A margin or alpha outside (0, 1), an unknown correction, scale or method, a missing or
         repeated variant, a bad `min_runs`, a key column named like an output column, a missing
         `pair` column, non-positive values or mixed units.
 
@@ -405,9 +485,11 @@ def sparc(
     correction (eq. 1), the family of m = 2 (benchmarks tested) + (overall tests) and its
     uncorrected family-wise error 1 - (1 - alpha)^m (eq. 2), Bonferroni's alpha / m, the TOST
     equivalence test (Schuirmann 1987) and Table I's four conclusions. Holm's step-down is
-    Holm (1979), Scand. J. Statist. 6, 65-70.
+    Holm (1979), Scand. J. Statist. 6, 65-70. The signed-rank test assumes differences
+    symmetric about their centre (Wilcoxon 1945; Hollander, Wolfe & Chicken 2014, ch. 3.1),
+    which log ratios satisfy under no change and r - 1 does not: hence ``scale="log"``.
     """
-    margin, alpha = _sparc_iv(margin, alpha, adjust)
+    bounds, log_bounds, alpha = _sparc_iv(margin, alpha, adjust, scale)
     candidates = ([candidate] if isinstance(candidate, str) or candidate is None
                   else list(candidate))
     min_runs = check_comparison("sparc", baseline, candidates, method, by, min_runs,
@@ -418,21 +500,28 @@ def sparc(
         require_columns(table, [pair], hint="pass pair=None for unpaired (independent) runs")
 
     if pair is not None:
-        keys_parts, ratios, median_x, median_y, counts, warnings = _paired_design(
+        keys_parts, ratios, logs, median_x, median_y, counts, warnings = _paired_design(
             table, baseline, candidates, keys, variant, value, pair, higher_is_better, unit)
         n = ratios.sizes
         p_diff, z_diff, p_up, z_up, p_low, z_low, statistic, method_used, n_zero = \
-            _sparc_paired(ratios, margin, method)
-        ratio_median = sample_medians(ratios)
+            _sparc_paired(ratios, logs, bounds, log_bounds, scale, method)
+        if scale == "log":  # the median on the test's scale: symmetric under swapping the sides
+            log_median = sample_medians(logs)
+            ratio_median = np.exp(log_median)
+        else:
+            ratio_median = sample_medians(ratios)
+            log_median = None
         count_columns = {"n": n, "n_zero": n_zero, **counts}
     else:
         keys_parts, num, den, median_x, median_y, count_columns, warnings = _unpaired_design(
             table, baseline, candidates, keys, variant, value, higher_is_better, unit)
         n = count_columns["n"]
         p_diff, z_diff, p_up, z_up, p_low, z_low, statistic, method_used = \
-            _sparc_unpaired(num, den, margin, method)
+            _sparc_unpaired(num, den, log_bounds, method)
+        num_median, den_median = (median_y, median_x) if higher_is_better else (median_x, median_y)
         with np.errstate(invalid="ignore", divide="ignore"):
-            ratio_median = median_y / median_x if higher_is_better else median_x / median_y
+            ratio_median = num_median / den_median
+        log_median = log_ratios(num_median, den_median)
 
     n_benchmarks = [len(k) for k in keys_parts]
     comparison = np.repeat(np.arange(len(candidates)), n_benchmarks)
@@ -458,13 +547,13 @@ def sparc(
 
     overall_table = None
     if overall:
-        overall_table = _overall_tests(ratio_median, conclusion == CONCLUSIONS[0],
-                                       comparison, candidates, method, per_test)
+        overall_table = _overall_tests(ratio_median, log_median, conclusion == CONCLUSIONS[0],
+                                       comparison, candidates, method, per_test, scale)
     summary = {
         "function": "sparc", "design": "paired" if pair is not None else "unpaired",
         "pair": pair, "baseline": baseline, "candidates": candidates,
         "ratio": ratio_name(higher_is_better), "higher_is_better": higher_is_better,
-        "margin": margin, "equivalence_bounds": (1.0 - margin, 1.0 + margin), "alpha": alpha,
+        "scale": scale, "margin": margin, "equivalence_bounds": bounds, "alpha": alpha,
         "adjust": adjust, "method": method, "tests": m, "alpha_corrected": per_test,
         "fwer_uncorrected": float(1.0 - (1.0 - alpha) ** m),
         "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
