@@ -1,5 +1,6 @@
 """`describe` against a slow per-group reference built on numpy and scipy (tests/naive.py)."""
 import json
+import math
 
 import numpy as np
 import pyarrow as pa
@@ -67,9 +68,13 @@ def test_status_and_dropped_counts():
     assert status["a"].startswith("no values")
     assert status["b"].startswith("1 value")
     assert "median interval" in status["c"]
-    assert status["d"] == "ok"  # a constant sample is fine: sd 0, degenerate intervals
+    # a constant sample: sd 0 and no interval (a zero-width one is no confidence interval)
+    assert status["d"] == "constant sample: every value equal, no interval"
     d = r.groups.filter(pa.compute.equal(r.groups.column("benchmark"), "d")).to_pylist()[0]
-    assert d["sd"] == 0 and d["ci_mean_low"] == d["ci_mean_high"] == 1.0
+    assert d["sd"] == 0 and d["mean"] == d["median"] == d["min"] == d["max"] == 1.0
+    for column in ("ci_mean_low", "ci_mean_high", "ci_median_low", "ci_median_high",
+                   "ci_median_confidence"):
+        assert math.isnan(d[column]), column
     assert r.groups.column("n_dropped").to_pylist() == [3, 0, 0, 0]
     assert r.summary["dropped"] == 3 and r.summary["rows"] == 4
     assert any("dropped" in w for w in r.warnings)

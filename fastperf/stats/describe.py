@@ -95,7 +95,9 @@ def describe(
         ``ci_mean_*``: Student t interval, mean +/- t[(1+c)/2; n-1] sd / sqrt(n) (seed 000).
         ``ci_median_*``: order statistics x_(j+1), x_(n-j), the narrowest pair symmetric in rank
         with exact binomial coverage >= `confidence`; ``ci_median_confidence`` is that
-        coverage. ``status`` is "ok" or says which figures a small group lacks.
+        coverage. ``status`` is "ok" or says which figures a group lacks: a small group, or a
+        "constant sample" (n >= 2 equal values: sd 0, and NaN intervals, since a zero-width
+        interval would state a certainty that the sample cannot give).
     """
     from fastperf.kernels.descriptive import order_statistics
     from fastperf.kernels.moments import sample_moments
@@ -124,28 +126,35 @@ def describe(
         cv = np.where(mean != 0, sd / mean, np.nan)
 
     n_min = median_interval_minimum_size(confidence)
+    constant = (n >= 2) & (stats[:, 0] == stats[:, 2])
     status = np.select(
-        [n == 0, n == 1, lower == 0],
+        [n == 0, n == 1, constant, lower == 0],
         [
             "no values (all missing)",
             "1 value: no sd or intervals",
+            "constant sample: every value equal, no interval",
             f"fewer than {n_min} values: no {confidence:.4g} median interval",
         ],
         default="ok",
     )
+    # a constant sample has sd 0: its Student interval would have width 0 whatever n and the
+    # confidence, a statement about the spread's estimate, not a confidence interval
+    no_interval = np.where(constant, np.nan, 1.0)
     columns = {
         "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "min": stats[:, 0],
         "median": stats[:, 1], "max": stats[:, 2], "cv": cv,
-        "ci_mean_low": mean - halfwidth, "ci_mean_high": mean + halfwidth,
-        "ci_median_low": stats[:, 3], "ci_median_high": stats[:, 4],
-        "ci_median_confidence": coverage, "status": status,
+        "ci_mean_low": (mean - halfwidth) * no_interval,
+        "ci_mean_high": (mean + halfwidth) * no_interval,
+        "ci_median_low": stats[:, 3] * no_interval, "ci_median_high": stats[:, 4] * no_interval,
+        "ci_median_confidence": coverage * no_interval, "status": status,
     }
     out = keyed_table(groups.keys, columns)
 
     warnings = dropped_warnings(n_dropped)
     not_ok = int((status != "ok").sum())
     if not_ok:
-        warnings.append(f"{not_ok} group(s) too small for some statistics (see status)")
+        warnings.append(f"{not_ok} group(s) too small or constant for some statistics (see "
+                        "status)")
     summary = {
         "function": "describe", "input_rows": table.num_rows, "values": int(n.sum()),
         "dropped": int(n_dropped.sum()), "confidence": confidence,
