@@ -55,6 +55,17 @@ def _optional_column(text: str) -> str | None:
     return None if text.lower() == "none" else text
 
 
+def _optional_number(text: str) -> float | str | None:
+    """``none`` -> None, a number -> float; anything else is passed on as given, for the
+    function's own check to refuse with a one-line reason (exit status 2)."""
+    if text.lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
 def _add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
     p.add_argument("files", nargs=files, metavar="FILE",
                    help="measurement files: Parquet, CSV, Arrow IPC, or benchmark-tool results "
@@ -130,6 +141,10 @@ def _parser() -> argparse.ArgumentParser:
     pl.add_argument("--baseline", default=None, metavar="VARIANT")
     pl.add_argument("--candidate", default=None, metavar="VARIANT")
     pl.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    pl.add_argument("--assurance", type=_optional_number, default=0.8, metavar="GAMMA|none",
+                    help="probability that a follow-up of runs_needed fresh runs reaches the "
+                         "precision (default 0.8); 'none' for the plug-in plan, which takes the "
+                         "pilot's sd as the truth")
     _add_output_arguments(pl)
 
     an = sub.add_parser("anova", help="one-way analysis of variance of a factor, per group")
@@ -315,8 +330,8 @@ def _plan(args) -> None:
     from fastperf.protocols.planning import plan_runs
 
     result = plan_runs(_read(args), target=args.target, precision=args.precision,
-                       confidence=args.confidence, baseline=args.baseline,
-                       candidate=args.candidate)
+                       confidence=args.confidence, assurance=args.assurance,
+                       baseline=args.baseline, candidate=args.candidate)
     _write(result, args.format, args.output)
 
 

@@ -356,12 +356,28 @@ def t_coefficients_over_n(confidence, start, stop):
     return n, sps.t.ppf((1 + confidence) / 2, n - 1) / np.sqrt(n)
 
 
-def runs_needed_by_search(scale, bound, confidence, strict=False, n_max=2_000_000):
-    """Every N from 2 up: the first with t(p, N) * scale / sqrt(N) <= bound (< if strict)."""
+@functools.lru_cache(maxsize=None)
+def f_quantiles_over_n(assurance, pilot_runs, start, stop):
+    """F_gamma(N - 1, m - 1) for every N in [start, stop), with scipy.stats.f.ppf (gamma the
+    assurance, m the pilot's runs)."""
+    n = np.arange(start, stop, dtype=float)
+    return sps.f.ppf(assurance, n - 1, pilot_runs - 1)
+
+
+def runs_needed_by_search(scale, bound, confidence, strict=False, n_max=2_000_000,
+                          pilot_runs=None, assurance=None):
+    """Every N from 2 up: the first with t(p, N) * scale / sqrt(N) <= bound (< if strict).
+
+    With a pilot of `pilot_runs` runs and an `assurance` gamma, the scale is multiplied by
+    sqrt(F_gamma(N - 1, pilot_runs - 1)) (Harris, Horvitz & Mood 1948): the first N with
+    t(p, N) * scale * sqrt(F_gamma(N - 1, m - 1)) / sqrt(N) <= bound. No monotonicity in N is
+    assumed: every N is tried in turn."""
     start, block = 2, 1024
     while start <= n_max:
         n, g = t_coefficients_over_n(confidence, start, start + block)
         hw = g * scale
+        if assurance is not None:
+            hw = hw * np.sqrt(f_quantiles_over_n(assurance, int(pilot_runs), start, start + block))
         ok = hw < bound if strict else hw <= bound
         if ok.any():
             return int(n[np.argmax(ok)])
@@ -620,3 +636,67 @@ def benchstat_reference(old, new, alpha=BENCHSTAT_ALPHA, confidence=BENCHSTAT_CO
         "p": p, "method": method, "delta": benchstat_format_delta(p, alpha, med_old, med_new),
         "test": benchstat_test_string(p, len(old), len(new)), "change": not p > alpha,
     }
+
+
+# ================================================================================== bootstrap
+
+
+def linear_quantile_extended(values, p):
+    """``np.quantile(values, p)`` (linear, type 7), extended to infinite values by the limit of
+    the interpolation a + (b - a) g: the lower value when g == 0 or both are equal, the
+    infinite end otherwise (NaN between -inf and +inf), where numpy's arithmetic gives NaN."""
+    s = np.sort(np.asarray(values, dtype=float))
+    h = (s.size - 1) * p
+    k = min(int(math.floor(h)), s.size - 1)
+    g = h - k
+    a = s[k]
+    b = s[min(k + 1, s.size - 1)]
+    if np.isfinite(a) and np.isfinite(b):
+        return float(np.quantile(s, p))
+    if g == 0 or a == b:
+        return float(a)
+    if a == -np.inf:
+        return -np.inf if b != np.inf else np.nan
+    return float(b)
+
+
+def studentized_interval(x, y, statistic, resamples, confidence):
+    """The bootstrap-t interval (Efron & Tibshirani 1993, ch. 12.5), one resample at a time.
+
+    `resamples` lists the index arrays ``(ix, iy)`` of each resample (iy None for one sample).
+    phi is the mean, the difference of means or the log of the ratio of means; se the plug-in
+    standard error s/sqrt(n), sqrt(s_x^2/n + s_y^2/m) or the delta-method
+    sqrt(s_x^2/(n xbar^2) + s_y^2/(m ybar^2)), s the sd with ddof 1, taken as exactly 0 when a
+    sample's values are all equal. t*_b = (phi*_b - phi_hat) / se*_b; with se*_b = 0: 0 when
+    phi*_b == phi_hat, else +-inf. Returns (low, high, t*) with the interval
+    [phi_hat - t*_(1-a) se_hat, phi_hat - t*_(a) se_hat], a = (1 - confidence) / 2,
+    exponentiated for the ratio.
+    """
+    def var(a):
+        return 0.0 if np.ptp(a) == 0 else float(np.var(a, ddof=1))
+
+    def phi_se(a, b):
+        if statistic == "mean":
+            return np.mean(a), math.sqrt(var(a) / a.size)
+        if statistic == "mean_diff":
+            return np.mean(a) - np.mean(b), math.sqrt(var(a) / a.size + var(b) / b.size)
+        ma, mb = np.mean(a), np.mean(b)
+        return (math.log(ma / mb),
+                math.sqrt(var(a) / (a.size * ma ** 2) + var(b) / (b.size * mb ** 2)))
+
+    x = np.asarray(x, dtype=float)
+    y = None if y is None else np.asarray(y, dtype=float)
+    phi_hat, se_hat = phi_se(x, y)
+    t = []
+    for ix, iy in resamples:
+        phi, se = phi_se(x[ix], None if y is None else y[iy])
+        if se == 0:
+            t.append(0.0 if phi == phi_hat else math.copysign(math.inf, phi - phi_hat))
+        else:
+            t.append((phi - phi_hat) / se)
+    alpha = (1 - confidence) / 2
+    t_low, t_high = linear_quantile_extended(t, alpha), linear_quantile_extended(t, 1 - alpha)
+    low, high = phi_hat - t_high * se_hat, phi_hat - t_low * se_hat
+    if statistic == "mean_ratio":
+        low, high = math.exp(low), math.exp(high)
+    return low, high, np.array(t)

@@ -7,6 +7,13 @@ the smallest number of runs N whose interval is narrow enough (`plan_runs`, per 
 two systems, the smallest N after which their intervals stop overlapping (his Tables 2-4: run
 until the 95% intervals of the two processors are disjoint).
 
+Taking the pilot's sd s as the truth (the plug-in plan) reaches the precision only about half the
+time or less: s is below sigma more often than not, and the follow-up's own sd varies too. By
+default `plan_runs` plans with an assurance gamma instead (Harris, Horvitz & Mood 1948; Kupper &
+Hafner 1989): the follow-up's ``S^2 / s^2 ~ F(N - 1, m - 1)``, so N is the smallest with
+``t(p, N)^2 s^2 F_gamma(N - 1, m - 1) / N <= H^2``, and the follow-up of N fresh runs reaches the
+half-width H with probability >= gamma. The separation table stays Pakhomov's plug-in procedure.
+
 Every search is exact in the Student coefficient (no normal approximation) and vectorised over
 all groups at once: the normal bound ``N > (z s / h)^2`` (``t > z``) starts it, then whole arrays
 step up and bisect; no Python loop over groups.
@@ -20,7 +27,8 @@ import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import ArrayLike
 
-from fastperf.data.validation import check_choice, check_confidence, check_key_clash
+from fastperf.data.validation import (check_choice, check_confidence, check_key_clash,
+                                      check_unit_interval)
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings
 from fastperf.io.read import load_table
@@ -38,7 +46,7 @@ MAX_RUNS = float(2**53)
 
 GROUP_COLUMNS = [
     "n", "n_dropped", "mean", "sd", "halfwidth", "relative_halfwidth", "target_halfwidth",
-    "runs_needed", "runs_more", "status",
+    "runs_needed", "runs_more", "assurance", "status",
 ]
 SEPARATION_COLUMNS = [
     "n_baseline", "n_candidate", "mean_baseline", "mean_candidate", "sd_baseline",
@@ -123,32 +131,77 @@ def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | 
 
 
 def _smallest_runs(scale: np.ndarray, bound: np.ndarray, confidence: float, *,
-                   strict: bool) -> np.ndarray:
-    """Smallest N >= 2 with ``t(p, N) * scale / sqrt(N) <= bound`` (``<`` when `strict`).
+                   strict: bool, pilot_runs: np.ndarray | None = None,
+                   assurance: float | None = None) -> np.ndarray:
+    """Smallest N >= 2 with ``t(p, N) * scale * sqrt(f(N)) / sqrt(N) <= bound`` (``<`` if strict).
 
-    For arrays of ``scale > 0`` and finite ``bound > 0``. Returns float64 run counts, NaN where
-    the answer exceeds `MAX_RUNS`. ``g(N) = t(p, N) / sqrt(N)`` is decreasing, and
-    ``t(p, N) > z`` gives the lower bound ``N > (z * scale / bound)^2``; from there an upper
-    bound is found by doubling and the answer by bisection, on whole arrays (each round
-    evaluates only the groups still open).
+    For arrays of ``scale > 0`` and finite ``bound > 0``; ``f(N) = 1`` (the plug-in plan), or
+    with an `assurance` gamma ``f(N) = F_gamma(N - 1, m - 1)``, the gamma quantile of Fisher's F
+    with m the group's `pilot_runs` (Harris, Horvitz & Mood 1948: ``scale * sqrt(f(N))`` is an
+    upper prediction bound, at level gamma, of the sd of N fresh runs). Returns float64 run
+    counts, NaN where the answer exceeds `MAX_RUNS`.
+
+    ``t(p, N) > z`` and ``f(N) >= f_min`` give the lower bound ``N > f_min (z scale / bound)^2``;
+    from there an upper bound is found by doubling and the answer by bisection, on whole arrays
+    (each round evaluates only the groups still open).
+
+    The plug-in ``t(p, N) / sqrt(N)`` decreases (f_min = 1); ``g(N) = t(p, N)^2 F_gamma(N - 1,
+    m - 1) / N`` need not. It was evaluated (scipy's stdtrit and fdtri) at every N = 2 .. 20,000
+    (but 1999 .. 2001, see below) and on a log grid up to 2**53, for m from 2 to 1e7, p from
+    0.001 to 1 - 1e-12 and gamma from 1e-300 to 1 - 1e-12. For gamma >= 0.45 it decreased
+    everywhere. Below, it can rise at small N (up to N = 3 at gamma = 0.3, 15 at 1e-3, 83 at
+    1e-15: a 2-run sd is erratic enough to be tiny more often than a 3-run one), but it always
+    rose first and then only fell (unimodal; only gamma = 1e-300, where the F quantile itself is
+    inaccurate, broke that). fdtri has one bad spot on the way: dfn = 2000 with dfd above ~1e8
+    (a pilot of 1e8 runs). So the search tests N = 2 first: if that fails, ``g(N) > g(2)`` on
+    the rising part, so "the bound holds at N" is false, ..., false, true, ..., true over
+    N >= 3 and bisection finds the first true. f_min is ``min(F_gamma(1, m - 1), (m - 1) /
+    chi2_{1 - gamma}(m - 1))``, the two ends of F_gamma in its first degrees of freedom
+    (F_gamma never went below both on the grid); the lower bound is checked, not trusted: where
+    the bound already holds at ``lo - 1`` the search restarts from N = 3.
     """
-    from scipy.special import ndtri
+    from scipy.special import chdtri, fdtri, ndtri
+
+    if assurance is None:
+        f_min = f_limit = np.ones(scale.shape)
+
+        def f(runs: np.ndarray, where: np.ndarray) -> np.ndarray | float:
+            return 1.0
+    else:
+        df = np.asarray(pilot_runs, dtype=np.float64) - 1.0
+        f_limit = df / chdtri(df, assurance)  # F_gamma(inf, m - 1)
+        f_min = np.minimum(fdtri(1.0, df, assurance), f_limit)
+
+        def f(runs: np.ndarray, where: np.ndarray) -> np.ndarray | float:
+            return fdtri(runs - 1.0, df[where], assurance)
 
     def holds(runs: np.ndarray, where: np.ndarray) -> np.ndarray:
-        h = student_halfwidth(runs, scale[where], confidence)
+        h = student_halfwidth(runs, scale[where] * np.sqrt(f(runs, where)), confidence)
         return h < bound[where] if strict else h <= bound[where]
 
     z = float(ndtri(0.5 + confidence / 2.0))
     with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        ratio = (z * scale / bound) ** 2
+        ratio = (z * scale / bound) ** 2 * f_min
     result = np.full(scale.shape, np.nan)
     # a safe lower bound (the factor absorbs the rounding of ratio); t ~ z (1 + (z^2+1)/(4N))
     # puts the answer near ratio + (z^2 + 1) / 2, the first upper bound tried
     lo = np.maximum(2.0, np.floor(ratio * (1.0 - 1e-9)))
     searchable = lo <= MAX_RUNS  # False for inf / NaN ratios too
+    if assurance is not None:  # N = 2 first, then a checked lower bound >= 3 (see above)
+        at_two = np.flatnonzero(searchable)
+        at_two = at_two[holds(np.full(at_two.size, 2.0), at_two)]
+        result[at_two] = 2.0
+        searchable[at_two] = False
+        lo = np.maximum(lo, 3.0)
+        check = np.flatnonzero(searchable & (lo > 3.0))
+        lo[check[holds(lo[check] - 1.0, check)]] = 3.0
     where = np.flatnonzero(searchable)
     lo = lo[where]
-    hi = np.minimum(np.maximum(lo, np.ceil(ratio[where] + (z * z + 1.0) / 2.0) + 1.0), MAX_RUNS)
+    # the first upper bound tried: F at lo, or its limit where F grows in N (gamma < 0.5)
+    f_guess = np.maximum(f_limit[where], f(lo - 1.0, where))
+    with np.errstate(over="ignore"):
+        guess = (z * scale[where] / bound[where]) ** 2 * f_guess
+    hi = np.minimum(np.maximum(lo, np.ceil(guess + (z * z + 1.0) / 2.0) + 1.0), MAX_RUNS)
     open_ = np.arange(where.size)
     while open_.size:  # grow hi until the bound holds there; lo moves past every failure
         failed = open_[~holds(hi[open_], where[open_])]
@@ -175,16 +228,17 @@ class PlanResult(GroupResult):
     groups : pyarrow.Table
         One row per (keys, variant) group, keys first (grouper's order), then ``n``,
         ``n_dropped``, ``mean``, ``sd``, ``halfwidth``, ``relative_halfwidth``,
-        ``target_halfwidth``, ``runs_needed``, ``runs_more``, ``status``.
+        ``target_halfwidth``, ``runs_needed``, ``runs_more``, ``assurance``, ``status``.
     separation : pyarrow.Table or None
         One row per benchmark when two variants are compared: the keys, then ``n_baseline``,
         ``n_candidate``, ``mean_*``, ``sd_*``, ``halfwidth_*``, ``separated_now``,
         ``runs_to_separate``, ``runs_more_baseline``, ``runs_more_candidate``, ``status``.
     summary : dict
         ``groups``, ``values``, ``dropped``, ``target``, ``precision``, ``confidence``,
-        ``groups_enough``, ``runs_needed_total``, ``runs_more_total``,
-        ``runs_needed_max``; with a separation table also ``baseline``, ``candidate``,
-        ``benchmarks``, ``separated_now``, ``separation_not_ok``, ``runs_to_separate_max``.
+        ``assurance`` (the level asked for; None for the plug-in plan), ``groups_enough``,
+        ``runs_needed_total``, ``runs_more_total``, ``runs_needed_max``; with a separation
+        table also ``baseline``, ``candidate``, ``benchmarks``, ``separated_now``,
+        ``separation_not_ok``, ``runs_to_separate_max``.
     warnings : list of str
     """
 
@@ -216,8 +270,14 @@ class PlanResult(GroupResult):
                 f"confidence {self.summary['confidence']:g})")
 
 
-def _plan_iv(target: str, precision: float, confidence: float) -> tuple[str, float, float]:
+def _plan_iv(target: str, precision: float, confidence: float,
+             assurance: float | None) -> tuple[str, float, float, float | None]:
     check_choice(target, "target", PLAN_TARGETS)
+    if assurance is not None:
+        try:
+            assurance = check_unit_interval(assurance, "assurance")
+        except InputError as exc:
+            raise InputError(f"{exc} (or None for the plug-in plan)") from None
     try:
         precision = float(precision)
     except (TypeError, ValueError):
@@ -225,7 +285,20 @@ def _plan_iv(target: str, precision: float, confidence: float) -> tuple[str, flo
     if not (np.isfinite(precision) and precision > 0):
         unit = "a fraction of the mean" if target == "relative_halfwidth" else "the value's unit"
         raise InputError(f"precision must be a finite number > 0 ({unit}), got {precision}")
-    return target, precision, check_confidence(confidence)
+    return target, precision, check_confidence(confidence), assurance
+
+
+def _assurance_reached(runs: np.ndarray, pilot_runs: np.ndarray, sd: np.ndarray,
+                       bound: np.ndarray, confidence: float) -> np.ndarray:
+    """P(t(p, N) S / sqrt(N) <= bound) for a follow-up of N fresh runs, its ``S^2 / sd^2`` taken
+    as F(N - 1, m - 1) (m = `pilot_runs`): ``fdtr(N - 1, m - 1, bound^2 N / (t(p, N) sd)^2)``.
+    NaN where N is NaN or sd is 0 (the F ratio is then 0 / 0)."""
+    from scipy.special import fdtr
+
+    with np.errstate(divide="ignore", invalid="ignore"):
+        x = (bound / student_halfwidth(runs, sd, confidence)) ** 2
+        out = fdtr(runs - 1.0, pilot_runs - 1.0, x)
+    return np.where(np.isfinite(x), out, np.nan)
 
 
 def _with_keys(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
@@ -323,6 +396,7 @@ def plan_runs(
     target: str = "relative_halfwidth",
     precision: float = 0.01,
     confidence: float = 0.95,
+    assurance: float | None = 0.8,
     baseline: Any = None,
     candidate: Any = None,
     unit: str | None = "unit",
@@ -330,9 +404,11 @@ def plan_runs(
     """How many runs each group needs for a precise mean, and to tell two variants apart.
 
     Pakhomov (seed 004): the mean of n runs lies within ``t(p, n) * sd / sqrt(n)`` of the
-    true value with confidence p (`student_coefficients`). The observed mean and sd of each
-    group are taken as the truth, and the Student coefficient is iterated exactly (it depends
-    on N), never replaced by the normal quantile.
+    true value with confidence p (`student_coefficients`). Each group's runs are a pilot of m
+    runs with sd s; the number of runs N is planned so that a follow-up of N fresh runs reaches
+    the target half-width H with probability `assurance` (Harris, Horvitz & Mood 1948), or,
+    with ``assurance=None``, taking s as the truth (Pakhomov's plug-in plan). The Student
+    coefficient is iterated exactly (it depends on N), never replaced by the normal quantile.
 
     Parameters
     ----------
@@ -351,6 +427,12 @@ def plan_runs(
         The largest acceptable half-width (> 0): ``precision * |mean|`` or ``precision``.
     confidence : float
         Confidence level p of every interval, in (0, 1).
+    assurance : float or None
+        The probability gamma, in (0, 1), that the follow-up's interval reaches the precision
+        (default 0.8): ``runs_needed`` is the smallest N >= 2 with
+        ``t(p, N)^2 s^2 F_gamma(N - 1, m - 1) / N <= H^2``. None: the plug-in plan, the smallest
+        N with ``t(p, N) s / sqrt(N) <= H``, which follow-ups reach only about half the time or
+        less. The separation table is the plug-in procedure either way.
     unit : str or None
         When the table has this column, groups are also split by unit (it joins the benchmark
         keys, so separation compares the two variants within a unit). None to ignore it.
@@ -365,19 +447,24 @@ def plan_runs(
     PlanResult
         ``.groups``: per (keys, variant) group ``n``, ``n_dropped``, ``mean``, ``sd`` (ddof=1),
         ``halfwidth = t(p, n) sd / sqrt(n)``, ``relative_halfwidth = halfwidth / |mean|``,
-        ``target_halfwidth``, ``runs_needed`` (smallest N >= 2 with
-        ``t(p, N) sd / sqrt(N) <= target_halfwidth``; -1 where undefined), ``runs_more =
-        max(0, runs_needed - n)`` (-1 where undefined) and ``status``: "ok", "no values (all
-        missing)", "1 value: no sd", "mean is 0: no relative precision", "zero spread"
-        (runs_needed 2: the interval is 0 at any N, but an sd of 0 estimated from few runs
-        deserves distrust) or "needs more than 2**53 runs".
+        ``target_halfwidth`` (H), ``runs_needed`` (smallest N >= 2 with
+        ``t(p, N)^2 sd^2 F_gamma(N - 1, n - 1) / N <= H^2``, or with ``assurance=None``
+        ``t(p, N) sd / sqrt(N) <= H``; -1 where undefined), ``runs_more = max(0, runs_needed -
+        n)`` (-1 where undefined), ``assurance``: the probability that N fresh runs give
+        ``t(p, N) S / sqrt(N) <= H``, ``fdtr(N - 1, n - 1, H^2 N / (t(p, N) sd)^2)`` (at
+        least `assurance` by construction; with ``assurance=None`` the plug-in plan's own,
+        often below 0.5; NaN where there is no plan and for zero spread) and ``status``: "ok",
+        "no values (all missing)", "1 value: no sd", "mean is 0: no relative precision", "zero
+        spread" (runs_needed 2: the interval is 0 at any N, but an sd of 0 estimated from few
+        runs deserves distrust) or "needs more than 2**53 runs".
 
         ``.separation`` (None without two variants): per benchmark, the two variants' ``n``,
         ``mean``, ``sd`` and current ``halfwidth``; ``separated_now`` (the intervals at each
         variant's own n are disjoint: ``halfwidth_baseline + halfwidth_candidate < |m1 - m2|``;
         null when a variant has < 2 values); ``runs_to_separate``, the smallest N >= 2 with
         ``t(p, N) (s1 + s2) / sqrt(N) < |m1 - m2|`` (the same N for both variants, Pakhomov's
-        procedure; inf with status "equal means", NaN where a variant has < 2 values, 2 with
+        plug-in procedure, whatever `assurance`: the observed means and sds are taken as the
+        truth; inf with status "equal means", NaN where a variant has < 2 values, 2 with
         status "zero spread" when both sds are 0); ``runs_more_* = max(0, runs_to_separate -
         n_*)``; ``status``: "ok", "no 'B' values", "1 'B' value: no sd" (B the variant at
         fault), "equal means", "zero spread" or "needs more than 2**53 runs".
@@ -385,20 +472,31 @@ def plan_runs(
     Raises
     ------
     InputError
-        Unknown `target`, `precision` <= 0, `confidence` outside (0, 1), a missing column, a
-        baseline/candidate not in the table, only one of them given, or infinite values.
+        Unknown `target`, `precision` <= 0, `confidence` or `assurance` outside (0, 1), a
+        missing column, a baseline/candidate not in the table, only one of them given, or
+        infinite values.
 
     Notes
     -----
     Pakhomov (seed 004): the interval mean +/- t(p, n) s / sqrt(n) with the Student coefficient
     of his Table 1, and the procedure of his Tables 2-4 (run until the two systems' intervals
-    no longer overlap). The search for the smallest N starts from the normal bound
-    N > (z s / h)^2 and is exact in t(p, N).
+    no longer overlap), which takes the observed means and sds as the truth.
+
+    The assurance plan is the tolerance-probability sample size of Harris, Horvitz & Mood
+    (1948), "On the determination of sample sizes in designing experiments", JASA 43, 391-402
+    (see also Kupper & Hafner 1989, "How appropriate are popular sample size formulas?", Am.
+    Statist. 43, 101-105): for normal runs, the sd S of N fresh runs and the pilot's s (m runs)
+    are independent with ``S^2 / s^2 ~ (sigma^2 chi2_{N-1} / (N - 1)) / (sigma^2 chi2_{m-1} /
+    (m - 1)) = F(N - 1, m - 1)``, so ``s sqrt(F_gamma(N - 1, m - 1))`` bounds S with probability
+    gamma and N is the smallest whose interval with that sd is within H. The probability is over
+    both the pilot and the follow-up; a follow-up that reuses the pilot's runs (``runs_more``)
+    is not independent of s, and the figure is then an approximation. The search for the
+    smallest N starts from the normal bound N > F_min (z s / H)^2 and is exact in t(p, N) and F.
     """
     from fastperf.kernels.moments import sample_moments
     from fastperf.data.samples import group_samples
 
-    target, precision, confidence = _plan_iv(target, precision, confidence)
+    target, precision, confidence, assurance = _plan_iv(target, precision, confidence, assurance)
     data = load_table(data)
     keys = key_list(by)
     if unit is not None and unit in data.column_names and unit not in keys:
@@ -428,22 +526,26 @@ def plan_runs(
     runs = np.full(n.shape, np.nan)
     runs[status == "zero spread"] = 2.0
     search = np.flatnonzero(status == "ok")
-    runs[search] = _smallest_runs(sd[search], bound[search], confidence, strict=False)
+    runs[search] = _smallest_runs(sd[search], bound[search], confidence, strict=False,
+                                  pilot_runs=n[search], assurance=assurance)
     status = np.where((status == "ok") & np.isnan(runs), _TOO_MANY, status)
+    reached = np.full(n.shape, np.nan)
+    reached[search] = _assurance_reached(runs[search], n[search], sd[search], bound[search],
+                                         confidence)
     runs_needed = np.where(np.isnan(runs), -1, runs).astype(np.int64)
     runs_more = np.where(runs_needed >= 0, np.maximum(runs_needed - n, 0), -1)
 
     table = _with_keys(group_keys, {
         "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "halfwidth": halfwidth,
         "relative_halfwidth": relative, "target_halfwidth": bound, "runs_needed": runs_needed,
-        "runs_more": runs_more, "status": status,
+        "runs_more": runs_more, "assurance": reached, "status": status,
     })
     planned = runs_needed >= 0
     not_ok = int((status != "ok").sum())
     summary: dict[str, Any] = {
         "groups": int(n.shape[0]), "values": int(n.sum()), "dropped": int(n_dropped.sum()),
         "target": target, "precision": precision, "confidence": confidence,
-        "groups_enough": int((planned & (runs_more == 0)).sum()),
+        "assurance": assurance, "groups_enough": int((planned & (runs_more == 0)).sum()),
         "runs_needed_total": int(runs_needed[planned].sum()),
         "runs_more_total": int(runs_more[planned].sum()),
         "runs_needed_max": int(runs_needed[planned].max()) if planned.any() else None,

@@ -7,6 +7,7 @@ Mann-Whitney rank-sum): one engine call per hypothesis for all benchmarks.
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -14,7 +15,7 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.validation import (
-    check_choice, check_key_clash, check_variants, check_whole_number,
+    check_choice, check_key_clash, check_unit_interval, check_variants, check_whole_number,
 )
 from fastperf.errors import InputError
 from fastperf.io.tables import key_list
@@ -22,7 +23,7 @@ from fastperf.results.render import format_cell
 
 __all__ = [
     "RANK_METHODS", "SCALES", "not_tested_warnings", "check_comparison", "concat_samples",
-    "sample_medians", "log_ratios",
+    "sample_medians", "log_ratios", "equivalence_bounds",
     "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
 ]
 
@@ -129,6 +130,48 @@ def concat_samples(parts: list[Samples]) -> Samples:
     offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
     np.cumsum(sizes, out=offsets[1:])
     return Samples(values, offsets)
+
+
+def equivalence_bounds(margin: Any) -> tuple[tuple[float, float], tuple[float, float]]:
+    """The equivalence interval of the ratio, and its logs, from a margin.
+
+    Parameters
+    ----------
+    margin : float or (float, float)
+        delta in (0, 1), for the interval [1 - delta, 1 + delta]; or the interval's bounds
+        (low, high) themselves, 0 < low < 1 < high (an asymmetric margin, e.g. the mirror
+        image (1 / (1 + delta), 1 / (1 - delta)) of delta's interval when the variants swap).
+
+    Returns
+    -------
+    bounds : (float, float)
+        (low, high) on the ratio scale.
+    log_bounds : (float, float)
+        (log low, log high); ``log1p(-delta)``, ``log1p(delta)`` for a delta.
+
+    Raises
+    ------
+    InputError
+        A delta outside (0, 1), or bounds that are not two numbers with 0 < low < 1 < high.
+
+    Notes
+    -----
+    The TOST equivalence interval (Schuirmann 1987) as SPARC states it (Tullos, Graham, Jordan
+    & Patel 2021, section III-B: H01: r >= 1 + delta, H02: r <= 1 - delta).
+    """
+    if isinstance(margin, (tuple, list)):
+        if len(margin) != 2 or any(isinstance(b, (bool, str, bytes)) for b in margin):
+            raise InputError(f"margin must be a delta in (0, 1) or two bounds (low, high) with "
+                             f"0 < low < 1 < high, got {margin!r}")
+        try:
+            low, high = float(margin[0]), float(margin[1])
+        except (TypeError, ValueError):
+            raise InputError(f"margin bounds must be numbers, got {margin!r}") from None
+        if not 0.0 < low < 1.0 < high < math.inf:
+            raise InputError(f"margin bounds must satisfy 0 < low < 1 < high, got {margin!r}")
+        return (low, high), (math.log(low), math.log(high))
+    delta = check_unit_interval(margin, "margin (the equivalence margin delta)")
+    return (1.0 - delta, 1.0 + delta), (math.log1p(-delta), math.log1p(delta))
 
 
 def log_ratios(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:

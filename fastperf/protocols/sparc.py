@@ -22,19 +22,18 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.validation import check_choice, check_unit_interval
-from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list, require_columns
 from fastperf.protocols.relevance_common import (
-    SCALES, not_tested_warnings, check_comparison, concat_samples, joined_methods, log_ratios,
-    rank_sum_tests, ratio_name,
+    SCALES, not_tested_warnings, check_comparison, concat_samples, equivalence_bounds,
+    joined_methods, log_ratios, rank_sum_tests, ratio_name,
     row_names, sample_medians, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.render import render_text
 
 __all__ = ["sparc", "SparcResult", "CONCLUSIONS", "CORRECTIONS", "SCALES", "SPARC_COLUMNS",
-           "SPARC_TEXT_COLUMNS", "equivalence_bounds"]
+           "SPARC_TEXT_COLUMNS"]
 
 #: SPARC's four conclusions (Table I), in the order (reject difference?, reject equivalence?) =
 #: (yes, no), (yes, yes), (no, yes), (no, no).
@@ -167,48 +166,6 @@ class SparcResult(BenchmarkResult):
         A rendering: no formula.
         """
         return "```\n" + self.header() + "\n```\n\n" + super().to_markdown()
-
-
-def equivalence_bounds(margin: Any) -> tuple[tuple[float, float], tuple[float, float]]:
-    """The equivalence interval of the ratio, and its logs, from a margin.
-
-    Parameters
-    ----------
-    margin : float or (float, float)
-        delta in (0, 1), for the interval [1 - delta, 1 + delta]; or the interval's bounds
-        (low, high) themselves, 0 < low < 1 < high (an asymmetric margin, e.g. the mirror
-        image (1 / (1 + delta), 1 / (1 - delta)) of delta's interval when the variants swap).
-
-    Returns
-    -------
-    bounds : (float, float)
-        (low, high) on the ratio scale.
-    log_bounds : (float, float)
-        (log low, log high); ``log1p(-delta)``, ``log1p(delta)`` for a delta.
-
-    Raises
-    ------
-    InputError
-        A delta outside (0, 1), or bounds that are not two numbers with 0 < low < 1 < high.
-
-    Notes
-    -----
-    The TOST equivalence interval (Schuirmann 1987) as SPARC states it (Tullos, Graham, Jordan
-    & Patel 2021, section III-B: H01: r >= 1 + delta, H02: r <= 1 - delta).
-    """
-    if isinstance(margin, (tuple, list)):
-        if len(margin) != 2 or any(isinstance(b, (bool, str, bytes)) for b in margin):
-            raise InputError(f"margin must be a delta in (0, 1) or two bounds (low, high) with "
-                             f"0 < low < 1 < high, got {margin!r}")
-        try:
-            low, high = float(margin[0]), float(margin[1])
-        except (TypeError, ValueError):
-            raise InputError(f"margin bounds must be numbers, got {margin!r}") from None
-        if not 0.0 < low < 1.0 < high < math.inf:
-            raise InputError(f"margin bounds must satisfy 0 < low < 1 < high, got {margin!r}")
-        return (low, high), (math.log(low), math.log(high))
-    delta = check_unit_interval(margin, "margin (the equivalence margin delta)")
-    return (1.0 - delta, 1.0 + delta), (math.log1p(-delta), math.log1p(delta))
 
 
 def _sparc_iv(margin, alpha, adjust, scale):
