@@ -329,7 +329,7 @@ def test_proportion_intervals():
                (ci.low <= 0.3) & (0.3 <= ci.high), False)
 
 
-def pytest_sessionfinish_table() -> str:
+def markdown_table() -> str:
     lines = ["| method | noise | n | measure | nominal | observed | MC SE | exact | verdict |",
              "|---|---|---|---|---|---|---|---|---|"]
     for method, shape, n, what, nominal, observed, se, exact, verdict in ROWS:
@@ -341,6 +341,6 @@ def pytest_sessionfinish_table() -> str:
 @pytest.fixture(scope="module", autouse=True)
 def write_table():
     yield
-    text = pytest_sessionfinish_table()
+    text = markdown_table()
     TABLE.write_text(f"Replicates per cell: {REPLICATES}\n\n" + text)
     print("\n" + text)
