@@ -15,13 +15,17 @@ from numba import njit, prange
 from fastperf.kernels.builds import group_kernel
 from fastperf.kernels.order_statistics import select, sorted_copy
 from fastperf.kernels.random import draw_indices, fill_indices, resample_key, sample_key
+from fastperf.kernels.studentized import (
+    PIVOT_DIFF, PIVOT_LOG_RATIO, PIVOT_MEAN, pivot, pivot_standard_error,
+)
 
 #: Statistic codes (the API maps names to these).
 MEAN, MEDIAN, QUANTILE, MEAN_RATIO, MEDIAN_RATIO, MEAN_DIFF, MEDIAN_DIFF, HODGES_LEHMANN = range(8)
 #: Method codes.
-PERCENTILE, BASIC, BCA = range(3)
+PERCENTILE, BASIC, BCA, STUDENTIZED = range(4)
 #: Status codes (the API maps them to messages).
-OK, EMPTY, NAN_INPUT, TOO_FEW_BCA, DEGENERATE, NONFINITE, BCA_UNDEFINED = range(7)
+(OK, EMPTY, NAN_INPUT, TOO_FEW_BCA, DEGENERATE, NONFINITE, BCA_UNDEFINED, TOO_FEW_STUDENTIZED,
+ NOT_POSITIVE, STUDENTIZED_UNDEFINED) = range(10)
 
 
 @njit(cache=True)
@@ -44,8 +48,19 @@ def _ratio(a, b):
 
 @njit(cache=True)
 def _lerp(a, b, t):
-    """numpy's ``_lerp`` (used by ``np.quantile``'s linear method)."""
+    """numpy's ``_lerp`` (used by ``np.quantile``'s linear method), a <= b, t in [0, 1).
+
+    With an infinite end (the studentized method's t* of a zero-standard-error resample) the
+    limit of a + (b - a) t: a when t == 0 or a == b, else the infinite end (NaN for -inf, +inf),
+    where numpy's arithmetic would give NaN.
+    """
     d = b - a
+    if not (d - d == 0.0):  # an infinite end: the values are never NaN here
+        if t == 0.0 or a == b:
+            return a
+        if a == -np.inf:
+            return a if b != np.inf else np.nan
+        return b
     if t >= 0.5:
         return b - d * (1.0 - t)
     return a + d * t
@@ -352,7 +367,8 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
     q : float
         The probability of `QUANTILE`.
     method : int
-        `PERCENTILE`, `BASIC` or `BCA`.
+        `PERCENTILE`, `BASIC`, `BCA` or `STUDENTIZED` (for `MEAN`, `MEAN_DIFF` and `MEAN_RATIO`
+        only; another statistic gets the status `STUDENTIZED_UNDEFINED`).
     alpha : float
         (1 - confidence) / 2.
     z_alpha : float
@@ -366,7 +382,7 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
     keep : bool
         Whether to store the bootstrap distributions.
     distribution : numpy.ndarray
-        (samples, B), written when `keep`.
+        (samples, B), written when `keep`: the statistics theta* (also for `STUDENTIZED`).
 
     Returns
     -------
@@ -378,7 +394,12 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
     Notes
     -----
     Efron & Tibshirani (1993), "An Introduction to the Bootstrap", ch. 13-14 (percentile, basic
-    and BCa intervals); Efron (1987) for BCa; the arithmetic as ``scipy.stats.bootstrap``.
+    and BCa intervals); Efron (1987) for BCa; the arithmetic as ``scipy.stats.bootstrap``. The
+    studentized interval (Efron & Tibshirani 1993, ch. 12.5; Davison & Hinkley 1997, eq. 5.7;
+    second-order accurate, Hall 1988, Ann. Statist. 16, 927-953) is
+    [phi_hat - t*_(1-alpha) se_hat, phi_hat - t*_(alpha) se_hat] with t*_b = (phi*_b - phi_hat) /
+    se*_b (`fastperf.kernels.studentized.pivot`: t* = 0 or +-inf when se*_b = 0), the quantiles
+    by `quantile_in_place`; phi = log theta for `MEAN_RATIO`, the interval exponentiated back.
     """
     size = xo.shape[0] - 1
     B = n_resamples
@@ -418,6 +439,23 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         if method == BCA and (n < 2 or (two and m < 2)):
             status[i] = TOO_FEW_BCA
             continue
+        student = method == STUDENTIZED
+        kind = PIVOT_MEAN if stat == MEAN else (PIVOT_DIFF if stat == MEAN_DIFF else PIVOT_LOG_RATIO)
+        se_hat = 0.0
+        if student:
+            if not (stat == MEAN or stat == MEAN_DIFF or stat == MEAN_RATIO):
+                status[i] = STUDENTIZED_UNDEFINED
+                continue
+            if n < 2 or (two and m < 2):
+                status[i] = TOO_FEW_STUDENTIZED
+                continue
+            se_hat = pivot_standard_error(kind, x, n, y, m)
+            if not (se_hat == se_hat):
+                status[i] = NOT_POSITIVE
+                continue
+        phi_hat = math.log(theta_hat) if student and kind == PIVOT_LOG_RATIO else theta_hat
+        tstar = np.empty(B if student else 0)
+        positive = True
         theta = np.empty(B)
         finite = True
         # median-type statistics: count how often each value of the sorted sample is drawn,
@@ -449,6 +487,12 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
                 for j in range(m):
                     by[j] = y[iy[j]]
                 t = statistic(stat, bx, n, by, m, q, work)
+                if student:  # the mean-type statistics leave bx, by in place
+                    se_b = pivot_standard_error(kind, bx, n, by, m)
+                    if not (se_b == se_b and t > 0.0) and kind == PIVOT_LOG_RATIO:
+                        positive = False  # a resample mean <= 0: no log scale
+                    phi = math.log(t) if kind == PIVOT_LOG_RATIO and t > 0.0 else t
+                    tstar[b] = pivot(phi, phi_hat, se_b)
             theta[b] = t
             if not (t - t == 0.0):
                 finite = False
@@ -457,6 +501,9 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
                 distribution[i, b] = theta[b]
         if not finite or not (theta_hat - theta_hat == 0.0):
             status[i] = NONFINITE
+            continue
+        if not positive:
+            status[i] = NOT_POSITIVE
             continue
         # standard error (ddof = 1), range and the BCa count, in one pass each
         mean = 0.0
@@ -484,6 +531,17 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
             continue
         p1 = alpha
         p2 = 1.0 - alpha
+        if student:
+            t1, k1 = quantile_in_place(tstar, B, p1, 0)
+            t2, _ = quantile_in_place(tstar, B, p2, k1)
+            if not (t1 == t1 and t2 == t2):
+                status[i] = STUDENTIZED_UNDEFINED
+                continue
+            lo_phi = phi_hat - t2 * se_hat
+            hi_phi = phi_hat - t1 * se_hat
+            low[i] = math.exp(lo_phi) if kind == PIVOT_LOG_RATIO else lo_phi
+            high[i] = math.exp(hi_phi) if kind == PIVOT_LOG_RATIO else hi_phi
+            continue
         if method == BCA:
             z0 = z_of_count[count]
             a = accel[i]

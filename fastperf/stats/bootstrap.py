@@ -1,15 +1,19 @@
-"""Bootstrap confidence intervals, batched: percentile, basic and BCa, for named statistics.
+"""Bootstrap confidence intervals, batched: percentile, basic, BCa and studentized, for named
+statistics, with a note where the sample is too small for the method's coverage.
 
 `bootstrap` works on arrays (samples along `axis`, one interval per sample of the batch, scipy's
 definitions: ``scipy.stats.bootstrap``) and on measurement tables (one interval per benchmark for
 two-sample statistics, baseline against candidate; one per (benchmark, variant) group for
 one-sample statistics). The resampling runs in one compiled kernel
 (``fastperf.kernels.bootstrap``) on the counter-based generator of ``fastperf.kernels.random``:
-the same seed gives the same intervals whatever the number of threads. See docs/resampling.md.
+the same seed gives the same intervals whatever the number of threads. `RELIABILITY` holds the
+coverage that bench/validity/bootstrap_coverage.py measured on simulated timings, and a result
+whose smallest sample lies below its method's threshold carries a note (`reliability_note`).
+See docs/resampling.md.
 """
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 
@@ -22,14 +26,17 @@ from fastperf.stats.forms import TableForm, check_array_call
 from fastperf.io.tables import is_measurement_table
 
 __all__ = ["bootstrap", "BootstrapResult", "ConfidenceInterval", "ONE_SAMPLE", "TWO_SAMPLE",
-           "METHODS"]
+           "METHODS", "STUDENTIZED", "Reliability", "RELIABILITY", "COVERAGE_SIZES",
+           "COVERAGE_TARGET", "DESCRIBE_COVERAGE", "reliability_note"]
 
 
 #: Named statistics and their kernel codes (see fastperf.kernels.bootstrap).
 ONE_SAMPLE = {"mean": 0, "median": 1, "quantile": 2}
 TWO_SAMPLE = {"mean_ratio": 3, "median_ratio": 4, "mean_diff": 5, "median_diff": 6,
               "hodges_lehmann": 7}
-METHODS = {"percentile": 0, "basic": 1, "bca": 2}
+METHODS = {"percentile": 0, "basic": 1, "bca": 2, "studentized": 3}
+#: The statistics the studentized method accepts (those with a plug-in standard error).
+STUDENTIZED = ("mean", "mean_diff", "mean_ratio")
 
 _STATUS = np.array([
     "ok",
@@ -39,7 +46,142 @@ _STATUS = np.array([
     "degenerate bootstrap distribution",
     "non-finite statistic (e.g. a zero denominator)",
     "BCa interval undefined (the estimate lies outside the bootstrap distribution)",
+    "fewer than 2 values in a sample (the studentized interval needs 2 for a standard error)",
+    "non-positive mean (studentized mean_ratio works on the log scale)",
+    "studentized interval undefined (the t* quantile falls between -inf and +inf)",
 ])
+
+
+class Reliability(NamedTuple):
+    """The measured coverage of one (statistic, method): see `RELIABILITY`.
+
+    Attributes
+    ----------
+    threshold : int or None
+        The smallest n of `COVERAGE_SIZES` from which (there and at every larger size studied)
+        the coverage was at least `COVERAGE_TARGET` on every simulated noise shape, up to the
+        Monte Carlo error (not more than 2 standard errors, 0.38 points, below it); None when
+        it fell short at the largest size studied.
+    coverage : tuple of float
+        The coverage on the worst noise shape at each of `COVERAGE_SIZES`.
+    """
+
+    threshold: int | None
+    coverage: tuple[float, ...]
+
+
+#: The sample sizes (runs per sample) of the coverage study.
+COVERAGE_SIZES = (5, 10, 20, 30, 50, 100)
+#: Coverage counted as reliable: within 1 point of the nominal 95 % (a measurement within 2
+#: Monte Carlo standard errors below it passes: see `Reliability`).
+COVERAGE_TARGET = 0.94
+
+#: Coverage of nominal 95 % intervals on simulated timings, per (statistic, method), as
+#: ``python bench/validity/bootstrap_coverage.py`` prints it (16,000 replicates x 999
+#: resamples per cell; Monte Carlo standard error 0.17 points near 95 %): the four noise shapes of
+#: `fastperf.simulate` (lognormal, bimodal, heavy_tail, quantised) with sigma in (0.02, 0.08);
+#: two-sample statistics compare samples of the same distribution (true ratio 1, difference
+#: 0). Statistics not listed (quantile, hodges_lehmann) were not studied and get no note. The
+#: intervals: Efron & Tibshirani (1993), "An Introduction to the Bootstrap", ch. 12-14; their
+#: coverage by simulation, as Davison & Hinkley (1997), "Bootstrap Methods and their
+#: Application", ch. 5, compare the interval methods empirically.
+RELIABILITY: dict[tuple[str, str], Reliability] = {
+    ('mean', 'percentile'): Reliability(100, (0.812, 0.893, 0.918, 0.927, 0.936, 0.940)),
+    ('mean', 'basic'): Reliability(100, (0.792, 0.873, 0.911, 0.926, 0.936, 0.941)),
+    ('mean', 'bca'): Reliability(None, (0.824, 0.886, 0.911, 0.919, 0.928, 0.934)),
+    ('mean', 'studentized'): Reliability(10, (0.921, 0.941, 0.941, 0.938, 0.941, 0.941)),
+    ('median', 'percentile'): Reliability(20, (0.936, 0.934, 0.938, 0.941, 0.944, 0.943)),
+    ('median', 'basic'): Reliability(None, (0.732, 0.801, 0.810, 0.836, 0.862, 0.878)),
+    ('median', 'bca'): Reliability(20, (0.936, 0.934, 0.939, 0.941, 0.944, 0.944)),
+    ('mean_ratio', 'percentile'): Reliability(50, (0.874, 0.916, 0.934, 0.936, 0.939, 0.943)),
+    ('mean_ratio', 'basic'): Reliability(50, (0.865, 0.908, 0.929, 0.936, 0.941, 0.943)),
+    ('mean_ratio', 'bca'): Reliability(None, (0.865, 0.904, 0.923, 0.926, 0.928, 0.935)),
+    ('mean_ratio', 'studentized'): Reliability(5, (0.953, 0.946, 0.944, 0.941, 0.937, 0.940)),
+    ('median_ratio', 'percentile'): Reliability(5, (0.968, 0.962, 0.965, 0.962, 0.960, 0.960)),
+    ('median_ratio', 'basic'): Reliability(None, (0.794, 0.804, 0.752, 0.769, 0.808, 0.866)),
+    ('median_ratio', 'bca'): Reliability(5, (0.960, 0.947, 0.950, 0.949, 0.949, 0.947)),
+    ('mean_diff', 'percentile'): Reliability(50, (0.874, 0.916, 0.934, 0.936, 0.939, 0.943)),
+    ('mean_diff', 'basic'): Reliability(30, (0.877, 0.916, 0.932, 0.937, 0.941, 0.943)),
+    ('mean_diff', 'bca'): Reliability(None, (0.865, 0.904, 0.922, 0.926, 0.928, 0.935)),
+    ('mean_diff', 'studentized'): Reliability(5, (0.952, 0.945, 0.943, 0.941, 0.937, 0.939)),
+    ('median_diff', 'percentile'): Reliability(5, (0.968, 0.962, 0.965, 0.962, 0.960, 0.960)),
+    ('median_diff', 'basic'): Reliability(None, (0.799, 0.833, 0.782, 0.792, 0.821, 0.875)),
+    ('median_diff', 'bca'): Reliability(5, (0.960, 0.948, 0.951, 0.949, 0.948, 0.948)),
+}
+#: The same study's coverage (worst shape, at `COVERAGE_SIZES`) of `fastperf.describe`'s
+#: intervals: the Student interval of the mean (ci_mean_low / ci_mean_high) and the exact
+#: order-statistic interval of the median (ci_median_low / ci_median_high; none at n = 5).
+DESCRIBE_COVERAGE: dict[str, tuple[float, ...]] = {
+    'mean': (0.896, 0.933, 0.943, 0.946, 0.948, 0.948),
+    'median': (0.000, 0.977, 0.959, 0.956, 0.967, 0.963),
+}
+
+#: How the notes name describe's intervals.
+_DESCRIBE = {
+    "mean": "the Student interval of fastperf.describe, ci_mean_low / ci_mean_high",
+    "median": ("the exact, distribution-free order-statistic interval of fastperf.describe, "
+               "ci_median_low / ci_median_high (at least the nominal level for any continuous "
+               "distribution; n >= 6 at 95%)"),
+}
+
+
+def reliability_note(statistic: str, method: str, n: int) -> str:
+    """The note a bootstrap result carries when its smallest sample is below the method's
+    threshold in `RELIABILITY` ("" otherwise, and for statistics not studied).
+
+    Parameters
+    ----------
+    statistic : str
+        A named statistic of `bootstrap`.
+    method : str
+        A method of `bootstrap` (lower case).
+    n : int
+        The smallest sample size of the call (for two samples, the smaller side).
+
+    Returns
+    -------
+    str
+        The method, n, the threshold, the coverage measured at the largest size studied not
+        above n (the smallest size studied when n is below it) and what to use instead; "".
+
+    Notes
+    -----
+    The figures come from the simulation of bench/validity/bootstrap_coverage.py (coverage of
+    the intervals by simulation, as Davison & Hinkley 1997, "Bootstrap Methods and their
+    Application", ch. 5, compare them; Hall 1988, "Theoretical comparison of bootstrap
+    confidence intervals", Ann. Statist. 16, 927-953, for why the studentized interval's
+    coverage error shrinks faster with n).
+    """
+    entry = RELIABILITY.get((statistic, method))
+    if entry is None or n < 1 or (entry.threshold is not None and n >= entry.threshold):
+        return ""
+    i = max([0] + [k for k, size in enumerate(COVERAGE_SIZES) if size <= n])
+    size = COVERAGE_SIZES[i]
+    target = f"{COVERAGE_TARGET:.0%}"
+    if entry.threshold is None:
+        limit = (f"its coverage stays below {target} on some simulated noise shape up to the "
+                 f"largest size studied, n = {COVERAGE_SIZES[-1]}")
+    else:
+        limit = (f"below n = {entry.threshold}, the size from which its coverage reached "
+                 f"{target} on every simulated noise shape")
+    if size == n:
+        where = f"n = {n}"
+    elif size > n:
+        where = f"n = {size} (the smallest size studied)"
+    else:
+        where = f"n = {size} (the largest size studied not above {n})"
+    note = (f"bootstrap method={method!r}, statistic={statistic!r}: the smallest sample has "
+            f"n = {n}, {limit}; measured coverage of nominal 95% intervals at {where}: "
+            f"{entry.coverage[i]:.1%} on the worst shape (docs/resampling.md).")
+    others = [(r.coverage[i], f"method={m!r}") for (st, m), r in RELIABILITY.items()
+              if st == statistic and m != method]
+    if statistic in DESCRIBE_COVERAGE:
+        others.append((DESCRIBE_COVERAGE[statistic][i], _DESCRIBE[statistic]))
+    better = sorted((c, tool) for c, tool in others if c > entry.coverage[i])[::-1]
+    if better:
+        return note + " Better measured there: " + "; ".join(
+            f"{c:.1%} for {tool}" for c, tool in better[:2]) + "."
+    return note + " No interval studied does better at this n: collect more runs."
 
 
 class BootstrapResult:
@@ -54,11 +196,14 @@ class BootstrapResult:
     status : "ok" or why the interval is NaN / degenerate.
     seed : the seed used (drawn when ``seed=None``): pass it back to reproduce the result.
     bootstrap_distribution : (batch..., n_resamples) array, with ``return_distribution=True``;
-        else None.
+        else None. The statistics theta* of the resamples, for every method (the studentized
+        method's pivots t* are not returned).
+    reliability : str, the `reliability_note` when the smallest sample of the batch is below
+        the method's threshold (the measured coverage there and what to use instead), else "".
     """
 
     def __init__(self, estimate, confidence_interval, standard_error, acceleration, status, seed,
-                 bootstrap_distribution=None):
+                 bootstrap_distribution=None, reliability=""):
         self.estimate = estimate
         self.confidence_interval = confidence_interval
         self.standard_error = standard_error
@@ -66,12 +211,13 @@ class BootstrapResult:
         self.status = status
         self.seed = seed
         self.bootstrap_distribution = bootstrap_distribution
+        self.reliability = reliability
 
     def __repr__(self) -> str:
         return (f"BootstrapResult(estimate={self.estimate!r}, "
                 f"confidence_interval={self.confidence_interval!r}, "
                 f"standard_error={self.standard_error!r}, status={self.status!r}, "
-                f"seed={self.seed!r})")
+                f"seed={self.seed!r}, reliability={self.reliability!r})")
 
 
 def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
@@ -81,6 +227,11 @@ def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
     method_key = method.lower() if isinstance(method, str) else method
     if method_key not in METHODS:
         raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
+    if method_key == "studentized" and statistic not in STUDENTIZED:
+        raise InputError(f"statistic={statistic!r} has no method='studentized' (it needs a "
+                         f"plug-in standard error): studentized accepts statistic in "
+                         f"{list(STUDENTIZED)}; for {statistic!r} use method in "
+                         f"{[k for k in METHODS if k != 'studentized']}")
     check_whole_number(n_resamples, "n_resamples", minimum=1)
     confidence = check_unit_interval(confidence, "confidence")
     if statistic == "quantile":
@@ -148,25 +299,46 @@ def bootstrap(
         Ratios are statistic(x) / statistic(y) (baseline over candidate: the speedup for times);
         differences x - y; "hodges_lehmann" is the median of all pairwise differences x_i - y_j;
         "quantile" needs `q` in (0, 1) (numpy's linear interpolation).
-    method : {"percentile", "basic", "bca"}
-        As scipy's (case-insensitive). BCa's acceleration is the jackknife one of scipy's
-        ``_bca_interval`` (for two samples, each sample left out one observation at a time), set
-        to 0 when every jackknife value is equal.
+    method : {"percentile", "basic", "bca", "studentized"}
+        Case-insensitive. "percentile", "basic", "bca" as scipy's; BCa's acceleration is the
+        jackknife one of scipy's ``_bca_interval`` (for two samples, each sample left out one
+        observation at a time), set to 0 when every jackknife value is equal. "studentized"
+        (bootstrap-t; Efron & Tibshirani 1993, ch. 12.5; Davison & Hinkley 1997, eq. 5.7)
+        takes "mean", "mean_diff" and "mean_ratio" only: with t*_b = (theta*_b - theta_hat) /
+        se*_b and the plug-in standard errors s_x / sqrt(n), sqrt(s_x^2 / n + s_y^2 / m), the
+        interval is [theta_hat - t*_(1-a) se_hat, theta_hat - t*_(a) se_hat], a = (1 -
+        confidence) / 2; "mean_ratio" is studentized on the log scale (delta-method se of
+        log(xbar / ybar), positive means needed) and exponentiated back. A resample whose
+        values are all equal has se* = 0: its t* is 0 when theta* = theta_hat, else +-inf
+        (the interval is then unbounded on that side if such resamples reach the quantile).
     n_resamples, confidence : int >= 1, float in (0, 1)
     seed : int, numpy Generator or None
         Key of the counter-based generator; None draws one (reported as ``seed``).
     return_distribution : bool
-        Array form: also return the (batch..., n_resamples) bootstrap statistics.
+        Array form: also return the (batch..., n_resamples) bootstrap statistics theta*.
 
     Returns
     -------
     BootstrapResult (arrays) or BenchmarkResult (table form: keys, sample sizes, ``estimate``,
     ``ci_low``, ``ci_high``, ``standard_error``, ``status``; the seed is in ``summary``).
+    ``standard_error`` is the sd of theta* for every method. When the smallest sample of the
+    call (with data) is below the threshold of `RELIABILITY` for (statistic, method), the
+    result carries `reliability_note`: ``BootstrapResult.reliability``, or a warning and
+    ``summary["reliability"]`` ("" when none).
 
     Problems local to one sample give NaN and a ``status``: an empty sample, NaN in the input
-    (array form), fewer than 2 values for BCa, a non-finite statistic. A degenerate bootstrap
-    distribution (all values equal) gives the interval [estimate, estimate] and the status
-    "degenerate bootstrap distribution".
+    (array form), fewer than 2 values for BCa or studentized, a non-finite statistic, a
+    non-positive mean for studentized "mean_ratio". A degenerate bootstrap distribution (all
+    values equal) gives the interval [estimate, estimate] and the status "degenerate bootstrap
+    distribution".
+
+    References
+    ----------
+    Efron & Tibshirani (1993), "An Introduction to the Bootstrap", Chapman & Hall, ch. 12-14.
+    Efron (1987), "Better bootstrap confidence intervals", J. Amer. Statist. Assoc. 82, 171-185.
+    Davison & Hinkley (1997), "Bootstrap Methods and their Application", Cambridge, ch. 5.
+    Hall (1988), "Theoretical comparison of bootstrap confidence intervals", Ann. Statist. 16,
+    927-953.
     """
     method_code, n_resamples, confidence, seed, q = _bootstrap_iv(
         statistic, method, n_resamples, confidence, seed, q)
@@ -181,13 +353,20 @@ def bootstrap(
                              "(benchmark, variant) group: omit baseline= and candidate=")
         method_name = [k for k, v in METHODS.items() if v == method_code][0]
         form = TWO_SAMPLE_TABLE if two else ONE_SAMPLE_TABLE
-        return form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
-                        value=value,
-                        summary={"statistic": statistic, "method": method_name,
-                                 "confidence": confidence, "n_resamples": n_resamples,
-                                 "seed": seed},
-                        stat=stat, q=q, method_code=method_code, confidence=confidence,
-                        seed=seed, n_resamples=n_resamples)
+        result = form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
+                          value=value,
+                          summary={"statistic": statistic, "method": method_name,
+                                   "confidence": confidence, "n_resamples": n_resamples,
+                                   "seed": seed},
+                          stat=stat, q=q, method_code=method_code, confidence=confidence,
+                          seed=seed, n_resamples=n_resamples)
+        sizes = [result.benchmarks.column(c).to_numpy()
+                 for c in (("n_baseline", "n_candidate") if two else ("n",))]
+        note = reliability_note(statistic, method_name, _smallest(*sizes))
+        result.summary["reliability"] = note
+        if note:
+            result.warnings.insert(0, note)
+        return result
     check_array_call(data, "bootstrap", {"baseline": baseline, "candidate": candidate})
     if isinstance(data, np.ndarray) or not isinstance(data, (tuple, list)) or len(data) not in (1, 2):
         raise InputError("data must be a tuple of one or two arrays (samples along axis), "
@@ -201,12 +380,23 @@ def bootstrap(
         (xs, batch_shape), ys = one_sample(data[0], axis), None
     est, low, high, se, accel, status, dist = _run(
         xs, ys, stat, q, method_code, confidence, seed, n_resamples, return_distribution)
+    method_name = [k for k, v in METHODS.items() if v == method_code][0]
+    note = reliability_note(statistic, method_name,
+                            _smallest(xs.sizes, *([] if ys is None else [ys.sizes])))
     return BootstrapResult(
         shaped(est, batch_shape),
         ConfidenceInterval(shaped(low, batch_shape), shaped(high, batch_shape)),
         shaped(se, batch_shape), shaped(accel, batch_shape), shaped(status, batch_shape), seed,
-        None if dist is None else dist.reshape(batch_shape + (n_resamples,)),
+        None if dist is None else dist.reshape(batch_shape + (n_resamples,)), note,
     )
+
+
+def _smallest(*sizes: np.ndarray) -> int:
+    """The smallest sample size among the samples (pairs) that have values on every side; 0
+    when none has."""
+    smallest = np.minimum.reduce([np.asarray(s, dtype=np.int64) for s in sizes])
+    smallest = smallest[smallest > 0]
+    return int(smallest.min()) if smallest.size else 0
 
 
 def _bootstrap_columns(xs, ys, *, stat, q, method_code, confidence, seed, n_resamples):
