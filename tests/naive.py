@@ -700,3 +700,105 @@ def studentized_interval(x, y, statistic, resamples, confidence):
     if statistic == "mean_ratio":
         low, high = math.exp(low), math.exp(high)
     return low, high, np.array(t)
+
+
+# ================================================================================== Kolmogorov-Smirnov with ties
+
+
+def ks_tied_pvalues_enumerated(x, y):
+    """{alternative: (D, p)} in Fractions for the two-sample KS test conditional on the ties: every
+    one of the C(n1 + n2, n1) assignments of the pooled values (ties and all) to x and y, the
+    ECDFs compared at each distinct pooled value, p = the share of assignments with D >= the
+    observed D."""
+    x, y = np.asarray(x, dtype=float), np.asarray(y, dtype=float)
+    n1, n2 = len(x), len(y)
+    pooled = np.concatenate([x, y])
+    n = n1 + n2
+    distinct = np.unique(pooled)
+    at_or_below = (pooled[:, None] <= distinct[None, :]).astype(np.int64)
+    members = np.zeros((math.comb(n, n1), n), dtype=np.int64)
+    for row, chosen in enumerate(itertools.combinations(range(n), n1)):
+        members[row, list(chosen)] = 1
+    walk = (members @ at_or_below) * n2 - ((1 - members) @ at_or_below) * n1  # n1 n2 (F_x - F_y)
+    d_plus = np.maximum(walk.max(axis=1), 0)
+    d_minus = np.maximum((-walk).max(axis=1), 0)
+    observed = 0  # combinations() lists (0, ..., n1 - 1) first: x as given
+    out = {}
+    for alternative, null in (("greater", d_plus), ("less", d_minus),
+                              ("two-sided", np.maximum(d_plus, d_minus))):
+        count = int(np.sum(null >= null[observed]))
+        out[alternative] = (Fraction(int(null[observed]), n1 * n2), Fraction(count, len(null)))
+    return out
+
+
+def ks_tied_pvalue_counted(x, y, alternative):
+    """The KS p-value conditional on the ties as a Fraction, by counting in Python integers the
+    lattice paths (0, 0) -> (n1, n2) that stay off the boundary |i/n1 - j/n2| >= D (one-sided:
+    i/n1 - j/n2 >= D, or j/n2 - i/n1 >= D) at every end of a tie block of the pooled sorted
+    sample: p = 1 - inside / C(n1 + n2, n1)."""
+    x, y = np.sort(np.asarray(x, dtype=float)), np.sort(np.asarray(y, dtype=float))
+    n1, n2 = len(x), len(y)
+    pooled = np.sort(np.concatenate([x, y]))
+    n = n1 + n2
+    ends = [False] + [bool(pooled[k - 1] != pooled[k]) for k in range(1, n)] + [True]
+    d_plus, d_minus = ecdf_extremes(x, y)
+    d = {"greater": d_plus, "less": d_minus, "two-sided": max(d_plus, d_minus)}[alternative]
+    h = d * n1 * n2
+    inside = [[0] * (n2 + 1) for _ in range(n1 + 1)]
+    inside[0][0] = 1
+    for i in range(n1 + 1):
+        for j in range(n2 + 1):
+            if i == j == 0:
+                continue
+            diff = i * n2 - j * n1
+            reached = {"greater": diff >= h, "less": -diff >= h,
+                       "two-sided": abs(diff) >= h}[alternative]
+            if ends[i + j] and reached:
+                continue
+            inside[i][j] = (inside[i - 1][j] if i else 0) + (inside[i][j - 1] if j else 0)
+    total = math.comb(n, n1)
+    return Fraction(total - inside[n1][n2], total)
+
+
+def leave_one_out_statistics(x, y, statistic, q=0.5):
+    """The jackknife values of a bootstrap statistic by brute force with numpy: the statistic
+    recomputed on every sample with one value left out, x's values first, then y's (two-sample
+    statistics), as the BCa acceleration uses them. Medians and quantiles by np.median /
+    np.quantile (linear), Hodges-Lehmann by np.median of every difference x_a - y_b left."""
+    x = np.asarray(x, dtype=float)
+    y = np.asarray(y, dtype=float)
+    one = {"median": np.median, "quantile": lambda a: np.quantile(a, q), "mean": np.mean}
+
+    def two(a, b):
+        if statistic == "hodges_lehmann":
+            return np.median(np.subtract.outer(a, b).ravel())
+        if statistic == "median_ratio":
+            return np.median(a) / np.median(b)
+        if statistic == "median_diff":
+            return np.median(a) - np.median(b)
+        if statistic == "mean_ratio":
+            return np.mean(a) / np.mean(b)
+        if statistic == "mean_diff":
+            return np.mean(a) - np.mean(b)
+        raise ValueError(statistic)
+
+    if statistic in one:
+        return [one[statistic](np.delete(x, i)) for i in range(x.size)], []
+    return ([two(np.delete(x, i), y) for i in range(x.size)],
+            [two(x, np.delete(y, j)) for j in range(y.size)])
+
+
+def jackknife_acceleration(*values):
+    """BCa acceleration from the leave-one-out values of each sample (scipy's
+    ``_bca_interval``): sum over the samples of sum U^3 / n^3, over 6 (sum of sum U^2 / n^2)
+    ** 1.5, U = (n - 1)(mean - theta_(i)); 0 when every U is 0."""
+    num = den = 0.0
+    for theta in values:
+        theta = np.asarray(theta, dtype=float)
+        if theta.size == 0:
+            continue
+        n = theta.size
+        u = (n - 1) * (theta.mean() - theta)
+        num += (u ** 3).sum() / n ** 3
+        den += (u ** 2).sum() / n ** 2
+    return 0.0 if den == 0 else num / 6.0 / den ** 1.5

@@ -1,7 +1,6 @@
 """2^k r factorial and 2^(k-p) fractional designs: seed 001 (Feitelson) and properties."""
 from __future__ import annotations
 
-import itertools
 
 import numpy as np
 import pyarrow as pa
@@ -10,7 +9,7 @@ from hypothesis import given, settings, strategies as st
 from scipy import stats
 
 from fastperf.errors import InputError
-from fastperf.designs.factorial import factorial
+from fastperf.designs.factorial import NO_REPLICATIONS, factorial
 from fastperf.designs.fractional import LETTERS, fractional_design
 
 
@@ -59,7 +58,9 @@ def test_feitelson_2x2_effects_and_allocation():
     assert [round(100 * s) for s in eff["share"][1:]] == [76, 19, 5]
     g = res.groups.to_pylist()[0]
     assert g["sst"] == pytest.approx(2100) and g["sse"] == 0 and g["r"] == 1
-    assert g["status"] == "ok" and g["design"] == "2^2"
+    # r = 1: effects and shares hold, but no error estimate: a status says why s_e is NaN
+    assert g["status"] == NO_REPLICATIONS and g["design"] == "2^2"
+    assert np.isnan(g["s_e"]) and g["df_error"] == 0
     assert res.sign_table.to_pydict() == {
         "I": [1, 1, 1, 1], "A": [-1, 1, -1, 1], "B": [-1, -1, 1, 1], "AB": [1, -1, -1, 1]}
     assert np.isnan(eff["ci_low"]).all()  # r = 1: no error estimate

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fastperf.data.validation import check_axis
 from fastperf.errors import InputError
 
 __all__ = [
@@ -42,16 +43,36 @@ class Samples:
 
 
 def as_float_array(a, name: str) -> np.ndarray:
+    """`a` as a float64 array, or an `InputError` naming `name`, what was given and what is
+    accepted (numbers: ints, floats, bools; None/NaN as missing). Strings, complex numbers,
+    dates and times are refused, not parsed or truncated."""
+    accepted = "numeric (an array of ints or floats; NaN/None for missing values)"
+    if isinstance(a, (str, bytes)):
+        raise InputError(f"{name} must be {accepted}, got the string {a!r}")
     try:
-        arr = np.asarray(a, dtype=np.float64)
+        raw = np.asarray(a)
     except (TypeError, ValueError) as exc:
-        raise InputError(f"{name} must be numeric: {exc}") from None
+        raise InputError(f"{name} must be {accepted}, in a regular (not ragged) shape: {exc}") from None
+    kind = raw.dtype.kind
+    if kind in "USc" or kind in "mM":
+        what = {"U": "strings", "S": "bytes", "c": "complex numbers", "m": "time deltas",
+                "M": "dates/times"}[kind]
+        example = raw.reshape(-1)[0].item() if raw.size else ""
+        hint = (" (a list of strings is read as measurement files only when they exist)"
+                if kind in "US" else "")
+        raise InputError(f"{name} must be {accepted}, got {what} such as {example!r} "
+                         f"(dtype {raw.dtype}){hint}")
+    try:
+        arr = np.asarray(raw, dtype=np.float64)
+    except (TypeError, ValueError) as exc:
+        raise InputError(f"{name} must be {accepted}: {exc}") from None
     if arr.ndim == 0:
         raise InputError(f"{name} must have at least one dimension, got a scalar")
     return arr
 
 
 def last_axis(arr: np.ndarray, axis: int, name: str) -> np.ndarray:
+    axis = check_axis(axis)
     try:
         return np.moveaxis(arr, axis, -1)
     except np.exceptions.AxisError:

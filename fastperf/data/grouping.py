@@ -21,7 +21,12 @@ from fastperf.errors import InputError
 from fastperf.kernels.builds import read_only
 from fastperf.io.tables import require_columns
 
-__all__ = ["Groups", "group_rows"]
+__all__ = ["Groups", "group_rows", "key_codes", "code_of", "GROUPABLE"]
+
+#: What a key column may hold, for messages: every type Arrow can dictionary-encode.
+GROUPABLE = ("scalar values (strings, binary, integers, floats, decimals, booleans, dates, "
+             "times, timestamps, durations, intervals, nulls; dictionary- or run-end-encoded "
+             "or not), not lists, structs, maps or unions")
 
 
 @dataclass(frozen=True)
@@ -127,7 +132,8 @@ def key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]
     Raises
     ------
     InputError
-        A column type Arrow cannot dictionary-encode.
+        A column type Arrow cannot dictionary-encode (nested types: list, struct, map, union);
+        the message names the column and the types accepted.
 
     Notes
     -----
@@ -138,16 +144,64 @@ def key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]
             column = column.cast(column.type.value_type)
         elif column.num_chunks > 1:
             column = pa.table({"k": column}).unify_dictionaries().column(0)
+    if pa.types.is_run_end_encoded(column.type):
+        column = pc.run_end_decode(column)
     if not pa.types.is_dictionary(column.type):
         try:
             column = pc.dictionary_encode(column, null_encoding="encode")
-        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError) as exc:
-            raise InputError(f"key column {name!r} of type {column.type} cannot be grouped: {exc}")
+        except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+            raise InputError(
+                f"key column {name!r} has type {column.type}, which cannot be grouped: a key "
+                f"column must hold {GROUPABLE}; convert it first (e.g. cast it to string), or "
+                "name other key columns"
+            ) from None
     if column.num_chunks == 0:
         return np.empty(0, dtype=np.int32), pa.array([], column.type.value_type)
     chunks = [c.indices.to_numpy(zero_copy_only=False) for c in column.chunks]
     codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
     return codes.astype(np.int32, copy=False), column.chunk(0).dictionary
+
+
+def code_of(dictionary: pa.Array, name, where: str) -> int:
+    """The code of the value `name` in a key column's `dictionary`, or an `InputError` naming
+    `where` (e.g. "the 'variant' column") and listing the values present.
+
+    Parameters
+    ----------
+    dictionary : pyarrow.Array
+        The distinct values of a key column (from `key_codes`).
+    name : object
+        The value sought, as a Python value (a str, bytes, int, date, ...).
+    where : str
+        The column in words, for the message.
+
+    Returns
+    -------
+    int
+        Its position in `dictionary`.
+
+    Raises
+    ------
+    InputError
+        No value of the column equals `name`.
+
+    Notes
+    -----
+    Matched as Python values, not with an Arrow comparison kernel, so that every key type
+    works (binary, dates, decimals, float16, intervals, ...); a bool matches only a bool.
+    No formula.
+    """
+    present = dictionary.to_pylist()
+    for code, value in enumerate(present):
+        if value is None or isinstance(value, bool) != isinstance(name, (bool, np.bool_)):
+            continue
+        try:
+            if bool(value == name):
+                return code
+        except (TypeError, ValueError):  # an incomparable or ambiguous comparison: no match
+            continue
+    raise InputError(f"variant {name!r} not found; {where} holds "
+                     f"{[v for v in present if v is not None]}")
 
 
 def _combine(left, n_left, right, n_right, always_ids):
@@ -223,4 +277,6 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
     # dictionary-encoded: no string is copied, and regrouping the keys costs no hashing)
     key_columns = [pa.DictionaryArray.from_arrays(pa.array(codes[first_row], pa.int32()), dictionary)
                    for codes, dictionary in codes_of_keys]
+    if not keys:  # no key column: a key table of no columns with one row per group (0 or 1)
+        return Groups(table.select([]).slice(0, first_row.shape[0]), offsets, first_row, order)
     return Groups(pa.table(key_columns, names=keys), offsets, first_row, order)

@@ -16,8 +16,10 @@ import pyarrow.compute as pc
 from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
-from fastperf.io.tables import describe_group, key_list, require_columns, value_column
-from fastperf.data.grouping import Groups, group_rows
+from fastperf.io.tables import (
+    column_name, describe_group, has_column, key_list, require_columns, value_column,
+)
+from fastperf.data.grouping import Groups, code_of, group_rows, key_codes
 
 __all__ = [
     "VariantSamples", "variant_samples", "group_samples", "PairedSamples", "paired_variant_samples",
@@ -186,7 +188,8 @@ def group_weights(table: pa.Table, weights, by: list[str], groups: Groups) -> np
         return np.ones(groups.n_groups)
     if isinstance(weights, str):
         require_columns(table, [weights], hint="weights= names a column of per-benchmark weights")
-        w = group_constant(value_column(table, weights), groups, f"weight column {weights!r}")
+        w = group_constant(value_column(table, weights, "weights"), groups,
+                           f"weight column {weights!r}")
     elif isinstance(weights, Mapping):
         if len(by) != 1:
             raise InputError("a weights mapping needs a single benchmark key column (by=...)")
@@ -248,6 +251,7 @@ def grouped_values(data: Any, keys: list[str], value: str,
     -----
     Data plumbing: no formula.
     """
+    column_name(value, "value")
     table = load_table(data)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
@@ -298,13 +302,10 @@ def variant_takes(groups, keys: list[str], variant: str, names: Sequence[str]) -
     # groups are ordered by the benchmark keys first, so each benchmark's groups are adjacent
     benchmarks = group_rows(groups.keys, keys)
     benchmark_of_group = np.repeat(np.arange(benchmarks.n_groups), benchmarks.sizes)
-    group_variants = groups.keys.column(variant)
-    present = pc.unique(group_variants).to_pylist()
+    codes, dictionary = key_codes(groups.keys.column(variant), variant)
     takes = {}
     for name in dict.fromkeys(names):
-        if name not in present:
-            raise InputError(f"variant {name!r} not found; the {variant!r} column holds {present}")
-        chosen = np.flatnonzero(pc.equal(group_variants, name).to_numpy(zero_copy_only=False))
+        chosen = np.flatnonzero(codes == code_of(dictionary, name, f"the {variant!r} column"))
         take = np.full(benchmarks.n_groups, -1, dtype=np.int64)
         take[benchmark_of_group[chosen]] = chosen
         takes[name] = take
@@ -543,7 +544,7 @@ def check_single_unit(samples: _BenchmarkGroups, unit: str | None) -> None:
     """
     from fastperf.data.grouping import key_codes
 
-    if unit is None or unit not in samples.table.column_names:
+    if not has_column(samples.table, unit):  # a repeated unit column is an error, not ignored
         return
     codes, _ = key_codes(samples.table.column(unit), unit)
     per_row = codes.astype(np.float64)

@@ -151,6 +151,23 @@ def _speedups(value, benchmarks: int) -> np.ndarray:
     return np.broadcast_to(arr, (benchmarks,))
 
 
+def _check_size(benchmarks: int, runs: int, variants: int) -> None:
+    """Refuse, before drawing, a table that cannot fit in memory (`check_budget`).
+
+    Per measurement: 8 bytes of value and 4 each of benchmark, variant, run and unit codes in the
+    table, 8 more for the concatenated values, and per (benchmark, run) about 48 bytes of the
+    draws of one variant in flight (normal draws, the noise factor, the shape's draws).
+    """
+    from fastperf.data.budget import check_budget
+
+    cells = benchmarks * runs
+    needed = cells * variants * (8 + 4 * 4 + 8) + cells * 48 + benchmarks * 64
+    check_budget("simulate", "benchmarks x runs", f"{benchmarks} x {runs}", bytes_needed=needed,
+                 operations=cells * variants * 20,
+                 detail=f"{cells * variants} measurements of {variants} variants",
+                 remedy="reduce benchmarks or runs")
+
+
 def simulate(
     benchmarks: int = 100,
     runs: int = 31,
@@ -251,6 +268,7 @@ def simulate(
         raise _error(f"unit must be one of {list(UNITS)} or None, got {unit!r}")
     if not isinstance(paired, (bool, np.bool_)):
         raise _error(f"paired must be True or False, got {paired!r}")
+    _check_size(n_bench, n_runs, len(names_v))
     try:
         rng = np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:

@@ -15,7 +15,7 @@ from fastperf.errors import InputError
 __all__ = [
     "ALTERNATIVES", "check_choice", "check_alternative", "check_unit_interval",
     "check_confidence", "check_whole_number", "check_seed", "check_key_clash", "check_variants",
-    "check_flag",
+    "check_flag", "check_real", "check_axis", "variant_list",
 ]
 
 #: The `alternative` values of every test, as scipy spells them.
@@ -66,6 +66,119 @@ def check_whole_number(value: Any, name: str, minimum: int = 0, maximum: int | N
         upper = "" if maximum is None else f" and <= {maximum}"
         raise InputError(f"{name} must be >= {minimum}{upper}, got {value}")
     return value
+
+
+def check_real(value: Any, name: str, *, low: float | None = None, high: float | None = None,
+               low_open: bool = False, high_open: bool = False) -> float:
+    """`value` as a finite float in the range given, else an `InputError` naming `name`.
+
+    Parameters
+    ----------
+    value : object
+        The argument; bools, strings and bytes are refused (``"0.95"`` is not a number).
+    name : str
+        The argument's name, for the message.
+    low, high : float or None
+        The bounds (None: unbounded on that side).
+    low_open, high_open : bool
+        Whether the bound itself is excluded.
+
+    Returns
+    -------
+    float
+        The value.
+
+    Raises
+    ------
+    InputError
+        A non-number, NaN, an infinity or a value out of range; the message names `name`, the
+        value given and the range accepted.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    left = "(" if low_open else "["
+    right = ")" if high_open else "]"
+    lower = "-inf" if low is None else f"{low:g}"
+    upper = "inf" if high is None else f"{high:g}"
+    accepted = f"a finite number in {left}{lower}, {upper}{right}"
+    if isinstance(value, (bool, np.bool_, str, bytes)) or not isinstance(value, numbers.Real):
+        raise InputError(f"{name} must be {accepted}, got {value!r}")
+    number = float(value)
+    below = low is not None and (number < low or (low_open and number == low))
+    above = high is not None and (number > high or (high_open and number == high))
+    if not np.isfinite(number) or below or above:
+        raise InputError(f"{name} must be {accepted}, got {value!r}")
+    return number
+
+
+def check_axis(axis: Any, name: str = "axis", allow_none: bool = False) -> int | None:
+    """`axis` as an int (negative counts from the end), else an `InputError` naming `name`.
+
+    Parameters
+    ----------
+    axis : object
+        The argument.
+    name : str
+        Its name, for the message.
+    allow_none : bool
+        Whether None (all values as one flattened sample) is accepted.
+
+    Returns
+    -------
+    int or None
+        The axis.
+
+    Raises
+    ------
+    InputError
+        Anything other than an integer (or None when allowed).
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    if axis is None and allow_none:
+        return None
+    if isinstance(axis, (bool, np.bool_)) or not isinstance(axis, numbers.Integral):
+        accepted = "an integer" + (" or None" if allow_none else "")
+        raise InputError(f"{name} must be {accepted} (the axis along which the samples lie), "
+                         f"got {axis!r}")
+    return int(axis)
+
+
+def variant_list(names: Any, name: str = "candidate") -> list[Any]:
+    """One variant name or several as a list: a list or tuple is several names, anything else
+    (a string, bytes, a number, a date: whatever the variant column holds) is one.
+
+    Parameters
+    ----------
+    names : object
+        The argument (e.g. `candidate`).
+    name : str
+        Its name, for the message.
+
+    Returns
+    -------
+    list
+        The names, in order.
+
+    Raises
+    ------
+    InputError
+        None, an empty list, or a name given twice.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    out = list(names) if isinstance(names, (list, tuple)) else [names]
+    if not out or any(n is None for n in out):
+        raise InputError(f"{name} must be a variant name or a list of variant names, got {names!r}")
+    if len(set(map(repr, out))) != len(out):
+        raise InputError(f"{name} lists a variant more than once: {names!r}")
+    return out
 
 
 def check_flag(value: Any, name: str) -> bool:

@@ -26,6 +26,7 @@ from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, TestResult, dropped_warnings, keyed_table
 from fastperf.io.tables import key_list
 from fastperf.engine.intervals import student_quantile
+from fastperf.engine.parametric import INFINITE
 
 __all__ = ["anova", "contrasts", "f_oneway", "AnovaResult", "ContrastResult", "FOnewayResult"]
 
@@ -35,6 +36,9 @@ GROUP_COLUMNS = [
 ]
 EFFECT_COLUMNS = ["n", "n_dropped", "mean", "effect"]
 CONTRAST_METHODS = ("standard", "lilja")
+#: Status of a group whose F and p are computed (on scaled values) but whose sums of squares,
+#: mean squares or effects exceed the float64 range (those are NaN).
+SUMS_OVERFLOW = "sums of squares beyond the float64 range: NaN, F and p kept"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -59,13 +63,22 @@ class _Table:
     df_welch: np.ndarray | None
     effect: np.ndarray
     status: np.ndarray
+    mse_scaled: np.ndarray  # mse * 4**-scale: finite and nonzero where mse under- or overflows
+    scale: np.ndarray
+    share_a: np.ndarray
+    share_e: np.ndarray
 
 
-def _one_way(n, mean, var, starts, alpha, welch, extra_status=()) -> _Table:
+def _one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(), sums=True) -> _Table:
     """The one-way ANOVA of every group; group g's cells are ``starts[g]:starts[g + 1]``.
 
-    `n`, `mean`, `var` are per cell (n = values used; cells with n = 0 do not count as
-    alternatives). `extra_status` holds (condition per group, message) pairs checked first.
+    `n`, `mean`, `var`, `exponent` are per cell (n = values used; cells with n = 0 do not count
+    as alternatives; the mean is ``mean * 2**exponent`` and the variance
+    ``var * 4**exponent``, as ``scaled_moments`` gives them).
+    `extra_status` holds (condition per group, message) pairs checked first. Each group is
+    computed scaled by the power of two of its largest cell, then its sums of squares and
+    effects scaled back: finite data give a finite F; `sums` True: sums of squares or effects
+    beyond the float64 range give the status `SUMS_OVERFLOW` (F and p kept).
     """
     from scipy.special import fdtrc, fdtri
 
@@ -78,7 +91,13 @@ def _one_way(n, mean, var, starts, alpha, welch, extra_status=()) -> _Table:
     def total(x):
         return np.add.reduceat(x, starts) if n_groups else np.zeros(0)
 
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        scale = (np.maximum.reduceat(np.where(used, exponent, np.iinfo(np.int64).min), starts)
+                 if n_groups else np.zeros(0, dtype=np.int64))
+        scale = np.where(scale == np.iinfo(np.int64).min, 0, scale)
+        cell_scale = scale[cell_group]
+        mean = np.ldexp(mean, exponent - cell_scale)
+        var = np.ldexp(var, 2 * (exponent - cell_scale))
         k = total(used.astype(np.int64))
         n_group = total(n.astype(np.int64))
         grand_mean = total(np.where(used, nf * mean, 0.0)) / n_group
@@ -89,12 +108,20 @@ def _one_way(n, mean, var, starts, alpha, welch, extra_status=()) -> _Table:
         msa = np.where(df_a > 0, ssa / df_a, np.nan)
         mse = np.where(df_e > 0, sse / df_e, np.nan)
         f = msa / mse
+        ssa_scaled, sse_scaled, mse_scaled = ssa, sse, mse  # zero exactly when unscaled are
+        share_a = np.where(ssa + sse > 0, ssa / (ssa + sse), np.nan)
+        share_e = np.where(ssa + sse > 0, sse / (ssa + sse), np.nan)
+        ssa, sse = np.ldexp(ssa, 2 * scale), np.ldexp(sse, 2 * scale)
+        msa, mse = np.ldexp(msa, 2 * scale), np.ldexp(mse, 2 * scale)
+        effect = np.ldexp(effect, cell_scale)
+        overflow = total((used & ~np.isfinite(effect)).astype(np.int64)) > 0
+        overflow |= np.isinf(ssa) | np.isinf(sse) | np.isinf(ssa + sse)
         dfn, dfd = df_a.astype(np.float64), df_e.astype(np.float64)
         df_welch = None
         conditions = list(extra_status) + [
             (k < 2, "fewer than 2 alternatives with values"),
             (df_e < 1, "no error degrees of freedom (1 value per alternative)"),
-            ((sse == 0) & (ssa == 0), "all values equal"),
+            ((sse_scaled == 0) & (ssa_scaled == 0), "all values equal"),
         ]
         if welch:
             w = np.where(used, nf / var, 0.0)
@@ -111,11 +138,14 @@ def _one_way(n, mean, var, starts, alpha, welch, extra_status=()) -> _Table:
                                          "variance (Welch's ANOVA needs both)"))
         else:
             # zero variance within every alternative but different means: F = inf, p = 0 (scipy)
-            conditions.append((sse == 0, "zero variance within alternatives"))
+            conditions.append((sse_scaled == 0, "zero variance within alternatives"))
+        conditions.append((~np.isfinite(f), "F statistic beyond the float64 range"))
+        if sums:
+            conditions.append((overflow, SUMS_OVERFLOW))
         status = np.select([c for c, _ in conditions], [m for _, m in conditions], default="ok")
         status = np.broadcast_to(status, (n_groups,)).copy()
         infinite = status == "zero variance within alternatives"
-        failed = (status != "ok") & ~infinite
+        failed = (status != "ok") & ~infinite & (status != SUMS_OVERFLOW)
         f = np.where(failed, np.nan, np.where(infinite, np.inf, f))
         pvalue = np.where(failed, np.nan, np.where(infinite, 0.0, fdtrc(dfn, dfd, f)))
         crit_ok = ~failed & (dfn > 0) & (dfd > 0)
@@ -124,7 +154,7 @@ def _one_way(n, mean, var, starts, alpha, welch, extra_status=()) -> _Table:
         if df_welch is not None:
             df_welch = np.where(failed, np.nan, df_welch)
     return _Table(k, n_group, ssa, sse, df_a, df_e, msa, mse, f, pvalue, f_critical, df_welch,
-                  effect, status)
+                  effect, status, mse_scaled, scale, share_a, share_e)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -145,6 +175,8 @@ class _Cells:
     df_error: np.ndarray
     status: np.ndarray
     n_levels: int
+    mse_scaled: np.ndarray
+    scale: np.ndarray
 
 
 class AnovaResult(GroupResult):
@@ -268,7 +300,7 @@ def anova(
     "The Art of Computer Systems Performance Analysis", ch. 20 (one-factor experiments,
     allocation of variation SSA / SST). Welch's ANOVA: Welch (1951), Biometrika 38, 330-336.
     """
-    from fastperf.kernels.moments import sample_moments
+    from fastperf.kernels.moments import scaled_moments
     from fastperf.data.grouping import group_rows
     from fastperf.data.samples import grouped_values
     from fastperf.io.read import load_table
@@ -277,7 +309,8 @@ def anova(
     table = load_table(data)
     keys = _anova_iv(table, by, factor, value)
     _, groups, grouped = grouped_values(table, keys + [factor], value)
-    n, n_nan, mean, var = sample_moments(grouped, groups.offsets, n_rows=grouped.shape[0])
+    n, n_nan, mean, scaled_mean, var, exponent = scaled_moments(grouped, groups.offsets,
+                                                                n_rows=grouped.shape[0])
     del grouped
     # the cells are ordered by the `by` keys first, so each group's cells are adjacent
     if keys:
@@ -288,35 +321,38 @@ def anova(
         by_keys = None
         starts = np.zeros(1, dtype=np.int64)
     welch = not check_flag(equal_var, "equal_var")
-    res = _one_way(n, mean, var, starts, alpha, welch)
+    res = _one_way(n, scaled_mean, var, exponent, starts, alpha, welch)
     n_dropped = np.add.reduceat(n_nan, starts)
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         sst = res.ssa + res.sse
-        share_a = np.where(sst > 0, res.ssa / sst, np.nan)
-        share_e = np.where(sst > 0, res.sse / sst, np.nan)
+        overflow = res.status == SUMS_OVERFLOW
+        ssa, sse, sst, msa, mse = (np.where(overflow, np.nan, a)
+                                   for a in (res.ssa, res.sse, sst, res.msa, res.mse))
+        share_a, share_e = res.share_a, res.share_e
+        effect = np.where(np.isfinite(res.effect), res.effect, np.nan)
     columns = {
-        "k": res.k, "n": res.n, "n_dropped": n_dropped, "ssa": res.ssa, "sse": res.sse,
+        "k": res.k, "n": res.n, "n_dropped": n_dropped, "ssa": ssa, "sse": sse,
         "sst": sst, "df_alternatives": res.df_a, "df_error": res.df_e,
     }
     if welch:
         columns["df_welch"] = res.df_welch
     columns.update({
-        "df_total": res.n - 1, "msa": res.msa, "mse": res.mse, "f": res.f, "pvalue": res.pvalue,
+        "df_total": res.n - 1, "msa": msa, "mse": mse, "f": res.f, "pvalue": res.pvalue,
         "f_critical": res.f_critical, "share_alternatives": share_a, "share_error": share_e,
         "status": res.status,
     })
     out = keyed_table(by_keys, columns) if by_keys is not None else pa.table(
         {name: pa.array(col) for name, col in columns.items()})
     effects = keyed_table(groups.keys, {"n": n, "n_dropped": n_nan, "mean": mean,
-                                        "effect": res.effect})
+                                        "effect": effect})
 
     factor_column = groups.keys.column(factor).combine_chunks()
     level = factor_column.indices.to_numpy(zero_copy_only=False).astype(np.int64)
     dictionary = factor_column.dictionary.to_pylist()
     alternatives = [dictionary[c] for c in np.unique(level)]
     cells = _Cells(np.repeat(np.arange(starts.shape[0]), np.diff(np.append(starts, n.shape[0]))),
-                   level, n, res.effect, starts, res.n, res.mse, res.df_e, res.status,
-                   len(dictionary))
+                   level, n, effect, starts, res.n, mse, res.df_e, res.status,
+                   len(dictionary), res.mse_scaled, res.scale)
 
     status = res.status
     not_ok = int((status != "ok").sum())
@@ -423,13 +459,13 @@ def contrasts(
     w = w_level[cells.level]
     weighted = (w != 0) & (cells.n > 0)
     starts = cells.starts
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         c = np.add.reduceat(np.where(weighted, w * cells.effect, 0.0), starts)
         if method == "standard":
             spread = np.add.reduceat(np.where(weighted, w * w / cells.n, 0.0), starts)
         else:
             spread = (w_level * w_level).sum() / cells.n_group
-        s_c = np.sqrt(cells.mse * spread)
+        s_c = np.ldexp(np.sqrt(cells.mse_scaled * spread), cells.scale)
         present = np.add.reduceat(weighted.astype(np.int64), starts)
         needed = int(np.count_nonzero(w_level))
         status = np.select(
@@ -441,6 +477,10 @@ def contrasts(
         failed = status != "ok"
         c, s_c = np.where(failed, np.nan, c), np.where(failed, np.nan, s_c)
         half = student_quantile(np.where(failed, np.nan, cells.df_error), confidence) * s_c
+        beyond = ~failed & ~(np.isfinite(c - half) & np.isfinite(c + half))
+        status = np.where(beyond, "contrast or its interval beyond the float64 range", status)
+        failed = failed | beyond
+        c, s_c, half = (np.where(failed, np.nan, a) for a in (c, s_c, half))
     columns = {"contrast": c, "s_c": s_c, "df_error": cells.df_error, "ci_low": c - half,
                "ci_high": c + half, "status": status}
     keys = result._keys
@@ -482,8 +522,9 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
     Returns
     -------
     FOnewayResult
-        Unpacks as ``statistic, pvalue``. A test with NaN in a sample, an empty sample, no
-        error degrees of freedom or all values equal gets NaN and its reason in ``status``;
+        Unpacks as ``statistic, pvalue``. A test with NaN or +-inf in a sample, an empty sample,
+        no error degrees of freedom, all values equal, or an F beyond the float64 range gets
+        NaN and its reason in ``status``;
         zero variance within every sample but different means gives F = inf, p = 0 (as scipy).
 
     Raises
@@ -497,7 +538,7 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
     Jain 1991, ch. 20); ``equal_var=False`` is Welch (1951), Biometrika 38, 330-336, as
     ``scipy.stats.f_oneway``.
     """
-    from fastperf.kernels.moments import sample_moments
+    from fastperf.kernels.moments import scaled_moments
 
     if len(samples) < 2:
         raise InputError(f"f_oneway needs at least 2 samples, got {len(samples)}")
@@ -513,14 +554,20 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
     moments = []
     for a in arrays:
         s: Samples = as_samples(a, batch_shape)
-        moments.append(sample_moments(s.values, s.offsets, n_rows=s.values.shape[0]))
+        moments.append(scaled_moments(s.values, s.offsets, n_rows=s.values.shape[0]))
     # cells as (batch, k), C order: test b's cells are b*k .. b*k + k - 1
-    n, nan, mean, var = (np.stack([m[i] for m in moments], axis=1).reshape(-1) for i in range(4))
+    n, nan, mean, scaled_mean, var, exponent = (
+        np.stack([m[i] for m in moments], axis=1).reshape(-1) for i in range(6))
     starts = np.arange(size, dtype=np.int64) * k
-    has_nan = np.add.reduceat(nan, starts) > 0 if size else np.zeros(0, bool)
-    empty = np.add.reduceat((n == 0).astype(np.int64), starts) > 0 if size else np.zeros(0, bool)
-    res = _one_way(n, mean, var, starts, 0.05, not equal_var,
-                   extra_status=[(has_nan, "NaN in input"), (empty, "an empty sample")])
+
+    def any_cell(condition):
+        return np.add.reduceat(condition.astype(np.int64), starts) > 0 if size else np.zeros(0, bool)
+
+    # an infinite value makes its cell's mean inf or NaN (finite values never do)
+    res = _one_way(n, scaled_mean, var, exponent, starts, 0.05, not equal_var, sums=False,
+                   extra_status=[(any_cell((n > 0) & ~np.isfinite(mean)), INFINITE),
+                                 (any_cell(nan > 0), "NaN in input"),
+                                 (any_cell(n == 0), "an empty sample")])
     df_e = res.df_welch if not equal_var else res.df_e.astype(np.float64)
     failed = ~np.isfinite(res.f) & ~(res.status == "zero variance within alternatives")
     return FOnewayResult(

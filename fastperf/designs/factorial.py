@@ -23,10 +23,15 @@ from fastperf.designs.fractional import (
 from fastperf.engine.intervals import student_quantile
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
-from fastperf.io.tables import describe_group, key_list, require_columns, value_column
+from fastperf.io.tables import (column_name, describe_group, key_list, require_columns,
+                                value_column)
 from fastperf.results.base import GroupResult, keyed_table
 
-__all__ = ["factorial", "FactorialResult"]
+__all__ = ["factorial", "FactorialResult", "NO_REPLICATIONS"]
+
+#: The status of a group measured once per cell: its effects and allocation of variation hold,
+#: but there are no error degrees of freedom, so ``s_e``, ``s_q`` and the intervals are NaN.
+NO_REPLICATIONS = "no replications (r = 1): no error estimate or effect intervals"
 
 
 class FactorialResult(GroupResult):
@@ -37,7 +42,8 @@ class FactorialResult(GroupResult):
     groups : pyarrow.Table
         One row per `by` group: the keys, then ``design``, ``runs`` (cells measured), ``r``
         (replications per cell), ``n``, ``n_dropped``, ``sst``, ``sse``, ``share_error``,
-        ``df_error``, ``s_e``, ``status``.
+        ``df_error``, ``s_e``, ``status`` (`NO_REPLICATIONS` where r = 1: the effects and the
+        allocation of variation hold, ``s_e``, ``s_q`` and the intervals are NaN).
     effects : pyarrow.Table
         One row per effect per group that could be analysed: the keys, ``effect`` (letters:
         ``I`` is q0, then ``A``, ``B``, ``AB``, ...), ``term`` (the factor names), ``order``,
@@ -176,6 +182,7 @@ def factorial(
     """
     from fastperf.kernels.moments import sample_moments
 
+    value = column_name(value, "value")
     confidence = check_confidence(confidence)
     table = load_table(data)
     if table.num_rows == 0:
@@ -310,20 +317,26 @@ def factorial(
     ybar = means[:, run_index]
     n_runs = runs.shape[0]
     r = r_runs[:, 0]
-    q = ybar @ signs / n_runs  # (groups x effects)
-    ss = (n_runs * r)[:, None] * q * q
-    ss[:, masks == 0] = np.nan
-    sse = sq[:, run_index].sum(axis=1)
-    grand = q[:, 0]
-    sst = r * ((ybar - grand[:, None]) ** 2).sum(axis=1) + sse
+    with np.errstate(over="ignore", invalid="ignore"):  # huge values: see `beyond` below
+        q = ybar @ signs / n_runs  # (groups x effects)
+        ss = (n_runs * r)[:, None] * q * q
+        ss[:, masks == 0] = np.nan
+        sse = sq[:, run_index].sum(axis=1)
+        grand = q[:, 0]
+        sst = r * ((ybar - grand[:, None]) ** 2).sum(axis=1) + sse
     df = n_runs * (r - 1)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         share = ss / sst[:, None]
         share_error = sse / sst
         s_e = np.where(df > 0, np.sqrt(sse / np.maximum(df, 1)), np.nan)
         s_q = s_e / np.sqrt(n_runs * r)
     half = (student_quantile(df.astype(np.float64), confidence) * s_q)[:, None]
     status = np.where(sst > 0, "ok", "all values equal: no variation to allocate")
+    status = np.where((r == 1) & (status == "ok"), NO_REPLICATIONS, status)
+    # huge values: squares beyond the float64 range (inf, or NaN from inf - inf)
+    finite = np.isfinite(q).all(axis=1) & np.isfinite(ss[:, masks != 0]).all(axis=1)
+    beyond = ~(np.isfinite(sst) & np.isfinite(sse) & finite)
+    status = np.where(beyond, "sums of squares beyond the float64 range", status)
     if (r == 1).any():
         warnings.append(f"{int((r == 1).sum())} group(s) without replications (r = 1): no error "
                         "estimate and no confidence intervals of the effects")

@@ -338,8 +338,18 @@ def fractional_design(
         return FractionalDesign(k, range(d), gens)
     if isinstance(generators, str):
         generators = [generators]
+    accepted = ("a dict added factor -> word like {'C': 'AB'}, a list of words like ['C=AB'] "
+                "or ['AB'], or None (the generators of highest resolution)")
     if isinstance(generators, Mapping):
-        items = [(str(a).strip(), w) for a, w in generators.items()]
+        if not all(isinstance(a, str) and isinstance(w, str) for a, w in generators.items()):
+            raise InputError(f"generators must be {accepted}; got {generators!r}, whose keys "
+                             "and words must be strings")
+        items = [(a.strip(), w) for a, w in generators.items()]
+    elif not isinstance(generators, (list, tuple)):
+        raise InputError(f"generators must be {accepted}, got {generators!r}")
+    elif not all(isinstance(g, str) for g in generators):
+        raise InputError(f"generators must be {accepted}; got {generators!r}, which holds a "
+                         "word that is not a string")
     else:
         items = []
         for position, g in enumerate(generators):

@@ -1,7 +1,7 @@
 """Two-sample Kolmogorov-Smirnov engine: D, its sign and the p-value of every pair of samples in
-one kernel call (Smirnov 1939; exact p by Hodges' 1958 path counting, asymptotic by the
-Kolmogorov distribution as scipy). Used by `fastperf.ks_2samp` and the Speedup-Test's median
-protocol (KS on centred samples)."""
+one kernel call (Smirnov 1939; exact p by Hodges' 1958 path counting, with ties conditional on
+the tie pattern as Schröer & Trenkler 1995; asymptotic by the Kolmogorov distribution as scipy).
+Used by `fastperf.ks_2samp` and the Speedup-Test's median protocol (KS on centred samples)."""
 from __future__ import annotations
 
 import numpy as np
@@ -61,6 +61,13 @@ def ks_pairs(xs: Samples, ys: Samples, alternative: str, method: str, center: st
         messages.append(
             f"ks_2samp: exact p-value unsuccessful for {failed} pair(s) (floating-point "
             "overflow, or rounding beyond [0, 1]); the asymptotic p-value was used (as scipy)"
+        )
+    too_large = int((fallback == ks.TIES_TOO_LARGE).sum())
+    if too_large:
+        messages.append(
+            f"ks_2samp: exact p-value conditional on the ties not computed for {too_large} "
+            f"tied pair(s) with n1 n2 > {ks.MAX_TIED_CELLS:,}; the continuous-data exact p-value "
+            "was used (conservative, as scipy)"
         )
     out = {
         "statistic": d, "pvalue": p, "statistic_sign": sign, "status": status,

@@ -302,6 +302,9 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
 
     factor = 2.0 if alternative == "two-sided" else 1.0
     p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
+    # every value tied: sigma 0 and U = mn/2, its null mean; the null distribution is that one
+    # point, so p = 1 (as above) and z is reported as 0 (not the -inf of 0.5 / 0)
+    z = np.where(sigma == 0, 0.0, z)
     if exact.any():
         lower, upper = exact_rank_sum_tails(m, n, u2, tied, exact, blocks)
         p = np.where(exact, pick_tail(lower, upper, alternative), p)
@@ -448,6 +451,7 @@ def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: st
             z = z - sign * 0.5 / sigma
     asymptotic = valid & ~exact
     p = normal_pvalue(z, alternative)
+    z = np.where(sigma == 0, 0.0, z)  # no spread under H0 (as in the rank-sum test): z 0
     if exact.any():
         lower, upper = exact_signed_rank_tails(count, plus2, standard, exact, blocks)
         p = np.where(exact, pick_tail(lower, upper, alternative), p)

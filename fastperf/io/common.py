@@ -9,6 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf.errors import InputError
+from fastperf.io.checked import float_column, int_column, load_json_bytes
 from fastperf.io.tables import as_float64, require_columns
 
 #: Canonical column names, in output order; extra columns follow them.
@@ -143,8 +144,10 @@ def config_text(value: Any) -> str | None:
     if isinstance(value, (int, float)):
         return str(value)
     if isinstance(value, list):
+        if any(isinstance(v, (list, dict)) for v in value):
+            return None  # only a flat list (no recursion into nested ones)
         parts = [config_text(v) for v in value]
-        if any(p is None or isinstance(v, list) for p, v in zip(parts, value)):
+        if any(p is None for p in parts):
             return None
         return ",".join(parts)  # type: ignore[arg-type]
     return None
@@ -210,6 +213,10 @@ def tool_table(
     unit: Sequence[str] | str,
     extra: dict[str, pa.Array] | None = None,
     variant: Sequence[str | None] | pa.Array | None = None,
+    where: str | Path = "",
+    value_field: str = "value",
+    run_field: str = "run",
+    kind: str = "",
 ) -> pa.Table:
     """Build a measurement table from the per-row Python lists a tool-file reader collects.
 
@@ -227,28 +234,44 @@ def tool_table(
         Further columns, appended in order.
     variant : sequence of str or None, or pyarrow.Array, optional
         The variant of each row, when the file names them.
+    where : str or pathlib.Path
+        The file, for messages.
+    value_field, run_field : str
+        The file's names of the value and run fields, for messages.
+    kind : str
+        The file's format, for messages.
 
     Returns
     -------
     pyarrow.Table
         ``benchmark``, (``variant``), ``run``, ``unit``, ``value`` and the extra columns.
 
+    Raises
+    ------
+    InputError
+        A value that is no number or beyond the float64 range, or a run number that is no
+        whole number in the int64 range (`fastperf.io.checked.float_column`, `int_column`),
+        naming the file, the benchmark and the field.
+
     Notes
     -----
     The tool readers' common output (docs/readers.md): no formula.
     """
     n = len(benchmark)
+    where = str(where)
     columns: dict[str, pa.Array] = {"benchmark": pa.array(benchmark, pa.string())}
     if isinstance(variant, pa.Array):
         columns["variant"] = variant.cast(pa.string())
     elif variant is not None:
         columns["variant"] = pa.array(variant, pa.string())
-    columns["run"] = pa.array(run, pa.int64())
+    columns["run"] = int_column(run, where=where, names=benchmark, field=run_field,
+                                kind=kind)
     if isinstance(unit, str):
         columns["unit"] = pa.array([unit] * n, pa.string())
     else:
         columns["unit"] = pa.array(unit, pa.string())
-    columns["value"] = pa.array(value, pa.float64())
+    columns["value"] = float_column(value, where=where, names=benchmark, field=value_field,
+                                    kind=kind)
     for name, arr in (extra or {}).items():
         columns[name] = arr
     return pa.table(columns)
@@ -270,17 +293,16 @@ def load_json(path: Path) -> Any:
     Raises
     ------
     InputError
-        Text that is not UTF-8 JSON.
+        Text that is not UTF-8 JSON, nesting too deep to parse, or numbers out of range
+        (`fastperf.io.checked.load_json_bytes`).
 
     Notes
     -----
     RFC 8259 JSON, parsed by the standard library.
     """
-    try:
-        with open(path, "rb") as fh:
-            return json.load(fh)
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise InputError(f"{path}: not valid JSON ({exc})") from None
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    return load_json_bytes(raw, path)
 
 
 #: Type of the label columns (benchmark, variant, unit) in every table `read` returns.

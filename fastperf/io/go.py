@@ -9,12 +9,14 @@ comments, ``PASS``/``ok`` lines and any other text are ignored, as the format sp
 """
 from __future__ import annotations
 
+import math
 import re
 from pathlib import Path
 
 import pyarrow as pa
 
 from fastperf.errors import InputError
+from fastperf.io.checked import INT64_MAX, is_out_of_range, shown
 from fastperf.io.common import add_config, tool_table
 
 __all__ = ["read_go", "looks_like_go", "tidy_unit", "GO_RESULT_LINE"]
@@ -22,7 +24,7 @@ __all__ = ["read_go", "looks_like_go", "tidy_unit", "GO_RESULT_LINE"]
 #: A line that looks like a Go benchmark result (used for detection by content).
 GO_RESULT_LINE = re.compile(r"^Benchmark\S+[ \t]+\d+[ \t]+[-+0-9.eE]+[ \t]+\S+", re.MULTILINE)
 _UNIT_TOKENS = re.compile(r"([*/\-\s]+)|([^*/\-\s]+)")
-_DIGITS = re.compile(r"\d+")
+_DIGITS = re.compile(r"[0-9]+")  # Go's strconv.Atoi takes ASCII digits only
 _NOT_IN_ASCII_KEY = re.compile(r"[\sA-Z]")  # an ASCII configuration key has no space or capital
 
 
@@ -110,6 +112,8 @@ def _parse_float(token: str) -> float | None:
             return float.fromhex(token)
         except ValueError:
             return None
+        except OverflowError:  # beyond float64: `read_go` reports it as out of range
+            return -math.inf if token.startswith("-") else math.inf
     return None
 
 
@@ -163,7 +167,10 @@ def read_go(path: Path, text: str) -> pa.Table:
     Raises
     ------
     InputError
-        A file without any benchmark result line.
+        A file without any benchmark result line; an iteration count beyond int64 or a value
+        beyond the float64 range (before or after tidying its unit), naming the file, the line
+        and the field. (A token that is no number at all makes the line no result line, as the
+        format specifies.)
 
     Notes
     -----
@@ -183,7 +190,7 @@ def read_go(path: Path, text: str) -> pa.Table:
     config = 0
     changed = False
     order: dict[str, None] = {}  # every key set, in first-seen order
-    for raw_line in text.split("\n"):
+    for line_no, raw_line in enumerate(text.split("\n"), 1):
         line = raw_line.rstrip("\r")
         if line.startswith("Benchmark"):
             fields = line.split()
@@ -196,6 +203,10 @@ def read_go(path: Path, text: str) -> pa.Table:
                 v = _parse_float(fields[i])
                 if v is None:
                     break
+                if is_out_of_range(fields[i], v):
+                    raise InputError(f"{path}:{line_no}: {shown(fields[0])}: the value "
+                                     f"{shown(fields[i])} {shown(fields[i + 1])} is beyond the "
+                                     "float64 range (about 1.8e308)")
                 pairs.append((v, fields[i + 1]))
             else:
                 if changed:
@@ -205,12 +216,21 @@ def read_go(path: Path, text: str) -> pa.Table:
                         config = config_index[state] = len(configs)
                         configs.append(dict(current))
                     changed = False
-                n = int(fields[1])
+                digits = fields[1].lstrip("0") or "0"
+                if len(digits) > 19 or int(digits) > INT64_MAX:
+                    raise InputError(f"{path}:{line_no}: {shown(fields[0])}: the iteration count "
+                                     f"{shown(fields[1])} is out of range (Go's N is a 64-bit "
+                                     f"integer: at most {INT64_MAX})")
+                n = int(digits)
                 name = fields[0]
                 for v, unit in pairs:
                     if unit not in tidy_cache:
                         tidy_cache[unit] = tidy_unit(unit)
                     tidied, factor = tidy_cache[unit]
+                    if math.isinf(v * factor) and not math.isinf(v):
+                        raise InputError(f"{path}:{line_no}: {shown(name)}: the value {v!r} "
+                                         f"{shown(unit)} is beyond the float64 range in "
+                                         f"{shown(tidied)}")
                     key = (config, name, tidied)
                     occurrence = seen.get(key, 0)
                     seen[key] = occurrence + 1

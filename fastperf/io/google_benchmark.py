@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from fastperf.errors import InputError
+from fastperf.io.checked import int_column, shown
 from fastperf.io.common import add_config, config_text, tool_table
 
 __all__ = ["read_google_benchmark", "looks_like_google_benchmark", "METRICS", "TIME_UNITS"]
@@ -120,18 +121,27 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
             )
         raw = row.get(metric)
         failed = bool(row.get("error_occurred")) or bool(row.get("skipped"))
-        values.append(None if failed or raw is None else float(raw) * TIME_UNITS[time_unit])
+        value = None
+        if not (failed or raw is None):
+            try:
+                value = float(raw) * TIME_UNITS[time_unit]
+            except (TypeError, ValueError, OverflowError):
+                raise InputError(f"{path}: benchmark {shown(name)}: {metric} {shown(raw)} is not "
+                                 "a number in the float64 range") from None
+        values.append(value)
         names.append(name)
-        runs.append(int(row.get("repetition_index", occurrence)))
+        runs.append(row.get("repetition_index", occurrence))
         iterations.append(row.get("iterations"))
     if not names:
         raise InputError(
             f"{path}: the Google Benchmark report holds only aggregate rows (mean/median/stddev/... "
             f"of repetitions), no individual measurements; {AGGREGATE_ONLY_ADVICE}"
         )
-    table = tool_table(
-        names, values, run=runs, unit="s", extra={"iterations": pa.array(iterations, pa.int64())}
-    )
+    counts = int_column(iterations, where=str(path), kind="google-benchmark", names=names,
+                        field="iterations")
+    table = tool_table(names, values, run=runs, unit="s", extra={"iterations": counts},
+                       where=path, kind="google-benchmark", value_field=metric,
+                       run_field="repetition_index")
     return add_config(table, _context_columns(data.get("context"), table.num_rows))
 
 

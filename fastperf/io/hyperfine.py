@@ -11,6 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from fastperf.errors import InputError
+from fastperf.io.checked import int_column
 from fastperf.io.common import tool_table
 
 __all__ = ["read_hyperfine", "looks_like_hyperfine"]
@@ -93,6 +94,7 @@ def read_hyperfine(path: Path, data: Any) -> pa.Table:
         runs.extend(range(len(times)))
         values.extend(times)
         exit_codes.extend(codes)
-    return tool_table(
-        names, values, run=runs, unit="s", extra={"exit_code": pa.array(exit_codes, pa.int64())}
-    )
+    exit_column = int_column(exit_codes, where=str(path), kind="hyperfine", names=names,
+                             field="exit_codes")
+    return tool_table(names, values, run=runs, unit="s", extra={"exit_code": exit_column},
+                      where=path, kind="hyperfine", value_field="times")

@@ -134,7 +134,8 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
             run_index += 1
     if not values:
         raise InputError(f"{path}: the pyperf file has no run with values (only calibration/warmup runs)")
-    table = tool_table(names, values, run=runs, unit=units)
+    table = tool_table(names, values, run=runs, unit=units, where=path, kind="pyperf",
+                       value_field="values")
     return add_config(table, _varying_metadata(benchmarks, rows))
 
 

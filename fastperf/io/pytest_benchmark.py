@@ -95,4 +95,5 @@ def read_pytest_benchmark(path: Path, data: Any) -> pa.Table:
         names.extend([str(name)] * len(rounds))
         runs.extend(range(len(rounds)))
         values.extend(rounds)
-    return tool_table(names, values, run=runs, unit="s")
+    return tool_table(names, values, run=runs, unit="s", where=path, kind="pytest-benchmark",
+                      value_field="stats.data")

@@ -16,6 +16,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf.errors import InputError
+from fastperf.io.checked import shown
 from fastperf.io.tables import as_table, is_in_memory_table
 from fastperf.io.common import (
     config_columns, encode_labels, load_json, normalise_tabular, order_columns, with_config,
@@ -342,6 +343,8 @@ def _detect(path: Path) -> tuple[str, Any]:
         try:
             data = load_json(path)
         except InputError as exc:
+            if "not valid JSON" not in str(exc):  # a number out of range: said as it is
+                raise
             raise InputError(f"{exc}; the file starts like JSON but does not parse") from None
         for kind, looks_like in _JSON_KINDS:
             if looks_like(data):
@@ -406,9 +409,11 @@ def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str) 
         return reader(path, data), "label"
     except InputError:
         raise
-    except (pa.ArrowException, TypeError, ValueError, KeyError, AttributeError, IndexError) as exc:
+    except (pa.ArrowException, TypeError, ValueError, KeyError, AttributeError, IndexError,
+            OverflowError, RecursionError) as exc:
         # a file of the right overall shape with a wrongly typed entry inside
-        raise InputError(f"{path}: malformed {fmt} file ({type(exc).__name__}: {exc})") from None
+        raise InputError(f"{path}: malformed {fmt} file ({type(exc).__name__}: "
+                         f"{shown(str(exc), 160)})") from None
 
 
 def _unrecognised(path: Path, exc: InputError) -> InputError:

@@ -13,6 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.errors import InputError
+from fastperf.io.checked import is_out_of_range, read_text, shown
 
 __all__ = ["read_speedup_config"]
 
@@ -20,20 +21,23 @@ __all__ = ["read_speedup_config"]
 def _read_sample(path: Path, config: Path, line_no: int) -> np.ndarray:
     """A sample file: one value per line (blank lines and '#' comments skipped)."""
     try:
-        text = path.read_text(encoding="utf-8-sig")
-    except OSError as exc:
-        raise InputError(f"{config}:{line_no}: cannot read sample file {str(path)!r}: "
-                         f"{exc.strerror or exc}") from None
+        text = read_text(path, "sample file")
+    except InputError as exc:
+        raise InputError(f"{config}:{line_no}: {exc}") from None
     values = []
     for number, line in enumerate(text.splitlines(), 1):
         item = line.split("#", 1)[0].strip()
         if not item:
             continue
         try:
-            values.append(float(item))
+            value = float(item)
         except ValueError:
-            raise InputError(f"{path}:{number}: not a number: {item!r} (sample files hold one "
-                             "value per line)") from None
+            raise InputError(f"{path}:{number}: not a number: {shown(item)} (sample files hold "
+                             "one value per line)") from None
+        if is_out_of_range(item, value):
+            raise InputError(f"{path}:{number}: the value {shown(item)} is beyond the float64 "
+                             "range (about 1.8e308)")
+        values.append(value)
     return np.asarray(values, dtype=np.float64)
 
 
@@ -46,7 +50,8 @@ def _optional_number(field: str, what: str, config: Path, line_no: int) -> float
     try:
         return float(field)
     except ValueError:
-        raise InputError(f"{config}:{line_no}: the {what} must be a number, got {field!r}") from None
+        raise InputError(f"{config}:{line_no}: the {what} must be a number, got "
+                         f"{shown(field)}") from None
 
 
 def read_speedup_config(
@@ -88,7 +93,8 @@ def read_speedup_config(
     Raises
     ------
     InputError
-        An unreadable configuration or sample file, a line without the three first fields, a
+        An unreadable configuration or sample file (missing, a directory, not UTF-8 text), a
+        value beyond the float64 range, a line without the three first fields, a
         benchmark listed twice, a weight that is not a positive number, a confidence level
         outside (0, 1), a value that is not a number, or levels given on some lines only
         without `confidence`.
@@ -99,20 +105,24 @@ def read_speedup_config(
     Concurrency and Computation: Practice and Experience 25(10), section 5; seed 002). The
     confidence level c of a line becomes the risk level alpha = 1 - c of its benchmark.
     """
+    if not isinstance(path, (str, os.PathLike)):
+        raise InputError(f"path must be the configuration file's path (str or os.PathLike), "
+                         f"got {shown(path)}")
     config = Path(path)
-    try:
-        text = config.read_text(encoding="utf-8-sig")  # a byte-order mark (Excel) is no name
-    except OSError as exc:
-        raise InputError(f"cannot read the configuration file {str(config)!r}: "
-                         f"{exc.strerror or exc}") from None
+    if config.is_dir():
+        raise InputError(f"{config}: is a directory, not the configuration file")
+    text = read_text(config, "configuration file")  # a byte-order mark (Excel) is no name
     lines = [(n, line) for n, line in enumerate(text.splitlines(), 1)
              if line.strip() and not line.lstrip().startswith("#")]
     if not lines:
         raise InputError(f"{config}: no benchmark lines")
     delimiter = max(",;\t", key=lambda d: lines[0][1].count(d))
-    rows = [(n, [f.strip() for f in fields])
-            for n, fields in zip((n for n, _ in lines),
-                                 csv.reader([line for _, line in lines], delimiter=delimiter))]
+    try:
+        rows = [(n, [f.strip() for f in fields])
+                for n, fields in zip((n for n, _ in lines),
+                                     csv.reader([line for _, line in lines], delimiter=delimiter))]
+    except csv.Error as exc:  # a NUL byte, a field over the csv module's size limit
+        raise InputError(f"{config}: not a configuration CSV ({shown(str(exc), 160)})") from None
     folder = config.parent
 
     def looks_like_header(fields: list[str]) -> bool:

@@ -4,8 +4,10 @@ Everything here runs once per call on whole columns; nothing loops over groups.
 """
 from __future__ import annotations
 
+import json
 import os
-from typing import Any, Iterable, Sequence
+from collections import Counter
+from typing import Any, Iterable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -14,10 +16,16 @@ import pyarrow.compute as pc
 from fastperf.errors import InputError
 
 __all__ = [
-    "as_table", "is_in_memory_table", "is_measurement_table", "require_columns", "key_list", "as_float64",
-    "value_column",
+    "as_table", "is_in_memory_table", "is_measurement_table", "require_columns", "has_column",
+    "duplicated_columns", "key_list", "column_name", "as_float64", "value_column",
     "describe_group",
 ]
+
+#: Schema metadata key under which `as_table` records the names it found more than once.
+DUPLICATES_KEY = b"fastperf.duplicated_columns"
+
+#: What a measurement (value) column may hold, for messages.
+NUMERIC_TYPES = "integers, floating-point numbers or decimals (or all null)"
 
 
 def is_in_memory_table(source: Any) -> bool:
@@ -59,7 +67,10 @@ def is_measurement_table(x: Any) -> bool:
     -------
     bool
         True for a path, a non-empty list of paths or an in-memory table; False for arrays,
-        Arrow arrays and one-dimensional objects.
+        Arrow arrays and one-dimensional objects. A list or tuple of strings is a list of paths
+        only when one of its items is an ``os.PathLike`` or names an existing file or folder:
+        ``["a", "b"]`` with no such file is array-like data (then refused as not numeric), not
+        a list of missing files.
 
     Notes
     -----
@@ -68,7 +79,9 @@ def is_measurement_table(x: Any) -> bool:
     if isinstance(x, (str, os.PathLike)):
         return True
     if isinstance(x, (list, tuple)):
-        return len(x) > 0 and all(isinstance(item, (str, os.PathLike)) for item in x)
+        if not (len(x) > 0 and all(isinstance(item, (str, os.PathLike)) for item in x)):
+            return False
+        return any(not isinstance(item, str) or os.path.exists(item) for item in x)
     if isinstance(x, (np.ndarray, pa.Array, pa.ChunkedArray)):
         return False
     shape = getattr(x, "shape", None)
@@ -89,6 +102,9 @@ def as_table(source: Any) -> pa.Table:
     -------
     pyarrow.Table
         The table, string_view / binary_view columns cast to large_string / large_binary.
+        Columns whose name occurs more than once are left out (which of them a call means is
+        ambiguous) and their names recorded in the schema metadata: `require_columns` then
+        refuses a call that uses one, naming it; a call that uses none of them works.
 
     Raises
     ------
@@ -101,13 +117,14 @@ def as_table(source: Any) -> pa.Table:
     Arrow compute kernels (take, dictionary_encode) do not support them.
     """
     if isinstance(source, pa.Table):
-        return _without_view_types(source)
+        return _without_duplicates(_without_view_types(source))
     if isinstance(source, pa.RecordBatch):
-        return _without_view_types(pa.Table.from_batches([source]))
+        return _without_duplicates(_without_view_types(pa.Table.from_batches([source])))
     if isinstance(source, pa.RecordBatchReader):
-        return _without_view_types(source.read_all())
+        return _without_duplicates(_without_view_types(source.read_all()))
     if hasattr(source, "__arrow_c_stream__"):
-        return _without_view_types(pa.RecordBatchReader.from_stream(source).read_all())
+        return _without_duplicates(_without_view_types(
+            pa.RecordBatchReader.from_stream(source).read_all()))
     raise InputError(
         f"cannot use a {type(source).__name__} as a measurement table: pass a pyarrow.Table, a "
         "RecordBatchReader, an object with __arrow_c_stream__ (polars, pandas >= 2.2, duckdb) "
@@ -127,23 +144,70 @@ def _without_view_types(table: pa.Table) -> pa.Table:
     return table.cast(schema)
 
 
-def key_list(keys: str | Sequence[str] | None) -> list[str]:
+def _without_duplicates(table: pa.Table) -> pa.Table:
+    """`table` without the columns whose name occurs more than once, their names recorded in
+    the schema metadata (key `DUPLICATES_KEY`, a JSON object name -> count)."""
+    counts = Counter(table.column_names)
+    duplicated = {name: n for name, n in counts.items() if n > 1}
+    if not duplicated:
+        return table
+    kept = table.select([i for i, name in enumerate(table.column_names) if counts[name] == 1])
+    metadata = dict(table.schema.metadata or {})
+    metadata[DUPLICATES_KEY] = json.dumps(duplicated).encode()
+    return kept.replace_schema_metadata(metadata)
+
+
+def duplicated_columns(table: pa.Table) -> dict[str, int]:
+    """The column names that occur more than once in `table` (or in the table `as_table` left
+    them out of), with their counts.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table.
+
+    Returns
+    -------
+    dict of str -> int
+        Name -> number of columns of that name; empty when every name is unique.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    counts = {name: n for name, n in Counter(table.column_names).items() if n > 1}
+    recorded = (table.schema.metadata or {}).get(DUPLICATES_KEY)
+    if recorded:
+        counts.update(json.loads(recorded))
+    return counts
+
+
+def _duplicate_message(name: str, count: int) -> str:
+    return (f"column {name!r} occurs {count} times in the table, so which one to use is "
+            "ambiguous; rename or drop the duplicates (columns used by no argument may repeat)")
+
+
+def key_list(keys: str | Sequence[str] | None, argument: str = "by") -> list[str]:
     """Normalise a key argument (`None`, one name, or several) to a list of column names.
 
     Parameters
     ----------
     keys : str, sequence of str or None
         The key column(s).
+    argument : str
+        The argument's name, for the message.
 
     Returns
     -------
     list of str
-        ``[]`` for None, ``[keys]`` for one name, else the names.
+        ``[]`` for None (no key: all rows form one group), ``[keys]`` for one name, else the
+        names, each once (in the order first given).
 
     Raises
     ------
     InputError
-        A name that is not a string.
+        Anything other than None, a string or a sequence of strings (the message names
+        `argument`, the value given and what is accepted).
 
     Notes
     -----
@@ -153,10 +217,48 @@ def key_list(keys: str | Sequence[str] | None) -> list[str]:
         return []
     if isinstance(keys, str):
         return [keys]
+    accepted = "a column name, a list of column names, or None (all rows one group)"
+    if (isinstance(keys, (bytes, bytearray, Mapping, set, frozenset))
+            or not isinstance(keys, Iterable)):
+        raise InputError(f"{argument} must be {accepted}, got {keys!r}")
     out = list(keys)
     if not all(isinstance(k, str) for k in out):
-        raise InputError(f"column names must be strings, got {out!r}")
-    return out
+        raise InputError(f"{argument} must be {accepted}; got {out!r}, which holds a "
+                         "name that is not a string")
+    return list(dict.fromkeys(out))  # a name given twice is one key
+
+
+def column_name(name: Any, argument: str, allow_none: bool = False) -> str | None:
+    """`name` itself when it is a column name (a string; None too when `allow_none`), else an
+    `InputError` naming `argument`, the value given and what is accepted.
+
+    Parameters
+    ----------
+    name : object
+        The argument's value.
+    argument : str
+        The argument (``value``, ``variant``, ``pair``, ...), for the message.
+    allow_none : bool
+        Whether None (no such column) is accepted.
+
+    Returns
+    -------
+    str or None
+        `name`.
+
+    Raises
+    ------
+    InputError
+        Anything else.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    if isinstance(name, str) or (name is None and allow_none):
+        return name
+    accepted = "a column name (a string)" + (" or None" if allow_none else "")
+    raise InputError(f"{argument} must be {accepted}, got {name!r}")
 
 
 def require_columns(table: pa.Table, names: Iterable[str], *, hint: str = "") -> None:
@@ -178,20 +280,58 @@ def require_columns(table: pa.Table, names: Iterable[str], *, hint: str = "") ->
     Raises
     ------
     InputError
-        A column of `names` that the table lacks.
+        A column of `names` that the table lacks, or whose name occurs more than once.
 
     Notes
     -----
     Argument plumbing: no formula.
     """
     present = table.column_names
+    duplicated = duplicated_columns(table)
     for name in names:
+        if not isinstance(name, str):
+            raise InputError(f"column names must be strings, got {name!r}; the table has "
+                             f"columns {present}")
+        if name in duplicated:
+            raise InputError(_duplicate_message(name, duplicated[name]))
         if name not in present:
             msg = f"column {name!r} not found; the table has columns {present}"
             raise InputError(msg + (f"; {hint}" if hint else ""))
 
 
-def as_float64(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
+def has_column(table: pa.Table, name: str | None) -> bool:
+    """Whether the optional column `name` is in `table` (False for None).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The table.
+    name : str or None
+        The column (e.g. ``unit``), or None for none.
+
+    Returns
+    -------
+    bool
+        Whether the table has exactly one column `name`.
+
+    Raises
+    ------
+    InputError
+        `name` occurs more than once (an optional column that is ambiguous is not ignored).
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    if name is None:
+        return False
+    duplicated = duplicated_columns(table)
+    if name in duplicated:
+        raise InputError(_duplicate_message(name, duplicated[name]))
+    return name in table.column_names
+
+
+def as_float64(column: pa.ChunkedArray, name: str, role: str = "value") -> pa.ChunkedArray:
     """The measurement column `column` cast to float64 (nulls kept).
 
     Parameters
@@ -200,6 +340,8 @@ def as_float64(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
         The column (dictionary-encoded allowed).
     name : str
         Its name, for the message.
+    role : str
+        The argument that names the column (``value``, ``weights``, ...), for the message.
 
     Returns
     -------
@@ -209,24 +351,37 @@ def as_float64(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
     Raises
     ------
     InputError
-        A type other than floats, integers, decimals or null (strings, booleans, timestamps).
+        A type other than floats, integers, decimals or null (strings, booleans, timestamps,
+        durations, nested types): the message names the column, its type and the types accepted.
 
     Notes
     -----
-    Arrow's ``cast``; integers beyond 2**53 round to the nearest float64.
+    Arrow's ``cast``. Every 8-, 16- and 32-bit integer and every integer of magnitude up to
+    2**53 is exact in float64; larger 64-bit integers (int64, uint64) and decimals round to the
+    nearest float64 (relative error at most 2**-53, about 1.1e-16: 2**60 + 1000 becomes
+    2**60 + 1024), which is far below the resolution of any timer.
     """
     t = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     numeric = (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_decimal(t)
                or pa.types.is_null(t))
     if not numeric:
+        hint = (f"; pass {role}= the column holding the measurements, or convert it first"
+                if role == "value" else "; convert it to numbers first")
         raise InputError(
-            f"value column {name!r} has type {column.type}, not a number; pass value= the column "
-            "holding the measurements, or convert it to a numeric type first"
+            f"{role} column {name!r} has type {column.type}, not a number: a {role} column must "
+            f"hold {NUMERIC_TYPES}{hint}"
         )
-    return column if column.type == pa.float64() else pc.cast(column, pa.float64())
+    if column.type == pa.float64():
+        return column
+    try:
+        # int64/uint64 beyond 2**53 and decimals round to the nearest float64 (documented)
+        return pc.cast(column, pa.float64(), safe=False)
+    except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
+        raise InputError(f"{role} column {name!r} of type {column.type} cannot be converted to "
+                         f"float64: {exc}") from None
 
 
-def value_column(table: pa.Table, name: str) -> np.ndarray:
+def value_column(table: pa.Table, name: str, role: str = "value") -> np.ndarray:
     """The measurement column `name` as a float64 numpy array, nulls as NaN.
 
     Parameters
@@ -235,6 +390,8 @@ def value_column(table: pa.Table, name: str) -> np.ndarray:
         The measurement table.
     name : str
         The value column.
+    role : str
+        The argument naming the column, for messages (see `as_float64`).
 
     Returns
     -------
@@ -251,8 +408,9 @@ def value_column(table: pa.Table, name: str) -> np.ndarray:
     -----
     Conversion only: no formula.
     """
+    column_name(name, role)
     require_columns(table, [name])
-    col = as_float64(table.column(name), name)
+    col = as_float64(table.column(name), name, role)
     if col.num_chunks == 0:
         return np.empty(0, dtype=np.float64)
     if col.num_chunks == 1 and col.null_count == 0:

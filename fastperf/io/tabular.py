@@ -45,6 +45,17 @@ def short_reason(exc: BaseException, limit: int = 160) -> str:
     return text if len(text) <= limit else text[:limit] + "..."
 
 
+def _named(table: pa.Table, path: Path, what: str) -> pa.Table:
+    """`table` once its column names are known to decode (Arrow reads them as raw bytes)."""
+    try:
+        table.column_names
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: cannot read as {what}: a column name is not UTF-8 text "
+                         f"(undecodable byte at offset {exc.start}); is it a binary file?"
+                         ) from None
+    return table
+
+
 def read_parquet(path: Path) -> pa.Table:
     """Read a Parquet file.
 
@@ -68,7 +79,7 @@ def read_parquet(path: Path) -> pa.Table:
     Apache Parquet format, read by ``pyarrow.parquet.read_table``.
     """
     try:
-        return pq.read_table(path)
+        return _named(pq.read_table(path), path, "Parquet")
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot read as Parquet ({short_reason(exc)})") from None
 
@@ -123,9 +134,10 @@ def read_csv(path: Path) -> pa.Table:
         head = fh.read(64 * 1024)
     delimiter = sniff_delimiter(head.lstrip(b"\xef\xbb\xbf"))
     try:
-        return pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter))
+        table = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter))
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot read as CSV ({short_reason(exc)})") from None
+    return _named(table, path, "CSV")
 
 
 def read_ipc(path: Path) -> pa.Table:
@@ -155,11 +167,11 @@ def read_ipc(path: Path) -> pa.Table:
         magic = fh.read(6)
     try:
         if magic[:4] == b"FEA1":
-            return feather.read_table(path)
+            return _named(feather.read_table(path), path, "Feather")
         # a memory map (not closed here: the table's buffers keep it alive) avoids a copy
         source = pa.memory_map(str(path))
         if magic == b"ARROW1":
-            return ipc.open_file(source).read_all()
-        return ipc.open_stream(source).read_all()
+            return _named(ipc.open_file(source).read_all(), path, "Arrow IPC")
+        return _named(ipc.open_stream(source).read_all(), path, "Arrow IPC")
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot read as Arrow IPC file or stream ({short_reason(exc)})") from None

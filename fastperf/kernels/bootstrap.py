@@ -13,6 +13,7 @@ import numpy as np
 from numba import njit, prange
 
 from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.jackknife import jackknife_sums, loo_difference_ranks, loo_ranks
 from fastperf.kernels.order_statistics import select, sorted_copy
 from fastperf.kernels.random import draw_indices, fill_indices, resample_key, sample_key
 from fastperf.kernels.studentized import (
@@ -267,39 +268,64 @@ def _ndtr(z):
 
 
 @njit(cache=True)
-def _jackknife_terms(stat, x, n, y, m, q, bx, by, work, leave_x, out):
+def _jackknife_terms(stat, x, n, y, m, q, leave_x, out):
     """(Σ U³ / n³, Σ U² / n²) over the leave-one-out values of x (`leave_x`) or y (scipy)."""
     size = n if leave_x else m
+    if stat == MEAN or stat == MEAN_RATIO or stat == MEAN_DIFF:
+        sx = 0.0  # leave-one-out means from the sums: O(n), not n means of n - 1 values
+        for j in range(n):
+            sx += x[j]
+        sy = 0.0
+        for j in range(m):
+            sy += y[j]
+        for i in range(size):
+            mx = (sx - x[i]) / (n - 1) if leave_x else sx / n
+            my = (sy / m if m > 0 else 0.0) if leave_x else (sy - y[i]) / (m - 1)
+            out[i] = mx if stat == MEAN else (mx - my if stat == MEAN_DIFF else _ratio(mx, my))
+    else:
+        leave_one_out_values(stat, x, n, y, m, q, leave_x, out)
+    return jackknife_sums(out, size)
+
+
+@njit(cache=True)
+def leave_one_out_values(stat, x, n, y, m, q, leave_x, out):
+    """``out[i]``: `statistic` of the samples without x_i (`leave_x`) or y_i, for `MEDIAN`,
+    `QUANTILE`, `MEDIAN_RATIO`, `MEDIAN_DIFF`, `HODGES_LEHMANN`.
+
+    The same values as recomputing `statistic` on each leave-one-out sample, read off sorted
+    arrays by `fastperf.kernels.jackknife`: O(n log n), O(n m log(n m)) for Hodges-Lehmann
+    (n, m >= 2; x, y are not rearranged).
+    """
+    size = n if leave_x else m
+    r1 = np.empty(size)
+    r2 = np.empty(size)
+    if stat == HODGES_LEHMANN:
+        left = (n - 1) * m if leave_x else n * (m - 1)
+        k = left >> 1
+        loo_difference_ranks(x, y, leave_x, k if left & 1 else k - 1, k, r1, r2)
+        for i in range(size):
+            out[i] = r1[i] if left & 1 else (r1[i] + r2[i]) / 2.0
+        return
+    if stat == QUANTILE:
+        h = (n - 2) * q
+        k = min(int(math.floor(h)), n - 2)
+        loo_ranks(x, k, min(k + 1, n - 2), r1, r2)
+        for i in range(size):
+            out[i] = _lerp(r1[i], r2[i], h - k) if k + 1 < n - 1 else r1[i]
+        return
+    left = size - 1  # MEDIAN, MEDIAN_RATIO, MEDIAN_DIFF: the median of the sample left
+    k = left >> 1
+    loo_ranks(x if leave_x else y, k if left & 1 else k - 1, k, r1, r2)
+    other = sorted_copy(y if leave_x else x) if stat != MEDIAN else r1
+    fixed = _median(other, m if leave_x else n) if stat != MEDIAN else 0.0
     for i in range(size):
-        if leave_x:
-            k = 0
-            for j in range(n):
-                if j != i:
-                    bx[k] = x[j]
-                    k += 1
-            for j in range(m):
-                by[j] = y[j]
-            out[i] = statistic(stat, bx, n - 1, by, m, q, work)
+        med = r1[i] if left & 1 else (r1[i] + r2[i]) / 2.0
+        if stat == MEDIAN:
+            out[i] = med
+        elif stat == MEDIAN_RATIO:
+            out[i] = _ratio(med, fixed) if leave_x else _ratio(fixed, med)
         else:
-            for j in range(n):
-                bx[j] = x[j]
-            k = 0
-            for j in range(m):
-                if j != i:
-                    by[k] = y[j]
-                    k += 1
-            out[i] = statistic(stat, bx, n, by, m - 1, q, work)
-    mean = 0.0
-    for i in range(size):
-        mean += out[i]
-    mean /= size
-    s3 = 0.0
-    s2 = 0.0
-    for i in range(size):
-        u = (size - 1) * (mean - out[i])
-        s3 += u * u * u
-        s2 += u * u
-    return s3 / float(size) ** 3, s2 / float(size) ** 2
+            out[i] = med - fixed if leave_x else fixed - med
 
 
 @njit(cache=True)
@@ -329,13 +355,10 @@ def acceleration(stat, x, y, two, q) -> float:
     """
     n = x.shape[0]
     m = y.shape[0] if two else 0
-    bx = np.empty(n)
-    by = np.empty(m)
-    work = np.empty(n * m if stat == HODGES_LEHMANN else 0)
     out = np.empty(max(n, m))
-    num, den = _jackknife_terms(stat, x, n, y, m, q, bx, by, work, True, out)
+    num, den = _jackknife_terms(stat, x, n, y, m, q, True, out)
     if two:
-        num2, den2 = _jackknife_terms(stat, x, n, y, m, q, bx, by, work, False, out)
+        num2, den2 = _jackknife_terms(stat, x, n, y, m, q, False, out)
         num += num2
         den += den2
     if den == 0.0:
@@ -345,7 +368,7 @@ def acceleration(stat, x, y, two, q) -> float:
 
 @group_kernel
 def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_of_count, seed,
-                        n_resamples, keep, distribution) -> tuple[np.ndarray, ...]:
+                        n_resamples, keep, distribution, first) -> tuple[np.ndarray, ...]:
     """Bootstrap estimate, interval, standard error and BCa acceleration per sample.
 
     Sample i is ``xv[xo[i]:xo[i+1]]`` (and ``yv[yo[i]:yo[i+1]]`` when `two`). `alpha` is
@@ -383,6 +406,9 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         Whether to store the bootstrap distributions.
     distribution : numpy.ndarray
         (samples, B), written when `keep`: the statistics theta* (also for `STUDENTIZED`).
+    first : int
+        The index of sample 0 in the whole batch (its stream is keyed by first + i), so that a
+        batch run in chunks gives the same results as in one call.
 
     Returns
     -------
@@ -467,9 +493,9 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         cy = np.zeros(m if by_counts else 0, dtype=np.int64)
         ix = np.empty(n, dtype=np.int64)
         iy = np.empty(m, dtype=np.int64)
-        group_key = sample_key(seed, i)
+        group_key = sample_key(seed, first + i)
         for b in range(B):
-            key = resample_key(group_key, b)  # = stream_key(seed, i, b)
+            key = resample_key(group_key, b)  # = stream_key(seed, first + i, b)
             # x's draws, then y's from the next counter
             if by_counts:
                 cx[:] = 0

@@ -31,7 +31,8 @@ def order_statistics(grouped, offsets, n_valid, lower_rank, upper_rank) -> np.nd
     -----
     Each group is copied, NaN moved last, then the lower bound, the upper bound above it, and
     the median in the (narrow) band between them are found by branchless quickselect: linear
-    in the group size.
+    in the group size. The mean of the two middle values is halved after the sum, or before it
+    where the sum would exceed the float64 range.
     """
     n_groups = offsets.shape[0] - 1
     stats = np.full((n_groups, 5), np.nan)
@@ -66,5 +67,8 @@ def order_statistics(grouped, offsets, n_valid, lower_rank, upper_rank) -> np.nd
             below = x[band_start]  # the largest value left of rank `half`
             for i in range(band_start + 1, half):
                 below = max(below, x[i])
-            stats[g, 1] = 0.5 * (below + x[half])
+            middle = 0.5 * (below + x[half])
+            if not np.isfinite(middle):  # below + x[half] beyond the float64 range
+                middle = 0.5 * below + 0.5 * x[half]
+            stats[g, 1] = middle
     return stats

@@ -3,24 +3,29 @@
 One kernel, `ks_2samp_pairs`, sorts a copy of each sample (counting ranks when small),
 merge-walks the two for the statistic and computes the p-value in place. Exact: scipy's
 lattice-path counts (Hodges 1958, Arkiv för Matematik 3, 469-486; Viehmann 2021,
-arXiv:2102.08037), in `fastperf.kernels.ks_exact`. Asymptotic: Hodges' one-sided approximation,
-and for two-sided the one-sample distribution with n = round(n1 n2 / (n1 + n2)) (scipy's
-``kstwo.sf``, Simard & L'Ecuyer 2011) except its Smirnov branch, which the API evaluates in bulk
-with ``scipy.special.smirnov``, in `fastperf.kernels.ks_asymptotic`. All ported operation for
-operation, so that p agrees with ``scipy.stats.ks_2samp`` to rounding.
+arXiv:2102.08037), in `fastperf.kernels.ks_exact`; with ties, the exact p-value conditional on
+the tie pattern instead (Schröer & Trenkler 1995, Computational Statistics & Data Analysis 20,
+185-202; R's ``psmirnov``), `fastperf.kernels.ks_exact.tied_exact_pvalue`. Asymptotic: Hodges'
+one-sided approximation, and for two-sided the one-sample distribution with
+n = round(n1 n2 / (n1 + n2)) (scipy's ``kstwo.sf``, Simard & L'Ecuyer 2011) except its Smirnov
+branch, which the API evaluates in bulk with ``scipy.special.smirnov``, in
+`fastperf.kernels.ks_asymptotic`. All but the tied exact p-value ported operation for operation,
+so that p agrees with ``scipy.stats.ks_2samp`` to rounding.
 """
 import numpy as np
 from numba import njit, prange
 
 from fastperf.kernels.builds import group_kernel
 from fastperf.kernels.ks_asymptotic import asymp_sample_size, kolmogorov_sf, one_sided_asymp_pvalue
-from fastperf.kernels.ks_exact import GREATER, LESS, TWO_SIDED, exact_pvalue, gcd
+from fastperf.kernels.ks_exact import (GREATER, LESS, TWO_SIDED, exact_pvalue, gcd, tie_block_ends,
+                                       tied_exact_pvalue)
 from fastperf.kernels.order_statistics import sorted_copy
 
 __all__ = [
     "ks_2samp_pairs", "ecdf_extremes", "median_of_sorted", "TWO_SIDED", "LESS", "GREATER", "AUTO",
     "EXACT", "ASYMP", "STATUS_MESSAGES", "PVALUE_SOURCES", "FROM_EXACT", "FROM_ASYMP",
-    "FROM_SMIRNOV", "NO_FALLBACK", "EXACT_FAILED", "EXACT_IMPOSSIBLE", "MAX_AUTO_N",
+    "FROM_SMIRNOV", "NO_FALLBACK", "EXACT_FAILED", "EXACT_IMPOSSIBLE", "TIES_TOO_LARGE",
+    "MAX_AUTO_N", "MAX_TIED_CELLS",
 ]
 
 #: `method` codes.
@@ -39,11 +44,16 @@ STATUS_MESSAGES = (
 NOT_TESTED, FROM_EXACT, FROM_ASYMP, FROM_SMIRNOV = 0, 1, 2, 3
 PVALUE_SOURCES = ("none", "exact", "asymp", "asymp")
 #: Why an exact p-value was not used although the method asked for one.
-NO_FALLBACK, EXACT_FAILED, EXACT_IMPOSSIBLE = 0, 1, 2
+#: ``TIES_TOO_LARGE``: tied samples with n1 n2 > `MAX_TIED_CELLS`, given the continuous-data
+#: exact p-value (conservative) instead of the one conditional on the ties.
+NO_FALLBACK, EXACT_FAILED, EXACT_IMPOSSIBLE, TIES_TOO_LARGE = 0, 1, 2, 3
 
 #: method="auto" is exact when max(n1, n2) <= this (scipy's MAX_AUTO_N).
 MAX_AUTO_N = 10_000
 _INT32_MAX = 2_147_483_647
+#: The exact p-value conditional on ties visits n1 n2 lattice points (a few ns each): it is
+#: computed up to n1 n2 = 10**8, which covers every pair that method="auto" makes exact.
+MAX_TIED_CELLS = 100_000_000
 
 
 @njit(cache=True)
@@ -145,13 +155,16 @@ def ks_2samp_pairs(x_values, x_offsets, y_values, y_offsets, alternative, method
     sign : int8, +1 when F_x - F_y attains D, -1 when F_y - F_x does (0 when not tested).
     status : int8, an index into `STATUS_MESSAGES`.
     source : int8, an index into `PVALUE_SOURCES`.
-    fallback : int8, NO_FALLBACK, or why an exact p-value gave way to the asymptotic one.
+    fallback : int8, NO_FALLBACK, or why an exact p-value gave way to the asymptotic one
+        (EXACT_FAILED, EXACT_IMPOSSIBLE), or to the continuous-data one (TIES_TOO_LARGE).
 
     Notes
     -----
     Smirnov (1939) for the statistic; exact p-values by `fastperf.kernels.ks_exact` (Hodges 1958;
     Viehmann 2021), asymptotic ones by `fastperf.kernels.ks_asymptotic` (Hodges 1958; Simard &
-    L'Ecuyer 2011), as ``scipy.stats.ks_2samp``.
+    L'Ecuyer 2011), as ``scipy.stats.ks_2samp``. With ties in the pooled sample (and no
+    centring) the exact p-value is the one conditional on the tie pattern (Schröer & Trenkler
+    1995; R >= 4.2's ``ks.test(exact=TRUE)``), for n1 n2 <= `MAX_TIED_CELLS`.
     """
     n_pairs = x_offsets.shape[0] - 1
     statistic = np.full(n_pairs, np.nan)
@@ -204,7 +217,16 @@ def ks_2samp_pairs(x_values, x_offsets, y_values, y_offsets, alternative, method
             lcm = n1g * n2
             h = np.int64(np.floor(d * lcm + 0.5))
             d = h * 1.0 / lcm
-            p = exact_pvalue(n1, n2, g, h, alternative)
+            # centred samples tie by construction (both medians at 0): the continuous p, as the
+            # Speedup-Test protocol has it
+            ends, tied = tie_block_ends(xs, ys)
+            tied = tied and not center_median
+            if tied and n1 * n2 <= MAX_TIED_CELLS:
+                p = tied_exact_pvalue(ends, n1, n2, h * g, alternative)
+            else:
+                if tied:
+                    fallback[k] = TIES_TOO_LARGE
+                p = exact_pvalue(n1, n2, g, h, alternative)
             if np.isnan(p):
                 mode = ASYMP
                 fallback[k] = EXACT_FAILED

@@ -1,8 +1,107 @@
-"""Sample moments per CSR segment: the kernel behind the t-tests and the F-test."""
+"""Sample moments per CSR segment: the kernel behind the t-tests, the F-test, ANOVA and describe.
+
+Values are scaled by a power of two before summing where their magnitude could overflow (or
+underflow) a sum of squares, so finite values always give a finite mean and a scaled variance
+that is finite; `scaled_moments` returns that scale, `sample_moments` the variance itself.
+"""
+import math
+
 import numpy as np
-from numba import prange
+from numba import njit, prange
 
 from fastperf.kernels.builds import group_kernel
+
+#: Values whose largest magnitude lies in [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT] are summed as
+#: they are (sums of n squares of deviations cannot overflow or underflow there); others are
+#: scaled by a power of two first.
+SAFE_EXPONENT = 300
+
+
+@njit(cache=True)
+def segment_moments(values, start, stop):
+    """Count, mean, scaled variance and scale exponent of the non-NaN values[start:stop].
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64 values (NaN: missing).
+    start, stop : int
+        The segment.
+
+    Returns
+    -------
+    count : int
+        Non-NaN values.
+    mean : float
+        Their mean (NaN for count 0; inf or NaN when a value is infinite).
+    scaled_mean : float
+        The mean of the values times 2**-exponent (exact where `mean` is subnormal).
+    variance : float
+        The variance with ddof=1 of the values times 2**-exponent (NaN for count < 2): the
+        variance is ``variance * 4.0**exponent``.
+    exponent : int
+        0 when the values are summed as they are (their largest magnitude within
+        2**±`SAFE_EXPONENT`, or a value infinite), else the binary exponent of the largest
+        magnitude (scaled values lie in (-1, 1)).
+
+    Notes
+    -----
+    The corrected two-pass algorithm (Chan, Golub & LeVeque 1983, "Algorithms for computing the
+    sample variance: analysis and recommendations", The American Statistician 37(3), 242-247;
+    R's ``mean`` refines the mean the same way): the mean m of the first pass is refined by the
+    mean of the deviations d = x - m, and the variance is (sum d^2 - (sum d)^2 / n) / (n - 1).
+    Accurate when the spread is tiny relative to the mean; a constant sample has its value as
+    mean and variance exactly 0. Scaling by a power of two is exact (but for values 2**1074
+    times smaller than the largest, which vanish against it), so the results are those of the
+    unscaled algorithm wherever that one neither overflows nor underflows.
+    """
+    count = 0
+    total = 0.0
+    low = np.inf
+    high = -np.inf
+    for j in range(start, stop):
+        v = values[j]
+        if v == v:
+            count += 1
+            total += v
+            low = min(low, v)
+            high = max(high, v)
+    if count == 0:
+        return 0, np.nan, np.nan, np.nan, 0
+    if low == high:  # constant (or one value): exact
+        return count, low, low, (0.0 if count > 1 else np.nan), 0
+    largest = max(abs(low), abs(high))
+    exponent = 0
+    scale = 1.0
+    if largest < np.inf and (largest > 2.0 ** SAFE_EXPONENT
+                             or largest < 2.0 ** -SAFE_EXPONENT):
+        exponent = math.frexp(largest)[1]
+        total = 0.0
+        for j in range(start, stop):
+            v = values[j]
+            if v == v:
+                total += math.ldexp(v, -exponent)
+        scale = 0.0  # marks the scaled pass below
+    m = total / count
+    deviations = 0.0
+    squares = 0.0
+    for j in range(start, stop):
+        v = values[j]
+        if v == v:
+            if scale == 0.0:
+                v = math.ldexp(v, -exponent)
+            d = v - m
+            deviations += d
+            squares += d * d
+    scaled = m + deviations / count
+    m = scaled
+    if exponent != 0:
+        # the mean of values within [low, high] lies there: rounding must not push it out
+        m = min(max(math.ldexp(scaled, exponent), low), high)
+    variance = np.nan
+    if count > 1:
+        variance = max(squares - deviations * deviations / count, 0.0) / (count - 1)
+    return count, m, scaled, variance, exponent
 
 
 @group_kernel(min_rows=20_000_000, inputs=2)  # memory-bound: threads rarely pay off
@@ -23,18 +122,15 @@ def sample_moments(values, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     n_nan : numpy.ndarray of int64
         NaN values per sample.
     mean : numpy.ndarray
-        The mean (NaN for n = 0).
+        The mean (NaN for n = 0); finite whenever the values are.
     variance : numpy.ndarray
-        The variance with ddof=1 (NaN for n < 2).
+        The variance with ddof=1 (NaN for n < 2); inf where it exceeds the float64 range
+        (`scaled_moments` gives it scaled, finite).
 
     Notes
     -----
-    The corrected two-pass algorithm (Chan, Golub & LeVeque 1983, "Algorithms for computing the
-    sample variance: analysis and recommendations", The American Statistician 37(3), 242-247;
-    R's ``mean`` refines the mean the same way): the mean m of the first pass is refined by the
-    mean of the deviations d = x - m, and the variance is (sum d^2 - (sum d)^2 / n) / (n - 1).
-    Accurate when the spread is tiny relative to the mean; a constant sample has its value as
-    mean and variance exactly 0.
+    `segment_moments` per sample: the corrected two-pass algorithm of Chan, Golub & LeVeque
+    (1983) on values scaled by a power of two where they could overflow.
     """
     n_samples = offsets.shape[0] - 1
     n = np.zeros(n_samples, dtype=np.int64)
@@ -42,36 +138,54 @@ def sample_moments(values, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     mean = np.full(n_samples, np.nan)
     variance = np.full(n_samples, np.nan)
     for i in prange(n_samples):
-        count = 0
-        total = 0.0
-        low = np.inf
-        high = -np.inf
-        for j in range(offsets[i], offsets[i + 1]):
-            v = values[j]
-            if v == v:
-                count += 1
-                total += v
-                low = min(low, v)
-                high = max(high, v)
+        count, m, _, v, exponent = segment_moments(values, offsets[i], offsets[i + 1])
         n[i] = count
         n_nan[i] = offsets[i + 1] - offsets[i] - count
-        if count == 0:
-            continue
-        if low == high:  # constant (or one value): exact
-            mean[i] = low
-            if count > 1:
-                variance[i] = 0.0
-            continue
-        m = total / count
-        deviations = 0.0
-        squares = 0.0
-        for j in range(offsets[i], offsets[i + 1]):
-            v = values[j]
-            if v == v:
-                d = v - m
-                deviations += d
-                squares += d * d
-        mean[i] = m + deviations / count
-        if count > 1:
-            variance[i] = max(squares - deviations * deviations / count, 0.0) / (count - 1)
+        mean[i] = m
+        variance[i] = math.ldexp(v, 2 * exponent) if exponent != 0 else v
     return n, n_nan, mean, variance
+
+
+@group_kernel(min_rows=20_000_000, inputs=2)  # memory-bound: threads rarely pay off
+def scaled_moments(values, offsets):
+    """`sample_moments` with the variance kept scaled: finite for any finite values.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64 values of the CSR samples (NaN: missing).
+    offsets : numpy.ndarray of int64
+        CSR offsets.
+
+    Returns
+    -------
+    n, n_nan, mean : numpy.ndarray
+        As `sample_moments`.
+    scaled_mean : numpy.ndarray
+        The mean of the values times 2**-exponent (exact where the mean is subnormal).
+    variance : numpy.ndarray
+        The variance with ddof=1 of the values times 2**-exponent (NaN for n < 2).
+    exponent : numpy.ndarray of int64
+        Per sample: the variance is ``variance * 4.0**exponent`` and the standard deviation
+        ``sqrt(variance) * 2.0**exponent`` (0 for ordinary magnitudes).
+
+    Notes
+    -----
+    `segment_moments` per sample (Chan, Golub & LeVeque 1983, with power-of-two scaling).
+    """
+    n_samples = offsets.shape[0] - 1
+    n = np.zeros(n_samples, dtype=np.int64)
+    n_nan = np.zeros(n_samples, dtype=np.int64)
+    mean = np.full(n_samples, np.nan)
+    scaled_mean = np.full(n_samples, np.nan)
+    variance = np.full(n_samples, np.nan)
+    exponents = np.zeros(n_samples, dtype=np.int64)
+    for i in prange(n_samples):
+        count, m, ms, v, exponent = segment_moments(values, offsets[i], offsets[i + 1])
+        n[i] = count
+        n_nan[i] = offsets[i + 1] - offsets[i] - count
+        mean[i] = m
+        scaled_mean[i] = ms
+        variance[i] = v
+        exponents[i] = exponent
+    return n, n_nan, mean, scaled_mean, variance, exponents

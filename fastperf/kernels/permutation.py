@@ -8,6 +8,8 @@ every sign pattern, the bits of 0 .. 2**n - 1; sampled: one fair coin per differ
 resample ``b`` of test ``t`` is a pure function of ``stream_key(seed, t, b)``, so results do not
 depend on threads. Memory is O(n) per test in flight; no null distribution is stored.
 """
+import math
+
 import numpy as np
 from numba import njit, prange
 
@@ -21,6 +23,22 @@ MEDIAN_DIFF = 1
 
 #: scipy's relative tolerance for statistics equal in theory but not in floating point.
 _EPS100 = np.finfo(np.float64).eps * 100
+
+
+@njit(cache=True)
+def _binary_exponent(x, y):
+    """``e`` with every finite |value| of x and y below ``2**e`` (0 when all are 0): dividing
+    by ``2**e`` is exact (barring subnormals) and keeps sums of values near 1.8e308 finite."""
+    largest = 0.0
+    for i in range(x.shape[0]):
+        a = abs(x[i])
+        if a > largest and a < np.inf:
+            largest = a
+    for i in range(y.shape[0]):
+        a = abs(y[i])
+        if a > largest and a < np.inf:
+            largest = a
+    return math.frexp(largest)[1]
 
 
 @njit(cache=True)
@@ -76,13 +94,15 @@ def _independent(x, y, statistic, exact, n_resamples, seed, test):
     n2 = y.shape[0]
     n = n1 + n2
     pooled = np.empty(n)
+    e = _binary_exponent(x, y)  # the statistics of the values / 2**e (exact), scaled back
     for i in range(n1):  # element loops: a slice assignment compiles Numba's shape-error text
-        pooled[i] = x[i]
+        pooled[i] = math.ldexp(x[i], -e)
     for i in range(n2):
-        pooled[n1 + i] = y[i]
+        pooled[n1 + i] = math.ldexp(y[i], -e)
     arranged = np.empty(n)
     work = np.empty(n)
     observed = _two_sample_statistic(pooled, n1, statistic, work)
+    reported = math.ldexp(observed, e)
     gamma = abs(_EPS100 * observed)
     low = observed + gamma
     high = observed - gamma
@@ -117,7 +137,7 @@ def _independent(x, y, statistic, exact, n_resamples, seed, test):
             idx[i] += 1
             for j in range(i + 1, n1):
                 idx[j] = idx[j - 1] + 1
-        return observed, n_less, n_greater, total
+        return reported, n_less, n_greater, total
     for b in range(n_resamples):
         key = stream_key(seed, test, b)
         for i in range(n):
@@ -138,17 +158,23 @@ def _independent(x, y, statistic, exact, n_resamples, seed, test):
         s = _two_sample_statistic(arranged, n1, statistic, work)
         n_less += s <= low
         n_greater += s >= high
-    return observed, n_less, n_greater, n_resamples
+    return reported, n_less, n_greater, n_resamples
 
 
 @njit(cache=True)
 def _paired(d, statistic, exact, n_resamples, seed, test):
     """(observed, n_less, n_greater, n_total) of one sign-flip test of the differences `d`."""
     n = d.shape[0]
+    e = _binary_exponent(d, d[:0])  # the statistics of d / 2**e (exact), scaled back
+    scaled = np.empty(n)
+    for i in range(n):
+        scaled[i] = math.ldexp(d[i], -e)
+    d = scaled
     work = np.empty(n)
     for i in range(n):
         work[i] = d[i]
     observed = _signed_statistic(work, statistic)
+    reported = math.ldexp(observed, e)
     gamma = abs(_EPS100 * observed)
     low = observed + gamma
     high = observed - gamma
@@ -162,7 +188,7 @@ def _paired(d, statistic, exact, n_resamples, seed, test):
             s = _signed_statistic(work, statistic)
             n_less += s <= low
             n_greater += s >= high
-        return observed, n_less, n_greater, total
+        return reported, n_less, n_greater, total
     for b in range(n_resamples):
         key = stream_key(seed, test, b)
         for i in range(n):
@@ -170,7 +196,7 @@ def _paired(d, statistic, exact, n_resamples, seed, test):
         s = _signed_statistic(work, statistic)
         n_less += s <= low
         n_greater += s >= high
-    return observed, n_less, n_greater, n_resamples
+    return reported, n_less, n_greater, n_resamples
 
 
 @group_kernel
@@ -216,7 +242,9 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
     Notes
     -----
     Fisher (1935) and Pitman (1937) permutation tests; the tolerance gamma and the counting as
-    ``scipy.stats.permutation_test``; random rearrangements give p = (count + 1) / (B + 1)
+    ``scipy.stats.permutation_test``; each test's values are divided by one power of 2 (exact)
+    before summing and the observed statistic multiplied back, so values near 1.8e308 give a
+    finite statistic wherever it is representable (inf where it is not); random rearrangements give p = (count + 1) / (B + 1)
     (Phipson & Smyth 2010) in the caller.
     """
     m = x_offsets.shape[0] - 1

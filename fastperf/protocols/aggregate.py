@@ -23,7 +23,8 @@ from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, keyed_table
 from fastperf.io.read import load_table
-from fastperf.io.tables import describe_group, key_list, require_columns, value_column
+from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
+                                require_columns, value_column)
 from fastperf.data.grouping import key_codes, group_rows
 from fastperf.engine.intervals import student_quantile
 from fastperf.data.samples import group_weights
@@ -31,6 +32,9 @@ from fastperf.data.samples import group_weights
 __all__ = ["aggregate_score", "AggregateResult", "score_gradient"]
 
 KINDS = ("geomean", "mean", "weighted")
+#: The status of a propagated score whose every benchmark has zero variance: the score and its
+#: sd (0) stand, but the Welch-Satterthwaite df is 0 / 0 and there is no interval.
+ZERO_VARIANCE = "zero variance: no interval"
 METHODS = ("per-run", "propagation")
 
 
@@ -157,8 +161,10 @@ def aggregate_score(
     propagation S = sqrt(sum (df/dx_i S_i)^2) with the closed-form derivatives); the
     Welch-Satterthwaite degrees of freedom are Satterthwaite (1946) and Welch (1947).
     """
-    from fastperf.kernels.moments import sample_moments
-
+    value = column_name(value, "value")
+    variant = column_name(variant, "variant")
+    unit = column_name(unit, "unit", allow_none=True)
+    run = column_name(run, "run", allow_none=True)
     check_choice(kind, "kind", KINDS)
     check_choice(method, "method", METHODS)
     if kind == "weighted" and weights is None:
@@ -169,7 +175,7 @@ def aggregate_score(
         raise InputError("the measurement table is empty (0 rows)")
     keys = key_list(by)
     require_columns(table, keys + [variant, value])
-    if unit is not None and unit in table.column_names:
+    if has_column(table, unit):
         units = table.column(unit).unique().to_pylist()
         if len(units) > 1:
             raise InputError(
@@ -198,20 +204,14 @@ def aggregate_score(
     variant_of_group = np.repeat(np.arange(variants.n_groups), variants.sizes)
     n_benchmarks = variants.sizes
     bench = group_rows(groups.keys, keys)  # every benchmark of the table, for completeness
+    check_weight_column(table, weights)
     raw_w = group_weights(table, weights, keys, groups)
     w = raw_w / np.add.reduceat(raw_w, starts)[variant_of_group]
     missing = bench.n_groups - n_benchmarks
     status = np.where(missing > 0, "missing benchmarks: " + missing.astype(str), "ok").astype(object)
 
     if method == "propagation":
-        n, _, means, variances = sample_moments(grouped, groups.offsets, n_rows=grouped.shape[0])
-        score, gradient = score_gradient("geomean" if geometric else "mean", means, w, starts)
-        parts_sd = (gradient * np.sqrt(variances)) ** 2
-        parts_se = parts_sd / n
-        with np.errstate(invalid="ignore", divide="ignore"):
-            sd = np.sqrt(np.add.reduceat(parts_sd, starts))
-            se = np.sqrt(np.add.reduceat(parts_se, starts))
-            df = se ** 4 / np.add.reduceat(parts_se ** 2 / (n - 1), starts)
+        score, sd, se, df, n = _propagation(grouped, groups, starts, w, geometric)
         n_runs = np.add.reduceat(n, starts)
         n_dropped = np.zeros(variants.n_groups, dtype=np.int64)
         few = np.add.reduceat((n < 2).astype(np.int64), starts)
@@ -221,12 +221,17 @@ def aggregate_score(
         score, sd, se, df, n_runs, n_dropped, status = _per_run(
             table, groups, variants, grouped, n_benchmarks, w, geometric, run, status)
 
-    half = student_quantile(df, confidence) * se
+    status = np.where((status == "ok") & (se == 0), ZERO_VARIANCE, status)
+    status = np.where((status == "ok") & ~(np.isfinite(score) & np.isfinite(sd)),
+                      "score or sd outside the float64 range", status)
+    with np.errstate(over="ignore", invalid="ignore"):
+        half = student_quantile(df, confidence) * se
     failed = status != "ok"
+    kept = ~failed | (status == ZERO_VARIANCE)  # the score and its sd 0 stand; no interval
     columns = {
         "n_benchmarks": n_benchmarks, "n_runs": n_runs, "n_runs_dropped": n_dropped,
-        "score": np.where(failed, np.nan, score), "sd": np.where(failed, np.nan, sd),
-        "se": np.where(failed, np.nan, se), "df": np.where(failed, np.nan, df),
+        "score": np.where(kept, score, np.nan), "sd": np.where(kept, sd, np.nan),
+        "se": np.where(kept, se, np.nan), "df": np.where(failed, np.nan, df),
         "ci_low": np.where(failed, np.nan, score - half),
         "ci_high": np.where(failed, np.nan, score + half),
     }
@@ -262,10 +267,11 @@ def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, 
     """Per-run scores of every variant, then their moments (the article's Table 5 procedure)."""
     from fastperf.kernels.aggregate import per_run_totals
     from fastperf.kernels.moments import sample_moments
+    from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
 
     sizes = groups.sizes
     variant_of_group = np.repeat(np.arange(variants.n_groups), variants.sizes)
-    if run is not None and run in table.column_names:
+    if has_column(table, run):
         positions = _run_positions(table, run, groups)
         n_positions = int(positions.max()) + 1 if positions.size else 0
         matched_by = "run"
@@ -293,10 +299,14 @@ def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, 
     n_dropped = ((seen > 0) & ~complete).reshape(-1, n_positions).sum(axis=1) if n_positions \
         else np.zeros(variants.n_groups, dtype=np.int64)
     runs = Samples.rectangular(scores.reshape(variants.n_groups, n_positions))
+    # each variant's run scores divided by a power of 2 (exact) before their moments
+    exponent = binary_exponents(Samples(np.nan_to_num(runs.values), runs.offsets))
+    runs = scaled_samples(runs, exponent)
     n, _, mean, var = sample_moments(runs.values, runs.offsets, n_rows=scores.size)
-    sd = np.sqrt(var)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        se = sd / np.sqrt(n)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        sd = np.ldexp(np.sqrt(var), exponent)
+        se = np.ldexp(np.sqrt(var) / np.sqrt(n), exponent)
+        mean = np.ldexp(mean, exponent)
     status = np.where((n < 2) & (status == "ok"), "fewer than 2 complete runs", status)
     return mean, sd, se, (n - 1).astype(float), n, n_dropped, status
 
@@ -318,3 +328,69 @@ def _ratio_to_baseline(variant_names: pa.ChunkedArray, baseline: str, columns: d
     is_base = np.arange(len(names)) == b
     return {"ratio": ratio, "ratio_ci_low": np.where(is_base, np.nan, low),
             "ratio_ci_high": np.where(is_base, np.nan, high)}
+
+
+def check_weight_column(table: pa.Table, weights: Any) -> None:
+    """An `InputError` naming the weights column when it is not numeric.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+    weights : None, str or mapping
+        Only a column name is checked (a missing column is `group_weights`' error).
+    """
+    if not isinstance(weights, str) or weights not in table.column_names:
+        return
+    kind = table.schema.field(weights).type
+    if not (pa.types.is_integer(kind) or pa.types.is_floating(kind)
+            or pa.types.is_decimal(kind) or pa.types.is_null(kind)):
+        raise InputError(f"weights column {weights!r} has type {kind}, not a number: weights= "
+                         "must name a numeric column (one positive weight per benchmark), or be "
+                         "a mapping benchmark -> weight")
+
+
+def _segment_norm(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """sqrt(sum x^2) per segment, each segment divided by a power of 2 near its largest |x|
+    first (exact), so that squares of 1e200 or 1e-200 neither overflow nor underflow."""
+    with np.errstate(invalid="ignore"):
+        top = np.maximum.reduceat(np.abs(x), starts)
+    _, e = np.frexp(np.where(np.isfinite(top), top, 0.0))
+    segment_of = np.repeat(np.arange(starts.shape[0]), np.diff(np.append(starts, x.shape[0])))
+    scaled = np.ldexp(x, -e[segment_of])
+    with np.errstate(invalid="ignore", over="ignore"):
+        return np.ldexp(np.sqrt(np.add.reduceat(scaled * scaled, starts)), e)
+
+
+def _propagation(grouped, groups, starts, w, geometric):
+    """Error propagation (Pakhomov, Tables 6 and 7): score, sd, se, Welch-Satterthwaite df and
+    the counts, with every benchmark's values divided by a power of 2 (exact) before their
+    moments, so values near 1.8e308 or 1e-308 give finite moments."""
+    from fastperf.kernels.moments import sample_moments
+    from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
+
+    samples = Samples(grouped, groups.offsets)
+    exponent = binary_exponents(samples)
+    scaled = scaled_samples(samples, exponent)
+    n, _, means, variances = sample_moments(scaled.values, scaled.offsets,
+                                            n_rows=scaled.values.shape[0])
+    sd_i = np.sqrt(variances)  # in units of 2**exponent, as the means
+    root_n = np.sqrt(n)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        if geometric:  # df/dx_i S_i = w_i f S_i / x_i: f times a scale-free part
+            score, _ = score_gradient("geomean", np.ldexp(means, exponent), w, starts)
+            part_sd = w * sd_i / means
+            part_se = part_sd / root_n
+            sd = score * _segment_norm(part_sd, starts)
+            se = score * _segment_norm(part_se, starts)
+        else:  # df/dx_i = w_i
+            score = np.add.reduceat(w * np.ldexp(means, exponent), starts)
+            part_sd = w * np.ldexp(sd_i, exponent)
+            part_se = w * np.ldexp(sd_i / root_n, exponent)
+            sd = _segment_norm(part_sd, starts)
+            se = _segment_norm(part_se, starts)
+        # df = (sum p_i)^2 / sum(p_i^2 / (n_i - 1)), p_i = part_se_i^2, on the shares p_i / sum p
+        norm = _segment_norm(part_se, starts)
+        segment_of = np.repeat(np.arange(starts.shape[0]), np.diff(np.append(starts, n.shape[0])))
+        share = (part_se / norm[segment_of]) ** 2
+        df = 1.0 / np.add.reduceat(share * share / (n - 1), starts)
+    return score, sd, se, df, n

@@ -14,14 +14,15 @@ from fastperf.data.arrays import Samples
 from fastperf.data.grouping import key_codes
 from fastperf.data.units import HIGHER, LOWER, unit_directions
 from fastperf.data.validation import (check_choice, check_confidence, check_key_clash,
-                                      check_unit_interval, check_variants)
+                                      check_real, check_unit_interval, check_variants,
+                                      variant_list)
 from fastperf.engine.intervals import median_interval_minimum_size, median_interval_ranks
 from fastperf.engine.pvalues import first_reason
 from fastperf.engine.ranks import rank_sum_test, sort_samples
 from fastperf.errors import InputError
 from fastperf.io.common import config_columns
 from fastperf.io.read import load_table
-from fastperf.io.tables import key_list, require_columns
+from fastperf.io.tables import column_name, has_column, key_list, require_columns
 from fastperf.protocols.compare_text import CompareRendering
 from fastperf.protocols.relevance_common import concat_samples
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
@@ -96,6 +97,8 @@ def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: lis
         keys = key_list(by)
         require_columns(table, keys)
         variant_keys: list[str] = []
+    elif not has_column(table, "benchmark"):
+        keys, variant_keys = [], []  # no benchmark column: all rows one benchmark
     else:
         keys, variant_keys = ["benchmark"], []
         require_columns(table, keys, hint="name the benchmark key column(s) with by=")
@@ -119,7 +122,7 @@ def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: lis
 
 def _with_unit(keys: list[str], table: pa.Table, unit: str | None) -> list[str]:
     """The keys and the unit column (every unit is compared on its own)."""
-    if unit is not None and unit in table.column_names and unit not in keys:
+    if has_column(table, unit) and unit not in keys:
         return keys + [unit]
     return keys
 
@@ -140,6 +143,14 @@ def _medians(samples: Samples, confidence: float):
     low = np.where(has & (lower > 0), take(starts + lower - 1), np.nan)
     high = np.where(has & (upper > 0), take(starts + upper - 1), np.nan)
     return median, low, high
+
+
+def _ends(samples: Samples, index: np.ndarray) -> np.ndarray:
+    """The value at `index` of each sample (its first or last when sorted); NaN where the
+    sample is empty (and everywhere when every sample is)."""
+    if samples.values.size == 0:
+        return np.full(samples.sizes.shape, np.nan)
+    return np.where(samples.sizes > 0, np.take(samples.values, index, mode="clip"), np.nan)
 
 
 def _logs_where_positive(samples: Samples, positive: np.ndarray) -> Samples:
@@ -194,13 +205,7 @@ def _check_options(alpha, adjust, confidence, margin, threshold, method, higher_
     confidence = check_confidence(confidence)
     if margin is not None:
         margin = check_unit_interval(margin, "margin")
-    try:
-        threshold = float(threshold)
-    except (TypeError, ValueError):
-        threshold = float("nan")
-    if not (threshold >= 0 and math.isfinite(threshold)):
-        raise InputError(f"threshold must be a finite number >= 0 (a fraction: 0.02 is 2%), "
-                         f"got {threshold!r}")
+    threshold = check_real(threshold, "threshold (a fraction: 0.02 is 2%)", low=0, high=math.inf)
     check_choice(method, "method", ("auto", "exact", "asymptotic"))
     if not (higher_is_better is None or isinstance(higher_is_better, (bool, np.bool_))
             or isinstance(higher_is_better, Mapping)):
@@ -280,10 +285,13 @@ def compare(
     without direction) when the adjusted p < alpha and |delta| >= threshold; else
     ``equivalent`` when `margin` is given and met; else ``no change``.
     """
+    value = column_name(value, "value")
+    variant = column_name(variant, "variant")
+    unit = column_name(unit, "unit", allow_none=True)
     alpha, confidence, margin, threshold = _check_options(
         alpha, adjust, confidence, margin, threshold, method, higher_is_better)
     check_variants("compare", baseline, candidate)
-    candidates = [candidate] if isinstance(candidate, str) else list(candidate)
+    candidates = variant_list(candidate, "candidate")
     if not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
         raise InputError(f"candidate must name variant(s) other than the baseline {baseline!r}, "
                          f"each once; got {candidate!r}")
@@ -305,8 +313,8 @@ def compare(
     med_x, lo_x, hi_x = _medians(xs, confidence)
     med_y, lo_y, hi_y = _medians(ys, confidence)
 
-    first = lambda s: np.where(s.sizes > 0, np.take(s.values, s.offsets[:-1], mode="clip"), np.nan)  # noqa: E731
-    last = lambda s: np.where(s.sizes > 0, np.take(s.values, s.offsets[1:] - 1, mode="clip"), np.nan)  # noqa: E731
+    first = lambda s: _ends(s, s.offsets[:-1])  # noqa: E731
+    last = lambda s: _ends(s, s.offsets[1:] - 1)  # noqa: E731
     positive = (first(xs) > 0) & (first(ys) > 0)
     # the test on the values themselves (a log could merge two close values into a tie), the
     # effect on their logs where positive (the ratio)
@@ -360,10 +368,15 @@ def compare(
         "pvalue_adjusted": p_adjusted, "method": method_used,
         "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
         "verdict": pa.array(verdict.tolist(), pa.string()), "status": status}
-    key_table = pa.concat_tables([vs.keys] * c)
-    if not isinstance(candidate, str):
+    if vs.keys.num_columns == 0:  # by=[]: one benchmark per candidate, no key column
+        key_table = pa.table({"_": pa.nulls(k * c)}).drop_columns(["_"])
+    else:
+        key_table = pa.concat_tables([vs.keys] * c)
+    if isinstance(candidate, (list, tuple)):
         key_table = key_table.add_column(
-            0, "candidate", pa.array(np.repeat(np.array(candidates, dtype=object), k), pa.string()))
+            0, "candidate", pa.array(np.repeat(np.array(candidates, dtype=object), k).tolist(),
+                                     pa.string() if all(isinstance(n, str) for n in candidates)
+                                     else None))
     out = keyed_table(key_table, columns)
 
     overall = _overall(out, xs, ys, positive, testable, candidates, units, k, baseline,

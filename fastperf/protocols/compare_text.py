@@ -8,7 +8,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.units import HIGHER, common_scale, is_binary_unit, percent_range
-from fastperf.results.render import render_markdown
+from fastperf.results.render import format_cell, render_markdown
 
 __all__ = ["CompareRendering", "format_delta", "format_test", "strip_benchmark_prefix"]
 
@@ -17,7 +17,7 @@ _ADJUST_NAMES = {"bh": "Benjamini-Hochberg", "holm": "Holm", "bonferroni": "Bonf
 
 def strip_benchmark_prefix(name) -> str:
     """A benchmark name without Go's ``Benchmark`` prefix (``BenchmarkEncode`` -> ``Encode``)."""
-    text = "" if name is None else str(name)
+    text = format_cell(name)
     return text[len("Benchmark"):] if text.startswith("Benchmark") and len(text) > 9 else text
 
 
@@ -77,18 +77,21 @@ class CompareRendering:
         k = table.num_rows // len(candidates)
         head = table.slice(0, k)
         labels = [tuple(head.column(c).to_pylist()[i] for c in header_keys) for i in range(k)]
-        units = head.column(self.unit_column).to_pylist() if self.unit_column else [None] * k
+        units = [None] * k
+        if self.unit_column:
+            units = [None if u is None else format_cell(u)
+                     for u in head.column(self.unit_column).to_pylist()]
         sections: dict = {}
         for i in range(k):
             sections.setdefault((labels[i], units[i]), []).append(i)
         for (label, unit), members in sections.items():
-            header = [f"{c}: {v}" for c, v in zip(header_keys, label) if v is not None]
+            header = [f"{c}: {format_cell(v)}" for c, v in zip(header_keys, label) if v is not None]
             yield header, unit, members, k
 
     def _order(self, rows: list[dict], members: list[int], sort: str | None) -> list[int]:
         if sort in (None, "name"):
             return members if sort is None else sorted(
-                members, key=lambda i: str(rows[i][self.key_columns[0]]))
+                members, key=lambda i: format_cell(rows[i][self.key_columns[0]]))
         def badness(i):
             d = rows[i]["delta"]
             d = 0.0 if d is None or not math.isfinite(d) else d
@@ -180,7 +183,8 @@ class CompareRendering:
                  ""]
         for r in self.overall.to_pylist():
             if r["compared"]:
-                unit = f" {r['unit']}" if r.get("unit") else ""
+                unit = r.get("unit")
+                unit = f" {format_cell(unit)}" if unit else ""
                 interval = (f" (score ratio {r['score_ratio']:.4g}, {s['confidence']:.0%} CI "
                             f"[{r['score_ci_low']:.4g}, {r['score_ci_high']:.4g}])"
                             if r["score_ratio"] is not None and math.isfinite(r["score_ratio"])
@@ -216,10 +220,11 @@ class CompareRendering:
         for i in order:
             r = rows[i]
             unit = r.get(self.unit_column) if self.unit_column else None
+            unit = None if unit is None else format_cell(unit)
             scale = common_scale([r["median_baseline"], r["median_candidate"]],
                                  is_binary_unit(unit))
             name = strip_benchmark_prefix(r[self.key_columns[0]])
-            extra = [f"{c}={r[c]}" for c in varying if r[c] is not None]
+            extra = [f"{c}={format_cell(r[c])}" for c in varying if r[c] is not None]
             out["benchmark"].append(name + (f" ({', '.join(extra)})" if extra else ""))
             out["unit"].append(unit or "")
             out["baseline"].append(_cell(r["median_baseline"], r["ci_baseline_low"],

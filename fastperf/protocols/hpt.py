@@ -15,13 +15,13 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
-from fastperf.data.validation import check_choice, check_unit_interval
+from fastperf.data.validation import check_choice, check_real, check_unit_interval
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list
 from fastperf.protocols.relevance_common import (
-    SCALES, not_tested_warnings, check_comparison, rank_sum_tests, ratio_name, sample_medians,
-    signed_rank_tests,
+    SCALES, check_comparison, check_levels, not_tested_warnings, rank_sum_tests, ratio_name,
+    ratio_out_of_range, sample_medians, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 
@@ -258,13 +258,13 @@ def hpt(
     from fastperf.data.samples import check_positive, check_single_unit, variant_samples
 
     alpha = check_unit_interval(alpha, "alpha")
-    levels = [check_unit_interval(c, "each confidence") for c in confidences]
-    if not isinstance(candidate, str):
-        raise InputError("hpt compares one candidate with the baseline: candidate= a variant name")
+    levels = check_levels(confidences, "confidences")
+    if isinstance(candidate, (list, tuple)) or candidate is None:
+        raise InputError("hpt compares one candidate with the baseline: candidate= a variant "
+                         f"name, got {candidate!r}")
     check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS)
     check_choice(scale, "scale", SCALES)
-    if not (1.0 <= max_speedup <= 1000.0):
-        raise InputError(f"max_speedup must lie in [1, 1000], got {max_speedup!r}")
+    max_speedup = check_real(max_speedup, "max_speedup", low=1.0, high=1000.0)
     vs = variant_samples(load_table(data), variants=[baseline, candidate], by=key_list(by),
                          variant=variant, value=value)
     check_single_unit(vs, unit)
@@ -274,13 +274,14 @@ def hpt(
     num, den = (ys, xs) if higher_is_better else (xs, ys)
     a, b = log_values(num, "numerator"), log_values(den, "denominator")
     median_x, median_y = sample_medians(xs), sample_medians(ys)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         ratio = median_y / median_x if higher_is_better else median_x / median_y
         log_ratio = np.log(ratio)  # once: every step of the speedup search shifts it
     n_x, n_y = xs.sizes, ys.sizes
     status = np.select([(n_x == 0) & (n_y == 0), n_x == 0, n_y == 0],
                        ["missing baseline and candidate", "missing baseline", "missing candidate"],
                        default="ok")
+    status = ratio_out_of_range(ratio, status)  # 1e308 against 1e-300: no ratio to score
     tested = status == "ok"
 
     cache: dict[int, float] = {}

@@ -28,12 +28,13 @@ import pyarrow.compute as pc
 from numpy.typing import ArrayLike
 
 from fastperf.data.validation import (check_choice, check_confidence, check_key_clash,
-                                      check_unit_interval)
+                                      check_real, check_unit_interval)
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings
 from fastperf.io.read import load_table
-from fastperf.io.tables import key_list
+from fastperf.io.tables import has_column, key_list
 from fastperf.engine.intervals import student_halfwidth
+from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
 
 __all__ = ["student_coefficients", "plan_runs", "PlanResult", "PLAN_TARGETS", "MAX_RUNS"]
 
@@ -278,13 +279,8 @@ def _plan_iv(target: str, precision: float, confidence: float,
             assurance = check_unit_interval(assurance, "assurance")
         except InputError as exc:
             raise InputError(f"{exc} (or None for the plug-in plan)") from None
-    try:
-        precision = float(precision)
-    except (TypeError, ValueError):
-        raise InputError(f"precision must be a number, got {precision!r}") from None
-    if not (np.isfinite(precision) and precision > 0):
-        unit = "a fraction of the mean" if target == "relative_halfwidth" else "the value's unit"
-        raise InputError(f"precision must be a finite number > 0 ({unit}), got {precision}")
+    unit = "a fraction of the mean" if target == "relative_halfwidth" else "the value's unit"
+    precision = check_real(precision, f"precision ({unit})", low=0, high=np.inf, low_open=True)
     return target, precision, check_confidence(confidence), assurance
 
 
@@ -499,7 +495,7 @@ def plan_runs(
     target, precision, confidence, assurance = _plan_iv(target, precision, confidence, assurance)
     data = load_table(data)
     keys = key_list(by)
-    if unit is not None and unit in data.column_names and unit not in keys:
+    if has_column(data, unit) and unit not in keys:
         keys.append(unit)
     group_keys_list = keys + ([variant] if variant is not None else [])
     check_key_clash(group_keys_list, dict.fromkeys(GROUP_COLUMNS + SEPARATION_COLUMNS),
@@ -507,16 +503,25 @@ def plan_runs(
     group_keys, samples, n_dropped = group_samples(data, by=keys, variant=variant, value=value)
     pair = _choose_variants(group_keys, variant, baseline, candidate)
 
-    n, _, mean, variance = sample_moments(samples.values, samples.offsets,
-                                          n_rows=samples.values.shape[0])
-    sd = np.sqrt(variance)
-    halfwidth = student_halfwidth(n, sd, confidence)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        relative = np.where(mean != 0, halfwidth / np.abs(mean), np.nan)
-    if target == "relative_halfwidth":
-        bound = precision * np.abs(mean)
-    else:
-        bound = np.full(n.shape, precision)
+    # each group divided by a power of 2 (exact) before its moments: values near 1.8e308 or
+    # 1e-300 keep a finite, nonzero sd; the search runs on the scaled sd and bound (its answer
+    # depends on their ratio only)
+    exponent = binary_exponents(samples)
+    scaled = scaled_samples(samples, exponent)
+    n, _, mean_scaled, variance = sample_moments(scaled.values, scaled.offsets,
+                                                 n_rows=scaled.values.shape[0])
+    sd_scaled = np.sqrt(variance)
+    halfwidth_scaled = student_halfwidth(n, sd_scaled, confidence)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        mean, sd = np.ldexp(mean_scaled, exponent), np.ldexp(sd_scaled, exponent)
+        halfwidth = np.ldexp(halfwidth_scaled, exponent)
+        relative = np.where(mean != 0, halfwidth_scaled / np.abs(mean_scaled), np.nan)
+        if target == "relative_halfwidth":
+            bound = precision * np.abs(mean)
+            bound_scaled = precision * np.abs(mean_scaled)
+        else:
+            bound = np.full(n.shape, precision)
+            bound_scaled = np.ldexp(bound, -exponent)
 
     conditions = [(n == 0, "no values (all missing)"), (n == 1, "1 value: no sd")]
     if target == "relative_halfwidth":
@@ -526,12 +531,12 @@ def plan_runs(
     runs = np.full(n.shape, np.nan)
     runs[status == "zero spread"] = 2.0
     search = np.flatnonzero(status == "ok")
-    runs[search] = _smallest_runs(sd[search], bound[search], confidence, strict=False,
-                                  pilot_runs=n[search], assurance=assurance)
+    runs[search] = _smallest_runs(sd_scaled[search], bound_scaled[search], confidence,
+                                  strict=False, pilot_runs=n[search], assurance=assurance)
     status = np.where((status == "ok") & np.isnan(runs), _TOO_MANY, status)
     reached = np.full(n.shape, np.nan)
-    reached[search] = _assurance_reached(runs[search], n[search], sd[search], bound[search],
-                                         confidence)
+    reached[search] = _assurance_reached(runs[search], n[search], sd_scaled[search],
+                                         bound_scaled[search], confidence)
     runs_needed = np.where(np.isnan(runs), -1, runs).astype(np.int64)
     runs_more = np.where(runs_needed >= 0, np.maximum(runs_needed - n, 0), -1)
 

@@ -25,7 +25,13 @@ __all__ = [
     "RANK_METHODS", "SCALES", "not_tested_warnings", "check_comparison", "concat_samples",
     "sample_medians", "log_ratios", "equivalence_bounds",
     "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
+    "check_levels", "ratio_out_of_range", "RATIO_OUT_OF_RANGE", "binary_exponents",
+    "scaled_samples",
 ]
+
+#: The status of a benchmark whose median ratio is not a positive finite float64 (e.g. 1e308
+#: against 1e-300: the true ratio, 1e608, overflows); its tests are not run.
+RATIO_OUT_OF_RANGE = "median ratio outside the float64 range"
 
 #: The `method` values of the rank tests (as `fastperf.mannwhitneyu` / `fastperf.wilcoxon`).
 RANK_METHODS = ("auto", "exact", "asymptotic")
@@ -189,7 +195,9 @@ def log_ratios(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
 
     Notes
     -----
-    Computed from the larger over the smaller value so that swapping the two sides negates
+    Where the quotient overflows (finite values more than ~1.8e308 apart in ratio) the log is
+    ``log(max) - log(min)``, finite. Computed from the larger over the smaller value so that
+    swapping the two sides negates
     every value exactly (``log(y / x)`` is not always ``-log(x / y)`` in floating point, as
     ``y / x`` and ``x / y`` round separately), and pairs whose ratios (or inverse ratios)
     round to the same quotient get the same ``|log r|``: the ties of the signed-rank test do
@@ -197,8 +205,13 @@ def log_ratios(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     """
     high = np.maximum(numerator, denominator)
     low = np.minimum(numerator, denominator)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        magnitude = np.log(high / low)
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        quotient = high / low
+        magnitude = np.log(quotient)
+        # a quotient past float64 (1e308 / 1e-300): the difference of the logs, still finite
+        over = np.isinf(quotient) & np.isfinite(high) & (low > 0)
+        if over.any():
+            magnitude = np.where(over, np.log(high) - np.log(low), magnitude)
     return np.where(numerator >= denominator, magnitude, -magnitude)
 
 
@@ -218,10 +231,63 @@ def sample_medians(samples: Samples) -> np.ndarray:
     Notes
     -----
     The engine's `min_median` (the mean of the two middle order statistics for even sizes).
+    Where that mean overflows (two middle values near the float64 maximum) it is recomputed on
+    the halved values and doubled: halving and doubling are exact there, so a finite sample has
+    a finite median.
     """
     from fastperf.engine.summaries import min_median
 
-    return min_median(samples)[1]
+    medians = min_median(samples)[1]
+    over = np.isinf(medians)
+    if over.any():
+        halved = min_median(Samples(samples.values * 0.5, samples.offsets))[1] * 2.0
+        medians = np.where(over & np.isfinite(halved), halved, medians)
+    return medians
+
+
+def ratio_out_of_range(ratio: np.ndarray, status: np.ndarray) -> np.ndarray:
+    """`status` with `RATIO_OUT_OF_RANGE` where it is "ok" but `ratio` is 0, infinite or NaN.
+
+    Parameters
+    ----------
+    ratio : numpy.ndarray
+        The median ratio of each benchmark.
+    status : numpy.ndarray of str
+        The status so far.
+
+    Returns
+    -------
+    numpy.ndarray of str
+        The new status: no benchmark is "ok" with a ratio that float64 cannot hold.
+    """
+    bad = ~((ratio > 0) & np.isfinite(ratio))
+    return np.where((status == "ok") & bad, RATIO_OUT_OF_RANGE, status)
+
+
+def check_levels(levels: Any, name: str) -> list[float]:
+    """A sequence of levels in (0, 1), each checked by `check_unit_interval`.
+
+    Parameters
+    ----------
+    levels : sequence of float
+        The levels (e.g. HPT's `confidences`).
+    name : str
+        The argument's name, for the messages.
+
+    Returns
+    -------
+    list of float
+
+    Raises
+    ------
+    InputError
+        `levels` is a single number, a string or not iterable (naming `name`, what was given and
+        what is accepted), or holds a value outside (0, 1).
+    """
+    if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
+        raise InputError(f"{name} must be a sequence of numbers in (0, 1) (e.g. [0.9, 0.95]), "
+                         f"got {levels!r}")
+    return [check_unit_interval(c, f"each of {name}") for c in levels]
 
 
 def signed_rank_tests(ds: Samples, alternative: str,
@@ -309,9 +375,8 @@ def rank_sum_tests(a: Samples, b: Samples, shift: float, alternative: str,
 
     shifted = Samples(b.values + shift, b.offsets) if shift else b
     u, p, _, method_used, z, state = rank_sum_test(a, shifted, alternative, method, True, "omit")
-    if alternative == "two-sided":
-        with np.errstate(invalid="ignore"):  # all values equal: z = -inf, sign 0 -> NaN
-            z = z * np.sign(u - state.m * state.n / 2.0)
+    if alternative == "two-sided":  # every value tied: z = 0 (zero null variance), p = 1
+        z = z * np.sign(u - state.m * state.n / 2.0)
     return p, z, u, method_used
 
 
@@ -389,3 +454,58 @@ def row_names(keys: pa.Table, rows: np.ndarray, limit: int = 5) -> str:
              for row in keys.take(pa.array(rows[:limit], pa.int64())).to_pylist()]
     more = f" and {rows.size - limit} more" if rows.size > limit else ""
     return "; ".join(names) + more
+
+
+def binary_exponents(*parts: Samples) -> np.ndarray:
+    """Per sample index, the power of 2 just above the largest |value| of every part.
+
+    Parameters
+    ----------
+    *parts : Samples
+        Batches of the same length (e.g. the baseline's and the candidate's samples).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        ``e`` with ``max |x| < 2**e`` over sample i of every part (``frexp``'s exponent); 0 for
+        samples that are empty, all zero or hold a non-finite value.
+
+    Notes
+    -----
+    Dividing a sample by ``2**e`` (`scaled_samples`) is exact (barring values that become
+    subnormal, ~2**-1022 times the largest), and so is multiplying a result back: moments,
+    ratios and test statistics computed on the scaled samples equal those of the original
+    values bit for bit wherever the latter do not overflow or underflow, and stay finite where
+    they would (values near 1.8e308, squares of 1e-200).
+    """
+    largest = np.zeros(len(parts[0]))
+    for part in parts:
+        sizes = part.sizes
+        nonempty = np.flatnonzero(sizes > 0)
+        if nonempty.size:
+            start = part.offsets[0]
+            values = np.abs(part.values[start:part.offsets[-1]])
+            largest[nonempty] = np.fmax(largest[nonempty], np.maximum.reduceat(
+                values, part.offsets[:-1][nonempty] - start))
+    _, exponent = np.frexp(largest)
+    return np.where(np.isfinite(largest) & (largest > 0), exponent, 0).astype(np.int64)
+
+
+def scaled_samples(samples: Samples, exponent: np.ndarray) -> Samples:
+    """Sample i divided by ``2**exponent[i]`` (exact: see `binary_exponents`).
+
+    Parameters
+    ----------
+    samples : Samples
+    exponent : numpy.ndarray of int
+        One power of 2 per sample.
+
+    Returns
+    -------
+    Samples
+        The scaled values, with offsets starting at 0.
+    """
+    start = samples.offsets[0]
+    values = samples.values[start:samples.offsets[-1]]
+    return Samples(np.ldexp(values, -np.repeat(exponent, samples.sizes).astype(np.int32)),
+                   samples.offsets - start)

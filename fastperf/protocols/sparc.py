@@ -26,7 +26,7 @@ from fastperf.io.read import load_table
 from fastperf.io.tables import key_list, require_columns
 from fastperf.protocols.relevance_common import (
     SCALES, not_tested_warnings, check_comparison, concat_samples, equivalence_bounds,
-    joined_methods, log_ratios, rank_sum_tests, ratio_name,
+    joined_methods, log_ratios, rank_sum_tests, ratio_name, ratio_out_of_range,
     row_names, sample_medians, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
@@ -190,7 +190,8 @@ def _paired_design(table, baseline, candidates, keys, variant, value, pair, high
         check_positive(pairs.baseline, pairs.keys, f"baseline {baseline!r}")
         check_positive(pairs.candidate, pairs.keys, f"candidate {name!r}")
         num, den = (pairs.candidate, pairs.baseline) if higher else (pairs.baseline, pairs.candidate)
-        ratios.append(Samples(num.values / den.values, num.offsets))
+        with np.errstate(over="ignore", under="ignore"):  # a ratio past float64: its log is kept
+            ratios.append(Samples(num.values / den.values, num.offsets))
         logs.append(Samples(log_ratios(num.values, den.values), num.offsets))
         medians_x.append(sample_medians(pairs.baseline))
         medians_y.append(sample_medians(pairs.candidate))
@@ -312,7 +313,8 @@ def _overall_tests(ratio_median, log_median, relevant, comparison, candidates, m
                                 np.where(faster, "candidate faster", "candidate slower")))
     empty = counts == 0
     return pa.table({
-        "candidate": pa.array(candidates, pa.string()),
+        "candidate": pa.array(list(candidates),
+                              pa.string() if all(isinstance(c, str) for c in candidates) else None),
         "n": counts,
         "ratio_median": np.where(empty, np.nan, centre),
         "statistic": np.where(empty, np.nan, t_plus),
@@ -447,8 +449,9 @@ def sparc(
     which log ratios satisfy under no change and r - 1 does not: hence ``scale="log"``.
     """
     bounds, log_bounds, alpha = _sparc_iv(margin, alpha, adjust, scale)
-    candidates = ([candidate] if isinstance(candidate, str) or candidate is None
-                  else list(candidate))
+    # one name of any type (a string, a number, a date) or a list of names; check_comparison
+    # names a missing or repeated one
+    candidates = list(candidate) if isinstance(candidate, (list, tuple)) else [candidate]
     min_runs = check_comparison("sparc", baseline, candidates, method, by, min_runs,
                                 SPARC_COLUMNS)
     keys = key_list(by)
@@ -464,7 +467,8 @@ def sparc(
             _sparc_paired(ratios, logs, bounds, log_bounds, scale, method)
         if scale == "log":  # the median on the test's scale: symmetric under swapping the sides
             log_median = sample_medians(logs)
-            ratio_median = np.exp(log_median)
+            with np.errstate(over="ignore"):
+                ratio_median = np.exp(log_median)
         else:
             ratio_median = sample_medians(ratios)
             log_median = None
@@ -476,7 +480,7 @@ def sparc(
         p_diff, z_diff, p_up, z_up, p_low, z_low, statistic, method_used = \
             _sparc_unpaired(num, den, log_bounds, method)
         num_median, den_median = (median_y, median_x) if higher_is_better else (median_x, median_y)
-        with np.errstate(invalid="ignore", divide="ignore"):
+        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             ratio_median = num_median / den_median
         log_median = log_ratios(num_median, den_median)
 
@@ -484,6 +488,7 @@ def sparc(
     comparison = np.repeat(np.arange(len(candidates)), n_benchmarks)
     status = np.where(n == 0, "no runs to compare",
                       np.where(n < min_runs, f"too few runs (fewer than {min_runs})", "ok"))
+    status = ratio_out_of_range(ratio_median, status)  # e.g. 1e308 against 1e-300
     tested = status == "ok"
     p_eq = np.fmax(p_up, p_low)
     reject_diff, reject_eq, m, per_test = _family_levels(
@@ -549,11 +554,12 @@ def _unpaired_design(table, baseline, candidates, keys, variant, value, higher, 
 def _stack_keys(keys_parts: list[pa.Table], candidates: list[str], candidate) -> pa.Table:
     """The key tables of the comparisons, one after the other, with a leading ``candidate``
     column when `candidate` was a list."""
-    if isinstance(candidate, str):
+    if not isinstance(candidate, (list, tuple)):
         return keys_parts[0]
-    names = np.repeat(np.array(candidates, dtype=object), [len(k) for k in keys_parts])
+    names = np.repeat(np.array(candidates, dtype=object), [len(k) for k in keys_parts]).tolist()
     stacked = pa.concat_tables(keys_parts)
-    return stacked.add_column(0, "candidate", pa.array(names, pa.string()))
+    text = all(isinstance(n, str) for n in candidates)
+    return stacked.add_column(0, "candidate", pa.array(names, pa.string() if text else None))
 
 
 def _min_runs_to_conclude(level: float, paired: bool) -> dict[str, int] | None:

@@ -24,12 +24,16 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.validation import (
-    check_choice, check_key_clash, check_unit_interval, check_variants, check_whole_number,
+    check_choice, check_key_clash, check_real, check_unit_interval, check_variants,
+    check_whole_number,
 )
 from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
 from fastperf.io.tables import describe_group, key_list, value_column
-from fastperf.protocols.relevance_common import RANK_METHODS
+from fastperf.protocols.aggregate import check_weight_column
+from fastperf.protocols.relevance_common import (
+    RANK_METHODS, binary_exponents, sample_medians, scaled_samples,
+)
 from fastperf.protocols.speedup_report import EXECUTION_TIMES, RESULT_COLUMNS, SpeedupTestResult
 from fastperf.results.base import keyed_table
 from fastperf.results.render import format_cell
@@ -42,23 +46,36 @@ __all__ = ["speedup_test"]
 
 
 def _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
-                median_method, by) -> tuple[float | str, int, float | None]:
-    """Check `speedup_test`'s arguments; return alpha, large_sample and proportion_confidence
-    normalised (alpha stays a column name when it is one)."""
+                median_method, by) -> tuple[float | str, int, float, float | None]:
+    """Check `speedup_test`'s arguments; return alpha, large_sample, precision and
+    proportion_confidence normalised (alpha stays a column name when it is one)."""
     check_variants("speedup_test", baseline, candidate)
     if baseline == candidate:
         raise InputError(f"baseline and candidate are the same variant ({baseline!r})")
     if not isinstance(alpha, str):
         alpha = check_unit_interval(alpha, "alpha (the risk level)")
     large_sample = check_whole_number(large_sample, "large_sample", minimum=0)
-    if not (0 < precision <= 1):
-        raise InputError(f"precision (the half-width r) must lie in (0, 1], got {precision!r}")
+    precision = check_real(precision, "precision (the half-width r)", low=0, high=1,
+                           low_open=True)
     if proportion_confidence is not None:
         proportion_confidence = check_unit_interval(proportion_confidence,
                                                     "proportion_confidence")
     check_choice(median_method, "median_method", RANK_METHODS)
     check_key_clash(key_list(by), RESULT_COLUMNS, "speedup_test")
-    return alpha, large_sample, proportion_confidence
+    return alpha, large_sample, precision, proportion_confidence
+
+
+#: The columns holding a test's p-value (or 1 - p): null where the test was not run (a sample
+#: it cannot test, ``mean_test="none"``, a benchmark not compared), never NaN.
+TEST_COLUMNS = ("pvalue_shapiro_baseline", "pvalue_shapiro_candidate", "pvalue_ftest",
+                "pvalue_mean", "pvalue_ks", "pvalue_median", "max_confidence_median")
+
+
+def _null_where_not_run(name: str, column: np.ndarray):
+    """A test's column as Arrow, null where the test was not run (NaN p-value)."""
+    if name not in TEST_COLUMNS:
+        return column
+    return pa.array(column, pa.float64(), mask=np.isnan(column))
 
 
 def _benchmark_alpha(vs, alpha) -> np.ndarray:
@@ -191,13 +208,38 @@ def _join_notes(notes: list[tuple[np.ndarray, str | np.ndarray]], n: int) -> np.
 # the overall figures
 
 
+def _ratio(numerator, denominator) -> np.ndarray:
+    """numerator / denominator, each an array or (scaled array, power of 2) as `_times` says."""
+    if isinstance(numerator, tuple):  # the same power of 2 on both sides: it cancels
+        return numerator[0] / denominator[0]
+    return numerator / denominator
+
+
+def _weighted_times(time_x, time_y, compared: np.ndarray, w: np.ndarray):
+    """W ET(C) and W ET(C') of the compared benchmarks, all divided by the same powers of 2
+    (exact) so that the sums of equation (1) do not overflow; a time is an array, or
+    (mean / 2**e, e) per benchmark."""
+    parts = [t if isinstance(t, tuple) else (t, np.zeros(t.shape, np.int64))
+             for t in (time_x, time_y)]
+    parts = [(scaled[compared], exponent[compared]) for scaled, exponent in parts]
+    w = w[compared]
+    with np.errstate(invalid="ignore"):  # the exponent of the largest |W| and |ET|
+        w_top = int(np.frexp(np.max(np.abs(w), initial=0.0))[1])
+        top = max(int(np.max(np.frexp(scaled)[1] + exponent, initial=0))
+                  for scaled, exponent in parts)
+    with np.errstate(under="ignore"):
+        return [np.ldexp(w, -w_top) * np.ldexp(scaled, (exponent - top).astype(np.int32))
+                for scaled, exponent in parts]
+
+
 def _overall(time_x: dict, time_y: dict, w: np.ndarray, compared: np.ndarray, higher: bool):
     """Equations (1) and (2): S = sum W ET(C) / sum W ET(C'), G = 1 - 1/S (flipped to
-    candidate / baseline when higher is better)."""
+    candidate / baseline when higher is better). Both sums are divided by the same powers of
+    2 (exact), so that values near the float64 maximum do not overflow them."""
     speedup, gain = {}, {}
     for time in EXECUTION_TIMES:
-        num = float(np.sum(w[compared] * time_x[time][compared]))
-        den = float(np.sum(w[compared] * time_y[time][compared]))
+        wx, wy = _weighted_times(time_x[time], time_y[time], compared, w)
+        num, den = float(np.sum(wx)), float(np.sum(wy))
         if higher:
             num, den = den, num
         s = num / den if compared.any() and den > 0 else float("nan")
@@ -310,7 +352,7 @@ def speedup_test(
     from fastperf.engine.parametric import sample_moments_of
     from fastperf.data.samples import check_positive, check_single_unit, group_weights, variant_samples
 
-    alpha, large_sample, proportion_confidence = _speedup_iv(
+    alpha, large_sample, precision, proportion_confidence = _speedup_iv(
         baseline, candidate, alpha, large_sample, precision, proportion_confidence,
         median_method, by)
     keys = key_list(by)
@@ -321,6 +363,7 @@ def speedup_test(
     check_positive(xs, vs.keys, f"baseline {baseline!r}")
     check_positive(ys, vs.keys, f"candidate {candidate!r}")
     levels = _benchmark_alpha(vs, alpha)
+    check_weight_column(vs.table, weights)
     what = "weight column" if isinstance(weights, str) else "weight"
     w = vs.per_benchmark(group_weights(vs.table, weights, keys, vs.groups), what)
     if proportion_confidence is None:
@@ -334,18 +377,27 @@ def speedup_test(
     large = (n1 > large_sample) & (n2 > large_sample)
     better = "less" if higher_is_better else "greater"
 
-    min_x, median_x = min_median(xs)
-    min_y, median_y = min_median(ys)
-    moments_x, moments_y = sample_moments_of(xs), sample_moments_of(ys)
-    time_x = {"mean": moments_x[2], "median": median_x, "min": min_x}
-    time_y = {"mean": moments_y[2], "median": median_y, "min": min_y}
-    with np.errstate(invalid="ignore", divide="ignore"):
-        speedups = {f"speedup_{t}": (time_y[t] / time_x[t] if higher_is_better
-                                     else time_x[t] / time_y[t]) for t in ("min", "mean", "median")}
+    min_x, min_y = min_median(xs)[0], min_median(ys)[0]
+    median_x, median_y = sample_medians(xs), sample_medians(ys)
+    # every benchmark's two samples divided by one power of 2 (exact): the moments and tests of
+    # values near 1.8e308 (or of squares of 1e-200) stay finite, and equal bit for bit elsewhere
+    exponent = binary_exponents(xs, ys)
+    xs_scaled, ys_scaled = scaled_samples(xs, exponent), scaled_samples(ys, exponent)
+    moments_x, moments_y = sample_moments_of(xs_scaled), sample_moments_of(ys_scaled)
+    time_x = {"mean": (moments_x[2], exponent), "median": median_x, "min": min_x}
+    time_y = {"mean": (moments_y[2], exponent), "median": median_y, "min": min_y}
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        speedups = {f"speedup_{t}": _ratio(time_y[t], time_x[t]) if higher_is_better
+                    else _ratio(time_x[t], time_y[t]) for t in ("min", "mean", "median")}
+    out_of_range = compared & ~np.logical_and.reduce(
+        [(s > 0) & np.isfinite(s) for s in speedups.values()])
+    status = np.where(out_of_range, "speedup outside the float64 range", status)
+    compared = compared & ~out_of_range
 
-    mean_columns, mean_notes = _mean_protocol(xs, ys, moments_x, moments_y, levels, large, better)
-    median_columns, median_notes, ks_messages = _median_protocol(xs, ys, levels, large, better,
-                                                                 median_method)
+    mean_columns, mean_notes = _mean_protocol(xs_scaled, ys_scaled, moments_x, moments_y, levels,
+                                              large, better)
+    median_columns, median_notes, ks_messages = _median_protocol(
+        xs_scaled, ys_scaled, levels, large, better, median_method)
     columns = {**speedups, **mean_columns, **median_columns}
     for name in ("mean_significant", "median_significant"):
         columns[name] = columns[name] & compared
@@ -357,7 +409,7 @@ def speedup_test(
     table = keyed_table(vs.keys, {
         "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": vs.n_dropped[baseline],
         "n_dropped_candidate": vs.n_dropped[candidate], "alpha": levels,
-        **{name: columns[name] for name in RESULT_COLUMNS[5:-2]},
+        **{name: _null_where_not_run(name, columns[name]) for name in RESULT_COLUMNS[5:-2]},
         "status": status, "warnings": notes,
     })
 

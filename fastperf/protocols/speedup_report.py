@@ -5,7 +5,6 @@ benchmarks with their intervals), the per-benchmark detail, the warnings and the
 """
 from __future__ import annotations
 
-import json
 import os
 from pathlib import Path
 from typing import Any
@@ -14,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.results.base import BenchmarkResult
-from fastperf.results.render import json_safe, render_markdown, render_text, table_records
+from fastperf.results.render import dumps, render_markdown, render_text, table_records
 
 __all__ = ["SpeedupTestResult", "EXECUTION_TIMES", "RESULT_COLUMNS", "TEXT_COLUMNS",
            "REPORT_FILES"]
@@ -193,15 +192,16 @@ class SpeedupTestResult(BenchmarkResult):
         Returns
         -------
         str
-            The JSON text; NaN and infinities become null.
+            Strict JSON text: NaN and infinities become null, keys of any Arrow type take
+            their forms of `fastperf.results.cells` (ISO 8601 dates, bytes as UTF-8...).
 
         Notes
         -----
         A rendering: no formula.
         """
-        return json.dumps({"summary": json_safe(self.summary), "warnings": self.warnings,
-                           "errors": self.errors, "benchmarks": table_records(self.benchmarks)},
-                          indent=indent)
+        return dumps({"summary": self.summary, "warnings": self.warnings,
+                      "errors": self.errors, "benchmarks": table_records(self.benchmarks)},
+                     indent=indent)
 
     def write_reports(self, directory: str | os.PathLike) -> dict[str, Path]:
         """Write the tool's four reports as text files in `directory` (created if needed).

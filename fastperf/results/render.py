@@ -1,38 +1,49 @@
-"""Renderings of result tables for people and programs: aligned text, Markdown, JSON records."""
+"""Renderings of result tables for people and programs: aligned text, Markdown, JSON records.
+
+Every cell goes through `fastperf.results.cells`, the one conversion of each Arrow type (and of
+the Python objects of summaries): see its docstring for the forms (ISO 8601 dates, times,
+timestamps and durations, decimals as exact strings, bytes as UTF-8 or ``0x`` hex, NaN and
+infinities as JSON null). The JSON text is strict: `json.loads` reads it without NaN literals.
+"""
 from __future__ import annotations
 
 import json
-import math
 from typing import Any
 
 import pyarrow as pa
 
-__all__ = ["format_cell", "render_text", "render_markdown", "json_safe", "table_records", "dumps"]
+from fastperf.results.cells import (
+    column_json, column_strings, column_text, json_value, text_value,
+)
+
+__all__ = ["format_cell", "render_text", "render_markdown", "json_safe", "table_records", "dumps",
+           "csv_table"]
 
 
 def format_cell(value: Any) -> str:
-    """One cell for people: floats with 6 significant digits, missing as an empty string."""
-    if value is None:
-        return ""
-    if isinstance(value, float):
-        if math.isnan(value):
-            return "nan"
-        return f"{value:.6g}"
-    return str(value)
+    """One cell for people: floats with 6 significant digits, missing as an empty string, any
+    other value in its form of `fastperf.results.cells` (bytes as UTF-8, ISO 8601 dates...)."""
+    return text_value(value)
+
+
+def _numeric(data_type: pa.DataType) -> bool:
+    if pa.types.is_dictionary(data_type):
+        data_type = data_type.value_type
+    return (pa.types.is_integer(data_type) or pa.types.is_floating(data_type)
+            or pa.types.is_decimal(data_type))
 
 
 def table_cells(table: pa.Table) -> tuple[list[str], list[list[str]]]:
-    names = table.column_names
-    columns = [[format_cell(v) for v in table.column(i).to_pylist()] for i in range(len(names))]
+    """The column names and the rows of text cells of `table`."""
+    names = [str(n) for n in table.column_names]
+    columns = [column_text(table.column(i)) for i in range(len(names))]
     return names, [list(r) for r in zip(*columns)] if columns else []
 
 
 def render_text(table: pa.Table) -> str:
     """An aligned plain-text table: numbers right-aligned, text left-aligned."""
     names, rows = table_cells(table)
-    numeric = [
-        pa.types.is_integer(t) or pa.types.is_floating(t) for t in table.schema.types
-    ]
+    numeric = [_numeric(t) for t in table.schema.types]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(names)]
 
     def line(cells: list[str]) -> str:
@@ -44,34 +55,58 @@ def render_text(table: pa.Table) -> str:
 
 
 def render_markdown(table: pa.Table) -> str:
-    """A GitHub-flavoured Markdown table (pipes in cells escaped)."""
+    """A GitHub-flavoured Markdown table (pipes in cells escaped, line breaks as ``<br>``)."""
     names, rows = table_cells(table)
-    numeric = [
-        pa.types.is_integer(t) or pa.types.is_floating(t) for t in table.schema.types
-    ]
+    numeric = [_numeric(t) for t in table.schema.types]
+
+    def cell(text: str) -> str:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+        return text.replace("|", "\\|").replace("\n", "<br>")
 
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |"
+        return "| " + " | ".join(cell(c) for c in cells) + " |"
 
     rule = "|" + "|".join("---:" if num else ":---" for num in numeric) + "|"
     return "\n".join([line(names), rule] + [line(r) for r in rows])
 
 
 def json_safe(value: Any) -> Any:
-    if isinstance(value, float) and not math.isfinite(value):
-        return None
-    if isinstance(value, dict):
-        return {k: json_safe(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [json_safe(v) for v in value]
-    return value
+    """`value` (a summary, a list of records) as JSON-ready values: NaN and infinities as None,
+    dates, bytes, decimals... in their forms of `fastperf.results.cells`."""
+    return json_value(value)
 
 
 def table_records(table: pa.Table) -> list[dict[str, Any]]:
-    """The table as a list of row dicts, NaN and infinities as None (JSON null)."""
-    return [json_safe(r) for r in table.to_pylist()]
+    """The table as a list of row dicts of JSON-ready values (NaN and infinities as None)."""
+    names = [str(n) for n in table.column_names]
+    columns = [column_json(table.column(i)) for i in range(len(names))]
+    return [dict(zip(names, row)) for row in zip(*columns)] if columns else \
+        [{} for _ in range(table.num_rows)]
 
 
 def dumps(doc: Any, indent: int | None = 2) -> str:
-    """`doc` as JSON text, non-finite floats as null."""
-    return json.dumps(json_safe(doc), indent=indent)
+    """`doc` as strict JSON text (no NaN literal): every value in its form of
+    `fastperf.results.cells`, non-finite floats as null."""
+    return json.dumps(json_safe(doc), indent=indent, allow_nan=False, default=str)
+
+
+
+def _csv_unsafe(data_type: pa.DataType) -> bool:
+    if pa.types.is_dictionary(data_type):
+        data_type = data_type.value_type
+    return (pa.types.is_binary(data_type) or pa.types.is_large_binary(data_type)
+            or pa.types.is_fixed_size_binary(data_type)
+            or getattr(pa.types, "is_binary_view", lambda _: False)(data_type)
+            or pa.types.is_duration(data_type) or pa.types.is_interval(data_type)
+            or pa.types.is_nested(data_type))
+
+
+def csv_table(table: pa.Table) -> pa.Table:
+    """`table` ready for Arrow's CSV writer: the columns it cannot write, or writes without
+    their meaning (bytes that are not UTF-8, durations as bare counts, intervals, lists,
+    structs, maps), replaced by string columns of their forms of `fastperf.results.cells`;
+    every other column as it is."""
+    for i, data_type in enumerate(table.schema.types):
+        if _csv_unsafe(data_type):
+            table = table.set_column(i, table.schema.field(i).name, column_strings(table.column(i)))
+    return table

@@ -22,6 +22,7 @@ from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.errors import InputError
 
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, Result
+from fastperf.engine.progress import wants_progress
 from fastperf.stats.forms import TableForm, check_array_call
 from fastperf.io.tables import is_measurement_table
 
@@ -197,7 +198,8 @@ class BootstrapResult:
     seed : the seed used (drawn when ``seed=None``): pass it back to reproduce the result.
     bootstrap_distribution : (batch..., n_resamples) array, with ``return_distribution=True``;
         else None. The statistics theta* of the resamples, for every method (the studentized
-        method's pivots t* are not returned).
+        method's pivots t* are not returned); NaN rows for samples not resampled (empty, NaN in
+        the input, too few values for the method).
     reliability : str, the `reliability_note` when the smallest sample of the batch is below
         the method's threshold (the measured coverage there and what to use instead), else "".
     """
@@ -245,26 +247,86 @@ def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
 
 
 def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, confidence: float,
-         seed: int, n_resamples: int, keep: bool):
+         seed: int, n_resamples: int, keep: bool, progress=None):
     """Call the kernel; returns (estimate, low, high, se, accel, status strings, distribution)."""
     from scipy.special import ndtri
 
+    from fastperf.engine.progress import (CHUNKS, ProgressBar, chunk_bounds, describe_cost,
+                                          wants_progress)
     from fastperf.kernels.bootstrap import bootstrap_intervals
 
     size = len(xs)
     two = ys is not None
     if not two:
         ys = Samples(np.empty(0), np.zeros(size + 1, dtype=np.int64))
+    needed, steps = _check_size(xs, ys if two else None, stat, method, n_resamples, keep)
     alpha = (1.0 - confidence) / 2.0
-    with np.errstate(divide="ignore"):
-        z_of_count = ndtri(np.arange(2 * n_resamples + 1) / (2.0 * n_resamples))
-    distribution = np.empty((size if keep else 0, n_resamples))
+    with np.errstate(divide="ignore"):  # z0 of BCa only: 2 B + 1 values
+        z_of_count = (ndtri(np.arange(2 * n_resamples + 1) / (2.0 * n_resamples))
+                      if method == METHODS["bca"] else np.zeros(1))
+    distribution = np.full((size if keep else 0, n_resamples), np.nan)  # NaN where not drawn
     work = (xs.values.shape[0] + ys.values.shape[0]) * n_resamples
-    est, low, high, se, accel, code = bootstrap_intervals(
-        xs.values, xs.offsets.astype(np.int64), ys.values, ys.offsets.astype(np.int64), two,
-        stat, q, method, alpha, float(ndtri(alpha)), z_of_count, np.uint64(seed), n_resamples,
-        keep, distribution, n_rows=work)
+    xo, yo = xs.offsets.astype(np.int64), ys.offsets.astype(np.int64)
+    show = wants_progress(progress, steps)
+    bounds = chunk_bounds(size, CHUNKS if show else 1) or [(0, 0)]
+    bar = ProgressBar("bootstrap", size, describe_cost(steps, needed)) if show else None
+    parts = []
+    for a, b in bounds:  # chunks of samples, each one kernel call over its samples
+        parts.append(bootstrap_intervals(
+            xs.values, xo[a:b + 1], ys.values, yo[a:b + 1], two, stat, q, method, alpha,
+            float(ndtri(alpha)), z_of_count, np.uint64(seed), n_resamples, keep,
+            distribution[a:b] if keep else distribution, a, n_rows=work))
+        if bar is not None:
+            bar.update(b)
+    if bar is not None:
+        bar.close()
+    est, low, high, se, accel, code = (np.concatenate(column) for column in zip(*parts))
     return est, low, high, se, accel, _STATUS[code], (distribution if keep else None)
+
+
+def _check_size(xs: Samples, ys: Samples | None, stat: int, method: int, n_resamples: int,
+                keep: bool) -> tuple[int, int]:
+    """Refuse, before allocating, a call whose memory or work cannot fit (`check_budget`);
+    return the estimate (bytes held at once, elementary steps).
+
+    Held at once: the B statistics theta* of each sample in flight (one per thread; also the B
+    pivots t* for "studentized"), the 2B + 1 normal quantiles of BCa, the (samples, B)
+    distribution with `keep`, the n m differences of each Hodges-Lehmann sample in flight (twice
+    with BCa: the jackknife sorts its own copy) and a few copies of the values.
+    """
+    from fastperf.data.budget import check_budget, concurrent_groups, format_bytes
+
+    size = len(xs)
+    n = xs.sizes.astype(np.int64)
+    m = ys.sizes.astype(np.int64) if ys is not None else np.zeros(size, dtype=np.int64)
+    B = int(n_resamples)
+    flight = concurrent_groups(size) if size else 0
+    per_sample = 8 * B * (2 if method == METHODS["studentized"] else 1)
+    resampling = flight * per_sample + (8 * (2 * B + 1) if method == METHODS["bca"] else 0)
+    stored = 8 * size * B if keep else 0
+    hl = stat == TWO_SAMPLE["hodges_lehmann"]
+    pairs = n.astype(np.float64) * m if hl else np.zeros(0)  # float: no int64 overflow
+    largest = int(pairs.max()) if pairs.size else 0
+    differences = 8 * flight * largest * (2 if method == METHODS["bca"] else 1)
+    values = 8 * 6 * (int(n.sum()) + int(m.sum()))
+    needed = resampling + stored + differences + values
+    work = B * (int(pairs.sum()) if hl else int(n.sum()) + int(m.sum()))
+    remedy = ""
+    if differences > max(resampling, stored):
+        argument, given = "data", f"<a sample of {largest} pairwise differences>"
+        remedy = ("use smaller samples (hodges_lehmann holds the n m pairwise differences of "
+                  "each sample) or statistic='median_diff'")
+    elif stored > resampling:
+        argument, given = "return_distribution", True
+    else:
+        argument, given = "n_resamples", B
+    check_budget("bootstrap", argument, given, bytes_needed=needed, operations=work,
+                 detail=f"{format_bytes(resampling)} for n_resamples={B} in {flight} sample(s) "
+                        f"at once, {format_bytes(stored)} for return_distribution, "
+                        f"{format_bytes(differences)} for pairwise differences, "
+                        f"{size} sample(s) with {int(n.sum()) + int(m.sum())} values",
+                 remedy=remedy)
+    return needed, work
 
 
 def bootstrap(
@@ -283,6 +345,7 @@ def bootstrap(
     variant: str = "variant",
     value: str = "value",
     return_distribution: bool = False,
+    progress: bool | None = None,
 ) -> "BootstrapResult | BenchmarkResult | Result":
     """Two-sided bootstrap confidence interval of a named statistic, batched.
 
@@ -316,6 +379,10 @@ def bootstrap(
         Key of the counter-based generator; None draws one (reported as ``seed``).
     return_distribution : bool
         Array form: also return the (batch..., n_resamples) bootstrap statistics theta*.
+    progress : bool or None
+        A progress bar on stderr, with the cost estimate (steps, memory) first: None (default)
+        when stderr is a terminal and the estimated work is at least 1e9 steps; True always;
+        False never. The batch then runs in up to 50 chunks of samples, with the same results.
 
     Returns
     -------
@@ -342,6 +409,7 @@ def bootstrap(
     """
     method_code, n_resamples, confidence, seed, q = _bootstrap_iv(
         statistic, method, n_resamples, confidence, seed, q)
+    wants_progress(progress, 0)  # checks the value
     two = statistic in TWO_SAMPLE
     stat = TWO_SAMPLE[statistic] if two else ONE_SAMPLE[statistic]
     if is_measurement_table(data):
@@ -359,7 +427,7 @@ def bootstrap(
                                    "confidence": confidence, "n_resamples": n_resamples,
                                    "seed": seed},
                           stat=stat, q=q, method_code=method_code, confidence=confidence,
-                          seed=seed, n_resamples=n_resamples)
+                          seed=seed, n_resamples=n_resamples, progress=progress)
         sizes = [result.benchmarks.column(c).to_numpy()
                  for c in (("n_baseline", "n_candidate") if two else ("n",))]
         note = reliability_note(statistic, method_name, _smallest(*sizes))
@@ -379,7 +447,8 @@ def bootstrap(
     else:
         (xs, batch_shape), ys = one_sample(data[0], axis), None
     est, low, high, se, accel, status, dist = _run(
-        xs, ys, stat, q, method_code, confidence, seed, n_resamples, return_distribution)
+        xs, ys, stat, q, method_code, confidence, seed, n_resamples, return_distribution,
+        progress)
     method_name = [k for k, v in METHODS.items() if v == method_code][0]
     note = reliability_note(statistic, method_name,
                             _smallest(xs.sizes, *([] if ys is None else [ys.sizes])))
@@ -399,9 +468,10 @@ def _smallest(*sizes: np.ndarray) -> int:
     return int(smallest.min()) if smallest.size else 0
 
 
-def _bootstrap_columns(xs, ys, *, stat, q, method_code, confidence, seed, n_resamples):
+def _bootstrap_columns(xs, ys, *, stat, q, method_code, confidence, seed, n_resamples,
+                       progress=None):
     est, low, high, se, _, status, _ = _run(xs, ys, stat, q, method_code, confidence, seed,
-                                             n_resamples, False)
+                                             n_resamples, False, progress)
     return {"estimate": est, "ci_low": low, "ci_high": high, "standard_error": se,
             "status": status}, []
 

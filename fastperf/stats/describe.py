@@ -9,7 +9,8 @@ import pyarrow as pa
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
 from fastperf.io.read import load_table
-from fastperf.io.tables import describe_group, key_list, require_columns, value_column
+from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
+                                require_columns, value_column)
 from fastperf.data.grouping import group_rows
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                       student_halfwidth)
@@ -44,10 +45,12 @@ def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], 
         raise InputError("the measurement table is empty (0 rows)")
     keys = key_list(by)
     require_columns(table, keys)
+    variant = column_name(variant, "variant", allow_none=True)
+    unit = column_name(unit, "unit", allow_none=True)
     if variant is not None:
         require_columns(table, [variant], hint="pass variant=None to describe without variants")
         keys.append(variant)
-    if unit is not None and unit in table.column_names:
+    if has_column(table, unit):
         keys.append(unit)
     if value in keys:
         raise InputError(f"column {value!r} cannot be both the value and a key")
@@ -57,6 +60,41 @@ def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], 
             f"key column {clash[0]!r} has the name of an output column; rename it first"
         )
     return list(dict.fromkeys(keys)), value
+
+
+def _spread(n, mean, scaled_mean, variance, exponent, confidence):
+    """sd, cv, the Student interval of the mean, and why any is missing ("" when none).
+
+    The mean is ``scaled_mean * 2**exponent``, the variance ``variance * 4**exponent``
+    (``scaled_moments``): each figure is computed
+    on the scaled values and scaled back, so it is NaN, with its reason, only where it lies
+    beyond the float64 range (or the mean is 0, for the cv).
+    """
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        sd_scaled = np.sqrt(variance)
+        sd = np.ldexp(sd_scaled, exponent)
+        halfwidth = student_halfwidth(n, sd_scaled, confidence)
+        ci_low = np.ldexp(scaled_mean - halfwidth, exponent)
+        ci_high = np.ldexp(scaled_mean + halfwidth, exponent)
+        cv = np.where(scaled_mean != 0, sd_scaled / scaled_mean, np.nan)
+    spread = n >= 2
+    sd_over = spread & np.isinf(sd)
+    ci_over = spread & ~sd_over & ~(np.isfinite(ci_low) & np.isfinite(ci_high))
+    cv_over = spread & ~sd_over & (scaled_mean != 0) & np.isinf(cv)
+    zero_mean = spread & (scaled_mean == 0)
+    beyond = np.full(n.shape, "", dtype=object)
+    for condition, message in [
+        (sd_over, "sd beyond the float64 range: no sd, cv or mean interval"),
+        (ci_over, "mean interval beyond the float64 range"),
+        (cv_over, "cv beyond the float64 range"),
+        (zero_mean, "mean 0: no cv"),
+    ]:
+        beyond = np.where(condition, np.where(beyond == "", message, beyond + "; " + message),
+                          beyond)
+    sd = np.where(sd_over, np.nan, sd)
+    cv = np.where(sd_over | cv_over, np.nan, cv)
+    ci_low, ci_high = (np.where(sd_over | ci_over, np.nan, a) for a in (ci_low, ci_high))
+    return sd, cv, ci_low, ci_high, beyond.astype(str)
 
 
 def describe(
@@ -100,7 +138,7 @@ def describe(
         interval would state a certainty that the sample cannot give).
     """
     from fastperf.kernels.descriptive import order_statistics
-    from fastperf.kernels.moments import sample_moments
+    from fastperf.kernels.moments import scaled_moments
 
     table = load_table(data)
     keys, value = _describe_iv(table, by, variant, value, unit)
@@ -109,7 +147,8 @@ def describe(
     grouped = groups.gather(values)
     del values
     n_rows = table.num_rows
-    n, n_dropped, mean, variance = sample_moments(grouped, groups.offsets, n_rows=n_rows)
+    n, n_dropped, mean, scaled_mean, variance, exponent = scaled_moments(
+        grouped, groups.offsets, n_rows=n_rows)
     infinite = (n > 0) & ~np.isfinite(mean)  # an infinite value makes the mean inf or NaN
     if infinite.any():
         where = describe_group(groups.keys, int(np.argmax(infinite)))
@@ -118,21 +157,20 @@ def describe(
             f"first {where}; an infinite measurement is a broken one: remove it or set it to "
             "null (nulls and NaN are dropped and counted)"
         )
-    sd = np.sqrt(variance)
     lower, upper, coverage = median_interval_ranks(n, confidence)
     stats = order_statistics(grouped, groups.offsets, n, lower, upper, n_rows=n_rows)
-    halfwidth = student_halfwidth(n, sd, confidence)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        cv = np.where(mean != 0, sd / mean, np.nan)
-
     n_min = median_interval_minimum_size(confidence)
     constant = (n >= 2) & (stats[:, 0] == stats[:, 2])
+    sd, cv, ci_low, ci_high, beyond = _spread(n, mean, scaled_mean, variance, exponent,
+                                              confidence)
     status = np.select(
-        [n == 0, n == 1, constant, lower == 0],
+        [n == 0, n == 1, constant, beyond != "", lower == 0],
         [
             "no values (all missing)",
             "1 value: no sd or intervals",
             "constant sample: every value equal, no interval",
+            beyond + np.where(lower == 0, f"; fewer than {n_min} values: no {confidence:.4g} "
+                              "median interval", ""),
             f"fewer than {n_min} values: no {confidence:.4g} median interval",
         ],
         default="ok",
@@ -143,8 +181,8 @@ def describe(
     columns = {
         "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "min": stats[:, 0],
         "median": stats[:, 1], "max": stats[:, 2], "cv": cv,
-        "ci_mean_low": (mean - halfwidth) * no_interval,
-        "ci_mean_high": (mean + halfwidth) * no_interval,
+        "ci_mean_low": ci_low * no_interval,
+        "ci_mean_high": ci_high * no_interval,
         "ci_median_low": stats[:, 3] * no_interval, "ci_median_high": stats[:, 4] * no_interval,
         "ci_median_confidence": coverage * no_interval, "status": status,
     }

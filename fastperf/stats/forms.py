@@ -37,7 +37,7 @@ from fastperf.data.validation import check_choice, check_flag, check_key_clash, 
 from fastperf.engine.pvalues import first_reason
 from fastperf.engine.ranks import log_values
 from fastperf.errors import InputError
-from fastperf.io.tables import is_measurement_table, key_list
+from fastperf.io.tables import column_name, is_measurement_table, key_list
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 
 __all__ = ["DESIGNS", "TableForm", "is_table_call", "check_array_call", "differences", "rejected_at"]
@@ -115,6 +115,10 @@ class TableForm:
         """The test per benchmark (or group) of measurement table `data`; see the module
         docstring for what is done here. `summary` holds the options to report."""
         check_choice(self.design, "design", DESIGNS)
+        column_name(value, "value")
+        column_name(variant, "variant", allow_none=self.design == "groups")
+        if self.design == "paired":
+            column_name(pair, "pair")
         counts = DESIGNS[self.design]
         keys = key_list(by) + ([variant] if self.design == "groups" and variant is not None else [])
         check_key_clash(keys, counts + self.columns, self.function, value)

@@ -56,7 +56,8 @@ def ks_2samp(
         About the CDFs: "less" is F_x < F_y somewhere, i.e. x tends to be *larger* than y (for
         times with x = baseline: the candidate is faster).
     method : {"auto", "exact", "asymp"}
-        "auto" is "exact" when max(n1, n2) <= 10000, else "asymp". Where the exact computation
+        "auto" is "exact" when max(n1, n2) <= 10000, else "asymp" (ties or not: with ties the
+        exact p-value is the one conditional on them, see Notes). Where the exact computation
         fails (one-sided, unequal sizes: overflow beyond n1 + n2 of about 1030) or is not possible
         (n1 n2 / gcd(n1, n2)**2 >= 2**31 - 1, "exact" only), the asymptotic p-value is used with a
         RuntimeWarning, as scipy does.
@@ -86,7 +87,12 @@ def ks_2samp(
     Exact p = P(D >= d) under H0 for continuous data, by counting lattice paths (Hodges 1958,
     Arkiv för Matematik 3, 469-486; two-sided with Viehmann's 2021 recursion for 1 - p,
     arXiv:2102.08037), with d rounded to a multiple of 1 / lcm(n1, n2) as scipy. With ties
-    this is scipy's (conservative) p-value, not the conditional one. Asymptotic: two-sided,
+    in the pooled sample, the exact p-value is conditional on the tie pattern (the permutation
+    distribution of D given the pooled values; Schröer & Trenkler 1995, Computational
+    Statistics & Data Analysis 20, 185-202; as R >= 4.2's ``ks.test(exact=TRUE)``): lattice
+    paths that reach the boundary at the end of a tie block, n1 n2 steps; where n1 n2 > 10**8
+    (``method="exact"`` only) or with ``center="median"``, scipy's continuous-data (conservative)
+    p-value instead, the former with a RuntimeWarning. Asymptotic: two-sided,
     the one-sample Kolmogorov distribution with n = round(n1 n2 / (n1 + n2)) (scipy's
     ``kstwo``; Kolmogorov 1933, Smirnov 1939 in the limit); one-sided, Hodges' eq. 5.3,
     exp(-2 z^2 - 2 z (m + 2n) / (3 sqrt(mn (m + n)))), z = d sqrt(mn / (m + n)), m >= n.

@@ -15,7 +15,7 @@ from typing import Any, Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fastperf.data.validation import check_unit_interval
+from fastperf.data.validation import check_axis, check_unit_interval
 from fastperf.data.arrays import shaped
 from fastperf.errors import InputError
 
@@ -240,6 +240,7 @@ def multipletests(
     alpha = _alpha_iv(alpha)
     method = _method_iv(method)
     p = _pvalues_iv(pvalues)
+    axis = check_axis(axis)
     if groups is not None and offsets is not None:
         raise InputError("give families either as groups= (labels) or as offsets= (CSR), not both")
 

@@ -18,11 +18,12 @@ import numpy as np
 from fastperf.data.validation import check_alternative, check_confidence
 from fastperf.data.arrays import Samples, paired_samples, shaped, two_samples
 from fastperf.engine.parametric import (
-    f_from_moments, paired_t, sample_moments_of, t_from_moments, t_pvalue, t_quantile,
+    f_from_moments, infinite_counts, paired_t, scaled_moments_of, t_from_moments, t_pvalue,
+    t_quantile,
 )
 from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
-from fastperf.stats.forms import TableForm, check_array_call, differences
+from fastperf.stats.forms import TableForm, check_array_call
 from fastperf.io.tables import is_measurement_table
 
 
@@ -46,23 +47,35 @@ class TTestResult(TestResult):
 
         Two-sided: estimate -/+ t[(1+c)/2; df] * se; "less": (-inf, estimate + t[c; df] * se);
         "greater": (estimate - t[c; df] * se, inf), as scipy. For `ttest_rel` this is Lilja's
-        interval of the mean of paired differences (seed 000).
+        interval of the mean of paired differences (seed 000). A bound beyond the float64 range
+        is NaN (the table forms name it in ``status``).
         """
         confidence = check_confidence(confidence)
         estimate = np.asarray(self.estimate, dtype=float)
         se = np.asarray(self.standard_error, dtype=float)
         df = np.asarray(self.df, dtype=float)
-        with np.errstate(invalid="ignore"):
+        with np.errstate(invalid="ignore", over="ignore"):
             if self._alternative == "two-sided":
                 half = t_quantile(0.5 + confidence / 2, df) * se
-                low, high = estimate - half, estimate + half
+                low, high = _bound(estimate - half), _bound(estimate + half)
             elif self._alternative == "less":
                 low = np.full_like(estimate, -np.inf)
-                high = estimate + t_quantile(confidence, df) * se
+                high = _bound(estimate + t_quantile(confidence, df) * se)
             else:
-                low = estimate - t_quantile(confidence, df) * se
+                low = _bound(estimate - t_quantile(confidence, df) * se)
                 high = np.full_like(estimate, np.inf)
         return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
+
+
+def _bound(x):
+    """An interval bound, NaN where it lies beyond the float64 range."""
+    return np.where(np.isinf(x), np.nan, x)
+
+
+def _interval_status(status, ci):
+    """The status, naming a two-sided interval of an "ok" test beyond the float64 range."""
+    beyond = (status == "ok") & (np.isnan(ci.low) | np.isnan(ci.high))  # see `_bound`
+    return np.where(beyond, "confidence interval beyond the float64 range", status)
 
 
 def _finish_t(t, df, se, estimate, status, alternative, batch_shape) -> TTestResult:
@@ -99,8 +112,10 @@ def ttest_ind(
     Parameters
     ----------
     x, y : array_like
-        Samples along `axis`; the other axes are batched (and broadcast). A sample with NaN, fewer
-        than 2 values, or zero variance in both samples gets NaN with its reason in ``status``.
+        Samples along `axis`; the other axes are batched (and broadcast). A sample with NaN or
+        +-inf ("infinite value in input"), fewer than 2 values, or zero variance in both samples
+        gets NaN with its reason in ``status``; so does a result beyond the float64 range (finite
+        values of any magnitude are scaled by a power of two before summing).
         **Table form**: `x` a measurement table (or path), `y` omitted, `baseline` and
         `candidate` naming the variants: one test per benchmark, x = baseline, y = candidate
         (nulls dropped and counted).
@@ -111,23 +126,28 @@ def ttest_ind(
     axis : int
     baseline, candidate, by, variant, value : table form only.
     confidence : float
-        Table form only: level of the ``ci_low`` / ``ci_high`` columns (the mean difference).
+        Table form: level of the ``ci_low`` / ``ci_high`` columns (the mean difference).
+        Checked in both forms (in (0, 1)); the array form's interval
+        takes its level from ``confidence_interval(confidence)``.
 
     Returns
     -------
     TTestResult (arrays) or BenchmarkResult (table form, ``.benchmarks`` one row per benchmark).
     """
     alternative = check_alternative(alternative)
+    confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     if y is None:
         _require_table(x, "ttest_ind")
         return TTEST_IND_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             summary={"alternative": alternative, "equal_var": equal_var},
-            alternative=alternative, equal_var=equal_var, confidence=check_confidence(confidence))
+            alternative=alternative, equal_var=equal_var, confidence=confidence)
     check_array_call(x, "ttest_ind", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
-    (n1, nan1, m1, v1), (n2, nan2, m2, v2) = sample_moments_of(xs), sample_moments_of(ys)
-    t, df, se, estimate, status = t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var)
+    (n1, nan1, _, m1, v1, e1), (n2, nan2, _, m2, v2, e2) = (scaled_moments_of(xs),
+                                                             scaled_moments_of(ys))
+    t, df, se, estimate, status = t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var,
+                                                 e1, e2)
     return _finish_t(t, df, se, estimate, status, alternative, batch_shape)
 
 
@@ -150,7 +170,8 @@ def ttest_rel(
     t = d̄ / (s_d / √n), df = n − 1 (scipy's `ttest_rel`). ``confidence_interval()`` is Lilja's
     interval of the mean of differences, d̄ ∓ t[1 − α/2; n − 1] s_d / √n (seed 000: the
     before/after example gives [−5.3523, 3.3523]). x and y must have the same length along
-    `axis`; a NaN in either member of a pair makes that test NaN ("NaN in input").
+    `axis`; a NaN in either member of a pair makes that test NaN ("NaN in input"), an inf
+    "infinite value in input"; differences beyond the float64 range are taken halved.
 
     **Table form**: `x` a measurement table, `y` omitted, `baseline` / `candidate` variant
     names: per benchmark, the baseline and candidate measurements with the same `pair` value are
@@ -173,6 +194,8 @@ def ttest_rel(
         Table form: the column whose equal values pair a baseline run with a candidate run.
     confidence : float
         Table form: level of ``ci_low`` / ``ci_high``.
+        Checked in both forms (in (0, 1)); the array form's interval
+        takes its level from ``confidence_interval(confidence)``.
 
     Returns
     -------
@@ -186,15 +209,16 @@ def ttest_rel(
     degrees of freedom under H0: E[d] = 0.
     """
     alternative = check_alternative(alternative)
+    confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     if y is None:
         _require_table(x, "ttest_rel")
         return TTEST_REL_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             pair=pair, summary={"alternative": alternative}, alternative=alternative,
-            confidence=check_confidence(confidence))
+            confidence=confidence)
     check_array_call(x, "ttest_rel", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = paired_samples(x, y, axis)
-    _, t, df, se, mean, status = paired_t(differences(xs, ys))
+    _, t, df, se, mean, status = _paired_t(xs, ys)
     return _finish_t(t, df, se, mean, status, alternative, batch_shape)
 
 
@@ -237,8 +261,8 @@ def ftest(
     two-sided p-value is min(1, 2 min(P[F' <= F], P[F' >= F])) as R's ``var.test``; each tail is
     computed directly. "greater": the variance of x is greater than that of y.
 
-    Array form as `ttest_ind` (NaN with a reason in ``status`` for NaN input, fewer than 2
-    values, or zero variance in both samples; a constant y alone gives F = inf and the p-values of
+    Array form as `ttest_ind` (NaN with a reason in ``status`` for NaN or infinite input, fewer
+    than 2 values, zero variance in both samples, or an F beyond the float64 range; a constant y alone gives F = inf and the p-values of
     R's ``var.test``); table form: `x` a measurement table, `y` omitted, with
     `baseline` / `candidate`: one test per benchmark.
 
@@ -272,8 +296,10 @@ def ftest(
                                alternative=alternative)
     check_array_call(x, "ftest", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
-    (n1, nan1, _, v1), (n2, nan2, _, v2) = sample_moments_of(xs), sample_moments_of(ys)
-    f, p, df1, df2, status = f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative)
+    (n1, nan1, m1, _, v1, e1), (n2, nan2, m2, _, v2, e2) = (scaled_moments_of(xs),
+                                                             scaled_moments_of(ys))
+    f, p, df1, df2, status = f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative, e1, e2,
+                                            m1, m2)
     return FTestResult.from_batch(batch_shape, f, p, status, df_x=df1, df_y=df2,
                                   batch_shape=batch_shape)
 
@@ -283,34 +309,54 @@ def _require_table(x: Any, function: str) -> None:
         raise InputError(f"{function}: y is required unless x is a measurement table")
 
 
+def _paired_t(xs: Samples, ys: Samples):
+    """`paired_t` of x - y; differences beyond the float64 range are taken halved (t is the
+    same, the estimate and standard error are scaled back), and +-inf in x or y is named."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = xs.values - ys.values
+    exponent = 0
+    if np.isinf(d[np.isfinite(xs.values) & np.isfinite(ys.values)]).any():
+        d = 0.5 * xs.values - 0.5 * ys.values  # exact but for subnormal values
+        exponent = 1
+    infinite = (infinite_counts(xs) > 0) | (infinite_counts(ys) > 0)
+    return paired_t(Samples(d, xs.offsets), exponent, infinite)
+
+
 def _two_sample_moments(xs: Samples, ys: Samples):
-    """Moments of both sides; NaN were dropped by the table form, so their counts are zero."""
-    (n1, _, m1, v1), (n2, _, m2, v2) = sample_moments_of(xs), sample_moments_of(ys)
-    return n1, np.zeros_like(n1), m1, v1, n2, np.zeros_like(n2), m2, v2
+    """Scaled moments of both sides; NaN were dropped by the table form (zero counts)."""
+    (n1, _, m1, s1, v1, e1), (n2, _, m2, s2, v2, e2) = scaled_moments_of(xs), scaled_moments_of(ys)
+    return n1, np.zeros_like(n1), m1, s1, v1, n2, np.zeros_like(n2), m2, s2, v2, e1, e2
 
 
 def _ttest_ind_columns(xs: Samples, ys: Samples, *, alternative, equal_var, confidence):
-    n1, zeros1, m1, v1, n2, zeros2, m2, v2 = _two_sample_moments(xs, ys)
-    t, df, se, estimate, status = t_from_moments(n1, zeros1, m1, v1, n2, zeros2, m2, v2, equal_var)
+    n1, zeros1, m1, s1, v1, n2, zeros2, m2, s2, v2, e1, e2 = _two_sample_moments(xs, ys)
+    t, df, se, estimate, status = t_from_moments(n1, zeros1, s1, v1, n2, zeros2, s2, v2, equal_var,
+                                                 e1, e2)
     result = _finish_t(t, df, se, estimate, status, alternative, (n1.shape[0],))
     ci = result.confidence_interval(confidence)
     return {"mean_baseline": m1, "mean_candidate": m2, "statistic": result.statistic,
             "df": result.df, "pvalue": result.pvalue, "ci_low": ci.low, "ci_high": ci.high,
-            "status": result.status}, []
+            "status": _interval_status(result.status, ci)}, []
 
 
 def _ttest_rel_columns(xs: Samples, ys: Samples, *, alternative, confidence):
-    n, t, df, se, mean, status = paired_t(differences(xs, ys))
+    n, t, df, se, mean, status = _paired_t(xs, ys)
     result = _finish_t(t, df, se, mean, status, alternative, (n.shape[0],))
     ci = result.confidence_interval(confidence)
     return {"mean_difference": result.estimate, "statistic": result.statistic, "df": result.df,
             "pvalue": result.pvalue, "ci_low": ci.low, "ci_high": ci.high,
-            "status": result.status}, []
+            "status": _interval_status(result.status, ci)}, []
 
 
 def _ftest_columns(xs: Samples, ys: Samples, *, alternative):
-    n1, zeros1, _, v1, n2, zeros2, _, v2 = _two_sample_moments(xs, ys)
-    f, p, df1, df2, status = f_from_moments(n1, zeros1, v1, n2, zeros2, v2, alternative)
+    n1, zeros1, _, _, v1, n2, zeros2, _, _, v2, e1, e2 = _two_sample_moments(xs, ys)
+    f, p, df1, df2, status = f_from_moments(n1, zeros1, v1, n2, zeros2, v2, alternative, e1, e2)
+    with np.errstate(over="ignore"):
+        v1, v2 = np.ldexp(v1, 2 * e1), np.ldexp(v2, 2 * e2)
+    overflow = (status == "ok") & (np.isinf(v1) | np.isinf(v2))
+    status = np.where(overflow, "variance beyond the float64 range", status)
+    f, p, df1, df2 = (np.where(overflow, np.nan, a) for a in (f, p, df1, df2))
+    v1, v2 = np.where(np.isinf(v1), np.nan, v1), np.where(np.isinf(v2), np.nan, v2)
     return {"var_baseline": v1, "var_candidate": v2, "statistic": f, "df_baseline": df1,
             "df_candidate": df2, "pvalue": p, "status": status}, []
 

@@ -32,8 +32,11 @@ class PermutationTestResult(TestResult):
     test: the number of rearrangements in the null distribution); ``seed`` (the seed used)."""
 
 
-def _check_options(statistic, alternative, n_resamples, seed) -> int:
+def _check_options(statistic, alternative, n_resamples, seed, progress=None) -> int:
     """Validate the options; return the seed to use (one drawn when `seed` is None)."""
+    from fastperf.engine.progress import wants_progress
+
+    wants_progress(progress, 0)  # checks the value
     check_choice(statistic, "statistic", STATISTICS)
     check_alternative(alternative)
     check_whole_number(n_resamples, "n_resamples", minimum=1)
@@ -59,9 +62,39 @@ def _exact_paired(n: np.ndarray, n_resamples: int) -> np.ndarray:
     return n <= min(int(n_resamples).bit_length() - 1, 62)
 
 
+def _check_size(xs: Samples, ys: Samples, valid, exact, paired: bool,
+                n_resamples: int) -> tuple[int, float]:
+    """Refuse, before running, a call whose work cannot finish (`check_budget`), else return the
+    estimate (bytes held at once, elementary steps): per test,
+    n_resamples rearrangements (or the full enumeration when exact: C(n1 + n2, n1) or 2**n of
+    them, each at most n_resamples) of its n1 + n2 values; the memory is a few copies of the
+    values."""
+    from scipy.special import gammaln
+
+    from fastperf.data.budget import check_budget
+
+    n1 = xs.sizes.astype(np.float64)
+    n2 = np.zeros_like(n1) if paired else ys.sizes.astype(np.float64)
+    sizes = n1 + n2
+    with np.errstate(over="ignore"):  # the enumerations (at most n_resamples each: see exact)
+        enumerated = (np.exp2(n1) if paired else
+                      np.exp(gammaln(sizes + 1) - gammaln(n1 + 1) - gammaln(n2 + 1)))
+    counts = np.where(exact, enumerated, float(n_resamples))
+    work = float(np.sum(np.where(valid, counts * sizes, 0.0)))
+    needed = 8 * 4 * int(sizes.sum()) + 32 * len(xs)
+    check_budget("permutation_test", "n_resamples", int(n_resamples),
+                 bytes_needed=needed, operations=work,
+                 detail=f"{int(valid.sum())} test(s), {int(sizes.sum())} values, "
+                        f"{int(n_resamples)} rearrangements per test not enumerated exactly")
+    return needed, work
+
+
 def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, n_resamples,
-         seed):
-    """Kernel call and p-values; invalid tests get NaN."""
+         seed, progress=None):
+    """Kernel calls (one per chunk of tests, see `fastperf.engine.progress`) and p-values;
+    invalid tests get NaN."""
+    from fastperf.engine.progress import (CHUNKS, ProgressBar, chunk_bounds, describe_cost,
+                                          wants_progress)
     from fastperf.kernels.permutation import MEAN_DIFF, MEDIAN_DIFF, permutation_counts
 
     paired = ys is None
@@ -69,11 +102,27 @@ def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, 
         ys = Samples(np.empty(0), np.zeros(len(xs) + 1, dtype=np.int64))
     code = MEAN_DIFF if statistic == "mean_diff" else MEDIAN_DIFF
     n_rows = (xs.values.shape[0] + ys.values.shape[0]) * min(n_resamples, 1 << 20)
-    observed, n_less, n_greater, n_total = permutation_counts(
-        np.ascontiguousarray(xs.values, dtype=np.float64), xs.offsets.astype(np.int64),
-        np.ascontiguousarray(ys.values, dtype=np.float64), ys.offsets.astype(np.int64),
-        np.ascontiguousarray(valid, dtype=np.bool_), np.ascontiguousarray(exact, dtype=np.bool_),
-        paired, code, int(n_resamples), np.uint64(seed), n_rows=n_rows)
+    needed, steps = _check_size(xs, ys, valid, exact, paired, n_resamples)
+    show = wants_progress(progress, steps)
+    bounds = chunk_bounds(len(xs), CHUNKS if show else 1) or [(0, 0)]
+    bar = ProgressBar("permutation_test", len(xs), describe_cost(steps, needed)) if show else None
+    observed = np.full(len(xs), np.nan)
+    n_less, n_greater, n_total = (np.zeros(len(xs), dtype=np.int64) for _ in range(3))
+    x_values = np.ascontiguousarray(xs.values, dtype=np.float64)
+    y_values = np.ascontiguousarray(ys.values, dtype=np.float64)
+    for a, b in bounds:  # chunks of tests: the kernel skips the tests outside [a, b)
+        chunk = np.zeros(len(xs), dtype=np.bool_)
+        chunk[a:b] = valid[a:b]
+        parts = permutation_counts(
+            x_values, xs.offsets.astype(np.int64), y_values, ys.offsets.astype(np.int64), chunk,
+            np.ascontiguousarray(exact, dtype=np.bool_), paired, code, int(n_resamples),
+            np.uint64(seed), n_rows=n_rows)
+        for whole, part in zip((observed, n_less, n_greater, n_total), parts):
+            whole[a:b] = part[a:b]
+        if bar is not None:
+            bar.update(b)
+    if bar is not None:
+        bar.close()
     adjustment = np.where(exact, 0, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         denominator = (n_total + adjustment).astype(float)
@@ -106,6 +155,7 @@ def permutation_test(
     variant: str = "variant",
     value: str = "value",
     pair: str = "run",
+    progress: bool | None = None,
 ) -> PermutationTestResult | BenchmarkResult:
     """Permutation test of a difference in location between x and y, batched.
 
@@ -140,6 +190,10 @@ def permutation_test(
         gives the same p-values whatever the number of threads.
     axis, paired, baseline, candidate, by, variant, value, run : as for ``ttest_ind`` /
         ``ttest_rel``.
+    progress : bool or None
+        A progress bar on stderr, with the cost estimate first: None (default) when stderr is a
+        terminal and the estimated work is at least 1e9 steps; True always; False never. The
+        tests then run in up to 50 chunks, with the same results.
 
     Returns
     -------
@@ -147,7 +201,7 @@ def permutation_test(
     benchmark: keys, sample sizes, dropped counts, ``statistic``, ``pvalue``, ``exact``,
     ``status``; ``summary`` holds the seed).
     """
-    seed = _check_options(statistic, alternative, n_resamples, seed)
+    seed = _check_options(statistic, alternative, n_resamples, seed, progress)
     options = dict(statistic=statistic, alternative=alternative, n_resamples=n_resamples,
                    seed=seed)
     if is_measurement_table(data):
@@ -157,7 +211,7 @@ def permutation_test(
         form = PAIRED_TABLE if paired else INDEPENDENT_TABLE
         return form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
                         value=value, pair=pair, summary={**options, "paired": bool(paired)},
-                        **options)
+                        progress=progress, **options)
     if not isinstance(data, (tuple, list)) or len(data) != 2:
         raise InputError("data must be a tuple (x, y) of arrays, or a measurement table "
                          "with baseline= and candidate=")
@@ -171,7 +225,7 @@ def permutation_test(
                            default="ok")
         valid = status == "ok"
         exact = _exact_paired(n, n_resamples) & valid
-        observed, p, total = _run(d, None, valid, exact, **options)
+        observed, p, total = _run(d, None, valid, exact, progress=progress, **options)
     else:
         xs, ys, batch_shape = two_samples(x, y, axis)
         n1, n2 = xs.sizes, ys.sizes
@@ -179,7 +233,7 @@ def permutation_test(
                            ["NaN in input", "empty sample"], default="ok")
         valid = status == "ok"
         exact = _exact_independent(n1, n2, n_resamples) & valid
-        observed, p, total = _run(xs, ys, valid, exact, **options)
+        observed, p, total = _run(xs, ys, valid, exact, progress=progress, **options)
     return PermutationTestResult.from_batch(batch_shape, observed, p, status, exact=exact,
                                             n_resamples=total, seed=seed)
 

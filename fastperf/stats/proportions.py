@@ -8,6 +8,7 @@ benchmarks needed for a given precision. Everything is vectorised over array inp
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Iterator
 
@@ -18,7 +19,12 @@ from fastperf.data.validation import check_confidence
 from fastperf.errors import InputError
 
 
-__all__ = ["ProportionInterval", "proportion_ci", "min_benchmarks", "PROPORTION_METHODS"]
+__all__ = ["ProportionInterval", "proportion_ci", "min_benchmarks", "PROPORTION_METHODS",
+           "MAX_BENCHMARKS"]
+
+#: The largest count `min_benchmarks` returns: larger ones (tiny precisions) are an InputError,
+#: as float64 counts are no longer exact past 2**53 (the cap of `plan_runs` too).
+MAX_BENCHMARKS = float(2**53)
 
 #: Accepted `method` names, mapped to the canonical one.
 PROPORTION_METHODS = {
@@ -283,6 +289,12 @@ def min_benchmarks(
     -------
     int64 array shaped like the broadcast inputs (a numpy int64 for scalar input).
 
+    Raises
+    ------
+    InputError
+        When a count would exceed 2**53 (`MAX_BENCHMARKS`; e.g. ``precision=1e-200``), naming
+        the precision given and the smallest one accepted for that proportion.
+
     Notes
     -----
     Seed 002, r = 0.05 at 95%: 378 benchmarks for C = 17/30, 330 for 31/45, 281 for 41/54.
@@ -310,5 +322,14 @@ def min_benchmarks(
             f"proportion and precision shapes {c.shape} and {r.shape} do not broadcast"
         ) from None
     z = float(ndtri((1.0 + confidence) / 2.0))
-    b = np.ceil(z**2 * c * (1 - c) / r**2)
+    with np.errstate(over="ignore", divide="ignore"):
+        b = np.ceil(z**2 * c * (1 - c) / r**2)
+    too_many = ~(b <= MAX_BENCHMARKS)  # inf when r**2 underflows or the quotient overflows
+    if too_many.any():
+        i = np.flatnonzero(too_many.reshape(-1))[0]
+        raise InputError(
+            f"precision={float(r.flat[i])!r} with proportion={float(c.flat[i])!r} needs "
+            f"{b.flat[i]:.3g} benchmarks, more than 2**53 (the most counted exactly); precision must be at "
+            f"least about {z * math.sqrt(c.flat[i] * (1 - c.flat[i]) / MAX_BENCHMARKS):.3g}"
+        )
     return _scalar_or_array(np.maximum(b, 1).astype(np.int64))

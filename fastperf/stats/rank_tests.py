@@ -220,6 +220,8 @@ def mannwhitneyu(
         times.
     confidence : float
         Table form: level of the ``ci_low`` / ``ci_high`` columns.
+        Checked in both forms (in (0, 1)); the array form's interval
+        takes its level from ``confidence_interval(confidence)``.
 
     Returns
     -------
@@ -232,10 +234,10 @@ def mannwhitneyu(
     alternative = check_alternative(alternative)
     _check_choice(method, "method", _METHODS)
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     if y is None:
         if not is_measurement_table(x):
             raise InputError("mannwhitneyu: y is required unless x is a measurement table")
-        confidence = check_confidence(confidence)
         return RANK_SUM_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             log=log, summary={"alternative": alternative, "method": method,
@@ -321,6 +323,8 @@ def wilcoxon(
         the ratio baseline / candidate (exp of the pseudo-median): the speedup for times.
     confidence : float
         Table form: level of ``ci_low`` / ``ci_high``.
+        Checked in both forms (in (0, 1)); the array form's interval
+        takes its level from ``confidence_interval(confidence)``.
 
     Returns
     -------
@@ -332,9 +336,9 @@ def wilcoxon(
     _check_choice(method, "method", _METHODS)
     _check_choice(zero_method, "zero_method", tuple(ZERO_METHODS))
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     if is_table_call(x, y, "wilcoxon", axis=axis,
                      table_args={"baseline": baseline, "candidate": candidate}):
-        confidence = check_confidence(confidence)
         return SIGNED_RANK_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             pair=pair, log=log,

@@ -1,0 +1,268 @@
+"""The arguments of the ``fastperf`` command: its parser, subcommands and option types.
+
+`build_parser` makes the parser `fastperf.cli.main` runs; the option types turn text into
+values, a bad one being a one-line argparse error (exit status 2).
+"""
+from __future__ import annotations
+
+import argparse
+
+__all__ = ["build_parser", "column_list", "FORMATS", "PROTOCOLS", "Parser"]
+
+FORMATS = ["text", "markdown", "json", "csv", "parquet"]
+PROTOCOLS = ["compare", "speedup-test", "sparc", "hpt"]
+DEBUG_HELP = "print the traceback of an error (for a bug report)"
+
+
+def column_list(text: str) -> list[str]:
+    """``a,b,,c`` -> ``["a", "b", "c"]``: a comma-separated list of names."""
+    return [c for c in text.split(",") if c]
+
+
+def number_list(text: str) -> tuple[float, ...]:
+    """``0.9,0.95`` -> ``(0.9, 0.95)``; anything else is an argparse error."""
+    try:
+        return tuple(float(c) for c in text.split(",") if c)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}")
+
+
+def fraction(text: str) -> float:
+    """``2%`` or ``0.02``: a relative change as a fraction."""
+    try:
+        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a percentage (2%) or a fraction (0.02), "
+                                         f"got {text!r}")
+    if not value >= 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative change, got {text!r}")
+    return value
+
+
+def directions(text: str) -> dict[str, bool]:
+    """``B/s=higher,sec/op=lower`` -> {unit: higher is better}."""
+    out = {}
+    for item in (c for c in text.split(",") if c):
+        unit, _, way = item.rpartition("=")
+        if not unit or way not in ("higher", "lower"):
+            raise argparse.ArgumentTypeError(f"expected UNIT=higher or UNIT=lower, got {item!r}")
+        out[unit] = way == "higher"
+    return out
+
+
+def optional_column(text: str) -> str | None:
+    """``none`` (any case) -> None, else the column name as given."""
+    return None if text.lower() == "none" else text
+
+
+def optional_number(text: str) -> float | str | None:
+    """``none`` -> None, a number -> float; anything else is passed on as given, for the
+    function's own check to refuse with a one-line reason (exit status 2)."""
+    if text.lower() == "none":
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
+    """FILEs and the options of `fastperf.read`: the read renames the ``--benchmark``,
+    ``--variant`` and ``--value`` columns to those role names, which later steps use."""
+    p.add_argument("files", nargs=files, metavar="FILE",
+                   help="measurement files: Parquet, CSV, Arrow IPC, or benchmark-tool results "
+                        "(pyperf, pytest-benchmark, Google Benchmark, hyperfine, go test -bench)")
+    p.add_argument("--input-format", default=None,
+                   help="force the input format instead of detecting it from the content")
+    p.add_argument("--benchmark", default="benchmark",
+                   help="column naming the benchmark in a table file (default: benchmark)")
+    p.add_argument("--variant", type=optional_column, default="variant", metavar="COL",
+                   help="column naming the variant in a table file (default: variant); "
+                        "describe: 'none' for no variant")
+    p.add_argument("--value", default="value",
+                   help="column holding the measurements in a table file (default: value)")
+    p.add_argument("--variants", type=column_list, default=None, metavar="NAME,...",
+                   help="variant names for the files, in order (default: each file's name)")
+    p.add_argument("--metric", default="real_time",
+                   help="Google Benchmark time to use: real_time (default) or cpu_time")
+
+
+def add_output_arguments(p: argparse.ArgumentParser) -> None:
+    """``--format`` and ``-o/--output``."""
+    p.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    p.add_argument("-o", "--output", default=None, metavar="OUT",
+                   help="write to this file instead of standard output")
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse with a one-line error (exit status 2), as for every other bad input."""
+
+    def error(self, message: str):  # noqa: D102
+        self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of the ``fastperf`` command: a global ``--debug`` and one subcommand per
+    table-level function, plus ``warmup`` and ``demo``."""
+    parser = Parser(
+        prog="fastperf",
+        description="Rigorous, fast statistics for performance comparisons.",
+    )
+    parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
+
+    d = sub.add_parser("describe", help="summary statistics and intervals per benchmark and variant")
+    add_input_arguments(d)
+    d.add_argument("--by", type=column_list, default=["benchmark"], metavar="COL,...",
+                   help="key columns (default: benchmark)")
+    d.add_argument("--unit", type=optional_column, default="unit",
+                   help="unit column that also splits groups, or 'none' (default: unit)")
+    d.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    add_output_arguments(d)
+
+    a = sub.add_parser("aggregate", help="aggregate score of every variant over the benchmarks, "
+                                         "with its confidence interval")
+    add_input_arguments(a)
+    a.add_argument("--kind", choices=["geomean", "mean", "weighted"], default="geomean",
+                   help="geometric mean (default), arithmetic mean, or weighted mean")
+    a.add_argument("--method", choices=["per-run", "propagation"], default="per-run",
+                   help="interval of the per-run scores (default) or by error propagation")
+    a.add_argument("--weights", default=None, metavar="COL",
+                   help="column holding one weight per benchmark")
+    a.add_argument("--baseline", default=None, metavar="VARIANT",
+                   help="add each variant's score ratio to this variant, with its interval")
+    a.add_argument("--unit", default=None,
+                   help="keep only the measurements in this unit (files mixing units, e.g. Go's "
+                        "sec/op and B/s)")
+    a.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    add_output_arguments(a)
+
+    pl = sub.add_parser("plan", help="runs needed per benchmark and variant for a precision, and "
+                                     "for two variants' intervals to separate")
+    add_input_arguments(pl)
+    pl.add_argument("--precision", type=float, default=0.01,
+                    help="target half-width of the mean's interval (default 0.01)")
+    pl.add_argument("--target", choices=["relative_halfwidth", "halfwidth"],
+                    default="relative_halfwidth",
+                    help="precision relative to the mean (default) or in the value's unit")
+    pl.add_argument("--baseline", default=None, metavar="VARIANT")
+    pl.add_argument("--candidate", default=None, metavar="VARIANT")
+    pl.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    pl.add_argument("--assurance", type=optional_number, default=0.8, metavar="GAMMA|none",
+                    help="probability that a follow-up of runs_needed fresh runs reaches the "
+                         "precision (default 0.8); 'none' for the plug-in plan, which takes the "
+                         "pilot's sd as the truth")
+    add_output_arguments(pl)
+
+    an = sub.add_parser("anova", help="one-way analysis of variance of a factor, per group")
+    add_input_arguments(an)
+    an.add_argument("--factor", default="variant", help="the factor column (default: variant)")
+    an.add_argument("--by", type=column_list, default=None, metavar="COL,...",
+                    help="one ANOVA per group of these columns (default: one in all)")
+    an.add_argument("--alpha", type=float, default=0.05, help="level of f_critical (default 0.05)")
+    an.add_argument("--welch", action="store_true", help="Welch's ANOVA (unequal variances): equal_var=False")
+    add_output_arguments(an)
+
+    fa = sub.add_parser("factorial", help="effects and allocation of variation of a 2^k (r) or "
+                                          "2^(k-p) design")
+    add_input_arguments(fa)
+    fa.add_argument("--factors", type=column_list, required=True, metavar="A,B,C",
+                    help="the two-level factor columns")
+    fa.add_argument("--by", type=column_list, default=None, metavar="COL,...",
+                    help="one analysis per group of these columns (default: one in all)")
+    fa.add_argument("--log", action="store_true", help="multiplicative model (log of the values)")
+    fa.add_argument("--confidence", type=float, default=0.90, help="confidence level (default 0.90)")
+    add_output_arguments(fa)
+
+    c = sub.add_parser("compare", help="compare a candidate with a baseline per benchmark, "
+                                       "configuration and unit: the regression detector "
+                                       "(default), or the Speedup-Test, SPARC or HPT")
+    add_input_arguments(c, files="*")
+    c.add_argument("--protocol", choices=PROTOCOLS, default=None,
+                   help="compare (default: two-sided per benchmark and unit, verdicts worse/"
+                        "better/no change, benchstat-style output), speedup-test (mean and "
+                        "median protocols; the default with --config), sparc (difference + "
+                        "equivalence) or hpt (hierarchical performance testing)")
+    c.add_argument("--config", default=None, metavar="CSV",
+                   help="the Speedup-Test tool's configuration file (name, initial sample file, "
+                        "optimised sample file[, weight[, confidence level]]) instead of FILEs")
+    c.add_argument("--baseline", default=None, metavar="VARIANT",
+                   help="the baseline variant (default: the first variant; 'initial' with "
+                        "--config)")
+    c.add_argument("--candidate", default=None, metavar="VARIANT[,...]",
+                   help="the candidate variant(s) (default: every other variant; 'optimised' "
+                        "with --config)")
+    c.add_argument("--alpha", type=float, default=0.05,
+                   help="risk level of the tests (default 0.05; with --config, lines giving a "
+                        "confidence level use theirs)")
+    c.add_argument("--adjust", choices=["bh", "holm", "bonferroni", "none"], default=None,
+                   help="multiple-testing adjustment: compare: bh (default, false discovery "
+                        "rate), holm, bonferroni or none (benchstat's verdicts); sparc: "
+                        "bonferroni (default), holm or none")
+    c.add_argument("--by", type=column_list, default=None, metavar="COL,...",
+                   help="compare: the columns identifying a benchmark (default: benchmark plus "
+                        "the configuration the files carry)")
+    c.add_argument("--threshold", type=fraction, default=0.0, metavar="PCT",
+                   help="compare: the smallest change called better/worse, e.g. 2%% or 0.02 "
+                        "(default 0)")
+    c.add_argument("--direction", type=directions, default=None, metavar="UNIT=higher,...",
+                   help="compare: which way is better for a unit (higher or lower), overriding "
+                        "the unit's known direction")
+    c.add_argument("--confidence", type=float, default=0.95,
+                   help="compare: level of the median and ratio intervals (default 0.95)")
+    c.add_argument("--sort", choices=["name", "delta"], default=None,
+                   help="compare: row order: as read (default), by name, or delta "
+                        "(regressions first)")
+    c.add_argument("--fail-on", choices=["worse"], default=None,
+                   help="compare: exit with status 1 when a benchmark's verdict is worse (the "
+                        "CI gate); a summary line goes to stderr")
+    c.add_argument("--fail-threshold", type=fraction, default=0.0, metavar="PCT",
+                   help="compare --fail-on worse: only changes of at least this size fail "
+                        "(e.g. 2%%)")
+    c.add_argument("--weights", default=None, metavar="COL",
+                   help="speedup-test: column of per-benchmark weights for the overall speedup "
+                        "(with --config: the file's weights)")
+    c.add_argument("--higher-is-better", action="store_true",
+                   help="the metric is a throughput (every unit; compare infers it per unit)")
+    c.add_argument("--large-sample", type=int, default=30,
+                   help="speedup-test: samples larger than this skip the normality requirement "
+                        "(default 30)")
+    c.add_argument("--precision", type=float, default=0.05,
+                   help="speedup-test: precision r of the proportion interval for the number "
+                        "of benchmarks needed (default 0.05)")
+    c.add_argument("--proportion-confidence", type=float, default=None,
+                   help="speedup-test: confidence level of the proportion intervals (default "
+                        "1 - alpha)")
+    c.add_argument("--unit", default=None,
+                   help="keep only the measurements in this unit (e.g. Go's sec/op)")
+    c.add_argument("--reports", default=None, metavar="DIR",
+                   help="speedup-test: also write the four reports (global, benchmarks, "
+                        "warnings, errors) here")
+    c.add_argument("--margin", type=float, default=None,
+                   help="equivalence margin delta, the ratio's interval [1-delta, 1+delta] "
+                        "(compare: none by default; sparc: 0.05)")
+    c.add_argument("--pair", default=None, metavar="COL",
+                   help="sparc: the column pairing baseline and candidate runs (e.g. run) when "
+                        "they were measured in pairs; default: independent runs")
+    c.add_argument("--method", choices=["auto", "exact", "asymptotic"], default="auto",
+                   help="rank tests' p-values (default auto: exact where cheap)")
+    c.add_argument("--confidences", type=number_list, default=(0.9, 0.95, 0.99), metavar="C,...",
+                   help="hpt: reliabilities for the largest speedup (default 0.9,0.95,0.99)")
+    c.add_argument("--scale", choices=["log", "ratio"], default=None,
+                   help="sparc (paired tests) and hpt (level-2 scores): test log ratios "
+                        "(default) or the papers' ratio - 1")
+    add_output_arguments(c)
+
+    w = sub.add_parser("warmup", help="compile every kernel into Numba's disk cache, so that later "
+                                      "commands start in a fraction of a second")
+    w.add_argument("--jobs", type=int, choices=range(1, 257), default=None, metavar="N",
+                   help="worker processes (default: the CPUs available)")
+    w.add_argument("--parallel", action="store_true",
+                   help="also compile the parallel builds (used only on inputs of millions of rows)")
+
+    demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
+    add_output_arguments(demo)
+    for command in sub.choices.values():  # --debug after the subcommand too
+        command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                             help=DEBUG_HELP)
+    return parser
