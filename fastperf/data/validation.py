@@ -14,8 +14,8 @@ from fastperf.errors import InputError
 
 __all__ = [
     "ALTERNATIVES", "check_choice", "check_alternative", "check_unit_interval",
-    "check_confidence", "check_whole_number", "check_seed", "check_key_clash", "check_variants",
-    "check_flag", "check_real", "check_axis", "variant_list",
+    "check_confidence", "check_levels", "check_whole_number", "check_seed", "check_key_clash",
+    "check_variants", "check_flag", "check_real", "check_axis", "variant_list",
 ]
 
 #: The `alternative` values of every test, as scipy spells them.
@@ -55,6 +55,32 @@ def check_unit_interval(value: Any, name: str) -> float:
 def check_confidence(confidence: Any) -> float:
     """A confidence level in (0, 1)."""
     return check_unit_interval(confidence, "confidence")
+
+
+def check_levels(levels: Any, name: str) -> list[float]:
+    """A sequence of levels in (0, 1), each checked by `check_unit_interval`.
+
+    Parameters
+    ----------
+    levels : sequence of float
+        The levels (e.g. HPT's `confidences`).
+    name : str
+        The argument's name, for the messages.
+
+    Returns
+    -------
+    list of float
+
+    Raises
+    ------
+    InputError
+        `levels` is a single number, a string or not iterable (naming `name`, what was given and
+        what is accepted), or holds a value outside (0, 1).
+    """
+    if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
+        raise InputError(f"{name} must be a sequence of numbers in (0, 1) (e.g. [0.9, 0.95]), "
+                         f"got {levels!r}")
+    return [check_unit_interval(c, f"each of {name}") for c in levels]
 
 
 def check_whole_number(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:

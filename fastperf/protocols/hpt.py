@@ -15,12 +15,14 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
-from fastperf.data.validation import check_choice, check_real, check_unit_interval
+from fastperf.data.validation import (
+    check_choice, check_levels, check_real, check_unit_interval,
+)
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list
 from fastperf.protocols.relevance_common import (
-    SCALES, check_comparison, check_levels, not_tested_warnings, rank_sum_tests, ratio_name,
+    SCALES, check_comparison, not_tested_warnings, rank_sum_tests, ratio_name,
     ratio_out_of_range, sample_medians, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
