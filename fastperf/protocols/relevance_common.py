@@ -25,7 +25,7 @@ __all__ = [
     "RANK_METHODS", "SCALES", "not_tested_warnings", "check_comparison", "concat_samples",
     "sample_medians", "log_ratios", "equivalence_bounds",
     "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
-    "check_levels", "ratio_out_of_range", "RATIO_OUT_OF_RANGE", "binary_exponents",
+    "ratio_out_of_range", "RATIO_OUT_OF_RANGE", "binary_exponents",
     "scaled_samples",
 ]
 
@@ -230,19 +230,13 @@ def sample_medians(samples: Samples) -> np.ndarray:
 
     Notes
     -----
-    The engine's `min_median` (the mean of the two middle order statistics for even sizes).
-    Where that mean overflows (two middle values near the float64 maximum) it is recomputed on
-    the halved values and doubled: halving and doubling are exact there, so a finite sample has
-    a finite median.
+    The engine's `min_median` (the mean of the two middle order statistics for even sizes; the
+    kernel halves before adding where the sum would overflow, so a finite sample has a finite
+    median).
     """
     from fastperf.engine.summaries import min_median
 
-    medians = min_median(samples)[1]
-    over = np.isinf(medians)
-    if over.any():
-        halved = min_median(Samples(samples.values * 0.5, samples.offsets))[1] * 2.0
-        medians = np.where(over & np.isfinite(halved), halved, medians)
-    return medians
+    return min_median(samples)[1]
 
 
 def ratio_out_of_range(ratio: np.ndarray, status: np.ndarray) -> np.ndarray:
@@ -262,32 +256,6 @@ def ratio_out_of_range(ratio: np.ndarray, status: np.ndarray) -> np.ndarray:
     """
     bad = ~((ratio > 0) & np.isfinite(ratio))
     return np.where((status == "ok") & bad, RATIO_OUT_OF_RANGE, status)
-
-
-def check_levels(levels: Any, name: str) -> list[float]:
-    """A sequence of levels in (0, 1), each checked by `check_unit_interval`.
-
-    Parameters
-    ----------
-    levels : sequence of float
-        The levels (e.g. HPT's `confidences`).
-    name : str
-        The argument's name, for the messages.
-
-    Returns
-    -------
-    list of float
-
-    Raises
-    ------
-    InputError
-        `levels` is a single number, a string or not iterable (naming `name`, what was given and
-        what is accepted), or holds a value outside (0, 1).
-    """
-    if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
-        raise InputError(f"{name} must be a sequence of numbers in (0, 1) (e.g. [0.9, 0.95]), "
-                         f"got {levels!r}")
-    return [check_unit_interval(c, f"each of {name}") for c in levels]
 
 
 def signed_rank_tests(ds: Samples, alternative: str,
