@@ -13,7 +13,9 @@ import numpy as np
 from numba import njit, prange
 
 from fastperf.kernels.builds import group_kernel
-from fastperf.kernels.jackknife import jackknife_sums, loo_difference_ranks, loo_ranks
+from fastperf.kernels.jackknife import (
+    jackknife_sums, loo_difference_ranks, loo_ranks, pairwise_differences,
+)
 from fastperf.kernels.order_statistics import select, sorted_copy
 from fastperf.kernels.random import draw_indices, fill_indices, resample_key, sample_key
 from fastperf.kernels.studentized import (
@@ -173,12 +175,7 @@ def statistic(stat, x, n, y, m, q, work) -> float:
     if stat == MEDIAN_DIFF:
         return _median(x, n) - _median(y, m)
     # HODGES_LEHMANN: median of all pairwise differences x_i - y_j
-    k = 0
-    for i in range(n):
-        xi = x[i]
-        for j in range(m):
-            work[k] = xi - y[j]
-            k += 1
+    pairwise_differences(x, n, y, m, work)
     return _median(work, n * m)
 
 

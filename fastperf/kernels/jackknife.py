@@ -106,6 +106,20 @@ def _rank_without(d, r, c, other, leave_x):
 
 
 @njit(cache=True)
+def pairwise_differences(x, n, y, m, out) -> None:
+    """Write the n m differences x_i - y_j of ``x[:n]`` and ``y[:m]`` into ``out[:n m]``, row by
+    row (i outer, j inner): the Walsh-type differences whose median is the two-sample
+    Hodges-Lehmann estimator (Hodges & Lehmann 1963, Ann. Math. Statist. 34, 598-611).
+    """
+    t = 0
+    for a in range(n):
+        xa = x[a]
+        for b in range(m):
+            out[t] = xa - y[b]
+            t += 1
+
+
+@njit(cache=True)
 def loo_difference_ranks(x, y, leave_x, k1, k2, out1, out2):
     """For each left-out value, ranks `k1` and `k2` of the pairwise differences x_a - y_b left.
 
@@ -129,12 +143,7 @@ def loo_difference_ranks(x, y, leave_x, k1, k2, out1, out2):
     n = x.shape[0]
     m = y.shape[0]
     d = np.empty(n * m)
-    t = 0
-    for a in range(n):
-        xa = x[a]
-        for b in range(m):
-            d[t] = xa - y[b]
-            t += 1
+    pairwise_differences(x, n, y, m, d)
     d.sort()
     other = np.sort(y) if leave_x else np.sort(x)
     size = n if leave_x else m
