@@ -381,7 +381,8 @@ def test_garbage_file(tmp_path):
 def test_unrecognised_json(tmp_path):
     path = tmp_path / "other.json"
     path.write_text('{"results": 3, "foo": []}')
-    with pytest.raises(InputError, match="other.json.*not one of pyperf"):
+    with pytest.raises(InputError, match=r"other.json: a JSON object with top-level keys \['foo', "
+                       r"'results'\]: not a format fastperf reads; formats tried: pyperf"):
         read(path)
     broken = tmp_path / "broken.json"
     broken.write_text('{"benchmarks": [')

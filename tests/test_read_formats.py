@@ -21,6 +21,7 @@ import fastperf
 from fastperf import InputError, read
 from fastperf.io.go import tidy_unit
 from fastperf.io.read import detect_format
+from fastperf.io.summaries import is_summary_table
 from tool_files import (
     check_gbench_iterations_read, check_go_read, check_refused, check_pyperf_runs_read, check_pytest_benchmark_read,
     CANONICAL, TIME_UNIT_SECONDS, by_benchmark, check_schema, decoded, gbench_doc, gbench_iterations,
@@ -81,8 +82,15 @@ def test_every_format_is_written():
 def test_read_every_format(tmp_path, sim, kind):
     path, detected = write_case(kind, tmp_path, sim)
     assert detect_format(path) == detected
-    if kind == "pytest-benchmark-without-data":
-        check_refused(path, "--benchmark-save-data", "stats.data")  # pytest-benchmark without its data
+    if kind == "pytest-benchmark-without-data":  # a summary table: the tool's statistics
+        table = read(path)
+        assert is_summary_table(table) and table.num_rows == B
+        for bench, values in samples(sim.table, "candidate").items():
+            row = next(r for r in table.to_pylist() if r["benchmark"].endswith(f"test_{bench}"))
+            assert row["n"] == len(values) and row["mean"] == pytest.approx(np.mean(values))
+            assert row["sd"] == pytest.approx(np.std(values, ddof=1))
+        with pytest.raises(InputError, match="summary statistics only"):
+            read(path, summaries=False)
         return
     if kind == "google-benchmark-aggregates-only":
         check_refused(path, "only aggregate rows", "--benchmark_repetitions",

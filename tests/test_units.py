@@ -186,3 +186,16 @@ def test_common_scale_is_chosen_by_the_smallest_value():
 ])
 def test_percent_range(center, low, high, want):
     assert percent_range(center, low, high) == want
+
+
+@pytest.mark.parametrize("unit, direction", [
+    ("ops/ms", "higher"), ("ops/us", "higher"), ("ops/ns", "higher"), ("ops/min", "higher"),
+    ("ops/hr", "higher"), ("ops/day", "higher"), ("day/op", "lower"), ("#/op", "lower"),
+    ("counts", None),
+])
+def test_jmh_units(unit, direction):
+    """JMH's score units (jmh-core TimeValue / Mode): throughput per any time unit is a rate;
+    time per operation and perfnorm's events per operation are lower-is-better."""
+    from fastperf.data.units import unit_direction
+
+    assert unit_direction(unit) == direction

@@ -19,35 +19,28 @@ from fastperf.errors import InputError
 from fastperf.io.checked import shown
 from fastperf.io.tables import as_table, is_in_memory_table
 from fastperf.io.common import (
-    config_columns, encode_labels, load_json, normalise_tabular, order_columns, with_config,
+    config_columns, encode_labels, normalise_tabular, order_columns, with_config,
 )
-from fastperf.io.go import looks_like_go, read_go
-from fastperf.io.google_benchmark import METRICS, looks_like_google_benchmark, read_google_benchmark
-from fastperf.io.hyperfine import looks_like_hyperfine, read_hyperfine
-from fastperf.io.pyperf import looks_like_pyperf, read_pyperf
-from fastperf.io.pytest_benchmark import looks_like_pytest_benchmark, read_pytest_benchmark
+from fastperf.io.content import compression_of, file_bytes, json_documents
+from fastperf.io.formats import (
+    SNIFF_BYTES, TABULAR, TOOL_FORMATS, formats_of_kind, tool_format, tried,
+)
+from fastperf.io.google_benchmark import METRICS
+from fastperf.io.summaries import is_summary_table, mark_summary_table
 from fastperf.io.tabular import read_csv, read_ipc, read_parquet
 
 __all__ = ["read", "load_table", "detect_format", "example_table", "FORMATS", "FORMAT_ALIASES"]
 
 #: Names accepted by ``format=``.
-FORMATS = ("parquet", "csv", "ipc", "pyperf", "pytest-benchmark", "google-benchmark", "hyperfine", "go")
+FORMATS = TABULAR + tuple(fmt.name for fmt in TOOL_FORMATS)
 #: Other spellings accepted by ``format=`` (case and ``_`` versus ``-`` are ignored as well).
 FORMAT_ALIASES = {"feather": "ipc", "arrow": "ipc"}
-_TABULAR = ("parquet", "csv", "ipc")
-#: JSON tool formats, in the order detection tries them.
-_JSON_KINDS = (
-    ("pyperf", looks_like_pyperf),
-    ("pytest-benchmark", looks_like_pytest_benchmark),
-    ("google-benchmark", looks_like_google_benchmark),
-    ("hyperfine", looks_like_hyperfine),
-)
-_TRIED = (
-    "Parquet, Arrow IPC (file/stream/Feather), JSON (pyperf, pytest-benchmark, google-benchmark, "
-    "hyperfine), Go benchmark text, CSV with a header"
-)
-#: Bytes read from the start of a file to detect its format (Go result lines must start here).
-SNIFF_BYTES = 1 << 20
+
+
+def _tried_all() -> str:
+    return (f"Parquet, Arrow IPC (file/stream/Feather), JSON ({tried('json')}), "
+            f"text ({tried('text')}), CSV with a header; any of them gzip/bz2/xz/zstd-compressed")
+
 
 PathArg = Union[str, "os.PathLike[str]"]
 
@@ -63,8 +56,9 @@ def read(
     unit: str = "unit",
     variants: Sequence[str] | Mapping[Any, str] | None = None,
     metric: str = "real_time",
+    summaries: bool | None = None,
 ) -> pa.Table:
-    """Read measurements into one long measurement table.
+    """Read measurements into one long measurement table (or a summary table).
 
     Parameters
     ----------
@@ -88,6 +82,13 @@ def read(
         column, a one-element sequence adds that variant. See docs/readers.md for Go ``note:``.
     metric : {"real_time", "cpu_time"}
         The Google Benchmark time to read.
+    summaries : bool or None
+        None (default): a file that holds only summary statistics (pytest-benchmark without
+        ``--benchmark-save-data``, asv without samples, BenchmarkDotNet's CSV, cargo bench, ...)
+        is read as a *summary table* (one row per benchmark: ``n, mean, sd, min, max, median,
+        iqr``; `fastperf.io.common.summary_table`), others as runs. True: table sources
+        (in-memory tables, Parquet/CSV/IPC files) are summary tables too (columns ``n``,
+        ``mean``, ``sd`` required). False: summary-only files are refused.
 
     Returns
     -------
@@ -120,7 +121,11 @@ def read(
     for role, name in roles.items():
         if not isinstance(name, str):
             raise InputError(f"{role}= must be a column name (str), got {name!r}")
+    if summaries not in (None, True, False):
+        raise InputError(f"summaries= must be None, True or False, got {summaries!r}")
     if is_in_memory_table(source):
+        if summaries:
+            return mark_summary_table(as_table(source))
         return _read_in_memory(source, roles, variants)
     paths = _paths(source)
     labels, explicit = _labels(paths, variants)
@@ -128,7 +133,7 @@ def read(
     tables: list[pa.Table] = []
     label_users: dict[str, list[int]] = {}
     for i, path in enumerate(paths):
-        table, variant_from = _read_file(path, fmt, roles, metric)
+        table, variant_from = _read_file(path, fmt, roles, metric, summaries)
         if variant_from == "column":
             if explicit[i]:
                 raise InputError(
@@ -141,6 +146,7 @@ def read(
                 label_users.setdefault(labels[i], []).append(i)
         tables.append(encode_labels(table))
     _check_labels(paths, labels, explicit, label_users)
+    _check_summaries(paths, tables, summaries)
     config = list(dict.fromkeys(name for table in tables for name in config_columns(table)))
     if len(tables) == 1:
         return with_config(order_columns(tables[0]), config)
@@ -153,7 +159,21 @@ def read(
             f"cannot combine the files into one table: a column has different types in different "
             f"files ({exc}); read them separately and cast, or make the files agree"
         ) from None
-    return with_config(order_columns(combined), config)
+    combined = with_config(order_columns(combined), config)
+    return mark_summary_table(combined) if is_summary_table(tables[0]) else combined
+
+
+def _check_summaries(paths: list[Path], tables: list[pa.Table], summaries: bool | None) -> None:
+    """Summary tables and tables of runs do not mix; summaries=False refuses summaries."""
+    kinds = [is_summary_table(t) for t in tables]
+    if summaries is False and any(kinds):
+        raise InputError(f"{paths[kinds.index(True)]}: holds summary statistics only (no runs), "
+                         "and summaries=False; see docs/readers.md for how to keep the runs")
+    if any(kinds) and not all(kinds):
+        raise InputError(
+            f"cannot combine {paths[kinds.index(True)]} (summary statistics only) with "
+            f"{paths[kinds.index(False)]} (runs); read the runs' summaries with summaries=True "
+            "on a table of n, mean, sd, or compare files of the same kind")
 
 
 def load_table(data: Any) -> pa.Table:
@@ -241,8 +261,6 @@ def _checked_path(path: Any) -> Path:
     p = Path(path)
     if not p.exists():
         raise InputError(f"{p}: no such file")
-    if p.is_dir():
-        raise InputError(f"{p}: is a directory, not a file; pass the result files inside it")
     return p
 
 
@@ -329,96 +347,181 @@ def _read_in_memory(source: Any, roles: dict[str, str], variants: Any) -> pa.Tab
     return order_columns(encode_labels(table))
 
 
-def _detect(path: Path) -> tuple[str, Any]:
-    """``(format, payload)``: the parsed JSON for JSON formats, the text for Go, else None."""
+class JsonLines(list):
+    """The documents of a JSON-lines file (one per line), as a list."""
+
+
+def _detect(path: Path) -> tuple[str, Any, bytes | None]:
+    """``(format, payload, content)`` of a file or directory.
+
+    ``payload``: the parsed JSON (a `JsonLines` list for JSON lines), the text of a text format,
+    the directory of a tree format, else None. ``content``: the decompressed bytes of a
+    compressed file, else None (read from the path).
+    """
+    if path.is_dir():
+        for fmt in formats_of_kind("tree"):
+            if fmt.looks_like(path):
+                return fmt.name, path, None
+        raise InputError(f"{path}: is a directory, and not a results tree fastperf reads "
+                         f"({tried('tree') or 'none known'}); pass the result files inside it")
     with open(path, "rb") as fh:
         head = fh.read(SNIFF_BYTES)
     if not head:
         raise InputError(f"{path}: the file is empty")
+    content = None
+    compression = compression_of(head[:6])
+    if compression is not None:
+        content = file_bytes(path)
+        head = content[:SNIFF_BYTES]
+        if not head:
+            raise InputError(f"{path}: the {compression}-compressed file is empty")
     if head[:4] == b"PAR1":
-        return "parquet", None
+        return "parquet", None, content
     if head[:6] == b"ARROW1" or head[:4] in (b"\xff\xff\xff\xff", b"FEA1"):
-        return "ipc", None
-    if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] == b"{":
-        try:
-            data = load_json(path)
-        except InputError as exc:
-            if "not valid JSON" not in str(exc):  # a number out of range: said as it is
-                raise
-            raise InputError(f"{exc}; the file starts like JSON but does not parse") from None
-        for kind, looks_like in _JSON_KINDS:
-            if looks_like(data):
-                return kind, data
-        keys = sorted(data)[:12] if isinstance(data, dict) else []
-        raise InputError(
-            f"{path}: a JSON file, but not one of pyperf, pytest-benchmark, google-benchmark or "
-            f"hyperfine (top-level keys: {keys}); pass format= if it is one of them"
-        )
+        return "ipc", None, content
     text = head.decode("utf-8", errors="replace")
-    if looks_like_go(text):
-        if len(head) == SNIFF_BYTES:
-            text = _read_text(path)
-        return "go", text
-    return "csv", None
+    if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
+        try:
+            data = _json_payload(path, content)
+        except InputError:
+            found = _text_format(text)  # JSON lines among other output (cargo-criterion)
+            if found is None:
+                raise
+            return found, _whole_text(path, content, head, text), content
+        return _json_format(path, data), data, content
+    found = _text_format(text)
+    if found is not None:
+        return found, _whole_text(path, content, head, text), content
+    return "csv", None, content
 
 
-def _read_text(path: Path) -> str:
+def _text_format(text: str) -> str | None:
+    """The first text format whose detector claims `text`, or None."""
+    for fmt in formats_of_kind("text"):
+        if fmt.looks_like(text):
+            return fmt.name
+    return None
+
+
+def _whole_text(path: Path, content: bytes | None, head: bytes, text: str) -> str:
+    return _text_payload(path, content) if len(head) == SNIFF_BYTES else text
+
+
+def _json_payload(path: Path, content: bytes | None) -> Any:
+    raw = content if content is not None else _raw(path)
+    try:
+        data, lines = json_documents(raw, path)
+    except InputError as exc:
+        if "not valid JSON" not in str(exc) and "JSON lines" not in str(exc):
+            raise  # a number out of range: said as it is
+        raise InputError(f"{exc}; the file starts like JSON but does not parse") from None
+    return JsonLines(data) if lines else data
+
+
+def _json_format(path: Path, data: Any) -> str:
+    """The JSON format of a document (or of every document of a JSON-lines file)."""
+    for fmt in formats_of_kind("json"):
+        if fmt.looks_like(data):
+            return fmt.name
+    if isinstance(data, JsonLines):
+        for fmt in formats_of_kind("json"):
+            if data and all(fmt.looks_like(document) for document in data):
+                return fmt.name
+        shape = f"JSON lines ({len(data)} documents) of no one format"
+    elif isinstance(data, list):
+        shape = f"a JSON array of {len(data)} item(s)"
+    elif isinstance(data, dict):
+        shape = f"a JSON object with top-level keys {sorted(map(str, data))[:12]}"
+    else:
+        shape = f"a JSON {type(data).__name__}"
+    raise InputError(f"{path}: {shape}: not a format fastperf reads; formats tried: "
+                     f"{tried('json')}; pass format= if it is one of them")
+
+
+def _raw(path: Path) -> bytes:
     with open(path, "rb") as fh:
-        return fh.read().decode("utf-8", errors="replace")
+        return fh.read()
 
 
-def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str) -> tuple[pa.Table,
-               str]:
-    """Read one file; return the table and where its variant comes from.
+def _text_payload(path: Path, content: bytes | None) -> str:
+    raw = content if content is not None else _raw(path)
+    return raw.decode("utf-8", errors="replace")
+
+
+def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str,
+               summaries: bool | None = None) -> tuple[pa.Table, str]:
+    """Read one file (or results tree); return the table and where its variant comes from.
 
     The second item is ``"column"`` (the file's own variant column), ``"note"`` (Go ``note:``
     values in a ``variant`` column, null where a line has none) or ``"label"`` (no variant).
     """
     detected = fmt is None
-    payload = None
+    payload = content = None
     if detected:
-        fmt, payload = _detect(path)
-    elif path.stat().st_size == 0:
-        raise InputError(f"{path}: the file is empty")
-    if fmt in _TABULAR:
-        fallback = detected and fmt == "csv"  # nothing else matched: say what was tried
-        try:
-            raw = {"parquet": read_parquet, "csv": read_csv, "ipc": read_ipc}[fmt](path)
-        except InputError as exc:
-            if fallback:
-                raise _unrecognised(path, exc) from None
-            raise
-        try:
-            table = normalise_tabular(raw, roles, where=str(path))
-        except InputError as exc:
-            if fallback and not {roles["benchmark"], roles["value"]} <= set(raw.column_names):
-                raise _unrecognised(path, exc) from None
-            raise
-        return table, ("column" if "variant" in table.column_names else "label")
-    if fmt == "go":
-        table = read_go(path, payload if payload is not None else _read_text(path))
-        return table, ("note" if "variant" in table.column_names else "label")
-    data = payload if payload is not None else load_json(path)
-    reader = {
-        "pyperf": read_pyperf,
-        "pytest-benchmark": read_pytest_benchmark,
-        "google-benchmark": lambda p, d: read_google_benchmark(p, d, metric=metric),
-        "hyperfine": read_hyperfine,
-    }[fmt]
+        fmt, payload, content = _detect(path)
+    elif not path.is_dir():
+        if path.stat().st_size == 0:
+            raise InputError(f"{path}: the file is empty")
+        with open(path, "rb") as fh:
+            if compression_of(fh.read(6)) is not None:
+                content = file_bytes(path)
+    if fmt in TABULAR:
+        if summaries:
+            raw = {"parquet": read_parquet, "csv": read_csv, "ipc": read_ipc}[fmt](path, content)
+            table = mark_summary_table(raw)
+            return table, ("column" if "variant" in table.column_names else "label")
+        return _read_tabular(path, fmt, content, roles, fallback=detected and fmt == "csv")
+    entry = tool_format(fmt)
+    if entry.kind == "tree" and not path.is_dir():
+        raise InputError(f"{path}: format={fmt!r} reads a results directory, not a file")
+    if entry.kind != "tree" and path.is_dir():
+        raise InputError(f"{path}: is a directory; format={fmt!r} reads a file")
+    if payload is None:
+        payload = (_json_payload(path, content) if entry.kind == "json"
+                   else _text_payload(path, content))
+    table = _read_tool(entry, path, payload, {"metric": metric})
+    if "variant" not in table.column_names:
+        return table, "label"
+    return table, ("note" if fmt == "go" else "column")
+
+
+def _read_tabular(path: Path, fmt: str, content: bytes | None, roles: dict[str, str], *,
+                  fallback: bool) -> tuple[pa.Table, str]:
+    """A Parquet/CSV/IPC file; `fallback`: CSV only because nothing else matched."""
     try:
-        return reader(path, data), "label"
+        raw = {"parquet": read_parquet, "csv": read_csv, "ipc": read_ipc}[fmt](path, content)
+    except InputError as exc:
+        if fallback:
+            raise _unrecognised(path, exc) from None
+        raise
+    try:
+        table = normalise_tabular(raw, roles, where=str(path))
+    except InputError as exc:
+        if fallback and not {roles["benchmark"], roles["value"]} <= set(raw.column_names):
+            raise _unrecognised(path, exc) from None
+        raise
+    return table, ("column" if "variant" in table.column_names else "label")
+
+
+def _read_tool(entry, path: Path, payload: Any, options: dict) -> pa.Table:
+    """Run a tool reader; JSON lines of single documents are read one by one and stacked."""
+    try:
+        if isinstance(payload, JsonLines) and not entry.looks_like(payload):
+            parts = [entry.reader(path, document, options) for document in payload]
+            return pa.concat_tables(parts, promote_options="default")
+        return entry.reader(path, payload, options)
     except InputError:
         raise
     except (pa.ArrowException, TypeError, ValueError, KeyError, AttributeError, IndexError,
             OverflowError, RecursionError) as exc:
         # a file of the right overall shape with a wrongly typed entry inside
-        raise InputError(f"{path}: malformed {fmt} file ({type(exc).__name__}: "
+        raise InputError(f"{path}: malformed {entry.name} file ({type(exc).__name__}: "
                          f"{shown(str(exc), 160)})") from None
 
 
 def _unrecognised(path: Path, exc: InputError) -> InputError:
     reason = str(exc).removeprefix(f"{path}: ")
-    return InputError(f"{path}: not a recognised file; tried {_TRIED}. As CSV: {reason}")
+    return InputError(f"{path}: not a recognised file; tried {_tried_all()}. As CSV: {reason}")
 
 
 def _attach_variant(table: pa.Table, variant_from: str, label: str, *,

@@ -56,7 +56,7 @@ def _named(table: pa.Table, path: Path, what: str) -> pa.Table:
     return table
 
 
-def read_parquet(path: Path) -> pa.Table:
+def read_parquet(path: Path, content: bytes | None = None) -> pa.Table:
     """Read a Parquet file.
 
     Parameters
@@ -79,7 +79,8 @@ def read_parquet(path: Path) -> pa.Table:
     Apache Parquet format, read by ``pyarrow.parquet.read_table``.
     """
     try:
-        return _named(pq.read_table(path), path, "Parquet")
+        source = path if content is None else pa.BufferReader(content)
+        return _named(pq.read_table(source), path, "Parquet")
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot read as Parquet ({short_reason(exc)})") from None
 
@@ -107,7 +108,7 @@ def sniff_delimiter(header: bytes) -> str:
     return best if counts[best] > counts[","] else ","
 
 
-def read_csv(path: Path) -> pa.Table:
+def read_csv(path: Path, content: bytes | None = None) -> pa.Table:
     """Read a CSV file whose first line is a header; the delimiter is taken from that line.
 
     Parameters
@@ -130,17 +131,23 @@ def read_csv(path: Path) -> pa.Table:
     RFC 4180 CSV with a header row, delimiter by `sniff_delimiter`, parsed by
     ``pyarrow.csv.read_csv``.
     """
-    with open(path, "rb") as fh:
-        head = fh.read(64 * 1024)
+    if content is None:
+        with open(path, "rb") as fh:
+            head = fh.read(64 * 1024)
+    else:
+        head = content[:64 * 1024]
     delimiter = sniff_delimiter(head.lstrip(b"\xef\xbb\xbf"))
     try:
-        table = pacsv.read_csv(path, parse_options=pacsv.ParseOptions(delimiter=delimiter))
+        # never decompressed by the file name: `fastperf.io.content` did it by magic bytes
+        source = (pa.input_stream(str(path), compression=None) if content is None
+                  else pa.BufferReader(content))
+        table = pacsv.read_csv(source, parse_options=pacsv.ParseOptions(delimiter=delimiter))
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot read as CSV ({short_reason(exc)})") from None
     return _named(table, path, "CSV")
 
 
-def read_ipc(path: Path) -> pa.Table:
+def read_ipc(path: Path, content: bytes | None = None) -> pa.Table:
     """Read an Arrow IPC file (Feather v2), an Arrow IPC stream, or a legacy Feather v1 file.
 
     Parameters
@@ -163,13 +170,17 @@ def read_ipc(path: Path) -> pa.Table:
     The Arrow IPC format (columnar format specification: file magic ``ARROW1``, or a stream),
     and Feather v1 (magic ``FEA1``).
     """
-    with open(path, "rb") as fh:
-        magic = fh.read(6)
+    if content is None:
+        with open(path, "rb") as fh:
+            magic = fh.read(6)
+    else:
+        magic = content[:6]
     try:
         if magic[:4] == b"FEA1":
-            return _named(feather.read_table(path), path, "Feather")
+            return _named(feather.read_table(path if content is None else pa.BufferReader(content)),
+                          path, "Feather")
         # a memory map (not closed here: the table's buffers keep it alive) avoids a copy
-        source = pa.memory_map(str(path))
+        source = pa.memory_map(str(path)) if content is None else pa.BufferReader(content)
         if magic == b"ARROW1":
             return _named(ipc.open_file(source).read_all(), path, "Arrow IPC")
         return _named(ipc.open_stream(source).read_all(), path, "Arrow IPC")

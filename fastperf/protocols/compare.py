@@ -12,120 +12,24 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.grouping import key_codes
-from fastperf.data.units import HIGHER, LOWER, unit_directions
-from fastperf.data.validation import (check_choice, check_confidence, check_key_clash,
-                                      check_real, check_unit_interval, check_variants,
-                                      variant_list)
+from fastperf.data.units import unit_directions, unit_names
+from fastperf.data.validation import check_key_clash, check_variants, variant_list
 from fastperf.engine.intervals import median_interval_minimum_size, median_interval_ranks
 from fastperf.engine.pvalues import first_reason
 from fastperf.engine.ranks import rank_sum_test, sort_samples
 from fastperf.errors import InputError
-from fastperf.io.common import config_columns
+from fastperf.io.summaries import is_summary_table
 from fastperf.io.read import load_table
-from fastperf.io.tables import column_name, has_column, key_list, require_columns
-from fastperf.protocols.compare_text import CompareRendering
+from fastperf.io.tables import column_name, require_columns
+from fastperf.protocols.compare_common import (
+    ADJUSTMENTS, COLUMNS, VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity,
+    checked_options, largest_regressions, verdicts_of,
+)
+from fastperf.protocols.compare_summaries import compare_summaries
 from fastperf.protocols.relevance_common import concat_samples
-from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
+from fastperf.results.base import dropped_warnings, keyed_table
 
 __all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS"]
-
-#: `adjust=` names and the `multipletests` method each one runs.
-ADJUSTMENTS = {"bh": "fdr_bh", "holm": "holm", "bonferroni": "bonferroni", "none": None}
-VERDICTS = ("worse", "better", "changed", "equivalent", "no change", "too few runs")
-COLUMNS = ("n_baseline", "n_candidate", "n_dropped_baseline", "n_dropped_candidate",
-           "median_baseline", "ci_baseline_low", "ci_baseline_high", "median_candidate",
-           "ci_candidate_low", "ci_candidate_high", "delta", "ratio", "ci_low", "ci_high",
-           "pvalue", "pvalue_adjusted", "method", "direction", "verdict", "status")
-
-
-class CompareResult(CompareRendering, BenchmarkResult):
-    """Result of `compare`.
-
-    Attributes
-    ----------
-    benchmarks : pyarrow.Table
-        One row per (candidate, benchmark, configuration, unit): ``candidate`` (with several
-        candidates), the key columns, then `COLUMNS`.
-    overall : pyarrow.Table
-        One row per (candidate, unit): benchmarks compared, the geometric means of the medians
-        of each side and their ratio (benchstat's geomean row), the ratio of the geometric-mean
-        scores with its interval (`aggregate_score`), and the count of each verdict.
-    summary : dict
-        ``function``, ``baseline``, ``candidates``, ``keys``, ``variant_keys`` (configuration
-        that tells the variants apart), ``alpha``, ``adjust``, ``comparisons`` (the family
-        adjusted), ``confidence``, ``margin``, ``threshold``, ``verdicts`` (counts),
-        ``largest_regressions``, ``rows``, ``rows_not_ok``.
-    warnings : list of str
-    """
-
-    extra_tables = ("overall",)
-
-    def __init__(self, table, summary, warnings, overall: pa.Table, keys: list[str],
-                 unit: str | None):
-        super().__init__(table, summary, warnings)
-        self.overall = overall
-        self.key_columns = keys
-        self.unit_column = unit
-
-    def extra_title(self, name: str) -> str:  # noqa: D102
-        return "overall, per candidate and unit"
-
-    def failures(self, threshold: float = 0.0) -> pa.Table:
-        """The rows whose verdict is ``worse`` with |delta| >= `threshold` (the CI gate).
-
-        Parameters
-        ----------
-        threshold : float
-            The smallest relative change that fails, e.g. 0.02 for 2%.
-
-        Returns
-        -------
-        pyarrow.Table
-            Those rows of `benchmarks`.
-        """
-        verdict = self.benchmarks.column("verdict").to_numpy(zero_copy_only=False)
-        delta = self.benchmarks.column("delta").to_numpy(zero_copy_only=False)
-        with np.errstate(invalid="ignore"):
-            small = np.abs(delta) < float(threshold)  # NaN (a zero baseline median): not small
-        return self.benchmarks.filter(pa.array((verdict == "worse") & ~small))
-
-
-def _identity(table: pa.Table, by, variant: str, unit: str | None, variants: list[str]):
-    """The key columns of a benchmark, and the configuration columns that tell the variants
-    apart instead (no value of the baseline's is also a candidate's)."""
-    if by is not None:
-        keys = key_list(by)
-        require_columns(table, keys)
-        variant_keys: list[str] = []
-    elif not has_column(table, "benchmark"):
-        keys, variant_keys = [], []  # no benchmark column: all rows one benchmark
-    else:
-        keys, variant_keys = ["benchmark"], []
-        require_columns(table, keys, hint="name the benchmark key column(s) with by=")
-        configuration = [c for c in config_columns(table) if c not in (variant, unit, "benchmark")]
-        if not configuration:
-            return _with_unit(keys, table, unit), variant_keys
-        import pyarrow.compute as pc
-
-        names = pc.cast(table.column(variant), pa.string())
-        compared = table.filter(pc.is_in(names, pa.array(variants, pa.string())))
-        compared_names = pc.cast(compared.column(variant), pa.string())
-        for name in configuration:
-            pairs = pa.table({"v": compared_names,
-                              "c": pc.cast(compared.column(name), pa.string())})
-            pairs = pairs.group_by(["v", "c"]).aggregate([]).to_pylist()  # distinct pairs
-            seen = {v: {p["c"] for p in pairs if p["v"] == v} for v in variants}
-            separate = all(seen[variants[0]].isdisjoint(seen[other]) for other in variants[1:])
-            (variant_keys if separate else keys).append(name)
-    return _with_unit(keys, table, unit), variant_keys
-
-
-def _with_unit(keys: list[str], table: pa.Table, unit: str | None) -> list[str]:
-    """The keys and the unit column (every unit is compared on its own)."""
-    if has_column(table, unit) and unit not in keys:
-        return keys + [unit]
-    return keys
-
 
 def _medians(samples: Samples, confidence: float):
     """Median and its shortest distribution-free interval of each sorted sample."""
@@ -170,48 +74,6 @@ def _smallest_pvalue_reaches(m: np.ndarray, n: np.ndarray, alpha: float) -> np.n
     with np.errstate(invalid="ignore"):
         log_choose = gammaln(m + n + 1) - gammaln(m + 1) - gammaln(n + 1)
     return (m > 0) & (n > 0) & (math.log(2.0) - log_choose <= math.log(alpha) + 1e-12)
-
-
-def _adjusted(p: np.ndarray, family: np.ndarray, adjust: str, alpha: float) -> np.ndarray:
-    """p adjusted over the family (NaN outside it)."""
-    from fastperf.stats.multitest import multipletests
-
-    out = np.full(p.shape, np.nan)
-    if not family.any():
-        return out
-    if ADJUSTMENTS[adjust] is None:
-        out[family] = p[family]
-    else:
-        out[family] = multipletests(p[family], alpha=alpha,
-                                    method=ADJUSTMENTS[adjust]).pvalues_corrected
-    return out
-
-
-def _verdicts(testable, significant, sign, delta, threshold, direction, equivalent):
-    """The verdict of each comparison (see `compare`)."""
-    big = ~(np.abs(delta) < threshold)  # NaN delta (zero median): cannot be called small
-    change = testable & significant & (sign != 0) & big
-    lower, higher = direction == LOWER, direction == HIGHER
-    worse = change & ((lower & (sign > 0)) | (higher & (sign < 0)))
-    better = change & ((lower & (sign < 0)) | (higher & (sign > 0)))
-    return np.select([~testable, worse, better, change, testable & equivalent],
-                     ["too few runs", "worse", "better", "changed", "equivalent"],
-                     "no change").astype(object)
-
-
-def _check_options(alpha, adjust, confidence, margin, threshold, method, higher_is_better):
-    alpha = check_unit_interval(alpha, "alpha")
-    check_choice(adjust, "adjust", ADJUSTMENTS)
-    confidence = check_confidence(confidence)
-    if margin is not None:
-        margin = check_unit_interval(margin, "margin")
-    threshold = check_real(threshold, "threshold (a fraction: 0.02 is 2%)", low=0, high=math.inf)
-    check_choice(method, "method", ("auto", "exact", "asymptotic"))
-    if not (higher_is_better is None or isinstance(higher_is_better, (bool, np.bool_))
-            or isinstance(higher_is_better, Mapping)):
-        raise InputError("higher_is_better must be None (from the unit), True/False, or a "
-                         f"mapping unit -> True/False, got {higher_is_better!r}")
-    return alpha, confidence, margin, threshold
 
 
 def compare(
@@ -288,7 +150,7 @@ def compare(
     value = column_name(value, "value")
     variant = column_name(variant, "variant")
     unit = column_name(unit, "unit", allow_none=True)
-    alpha, confidence, margin, threshold = _check_options(
+    alpha, confidence, margin, threshold = checked_options(
         alpha, adjust, confidence, margin, threshold, method, higher_is_better)
     check_variants("compare", baseline, candidate)
     candidates = variant_list(candidate, "candidate")
@@ -298,8 +160,14 @@ def compare(
     table = load_table(data)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
+    if is_summary_table(table):
+        return compare_summaries(
+            table, baseline=baseline, candidates=candidates,
+            several=isinstance(candidate, (list, tuple)), by=by, variant=variant, unit=unit,
+            alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
+            threshold=threshold, higher_is_better=higher_is_better)
     require_columns(table, [variant, value])
-    keys, variant_keys = _identity(table, by, variant, unit, [baseline, *candidates])
+    keys, variant_keys = benchmark_identity(table, by, variant, unit, [baseline, *candidates])
     check_key_clash(keys, ("candidate",) + COLUMNS, "compare", value)
     from fastperf.data.samples import variant_samples
 
@@ -336,17 +204,17 @@ def compare(
             equivalent = positive & (np.exp(eq_low) >= 1 - margin) & (np.exp(eq_high) <= 1 + margin)
 
     testable = _smallest_pvalue_reaches(n_x, n_y, alpha) & np.isfinite(p)
-    p_adjusted = _adjusted(p, testable, adjust, alpha)
+    p_adjusted = adjusted_pvalues(p, testable, adjust, alpha)
     sign = np.sign(np.nan_to_num(med_y - med_x))
     sign = np.where(sign == 0, np.sign(np.nan_to_num(estimate)), sign)
     # equal medians and no Hodges-Lehmann shift: the side the rank statistic leans to
     sign = np.where(sign == 0, np.sign(np.nan_to_num(u - n_x * n_y / 2.0)), sign)
 
-    units = vs.keys.column(unit).to_pylist() if unit in keys else [None] * k
+    units = unit_names(vs.keys.column(unit), unit) if unit in keys else [None] * k
     directions = unit_directions(dict.fromkeys(units), higher_is_better)
     direction = np.array([directions[u] for u in units] * c, dtype=object)
     with np.errstate(invalid="ignore"):
-        verdict = _verdicts(testable, p_adjusted < alpha, sign, delta, threshold, direction,
+        verdict = verdicts_of(testable, p_adjusted < alpha, sign, delta, threshold, direction,
                             equivalent)
 
     n_min = median_interval_minimum_size(confidence, rule="shortest")
@@ -394,20 +262,9 @@ def compare(
         "variant_keys": variant_keys, "alpha": alpha, "adjust": adjust,
         "comparisons": int(testable.sum()), "confidence": confidence, "margin": margin,
         "threshold": threshold, "method": method, "verdicts": counts,
-        "largest_regressions": _largest_regressions(out, keys),
+        "largest_regressions": largest_regressions(out, keys),
     }
     return CompareResult(out, summary, warnings, overall, keys, unit if unit in keys else None)
-
-
-def _largest_regressions(out: pa.Table, keys: list[str], limit: int = 5) -> list[dict]:
-    """The `limit` worse verdicts with the largest |delta|, as small dicts."""
-    verdict = out.column("verdict").to_numpy(zero_copy_only=False)
-    delta = out.column("delta").to_numpy(zero_copy_only=False)
-    rows = np.flatnonzero(verdict == "worse")
-    rows = rows[np.argsort(-np.abs(delta[rows]), kind="stable")][:limit]
-    names = [c for c in ["candidate", *keys] if c in out.column_names]
-    picked = out.select(names + ["delta"]).take(pa.array(rows, pa.int64()))
-    return picked.to_pylist()
 
 
 def _overall(out: pa.Table, xs: Samples, ys: Samples, positive, testable, candidates, units,
@@ -419,8 +276,8 @@ def _overall(out: pa.Table, xs: Samples, ys: Samples, positive, testable, candid
     med_x = out.column("median_baseline").to_numpy()
     med_y = out.column("median_candidate").to_numpy()
     verdict = out.column("verdict").to_numpy(zero_copy_only=False)
-    unit_codes, unit_names = key_codes(pa.chunked_array([pa.array(units)]), "unit")
-    n_units = len(unit_names)
+    unit_codes, unit_labels = key_codes(pa.chunked_array([pa.array(units)]), "unit")
+    n_units = len(unit_labels)
     block = np.repeat(np.arange(len(candidates)), k) * n_units + np.tile(unit_codes, len(candidates))
     both = positive & (med_x > 0) & (med_y > 0)
     rows: dict[str, list] = {"candidate": [], "unit": [], "benchmarks": [], "compared": [],
@@ -436,7 +293,7 @@ def _overall(out: pa.Table, xs: Samples, ys: Samples, positive, testable, candid
             gx = float(np.exp(np.mean(np.log(med_x[use])))) if use.any() else math.nan
             gy = float(np.exp(np.mean(np.log(med_y[use])))) if use.any() else math.nan
         rows["candidate"].append(candidates[b // n_units])
-        rows["unit"].append(unit_names[b % n_units].as_py() if unit else None)
+        rows["unit"].append(unit_labels[b % n_units].as_py() if unit else None)
         rows["benchmarks"].append(int(members.sum()))
         rows["compared"].append(int(use.sum()))
         rows["geomean_baseline"].append(gx)

@@ -39,7 +39,7 @@ def format_test(row: dict, adjusted: bool) -> str:
     p = row["pvalue_adjusted"] if adjusted else row["pvalue"]
     if p is None or (isinstance(p, float) and math.isnan(p)):
         p = row["pvalue"]
-    n_x, n_y = row["n_baseline"], row["n_candidate"]
+    n_x, n_y = ("?" if n is None else n for n in (row["n_baseline"], row["n_candidate"]))
     n = f"n={n_x}" if n_x == n_y else f"n={n_x}+{n_y}"
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return f"({n})"
@@ -67,6 +67,12 @@ def _align(rows: list[list[str]], right: set[int]) -> list[str]:
 
 class CompareRendering:
     """`to_text` and `to_markdown` of `CompareResult` (a mixin: reads its tables and summary)."""
+
+    @property
+    def center(self) -> str:
+        """``"mean"`` for a comparison from summaries, else ``"median"``: the column prefix of
+        each side's location (``median_baseline`` / ``mean_baseline``)."""
+        return "mean" if self.summary.get("from_summaries") else "median"
 
     def _sections(self):
         """(header lines, unit, row indices per candidate) per configuration and unit."""
@@ -120,13 +126,13 @@ class CompareRendering:
                     ["", unit or ""] + sum(([unit or "", "vs base", "", ""] for _ in candidates), [])]
             for i in self._order(rows, members, sort):
                 picks = [rows[j * k + i] for j in range(len(candidates))]
-                scale = common_scale([picks[0]["median_baseline"]] +
-                                     [r["median_candidate"] for r in picks], binary)
+                scale = common_scale([picks[0][f"{self.center}_baseline"]] +
+                                     [r[f"{self.center}_candidate"] for r in picks], binary)
                 line = [strip_benchmark_prefix(picks[0][name_key]),
-                        _cell(picks[0]["median_baseline"], picks[0]["ci_baseline_low"],
+                        _cell(picks[0][f"{self.center}_baseline"], picks[0]["ci_baseline_low"],
                               picks[0]["ci_baseline_high"], scale)]
                 for r in picks:
-                    line += [_cell(r["median_candidate"], r["ci_candidate_low"],
+                    line += [_cell(r[f"{self.center}_candidate"], r["ci_candidate_low"],
                                    r["ci_candidate_high"], scale),
                              format_delta(r), format_test(r, adjusted), r["verdict"]]
                 grid.append(line)
@@ -145,8 +151,8 @@ class CompareRendering:
         def gm(values):
             v = np.array([x for x in values if x is not None and x > 0], dtype=float)
             return float(np.exp(np.mean(np.log(v)))) if v.size else math.nan
-        base = gm(rows[i]["median_baseline"] for i in members)
-        cands = [gm(rows[j * k + i]["median_candidate"] for i in members)
+        base = gm(rows[i][f"{self.center}_baseline"] for i in members)
+        cands = [gm(rows[j * k + i][f"{self.center}_candidate"] for i in members)
                  for j in range(len(candidates))]
         scale = common_scale([base] + cands, binary)
         line = ["geomean", scale.format(base)]
@@ -187,7 +193,7 @@ class CompareRendering:
                 unit = f" {format_cell(unit)}" if unit else ""
                 interval = (f" (score ratio {r['score_ratio']:.4g}, {s['confidence']:.0%} CI "
                             f"[{r['score_ci_low']:.4g}, {r['score_ci_high']:.4g}])"
-                            if r["score_ratio"] is not None and math.isfinite(r["score_ratio"])
+                            if r.get("score_ratio") is not None and math.isfinite(r["score_ratio"])
                             else "")
                 lines.append(f"- `{r['candidate']}`{unit}: geomean {r['geomean_delta']:+.2%}"
                              f"{interval} over {r['compared']} benchmarks")
@@ -221,15 +227,15 @@ class CompareRendering:
             r = rows[i]
             unit = r.get(self.unit_column) if self.unit_column else None
             unit = None if unit is None else format_cell(unit)
-            scale = common_scale([r["median_baseline"], r["median_candidate"]],
+            scale = common_scale([r[f"{self.center}_baseline"], r[f"{self.center}_candidate"]],
                                  is_binary_unit(unit))
             name = strip_benchmark_prefix(r[self.key_columns[0]])
             extra = [f"{c}={format_cell(r[c])}" for c in varying if r[c] is not None]
             out["benchmark"].append(name + (f" ({', '.join(extra)})" if extra else ""))
             out["unit"].append(unit or "")
-            out["baseline"].append(_cell(r["median_baseline"], r["ci_baseline_low"],
+            out["baseline"].append(_cell(r[f"{self.center}_baseline"], r["ci_baseline_low"],
                                          r["ci_baseline_high"], scale))
-            cand = _cell(r["median_candidate"], r["ci_candidate_low"], r["ci_candidate_high"], scale)
+            cand = _cell(r[f"{self.center}_candidate"], r["ci_candidate_low"], r["ci_candidate_high"], scale)
             out["candidate"].append(f"{r['candidate']}: {cand}" if several else cand)
             out["change"].append(format_delta(r))
             out["test"].append(format_test(r, adjusted))

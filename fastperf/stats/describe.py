@@ -8,10 +8,13 @@ import pyarrow as pa
 
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
+from fastperf.io.summaries import is_summary_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
 from fastperf.data.grouping import group_rows
+from fastperf.data.validation import check_confidence
+from fastperf.stats.describe_summaries import describe_summaries
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                       student_halfwidth)
 
@@ -142,6 +145,8 @@ def describe(
 
     table = load_table(data)
     keys, value = _describe_iv(table, by, variant, value, unit)
+    if is_summary_table(table):
+        return DescribeResult(*describe_summaries(table, keys, check_confidence(confidence)))
     values = value_column(table, value)
     groups = group_rows(table, keys)
     grouped = groups.gather(values)

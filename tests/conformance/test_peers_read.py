@@ -18,6 +18,7 @@ import pytest
 from conftest import SHARED
 from fastperf import InputError, read
 from fastperf.io.read import detect_format
+from fastperf.io.summaries import is_summary_table
 from test_read import expected_file_table, raw_table  # noqa: F401  (raw_table: a fixture)
 from tool_files import (
     CANONICAL, TIME_UNIT_SECONDS, by_benchmark, check_gbench_iterations_read, check_go_read, check_refused, check_pyperf_runs_read,
@@ -81,8 +82,16 @@ def test_every_peer_data_file_is_covered():
 @pytest.mark.parametrize("path", PEER_FILES + TOOL_FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
 def test_read_every_data_file(path: Path):
     folder = path.parent.name
-    if folder == "pytest-benchmark":
-        check_refused(path, "--benchmark-save-data", "stats.data")  # pytest-benchmark without its data
+    if folder == "pytest-benchmark":  # saved without their rounds: summary tables
+        table = read(path)
+        doc = json.loads(path.read_text())
+        assert is_summary_table(table) and table.num_rows == len(doc["benchmarks"])
+        for bench, row in zip(doc["benchmarks"], table.to_pylist()):
+            stats = bench["stats"]
+            assert row["n"] == stats["rounds"] and row["mean"] == stats["mean"]
+            assert row["median"] == stats["median"] and row["min"] == stats["min"]
+        with pytest.raises(InputError, match="summary statistics only"):
+            read(path, summaries=False)
         return
     if path.name in GBENCH_AGGREGATE_ONLY:
         check_refused(path, "only aggregate rows", "--benchmark_repetitions",

@@ -1,0 +1,189 @@
+"""What a file holds before its format is known: decompressed bytes, JSON documents.
+
+Compression is recognised by magic bytes, never by the file name (pyperf writes ``.json.gz``
+itself; a renamed file reads the same): gzip, bzip2, xz and Zstandard. A JSON file is one
+document, or *JSON lines* (one document per line, as criterion's ``--message-format=json`` and
+many loggers write).
+"""
+from __future__ import annotations
+
+import bz2
+import gzip
+import lzma
+from pathlib import Path
+from typing import Any
+
+import pyarrow as pa
+
+from fastperf.errors import InputError
+from fastperf.io.checked import load_json_bytes
+
+__all__ = ["COMPRESSIONS", "compression_of", "file_bytes", "json_documents", "MAX_DECOMPRESSED"]
+
+#: Magic bytes at the start of a compressed file -> compression name.
+COMPRESSIONS = {
+    b"\x1f\x8b": "gzip",
+    b"BZh": "bz2",
+    b"\xfd7zXZ\x00": "xz",
+    b"\x28\xb5\x2f\xfd": "zstd",
+}
+#: Most bytes a compressed file may expand to (a guard against decompression bombs).
+MAX_DECOMPRESSED = 1 << 33
+_CHUNK = 1 << 22
+
+
+def compression_of(head: bytes) -> str | None:
+    """The compression of a file from its first bytes, or None when it is not compressed.
+
+    Parameters
+    ----------
+    head : bytes
+        The start of the file (six bytes suffice).
+
+    Returns
+    -------
+    str or None
+        ``"gzip"``, ``"bz2"``, ``"xz"``, ``"zstd"`` or None.
+
+    Notes
+    -----
+    Magic numbers: gzip RFC 1952 (1f 8b), bzip2 ("BZh"), xz (fd 37 7a 58 5a 00), Zstandard
+    RFC 8878 (28 b5 2f fd).
+    """
+    for magic, name in COMPRESSIONS.items():
+        if head.startswith(magic):
+            return name
+    return None
+
+
+def file_bytes(path: Path, limit: int = MAX_DECOMPRESSED) -> bytes:
+    """The content of `path`, decompressed when its magic bytes say it is compressed.
+
+    Parameters
+    ----------
+    path : pathlib.Path
+        The file.
+    limit : int
+        Most decompressed bytes accepted.
+
+    Returns
+    -------
+    bytes
+        The (decompressed) content; nested compression (a ``.gz`` of a ``.gz``) is undone too.
+
+    Raises
+    ------
+    InputError
+        A corrupt or truncated compressed file, or one that expands beyond `limit`, naming the
+        file and the compression.
+
+    Notes
+    -----
+    gzip, bz2 and lzma from the standard library; Zstandard through Arrow's codec (no extra
+    dependency).
+    """
+    with open(path, "rb") as fh:
+        raw = fh.read()
+    for _ in range(4):  # nested compression, a few levels at most
+        kind = compression_of(raw[:6])
+        if kind is None:
+            return raw
+        raw = _decompressed(raw, kind, path, limit)
+    return raw
+
+
+def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytes:
+    try:
+        if kind == "zstd":
+            stream = pa.input_stream(pa.BufferReader(raw), compression="zstd")
+            reader = stream.read
+        else:
+            source = _BytesReader(raw)
+            reader = (gzip.GzipFile(fileobj=source) if kind == "gzip" else
+                      bz2.BZ2File(source) if kind == "bz2" else lzma.LZMAFile(source)).read
+        parts: list[bytes] = []
+        size = 0
+        while True:
+            part = reader(_CHUNK)
+            if not part:
+                break
+            size += len(part)
+            if size > limit:
+                raise InputError(f"{path}: the {kind} file expands beyond {limit:,} bytes; "
+                                 "decompress it yourself if that is intended")
+            parts.append(part)
+        return b"".join(parts)
+    except InputError:
+        raise
+    except (OSError, EOFError, lzma.LZMAError, ValueError, pa.ArrowException) as exc:
+        raise InputError(f"{path}: a {kind}-compressed file that does not decompress "
+                         f"({type(exc).__name__}: {str(exc)[:120]})") from None
+
+
+class _BytesReader:
+    """The minimal file object the standard decompressors read from (no copy of `raw`)."""
+
+    def __init__(self, raw: bytes) -> None:
+        self._view = memoryview(raw)
+        self._at = 0
+
+    def read(self, size: int = -1) -> bytes:
+        end = len(self._view) if size is None or size < 0 else min(self._at + size, len(self._view))
+        out = bytes(self._view[self._at:end])
+        self._at = end
+        return out
+
+    def readable(self) -> bool:
+        return True
+
+    def seekable(self) -> bool:
+        return False
+
+    def close(self) -> None:
+        pass
+
+
+def json_documents(raw: bytes, path: Path) -> tuple[Any, bool]:
+    """Parse JSON content: one document, or JSON lines.
+
+    Parameters
+    ----------
+    raw : bytes
+        The file's (decompressed) content.
+    path : pathlib.Path
+        The file, for messages.
+
+    Returns
+    -------
+    (object, bool)
+        The document and False; or, for JSON lines (several documents, one per line), the list
+        of documents and True.
+
+    Raises
+    ------
+    InputError
+        Content that is neither (`fastperf.io.checked.load_json_bytes` names the failure; for
+        JSON lines, the line that does not parse).
+
+    Notes
+    -----
+    RFC 8259 JSON; JSON lines as jsonlines.org describes (UTF-8, one value per line, blank
+    lines ignored).
+    """
+    try:
+        return load_json_bytes(raw, path), False
+    except InputError as exc:
+        if "Extra data" not in str(exc):
+            raise
+        first = str(exc)
+    documents = []
+    for number, line in enumerate(raw.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            documents.append(load_json_bytes(line, path))
+        except InputError as exc:
+            reason = str(exc).removeprefix(f"{path}: ")
+            raise InputError(f"{path}: neither one JSON document ({first.removeprefix(f'{path}: ')})"
+                             f" nor JSON lines (line {number}: {reason})") from None
+    return documents, True
