@@ -17,6 +17,7 @@ if TYPE_CHECKING:  # the names below, for type checkers and IDEs; at run time se
     from fastperf.protocols.compare import CompareResult, compare
     from fastperf.designs.anova import AnovaResult, ContrastResult, FOnewayResult, anova, contrasts, f_oneway
     from fastperf.stats.bootstrap import BootstrapResult, bootstrap
+    from fastperf.stats.changepoints import ChangepointResult, changepoints
     from fastperf.stats.describe import DescribeResult, describe
     from fastperf.designs.factorial import FactorialResult, factorial
     from fastperf.designs.fractional import FractionalDesign, fractional_design
@@ -51,7 +52,7 @@ __all__ = [
     "factorial", "FactorialResult", "fractional_design", "FractionalDesign",
     "permutation_test", "PermutationTestResult", "bootstrap", "BootstrapResult",
     "multipletests", "MultipleTestsResult", "bonferroni_alpha", "sidak_alpha", "fwer_bound",
-    "simulate", "SimulatedTable",
+    "simulate", "SimulatedTable", "changepoints", "ChangepointResult",
     "__version__",
 ]
 
@@ -63,6 +64,7 @@ EXPORTS = {name: module for module, names in {
     "fastperf.protocols.compare": "CompareResult compare",
     "fastperf.designs.anova": "AnovaResult ContrastResult FOnewayResult anova contrasts f_oneway",
     "fastperf.stats.bootstrap": "BootstrapResult bootstrap",
+    "fastperf.stats.changepoints": "ChangepointResult changepoints",
     "fastperf.stats.describe": "DescribeResult describe",
     "fastperf.designs.factorial": "FactorialResult factorial",
     "fastperf.designs.fractional": "FractionalDesign fractional_design",

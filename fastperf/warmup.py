@@ -101,6 +101,20 @@ def _resampling():
                                   n_resamples=200, seed=0)
 
 
+def _changepoints():
+    import numpy as np
+    import pyarrow as pa
+
+    import fastperf
+
+    rng = np.random.default_rng(0)
+    commits = np.repeat(np.arange(40), 2)
+    values = np.exp(rng.normal(0, 0.01, commits.size)) * np.where(commits >= 20, 1.1, 1.0)
+    table = pa.table({"benchmark": ["a"] * commits.size, "commit": commits, "value": values})
+    for method in ("edivisive", "ttest"):
+        fastperf.changepoints(table, order="commit", method=method, permutations=19, alpha=0.1)
+
+
 #: The warm-up tasks, each run in one worker process: (name, function).
 TASKS: list[tuple[str, Callable[[], None]]] = [
     ("compare, speedup_test, sparc, hpt", _compare_protocols),
@@ -108,6 +122,7 @@ TASKS: list[tuple[str, Callable[[], None]]] = [
     ("rank tests", _rank_tests),
     ("KS, t, F and Shapiro-Wilk tests", _other_tests),
     ("bootstrap and permutation tests", _resampling),
+    ("change points", _changepoints),
 ]
 
 

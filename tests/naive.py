@@ -802,3 +802,23 @@ def jackknife_acceleration(*values):
         num += (u ** 3).sum() / n ** 3
         den += (u ** 2).sum() / n ** 2
     return 0.0 if den == 0 else num / 6.0 / den ** 1.5
+
+
+def energy_best_split(z, min_size):
+    """E-Divisive's best split of the whole series z by brute force (Matteson & James 2014,
+    alpha = 1): q(t) = m n / (m + n) (2 A / (m n) - B / C(m, 2) - C / C(n, 2)) from the full
+    distance matrices of every split, O(L^3). Returns (t, q) with t the first index after the
+    split."""
+    z = np.asarray(z, dtype=float)
+    best = (-1, -np.inf)
+    for t in range(min_size, len(z) - min_size + 1):
+        x, y = z[:t], z[t:]
+        m, n = len(x), len(y)
+        across = np.abs(x[:, None] - y[None, :]).sum()
+        left = np.abs(x[:, None] - x[None, :]).sum() / 2
+        right = np.abs(y[:, None] - y[None, :]).sum() / 2
+        q = m * n / (m + n) * (2 * across / (m * n) - left / (m * (m - 1) / 2)
+                               - right / (n * (n - 1) / 2))
+        if q > best[1]:
+            best = (t, q)
+    return best

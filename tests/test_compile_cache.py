@@ -87,7 +87,7 @@ def test_after_warmup_the_commands_compile_nothing(tmp_path):
     out = subprocess.run([sys.executable, "-m", "fastperf", "warmup"], capture_output=True,
                          text=True, timeout=1800, cwd=tmp_path)
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.startswith("fastperf warmup: 5 tasks in ")
+    assert out.stdout.startswith("fastperf warmup: 6 tasks in ")
     compiled = json.loads(run_python(COMMANDS).splitlines()[-1])
     assert compiled == []
 

@@ -1,0 +1,406 @@
+"""`changepoints`: where in each performance history did the performance change, by how much,
+and how sure is that.
+
+Every series (a benchmark, and unit, measured on every commit, night or build) is searched at
+once: the points are the medians of the runs at each `order` value; E-Divisive's energy
+statistic finds the best split of the current segments, a permutation test (``edivisive``) or
+Welch's t-test (``ttest``, Hunter / Apache Otava's deterministic variant) decides whether it is
+a change, and the search bisects until no split is significant. Each change gets the medians of
+the runs of its two adjacent segments and the Hodges-Lehmann interval of their ratio.
+"""
+from __future__ import annotations
+
+from typing import Any, Mapping, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf.data.arrays import Samples
+from fastperf.data.budget import check_budget
+from fastperf.data.grouping import group_rows
+from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
+from fastperf.data.validation import check_choice, check_confidence, check_unit_interval
+from fastperf.engine.ranks import rank_sum_test, sort_samples
+from fastperf.errors import InputError
+from fastperf.io.read import load_table
+from fastperf.io.tables import column_name, has_column, key_list, require_columns, value_column
+from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
+
+__all__ = ["changepoints", "ChangepointResult", "METHODS"]
+
+#: `method=` names and their kernel codes.
+METHODS = {"edivisive": 0, "ttest": 1}
+SERIES_COLUMNS = ("points", "runs", "n_dropped", "changes", "status")
+CHANGE_COLUMNS = ("position", "order_before", "order_after", "median_before", "median_after",
+                  "ratio", "ratio_ci_low", "ratio_ci_high", "pvalue", "direction", "rank",
+                  "status")
+
+
+class ChangepointResult(GroupResult):
+    """Result of `changepoints`.
+
+    Attributes
+    ----------
+    series : pyarrow.Table
+        One row per series: the key columns, ``points`` (distinct `order` values), ``runs``
+        (values used), ``n_dropped`` (null/NaN values and rows without an order value),
+        ``changes`` (found) and ``status`` ("ok", "too short: ...", "constant series").
+    changes : pyarrow.Table
+        One row per change: the key columns, then ``position`` (0-based index of the first
+        point after the change in the ordered series), ``order_before`` / ``order_after`` (the
+        order values of the points either side), ``median_before`` / ``median_after`` (medians
+        of the runs of the two adjacent segments), ``ratio`` = after / before with its
+        Hodges-Lehmann interval ``ratio_ci_low`` / ``ratio_ci_high``, ``pvalue`` (of the test
+        that accepted the change), ``direction`` (``worse`` / ``better`` by the unit's direction,
+        ``changed`` when it has none), ``rank`` (1 = the largest change of its series) and
+        ``status`` ("ok", or why the ratio has no interval).
+    summary : dict
+        ``function``, ``method``, ``alpha``, ``min_size``, ``permutations``, ``seed``,
+        ``series``, ``changes``, ``worse``, ``better``, ``rows``, ``rows_not_ok``.
+    warnings : list of str
+    """
+
+    extra_tables = ("changes",)
+
+    def __init__(self, table: pa.Table, summary: dict, warnings: list[str], changes: pa.Table):
+        super().__init__(table, summary, warnings)
+        self.changes = changes
+
+    @property
+    def series(self) -> pa.Table:
+        """The per-series table (also `table` and `groups`)."""
+        return self.table
+
+    def extra_title(self, name: str) -> str:  # noqa: D102
+        return "changes"
+
+    def failures(self, since: Any = None) -> pa.Table:
+        """The changes for the worse, those after `since` when given (the CI gate).
+
+        Parameters
+        ----------
+        since : scalar, optional
+            An `order` value: only changes whose ``order_after`` is greater count.
+
+        Returns
+        -------
+        pyarrow.Table
+            Those rows of `changes`.
+        """
+        worse = pc.equal(self.changes.column("direction"), "worse")
+        if since is not None:
+            after = self.changes.column("order_after")
+            try:
+                bound = pa.scalar(since).cast(after.type)
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+                raise InputError(f"since={since!r} cannot be compared with the order column of "
+                                 f"type {after.type}") from None
+            worse = pc.and_(worse, pc.greater(after, bound))
+        return self.changes.filter(worse)
+
+
+def _check(method, alpha, min_size, max_changes, permutations, seed, confidence):
+    check_choice(method, "method", METHODS)
+    if alpha is None:
+        alpha = 0.01 if method == "edivisive" else 0.001
+    alpha = check_unit_interval(alpha, "alpha")
+    for name, v, low in (("min_size", min_size, 2), ("max_changes", max_changes, 1),
+                         ("permutations", permutations, 1), ("seed", seed, 0)):
+        if v is None and name in ("min_size", "max_changes"):
+            continue
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < low:
+            raise InputError(f"{name} must be an integer >= {low}" +
+                             (" or None" if name in ("min_size", "max_changes") else "") +
+                             f", got {v!r}")
+    return alpha, check_confidence(confidence)
+
+
+def _ordered_points(table: pa.Table, keys: list[str], order: str, values: np.ndarray):
+    """Rows sorted by (series, order) and the point each row belongs to."""
+    groups = group_rows(table, keys)
+    series_of_row = np.empty(table.num_rows, dtype=np.int64)
+    series_of_row[groups.gather(np.arange(table.num_rows))] = np.repeat(
+        np.arange(groups.n_groups), groups.sizes)
+    usable = ~np.isnan(values) & pc.is_valid(table.column(order)).to_numpy(zero_copy_only=False)
+    rows = np.flatnonzero(usable)
+    frame = pa.table({"series": series_of_row[rows], "order": table.column(order).take(rows),
+                      "value": values[rows]})
+    try:
+        frame = frame.sort_by([("series", "ascending"), ("order", "ascending"),
+                               ("value", "ascending")])
+    except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
+        raise InputError(f"order column {order!r} of type {table.column(order).type} cannot be "
+                         "sorted: use numbers, timestamps or strings") from None
+    series = frame.column("series").to_numpy()
+    new_point = np.ones(frame.num_rows, dtype=bool)
+    if frame.num_rows > 1:
+        same_order = pc.equal(frame.column("order").slice(1),
+                              frame.column("order").slice(0, frame.num_rows - 1))
+        new_point[1:] = (series[1:] != series[:-1]) | ~same_order.to_numpy(zero_copy_only=False)
+    dropped = np.bincount(series_of_row[~usable], minlength=groups.n_groups)
+    return groups, frame, series, new_point, dropped
+
+
+def _medians(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Median of each sorted CSR segment (NaN where empty)."""
+    sizes = np.diff(offsets)
+    lower = offsets[:-1] + np.maximum(sizes - 1, 0) // 2
+    upper = offsets[:-1] + sizes // 2
+    if values.size == 0:
+        return np.full(sizes.shape, np.nan)
+    take = lambda i: np.take(values, i, mode="clip")  # noqa: E731
+    return np.where(sizes > 0, take(lower) / 2.0 + take(upper) / 2.0, np.nan)
+
+
+def _slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples:
+    """The slices values[starts[i]:ends[i]] as one batch of samples (one gather, no loop)."""
+    sizes = ends - starts
+    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    index = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])
+    return Samples(values[index], offsets)
+
+
+def _search(point_values, series_offsets, active, min_size, max_changes, method, alpha,
+            permutations, seed):
+    """The bisection rounds: change positions (relative, ascending) and their p-values."""
+    from scipy.special import stdtr
+
+    from fastperf.kernels.changepoints import next_change
+
+    n_series = series_offsets.shape[0] - 1
+    sizes = np.diff(series_offsets)
+    capacity = int(max(1, (sizes.max(initial=0) // min_size)))
+    if max_changes is not None:
+        capacity = min(capacity, int(max_changes))
+    sentinel = np.iinfo(np.int64).max
+    cuts = np.full((n_series, capacity), sentinel, dtype=np.int64)
+    pvalues = np.full((n_series, capacity), np.nan)
+    n_cuts = np.zeros(n_series, dtype=np.int64)
+    active = active.copy()
+    round_index = 0
+    while active.any():
+        position, _, p, t, df = next_change(point_values, series_offsets, cuts, n_cuts, active,
+                                            min_size, METHODS[method], permutations, alpha,
+                                            seed, round_index, n_rows=point_values.shape[0])
+        if method == "ttest":
+            with np.errstate(invalid="ignore"):
+                p = np.where(np.isnan(df), np.where(t == 0, 1.0, 0.0),
+                             2.0 * stdtr(df, -np.abs(t)))
+        accept = active & (position >= 0) & (p <= alpha)
+        rows = np.flatnonzero(accept)
+        cuts[rows, n_cuts[rows]] = position[rows]
+        pvalues[rows, n_cuts[rows]] = p[rows]
+        n_cuts[rows] += 1
+        order = np.argsort(cuts, axis=1, kind="stable")
+        cuts = np.take_along_axis(cuts, order, axis=1)
+        pvalues = np.take_along_axis(pvalues, order, axis=1)
+        active = accept & (n_cuts < capacity)
+        round_index += 1
+    return cuts, pvalues, n_cuts
+
+
+def changepoints(
+    data: Any,
+    *,
+    order: str,
+    by: str | Sequence[str] | None = "benchmark",
+    value: str = "value",
+    unit: str | None = "unit",
+    method: str = "edivisive",
+    alpha: float | None = None,
+    min_size: int | None = None,
+    max_changes: int | None = None,
+    permutations: int = 199,
+    seed: int = 0,
+    higher_is_better: bool | Mapping[str, bool] | None = None,
+    confidence: float = 0.95,
+) -> ChangepointResult:
+    """Change points of every series: where, by how much, how sure.
+
+    Parameters
+    ----------
+    data : measurement table (Arrow object, path or paths)
+        One row per measurement.
+    order : str
+        The column that orders a series (commit index, timestamp, build number); several rows
+        with one order value are several runs of one point.
+    by : str, sequence of str or None
+        The columns naming a series (plus `unit` when the table has it). None: one series.
+    value : str
+        The measurements; null/NaN values (and rows without an order value) are dropped and
+        counted.
+    unit : str or None
+        The unit column: each unit is a series of its own, and its direction says whether a
+        change is for the worse.
+    method : {"edivisive", "ttest"}
+        E-Divisive with a permutation test, or Hunter/Otava's deterministic Welch t-test.
+    alpha : float or None
+        Level of each split's test: a split is a change when its p-value is at most alpha.
+        None: 0.01 for ``edivisive`` (then the false-change rate of a stationary series is
+        about alpha: the permutation test accounts for the split being the best one) and 0.001
+        for ``ttest`` (Otava's default; there the t-test is applied at the split chosen to
+        maximise the difference, so a stationary series gets a change far more often than
+        alpha: see docs/changepoints.md for the rates measured).
+    min_size : int or None
+        The fewest points a segment may hold (default 5 for ``edivisive``, 5 for ``ttest``).
+    max_changes : int or None
+        The most changes per series (None: no limit other than `min_size`).
+    permutations : int
+        Resamples of the permutation test (``edivisive``).
+    seed : int
+        Seed of the permutations: the same seed, the same result, whatever the thread count.
+    higher_is_better : None, bool or mapping unit -> bool
+        The units' direction; None infers it from the unit (`fastperf.data.units`).
+    confidence : float
+        Level of the ratio intervals.
+
+    Returns
+    -------
+    ChangepointResult
+
+    Notes
+    -----
+    Points are the medians of their runs. For a segment split before point t (m points left,
+    n right), q(t) = m n / (m + n) (2 A / (m n) - B / C(m, 2) - C / C(n, 2)), with A, B, C the
+    sums of |z_i - z_j| across and within the parts (Matteson & James 2014, JASA 109, 334-345,
+    alpha = 1). Each round takes, per series, the best split over its segments; ``edivisive``
+    accepts it when the permutation p-value (points permuted within each segment, p = (#{q* >=
+    q} + 1) / (R + 1)) is at most `alpha` (Matteson & James; MongoDB's signal-processing-
+    algorithms, Daly et al. 2020); ``ttest`` when Welch's two-sided t-test between the two
+    sides of the split within its segment gives p <= alpha (Hunter / Apache Otava, Fleming et
+    al. 2023). The ratio interval inverts the rank-sum test on the log runs of the two adjacent
+    segments (Hodges & Lehmann 1963).
+    """
+    value = column_name(value, "value")
+    order = column_name(order, "order")
+    unit = column_name(unit, "unit", allow_none=True)
+    alpha, confidence = _check(method, alpha, min_size, max_changes, permutations, seed,
+                               confidence)
+    min_size = 5 if min_size is None else int(min_size)
+    table = load_table(data)
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    keys = key_list(by) if by is not None else []
+    if has_column(table, unit) and unit not in keys:
+        keys.append(unit)
+    require_columns(table, keys + [order, value])
+    if order in keys or value in keys or order == value:
+        raise InputError(f"order={order!r}, value={value!r} and the key columns {keys} must be "
+                         "different columns")
+    values = value_column(table, value)
+    groups, frame, series, new_point, dropped = _ordered_points(table, keys, order, values)
+    n_series = groups.n_groups
+    run_values = frame.column("value").to_numpy()
+    point_starts = np.flatnonzero(new_point)
+    point_offsets = np.append(point_starts, run_values.shape[0]).astype(np.int64)
+    point_values = _medians(run_values, point_offsets)
+    point_series = series[point_starts]
+    points = np.bincount(point_series, minlength=n_series)
+    runs = np.bincount(series, minlength=n_series)
+    series_offsets = np.zeros(n_series + 1, dtype=np.int64)
+    np.cumsum(points, out=series_offsets[1:])
+
+    scale = np.zeros(n_series)
+    np.maximum.at(scale, point_series, np.abs(point_values))
+    _, exponent = np.frexp(np.where(scale > 0, scale, 1.0))
+    scaled = np.ldexp(point_values, -exponent[point_series])
+    low = np.full(n_series, np.inf)
+    np.minimum.at(low, point_series, point_values)
+    high = np.full(n_series, -np.inf)
+    np.maximum.at(high, point_series, point_values)
+    too_short = points < 2 * min_size
+    constant = ~too_short & (low == high)
+    status = np.select(
+        [points == 0, too_short, constant],
+        ["no values (all missing)",
+         np.char.add(np.char.add("too short: ", points.astype(str)),
+                     f" points, fewer than 2 x min_size = {2 * min_size}"),
+         "constant series"], "ok").astype(object)
+    check_budget("changepoints", "permutations", permutations,
+                 bytes_needed=64 * int(runs.sum()),
+                 operations=(permutations if method == "edivisive" else 1) * 8.0 * float(
+                     np.sum(points * np.log2(np.maximum(points, 2)))),
+                 detail="about 8 n log2(n) steps per series of n points and resample",
+                 remedy="use fewer permutations= or method='ttest'")
+    cuts, pvalues, n_cuts = _search(scaled, series_offsets, status == "ok", min_size,
+                                    max_changes, method, alpha, permutations, seed)
+
+    changes = _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets,
+                       point_offsets, run_values, unit if unit in keys else None,
+                       higher_is_better, confidence)
+    series_table = keyed_table(groups.keys, {
+        "points": points, "runs": runs, "n_dropped": dropped, "changes": n_cuts,
+        "status": status})
+    direction = changes.column("direction").to_numpy(zero_copy_only=False)
+    warnings = dropped_warnings(dropped, "series")
+    summary = {"function": "changepoints", "method": method, "alpha": alpha,
+               "min_size": min_size, "permutations": permutations if method == "edivisive"
+               else None, "seed": seed, "series": n_series, "changes": int(n_cuts.sum()),
+               "worse": int((direction == "worse").sum()),
+               "better": int((direction == "better").sum())}
+    return ChangepointResult(series_table, summary, warnings, changes)
+
+
+def _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets, point_offsets,
+             run_values, unit, higher_is_better, confidence) -> pa.Table:
+    """One row per change: where, the medians and ratio of its adjacent segments, direction."""
+    n_series, capacity = cuts.shape
+    slot = np.arange(capacity)[None, :]
+    present = slot < n_cuts[:, None]
+    g, k = np.nonzero(present)
+    position = cuts[g, k]
+    before = np.where(k > 0, cuts[g, np.maximum(k - 1, 0)], 0)
+    last = k + 1 >= n_cuts[g]
+    after = np.where(last, points[g], cuts[g, np.minimum(k + 1, capacity - 1)])
+    base = series_offsets[g]
+    point_order = frame.column("order").take(pa.array(point_offsets[:-1]))
+    order_before = point_order.take(pa.array(base + position - 1))
+    order_after = point_order.take(pa.array(base + position))
+    xs = sort_samples(_slices(run_values, point_offsets[base + before],
+                              point_offsets[base + position]))
+    ys = sort_samples(_slices(run_values, point_offsets[base + position],
+                              point_offsets[base + after]))
+    med_before, med_after = _medians(xs.values, xs.offsets), _medians(ys.values, ys.offsets)
+    positive = (med_before > 0) & (med_after > 0) & (xs.values[xs.offsets[:-1]] > 0
+                                                     if xs.values.size else np.zeros(0, bool))
+    positive &= ys.values[ys.offsets[:-1]] > 0 if ys.values.size else np.zeros(0, bool)
+    ratio = np.full(position.shape, np.nan)
+    low = high = ratio
+    if position.size:
+        _, _, _, _, _, state = rank_sum_test(ys, xs, "two-sided", "auto", True, "omit")
+        logs = lambda s: Samples(np.where(np.repeat(positive, s.sizes), np.log(np.where(  # noqa: E731
+            s.values > 0, s.values, 1.0)), s.values), s.offsets)
+        estimate, low, high = state.transformed(logs(ys), logs(xs)).effects("two-sided",
+                                                                            confidence)
+        with np.errstate(over="ignore", invalid="ignore"):
+            ratio = np.where(positive, np.exp(estimate), np.nan)
+            low = np.where(positive, np.exp(low), np.nan)
+            high = np.where(positive, np.exp(high), np.nan)
+    units = (unit_names(groups.keys.column(unit), unit) if unit is not None
+             else [None] * n_series)
+    directions = unit_directions(dict.fromkeys(units), higher_is_better)
+    series_direction = np.array([directions[u] for u in units], dtype=object)
+    up = med_after > med_before
+    direction = np.where(series_direction[g] == LOWER, np.where(up, "worse", "better"),
+                         np.where(series_direction[g] == HIGHER,
+                                  np.where(up, "better", "worse"), "changed")) \
+        if g.size else np.array([], dtype=object)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        size = np.abs(np.log(ratio))
+    size = np.where(np.isfinite(size), size, -1.0)
+    by_size = np.lexsort((-size, g))
+    rank = np.empty(g.shape[0], dtype=np.int64)
+    first_of_series = np.searchsorted(g[by_size], g[by_size])
+    rank[by_size] = np.arange(g.shape[0]) - first_of_series + 1
+    status = np.where(positive & np.isfinite(low) & np.isfinite(high), "ok",
+                      "values <= 0: no ratio interval").astype(object)
+    columns = {"position": position, "order_before": order_before, "order_after": order_after,
+               "median_before": med_before, "median_after": med_after, "ratio": ratio,
+               "ratio_ci_low": low, "ratio_ci_high": high, "pvalue": pvalues[g, k],
+               "direction": pa.array(direction.tolist(), pa.string()), "rank": rank,
+               "status": status}
+    keys = groups.keys.take(pa.array(g, pa.int64())) if groups.keys.num_columns else \
+        pa.table({"_": pa.nulls(g.shape[0])}).drop_columns(["_"])
+    return keyed_table(keys, columns)
