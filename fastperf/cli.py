@@ -6,13 +6,16 @@ The parser lives in `fastperf.cli_args`.
 """
 from __future__ import annotations
 
+import math
+import re
 import sys
 import traceback
 from typing import Sequence
 
 import pyarrow as pa
 
-from fastperf.cli_args import build_parser, column_list
+from fastperf.cli_args import PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, build_parser, column_list
+from fastperf.data.validation import check_real, check_unit_interval, check_whole_number
 from fastperf.errors import InputError
 from fastperf.results.render import csv_table, format_cell
 
@@ -30,12 +33,22 @@ def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
         import pyarrow.csv as pacsv
         import pyarrow.parquet as pq
 
-        sink = output if output else pa.PythonFile(sys.stdout.buffer, mode="w")
+        stdout = None if output or fmt == "csv" else _binary_stdout()
+        sink = output if output else pa.BufferOutputStream()
         table = result.table if table is None else table
         if fmt == "csv":
             pacsv.write_csv(csv_table(table), sink)
         else:
             pq.write_table(table, sink)
+        if output:
+            return
+        data = sink.getvalue().to_pybytes()
+        if stdout is None:  # CSV is UTF-8 text (csv_table): any text stream takes it
+            sys.stdout.write(data.decode("utf-8"))
+        else:
+            sys.stdout.flush()
+            stdout.write(data)
+            stdout.flush()
         return
     if text is None:
         text = {"text": result.to_text, "markdown": result.to_markdown,
@@ -47,15 +60,45 @@ def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
         print(text)
 
 
+def _binary_stdout():
+    """The binary stream behind standard output, for Parquet without ``-o``.
+
+    Raises `InputError` (exit 2, one line) when standard output is a terminal (Parquet bytes
+    there are garbage and can upset it) or has no binary file behind it (a text-only stream:
+    the CLI called in-process with ``sys.stdout`` replaced, e.g. by ``io.StringIO`` or a test's
+    capture); a pipe or a redirected file takes the bytes.
+    """
+    stream = sys.stdout
+    if stream is not None and _isatty(stream):
+        raise InputError("refusing to write Parquet to a terminal; use -o FILE")
+    binary = getattr(stream, "buffer", None)
+    try:
+        has_file = binary is not None and stream.fileno() >= 0
+    except (AttributeError, OSError, ValueError):  # io.UnsupportedOperation is both
+        has_file = False
+    if not has_file:
+        raise InputError("cannot write Parquet to standard output: it is a text-only stream "
+                         "here (no binary file behind it); use -o FILE")
+    return binary
+
+
+def _isatty(stream) -> bool:
+    """Whether `stream` is a terminal (False when it cannot tell)."""
+    try:
+        return bool(stream.isatty())
+    except (AttributeError, OSError, ValueError):
+        return False
+
+
 def _read(args) -> pa.Table:
     """The FILEs as one table; the ``--benchmark``, ``--variant`` and ``--value`` columns come
     out under those role names (``benchmark``, ``variant``, ``value``), which every later step
     uses (`_role`)."""
     from fastperf.io.read import read
 
-    if args.variant is None and args.command != "describe":
-        raise InputError("--variant none: only describe works without variants; name the "
-                         "variant column, or leave --variant out")
+    if args.variant is None and args.command not in ("describe", "changepoints"):
+        raise InputError("--variant none: only describe and changepoints work without "
+                         "variants; name the variant column, or leave --variant out")
     source = args.files[0] if len(args.files) == 1 else args.files
     return read(source, format=args.input_format, benchmark=args.benchmark,
                 variant=args.variant or "variant", value=args.value, variants=args.variants,
@@ -74,12 +117,46 @@ def _role(args, name):
     return renamed.get(name, name)
 
 
+def _call(function, *args, flags: dict[str, str], **kwargs):
+    """``function(*args, **kwargs)``, where an `InputError` about an argument that came from an
+    option names that option instead.
+
+    The function checks its arguments (`fastperf.data.validation`); the command line passes the
+    options' values on as given (a text that is not a number too) and does not check them
+    again. The checks' messages start with the argument's name (``confidence must be ...``,
+    ``each of confidences must be ...``); that name becomes the option's.
+
+    Parameters
+    ----------
+    function : callable
+        The table-level function.
+    *args, **kwargs
+        Its arguments.
+    flags : dict
+        Argument name -> option, e.g. ``{"confidence": "--confidence"}``.
+
+    Returns
+    -------
+    object
+        What `function` returns.
+    """
+    try:
+        return function(*args, **kwargs)
+    except InputError as exc:
+        match = re.match(r"(each of )?([A-Za-z_]\w*)", str(exc))
+        if match is None or match.group(2) not in flags:
+            raise
+        text = str(exc)
+        raise InputError(text[:match.start(2)] + flags[match.group(2)]
+                         + text[match.end(2):]) from exc
+
+
 def _describe(args) -> None:
     from fastperf.stats.describe import describe
 
-    result = describe(_read(args), by=_role(args, args.by),
-                      variant=None if args.variant is None else "variant", unit=args.unit,
-                      confidence=args.confidence)
+    result = _call(describe, _read(args), flags={"confidence": "--confidence"},
+                   by=_role(args, args.by), variant=None if args.variant is None else "variant",
+                   unit=args.unit, confidence=args.confidence)
     _write(result, args.format, args.output)
 
 
@@ -101,26 +178,28 @@ def _aggregate(args) -> None:
     from fastperf.protocols.aggregate import aggregate_score
 
     table = _only_unit(_read(args), args.unit)
-    result = aggregate_score(table, kind=args.kind, method=args.method,
-                             weights=_role(args, args.weights), baseline=args.baseline,
-                             confidence=args.confidence)
+    result = _call(aggregate_score, table, flags={"confidence": "--confidence"}, kind=args.kind,
+                   method=args.method, weights=_role(args, args.weights),
+                   baseline=args.baseline, confidence=args.confidence)
     _write(result, args.format, args.output)
 
 
 def _plan(args) -> None:
     from fastperf.protocols.planning import plan_runs
 
-    result = plan_runs(_read(args), target=args.target, precision=args.precision,
-                       confidence=args.confidence, assurance=args.assurance,
-                       baseline=args.baseline, candidate=args.candidate)
+    flags = {"precision": "--precision", "confidence": "--confidence",
+             "assurance": "--assurance"}
+    result = _call(plan_runs, _read(args), flags=flags, target=args.target,
+                   precision=args.precision, confidence=args.confidence,
+                   assurance=args.assurance, baseline=args.baseline, candidate=args.candidate)
     _write(result, args.format, args.output)
 
 
 def _anova(args) -> None:
     from fastperf.designs.anova import anova
 
-    result = anova(_read(args), factor=_role(args, args.factor), by=_role(args, args.by),
-                   alpha=args.alpha,
+    result = _call(anova, _read(args), flags={"alpha": "--alpha"},
+                   factor=_role(args, args.factor), by=_role(args, args.by), alpha=args.alpha,
                    equal_var=not args.welch)
     _write(result, args.format, args.output)
 
@@ -128,10 +207,42 @@ def _anova(args) -> None:
 def _factorial(args) -> None:
     from fastperf.designs.factorial import factorial
 
-    result = factorial(_read(args), factors=_role(args, args.factors), by=_role(args, args.by),
-                       log=args.log,
-                       confidence=args.confidence)
+    result = _call(factorial, _read(args), flags={"confidence": "--confidence"},
+                   factors=_role(args, args.factors), by=_role(args, args.by), log=args.log,
+                   confidence=args.confidence)
     _write(result, args.format, args.output, table=result.effects)  # the effects, in CSV/Parquet
+
+
+def _changepoints(args) -> int:
+    """`fastperf changepoints`: the change table, and the gate ``--fail-on worse [--since]``."""
+    from fastperf.stats.changepoints import changepoints
+
+    if args.since is not None and args.fail_on is None:
+        raise InputError("--since is used only with --fail-on worse")
+    result = _call(changepoints, _read(args), flags={
+        "alpha": "--alpha", "min_size": "--min-size", "max_changes": "--max-changes",
+        "permutations": "--permutations", "seed": "--seed", "confidence": "--confidence",
+        "order": "--order", "since": "--since"},
+        order=_role(args, args.order), by=_role(args, args.by), unit=args.unit,
+        method=args.method, alpha=args.alpha, min_size=args.min_size,
+        max_changes=args.max_changes, permutations=args.permutations, seed=args.seed,
+        higher_is_better=True if args.higher_is_better else None, confidence=args.confidence)
+    # the --since text is cast to the order column's type (a number, a timestamp, a string),
+    # before any output: a bad value is a one-line error, not a table and then an error
+    failures = (None if args.fail_on is None else
+                _call(result.failures, args.since, flags={"since": "--since"}))
+    _write(result, args.format, args.output, table=result.changes)  # the changes, in CSV/Parquet
+    if failures is None:
+        return 0
+    s = result.summary
+    line = (f"fastperf changepoints: {s['changes']} change(s) in {s['series']} series, "
+            f"{s['worse']} worse, {s['better']} better")
+    if failures.num_rows:
+        print(f"{line}: FAIL, {failures.num_rows} worse"
+              f"{'' if args.since is None else ' since ' + str(args.since)}", file=sys.stderr)
+        return 1
+    print(f"{line}: pass", file=sys.stderr)
+    return 0
 
 
 def _variant_names(table: pa.Table, args, several: bool) -> tuple[str, str | list[str]]:
@@ -166,24 +277,50 @@ def _variant_names(table: pa.Table, args, several: bool) -> tuple[str, str | lis
     return baseline, candidate
 
 
+#: The arguments of the protocols that come from an option of ``fastperf compare``; an
+#: `InputError` about one of them names the option (`_call`).
+COMPARE_FLAGS = {
+    "alpha": "--alpha", "adjust": "--adjust", "confidence": "--confidence",
+    "margin": "--margin", "threshold": "--threshold", "large_sample": "--large-sample",
+    "precision": "--precision", "proportion_confidence": "--proportion-confidence",
+    "confidences": "--confidences", "median_method": "--method",
+}
+
+
+def _protocol_options(args, protocol: str) -> None:
+    """Refuse (exit status 2) an option given that `protocol` does not use: the options of
+    `PROTOCOL_OPTIONS` the other protocols use, and ``--fail-threshold`` without ``--fail-on``.
+    """
+    for flag, users in PROTOCOL_OPTIONS.items():
+        if protocol not in users and getattr(args, flag[2:].replace("-", "_")) is not None:
+            instead = PROTOCOL_SPELLINGS.get((flag, protocol))
+            raise InputError(f"{flag} is not used by --protocol {protocol}; it belongs to "
+                             f"--protocol {' or '.join(users)}"
+                             + (f" ({protocol} takes {instead})" if instead else ""))
+    if args.fail_threshold is not None and args.fail_on is None:
+        raise InputError("--fail-threshold is used only with --fail-on worse")
+
+
+def _given(**kwargs):
+    """The keyword arguments whose option was given (not None): the others keep the
+    function's defaults."""
+    return {name: value for name, value in kwargs.items() if value is not None}
+
+
 def _compare(args) -> None:
     from fastperf.io.speedup_config import read_speedup_config
     from fastperf.protocols.speedup import speedup_test
 
     protocol = args.protocol or ("speedup-test" if args.config is not None else "compare")
-    if protocol != "compare":
-        only_compare = [flag for flag, given in (
-            ("--by", args.by is not None), ("--threshold", args.threshold != 0),
-            ("--direction", args.direction is not None), ("--sort", args.sort is not None),
-            ("--fail-on", args.fail_on is not None),
-            ("--fail-threshold", args.fail_threshold != 0)) if given]
-        if only_compare:
-            raise InputError(f"{only_compare[0]} belongs to --protocol compare")
+    _protocol_options(args, protocol)
     proportion_confidence = args.proportion_confidence
+    if protocol == "speedup-test":  # speedup_test's alpha may name a column; --alpha may not
+        args.alpha = check_unit_interval(args.alpha, "--alpha")
     if args.config is not None:
         if args.files or args.unit is not None:
             raise InputError("--config reads the Speedup-Test tool's files: give measurement "
                              "FILEs (and --unit) or --config, not both")
+        # the file's lines carry their own levels: --alpha is only their default here
         if proportion_confidence is None:  # the file's levels may vary: the global one here
             proportion_confidence = round(1.0 - args.alpha, 12)
         table = read_speedup_config(args.config, baseline=args.baseline or "initial",
@@ -200,21 +337,16 @@ def _compare(args) -> None:
     baseline, candidate = _variant_names(table, args, several=protocol in ("compare", "sparc"))
     if protocol == "compare":
         return _regressions(args, table, baseline, candidate)
-    if args.adjust == "bh" or (protocol != "sparc" and args.adjust is not None):
-        raise InputError(f"--adjust {args.adjust} belongs to --protocol compare"
-                         + (" (sparc takes bonferroni, holm or none)" if protocol == "sparc" else ""))
     if protocol != "speedup-test":
         result = _relevance(args, table, baseline, candidate, protocol)
         _write(result, args.format, args.output)
         return None
-    if args.margin is not None:
-        raise InputError("--margin belongs to --protocol compare or sparc")
-    if args.scale is not None:
-        raise InputError("--scale belongs to --protocol sparc or hpt")
-    result = speedup_test(table, baseline=baseline, candidate=candidate, by="benchmark",
-                          alpha=alpha, weights=weights, higher_is_better=args.higher_is_better,
-                          large_sample=args.large_sample, precision=args.precision,
-                          proportion_confidence=proportion_confidence)
+    result = _call(speedup_test, table, flags=COMPARE_FLAGS, baseline=baseline,
+                   candidate=candidate, by="benchmark", alpha=alpha, weights=weights,
+                   higher_is_better=args.higher_is_better,
+                   **_given(large_sample=args.large_sample, precision=args.precision,
+                            proportion_confidence=proportion_confidence,
+                            median_method=args.method))
     if args.reports:
         result.write_reports(args.reports)
     _write(result, args.format, args.output)
@@ -225,28 +357,25 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
     """`fastperf compare` with the default protocol: the regression detector and its gate."""
     from fastperf.protocols.compare import compare
 
-    only_others = [flag for flag, given in (
-        ("--weights", args.weights is not None), ("--reports", args.reports is not None),
-        ("--pair", args.pair is not None), ("--scale", args.scale is not None),
-        ("--proportion-confidence", args.proportion_confidence is not None)) if given]
-    if only_others:
-        raise InputError(f"{only_others[0]} belongs to another --protocol (speedup-test, sparc, "
-                         "hpt)")
     higher = args.direction if args.direction is not None else (
         True if args.higher_is_better else None)
+    fail_threshold = 0.0
+    if args.fail_threshold is not None:  # Result.failures takes it unchecked: checked here
+        fail_threshold = check_real(args.fail_threshold, "--fail-threshold (a fraction: 0.02 "
+                                    "is 2%)", low=0, high=math.inf)
     # the read renamed --benchmark's column to benchmark: the default keys (benchmark plus the
     # configuration the files carry) are right whatever --benchmark was
     by = _role(args, args.by)
-    result = compare(table, baseline=baseline, candidate=candidate, by=by,
-                     alpha=args.alpha, adjust=args.adjust or "bh", confidence=args.confidence,
-                     margin=args.margin, threshold=args.threshold, higher_is_better=higher,
-                     method=args.method)
+    result = _call(compare, table, flags=COMPARE_FLAGS, baseline=baseline,
+                   candidate=candidate, by=by, alpha=args.alpha, higher_is_better=higher,
+                   **_given(adjust=args.adjust, confidence=args.confidence, margin=args.margin,
+                            threshold=args.threshold, method=args.method))
     text = (result.to_text(sort=args.sort) if args.format == "text" else
             result.to_markdown(sort=args.sort or "delta") if args.format == "markdown" else None)
     _write(result, args.format, args.output, text=text)
     if args.fail_on is None:
         return 0
-    failures = result.failures(args.fail_threshold)
+    failures = result.failures(fail_threshold)
     counts = result.summary["verdicts"]
     line = (f"fastperf compare: {counts['worse']} worse, {counts['better']} better, "
             f"{counts['changed']} changed, {counts['no change']} no change, "
@@ -256,7 +385,7 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
         names = ", ".join(format_cell(n) for n in failures.column(
             "benchmark" if "benchmark" in failures.column_names else 0).to_pylist()[:3])
         print(f"{line}: FAIL, {failures.num_rows} worse by at least "
-              f"{args.fail_threshold:.2%} ({names}{', ...' if failures.num_rows > 3 else ''})",
+              f"{fail_threshold:.2%} ({names}{', ...' if failures.num_rows > 3 else ''})",
               file=sys.stderr)
         return 1
     print(f"{line}: pass", file=sys.stderr)
@@ -264,37 +393,31 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
 
 
 def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
-    """`sparc` or `hpt` on the table (the Speedup-Test-only options rejected, not ignored)."""
+    """`sparc` or `hpt` on the table (the options of other protocols already refused by
+    `_protocol_options`)."""
     from fastperf.protocols.hpt import hpt
     from fastperf.protocols.sparc import sparc
 
-    only_speedup_test = [flag for flag, given in (
-        ("--config", args.config is not None), ("--weights", args.weights is not None),
-        ("--reports", args.reports is not None)) if given]
-    scale = args.scale or "log"
-    if only_speedup_test:
-        raise InputError(f"{only_speedup_test[0]} belongs to --protocol speedup-test")
+    options = _given(method=args.method, scale=args.scale)
     if protocol == "sparc":
         pair = _role(args, args.pair)
         if pair is not None and pair not in table.column_names:
             raise InputError(f"--pair {args.pair}: no such column (the input has "
                              f"{table.column_names}); omit --pair for independent runs")
-        return sparc(table, baseline=baseline, candidate=candidate, by="benchmark",
-                     pair=pair, margin=0.05 if args.margin is None else args.margin,
-                     alpha=args.alpha, adjust=args.adjust or "bonferroni", method=args.method,
-                     higher_is_better=args.higher_is_better, scale=scale)
-    if args.pair is not None:
-        raise InputError("--pair belongs to --protocol sparc (HPT compares independent runs)")
-    if args.margin is not None or args.adjust is not None:
-        raise InputError("--margin and --adjust belong to --protocol compare or sparc")
-    return hpt(table, baseline=baseline, candidate=candidate, by="benchmark",
-               alpha=args.alpha, confidences=args.confidences, method=args.method,
-               higher_is_better=args.higher_is_better, scale=scale)
+        return _call(sparc, table, flags=COMPARE_FLAGS, baseline=baseline, candidate=candidate,
+                     by="benchmark", pair=pair, alpha=args.alpha,
+                     higher_is_better=args.higher_is_better,
+                     **_given(margin=args.margin, adjust=args.adjust), **options)
+    return _call(hpt, table, flags=COMPARE_FLAGS, baseline=baseline, candidate=candidate,
+                 by="benchmark", alpha=args.alpha, higher_is_better=args.higher_is_better,
+                 **_given(confidences=args.confidences), **options)
 
 
 def _warmup(args) -> None:
     from fastperf.warmup import progress_stream, warmup
 
+    if args.jobs is not None:  # warmup takes it unchecked: checked here
+        check_whole_number(args.jobs, "--jobs (worker processes)", minimum=1, maximum=256)
     done = warmup(jobs=args.jobs, parallel=args.parallel, progress=progress_stream())
     print(f"fastperf warmup: {done['tasks']} tasks in {done['seconds']:.1f} s; compiled "
           f"{done['compiled']} specializations ({done['compile_seconds']:.1f} s of compiling, "
@@ -316,7 +439,8 @@ def _demo(args) -> None:
 REPORT_HINT = ("please report it to the fastperf maintainers with the command line and, if you "
                "can, the input; rerun with --debug for the traceback")
 COMMANDS = {"describe": _describe, "aggregate": _aggregate, "plan": _plan, "anova": _anova,
-            "factorial": _factorial, "compare": _compare, "warmup": _warmup, "demo": _demo}
+            "factorial": _factorial, "compare": _compare, "changepoints": _changepoints,
+            "warmup": _warmup, "demo": _demo}
 
 
 def _one_line(exc: BaseException, limit: int = 500) -> str:
@@ -351,6 +475,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     debug = getattr(args, "debug", False)
     try:
+        if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
+            _binary_stdout()  # refused before any work: a terminal, or text-only output
         status = COMMANDS[args.command](args)
     except KeyboardInterrupt:
         if debug:

@@ -1,16 +1,42 @@
 """The arguments of the ``fastperf`` command: its parser, subcommands and option types.
 
-`build_parser` makes the parser `fastperf.cli.main` runs; the option types turn text into
-values, a bad one being a one-line argparse error (exit status 2).
+`build_parser` makes the parser `fastperf.cli.main` runs. The option types turn text into
+values without judging them: a number's range is checked once, by the function the option feeds
+(`fastperf.data.validation`), and `fastperf.cli` names the option in that one-line error (exit
+status 2); text that is not a number is passed on for that check to refuse. `PROTOCOL_OPTIONS`
+says which of ``compare``'s protocols use which option.
 """
 from __future__ import annotations
 
 import argparse
 
-__all__ = ["build_parser", "column_list", "FORMATS", "PROTOCOLS", "Parser"]
+__all__ = ["build_parser", "column_list", "FORMATS", "PROTOCOLS", "PROTOCOL_OPTIONS",
+           "PROTOCOL_SPELLINGS", "Parser"]
 
 FORMATS = ["text", "markdown", "json", "csv", "parquet"]
 PROTOCOLS = ["compare", "speedup-test", "sparc", "hpt"]
+#: The options of ``fastperf compare`` that only some protocols use, and those protocols; the
+#: others refuse them (exit status 2) rather than ignore them. Every other option of ``compare``
+#: (the inputs, --baseline, --candidate, --alpha, --method, --higher-is-better, --unit and the
+#: output) is used by every protocol; --method is the Speedup-Test's ``median_method``.
+PROTOCOL_OPTIONS: dict[str, tuple[str, ...]] = {
+    "--config": ("speedup-test",),
+    "--by": ("compare",), "--threshold": ("compare",), "--direction": ("compare",),
+    "--confidence": ("compare",), "--sort": ("compare",), "--fail-on": ("compare",),
+    "--fail-threshold": ("compare",),
+    "--adjust": ("compare", "sparc"), "--margin": ("compare", "sparc"),
+    "--weights": ("speedup-test",), "--reports": ("speedup-test",),
+    "--large-sample": ("speedup-test",), "--precision": ("speedup-test",),
+    "--proportion-confidence": ("speedup-test",),
+    "--pair": ("sparc",), "--scale": ("sparc", "hpt"), "--confidences": ("hpt",),
+}
+#: (option, protocol) -> the option that protocol takes for a like concept, named in the refusal.
+PROTOCOL_SPELLINGS: dict[tuple[str, str], str] = {
+    ("--confidence", "hpt"): "--confidences", ("--confidences", "compare"): "--confidence",
+    ("--confidence", "speedup-test"): "--proportion-confidence",
+    ("--proportion-confidence", "compare"): "--confidence",
+    ("--threshold", "sparc"): "--margin",
+}
 DEBUG_HELP = "print the traceback of an error (for a bug report)"
 
 
@@ -19,24 +45,38 @@ def column_list(text: str) -> list[str]:
     return [c for c in text.split(",") if c]
 
 
-def number_list(text: str) -> tuple[float, ...]:
-    """``0.9,0.95`` -> ``(0.9, 0.95)``; anything else is an argparse error."""
+def number(text: str) -> float | str:
+    """``0.95`` -> 0.95 (``nan``, ``inf`` and ``1e309`` too); anything else is passed on as
+    given. The function the option feeds checks the value (`fastperf.data.validation`), and
+    `fastperf.cli` names the option in its one-line error (exit status 2)."""
     try:
-        return tuple(float(c) for c in text.split(",") if c)
+        return float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected numbers separated by commas, got {text!r}")
+        return text
 
 
-def fraction(text: str) -> float:
-    """``2%`` or ``0.02``: a relative change as a fraction."""
+def whole_number(text: str) -> int | str:
+    """``30`` -> 30; anything else (``1.5``, ``nan``) is passed on as given, for the function's
+    own check to refuse, as `number`."""
     try:
-        value = float(text[:-1]) / 100.0 if text.endswith("%") else float(text)
+        return int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a percentage (2%) or a fraction (0.02), "
-                                         f"got {text!r}")
-    if not value >= 0:
-        raise argparse.ArgumentTypeError(f"expected a non-negative change, got {text!r}")
-    return value
+        return text
+
+
+def number_list(text: str) -> tuple[float | str, ...]:
+    """``0.9,0.95`` -> ``(0.9, 0.95)``; an item that is not a number is passed on as given, as
+    `number`."""
+    return tuple(number(c) for c in text.split(",") if c)
+
+
+def fraction(text: str) -> float | str:
+    """``2%`` or ``0.02``: a relative change as a fraction (``2%`` -> 0.02); anything else is
+    passed on as given, as `number`."""
+    if text.endswith("%"):
+        value = number(text[:-1])
+        return value / 100.0 if isinstance(value, float) else text
+    return number(text)
 
 
 def directions(text: str) -> dict[str, bool]:
@@ -56,14 +96,8 @@ def optional_column(text: str) -> str | None:
 
 
 def optional_number(text: str) -> float | str | None:
-    """``none`` -> None, a number -> float; anything else is passed on as given, for the
-    function's own check to refuse with a one-line reason (exit status 2)."""
-    if text.lower() == "none":
-        return None
-    try:
-        return float(text)
-    except ValueError:
-        return text
+    """``none`` -> None, else as `number`."""
+    return None if text.lower() == "none" else number(text)
 
 
 def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
@@ -117,7 +151,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="key columns (default: benchmark)")
     d.add_argument("--unit", type=optional_column, default="unit",
                    help="unit column that also splits groups, or 'none' (default: unit)")
-    d.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    d.add_argument("--confidence", type=number, default=0.95, help="confidence level (default 0.95)")
     add_output_arguments(d)
 
     a = sub.add_parser("aggregate", help="aggregate score of every variant over the benchmarks, "
@@ -134,20 +168,20 @@ def build_parser() -> argparse.ArgumentParser:
     a.add_argument("--unit", default=None,
                    help="keep only the measurements in this unit (files mixing units, e.g. Go's "
                         "sec/op and B/s)")
-    a.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    a.add_argument("--confidence", type=number, default=0.95, help="confidence level (default 0.95)")
     add_output_arguments(a)
 
     pl = sub.add_parser("plan", help="runs needed per benchmark and variant for a precision, and "
                                      "for two variants' intervals to separate")
     add_input_arguments(pl)
-    pl.add_argument("--precision", type=float, default=0.01,
+    pl.add_argument("--precision", type=number, default=0.01,
                     help="target half-width of the mean's interval (default 0.01)")
     pl.add_argument("--target", choices=["relative_halfwidth", "halfwidth"],
                     default="relative_halfwidth",
                     help="precision relative to the mean (default) or in the value's unit")
     pl.add_argument("--baseline", default=None, metavar="VARIANT")
     pl.add_argument("--candidate", default=None, metavar="VARIANT")
-    pl.add_argument("--confidence", type=float, default=0.95, help="confidence level (default 0.95)")
+    pl.add_argument("--confidence", type=number, default=0.95, help="confidence level (default 0.95)")
     pl.add_argument("--assurance", type=optional_number, default=0.8, metavar="GAMMA|none",
                     help="probability that a follow-up of runs_needed fresh runs reaches the "
                          "precision (default 0.8); 'none' for the plug-in plan, which takes the "
@@ -159,7 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
     an.add_argument("--factor", default="variant", help="the factor column (default: variant)")
     an.add_argument("--by", type=column_list, default=None, metavar="COL,...",
                     help="one ANOVA per group of these columns (default: one in all)")
-    an.add_argument("--alpha", type=float, default=0.05, help="level of f_critical (default 0.05)")
+    an.add_argument("--alpha", type=number, default=0.05, help="level of f_critical (default 0.05)")
     an.add_argument("--welch", action="store_true", help="Welch's ANOVA (unequal variances): equal_var=False")
     add_output_arguments(an)
 
@@ -171,8 +205,40 @@ def build_parser() -> argparse.ArgumentParser:
     fa.add_argument("--by", type=column_list, default=None, metavar="COL,...",
                     help="one analysis per group of these columns (default: one in all)")
     fa.add_argument("--log", action="store_true", help="multiplicative model (log of the values)")
-    fa.add_argument("--confidence", type=float, default=0.90, help="confidence level (default 0.90)")
+    fa.add_argument("--confidence", type=number, default=0.90, help="confidence level (default 0.90)")
     add_output_arguments(fa)
+
+    cp = sub.add_parser("changepoints", help="change points in performance histories: when "
+                                             "each series changed, by how much, how sure")
+    add_input_arguments(cp)
+    cp.add_argument("--order", required=True, metavar="COL",
+                    help="the column that orders a series (commit index, timestamp, build)")
+    cp.add_argument("--by", type=column_list, default=["benchmark"], metavar="COL,...",
+                    help="columns naming a series (default: benchmark; the unit column too)")
+    cp.add_argument("--unit", type=optional_column, default="unit",
+                    help="unit column (a series per unit, and its direction), or 'none'")
+    cp.add_argument("--method", choices=["edivisive", "ttest"], default="edivisive",
+                    help="E-Divisive with a permutation test (default), or Hunter/Otava's "
+                         "Welch t-test")
+    cp.add_argument("--alpha", type=optional_number, default=None,
+                    help="level of each split's test (default 0.01 edivisive, 0.001 ttest)")
+    cp.add_argument("--min-size", type=whole_number, default=None,
+                    help="fewest points of a segment (default 5)")
+    cp.add_argument("--max-changes", type=whole_number, default=None,
+                    help="most changes per series (default: no limit)")
+    cp.add_argument("--permutations", type=whole_number, default=199,
+                    help="resamples of the permutation test (default 199)")
+    cp.add_argument("--seed", type=whole_number, default=0, help="seed of the permutations")
+    cp.add_argument("--higher-is-better", action="store_true",
+                    help="every unit: higher is better (default: from the unit)")
+    cp.add_argument("--confidence", type=number, default=0.95,
+                    help="level of the ratio intervals (default 0.95)")
+    cp.add_argument("--fail-on", choices=["worse"], default=None,
+                    help="exit 1 when a change for the worse is found (after --since)")
+    cp.add_argument("--since", default=None, metavar="ORDER_VALUE",
+                    help="with --fail-on: only changes whose first point after the change is "
+                         "beyond this order value")
+    add_output_arguments(cp)
 
     c = sub.add_parser("compare", help="compare a candidate with a baseline per benchmark, "
                                        "configuration and unit: the regression detector "
@@ -192,7 +258,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--candidate", default=None, metavar="VARIANT[,...]",
                    help="the candidate variant(s) (default: every other variant; 'optimised' "
                         "with --config)")
-    c.add_argument("--alpha", type=float, default=0.05,
+    c.add_argument("--alpha", type=number, default=0.05,
                    help="risk level of the tests (default 0.05; with --config, lines giving a "
                         "confidence level use theirs)")
     c.add_argument("--adjust", choices=["bh", "holm", "bonferroni", "none"], default=None,
@@ -202,13 +268,13 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--by", type=column_list, default=None, metavar="COL,...",
                    help="compare: the columns identifying a benchmark (default: benchmark plus "
                         "the configuration the files carry)")
-    c.add_argument("--threshold", type=fraction, default=0.0, metavar="PCT",
+    c.add_argument("--threshold", type=fraction, default=None, metavar="PCT",
                    help="compare: the smallest change called better/worse, e.g. 2%% or 0.02 "
                         "(default 0)")
     c.add_argument("--direction", type=directions, default=None, metavar="UNIT=higher,...",
                    help="compare: which way is better for a unit (higher or lower), overriding "
                         "the unit's known direction")
-    c.add_argument("--confidence", type=float, default=0.95,
+    c.add_argument("--confidence", type=number, default=None,
                    help="compare: level of the median and ratio intervals (default 0.95)")
     c.add_argument("--sort", choices=["name", "delta"], default=None,
                    help="compare: row order: as read (default), by name, or delta "
@@ -216,7 +282,7 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--fail-on", choices=["worse"], default=None,
                    help="compare: exit with status 1 when a benchmark's verdict is worse (the "
                         "CI gate); a summary line goes to stderr")
-    c.add_argument("--fail-threshold", type=fraction, default=0.0, metavar="PCT",
+    c.add_argument("--fail-threshold", type=fraction, default=None, metavar="PCT",
                    help="compare --fail-on worse: only changes of at least this size fail "
                         "(e.g. 2%%)")
     c.add_argument("--weights", default=None, metavar="COL",
@@ -224,13 +290,13 @@ def build_parser() -> argparse.ArgumentParser:
                         "(with --config: the file's weights)")
     c.add_argument("--higher-is-better", action="store_true",
                    help="the metric is a throughput (every unit; compare infers it per unit)")
-    c.add_argument("--large-sample", type=int, default=30,
+    c.add_argument("--large-sample", type=whole_number, default=None,
                    help="speedup-test: samples larger than this skip the normality requirement "
                         "(default 30)")
-    c.add_argument("--precision", type=float, default=0.05,
+    c.add_argument("--precision", type=number, default=None,
                    help="speedup-test: precision r of the proportion interval for the number "
                         "of benchmarks needed (default 0.05)")
-    c.add_argument("--proportion-confidence", type=float, default=None,
+    c.add_argument("--proportion-confidence", type=number, default=None,
                    help="speedup-test: confidence level of the proportion intervals (default "
                         "1 - alpha)")
     c.add_argument("--unit", default=None,
@@ -238,15 +304,16 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--reports", default=None, metavar="DIR",
                    help="speedup-test: also write the four reports (global, benchmarks, "
                         "warnings, errors) here")
-    c.add_argument("--margin", type=float, default=None,
+    c.add_argument("--margin", type=number, default=None,
                    help="equivalence margin delta, the ratio's interval [1-delta, 1+delta] "
                         "(compare: none by default; sparc: 0.05)")
     c.add_argument("--pair", default=None, metavar="COL",
                    help="sparc: the column pairing baseline and candidate runs (e.g. run) when "
                         "they were measured in pairs; default: independent runs")
-    c.add_argument("--method", choices=["auto", "exact", "asymptotic"], default="auto",
-                   help="rank tests' p-values (default auto: exact where cheap)")
-    c.add_argument("--confidences", type=number_list, default=(0.9, 0.95, 0.99), metavar="C,...",
+    c.add_argument("--method", choices=["auto", "exact", "asymptotic"], default=None,
+                   help="rank tests' p-values (default auto: exact where cheap); speedup-test: "
+                        "those of the median protocol's test")
+    c.add_argument("--confidences", type=number_list, default=None, metavar="C,...",
                    help="hpt: reliabilities for the largest speedup (default 0.9,0.95,0.99)")
     c.add_argument("--scale", choices=["log", "ratio"], default=None,
                    help="sparc (paired tests) and hpt (level-2 scores): test log ratios "
@@ -255,7 +322,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     w = sub.add_parser("warmup", help="compile every kernel into Numba's disk cache, so that later "
                                       "commands start in a fraction of a second")
-    w.add_argument("--jobs", type=int, choices=range(1, 257), default=None, metavar="N",
+    w.add_argument("--jobs", type=whole_number, default=None, metavar="N",
                    help="worker processes (default: the CPUs available)")
     w.add_argument("--parallel", action="store_true",
                    help="also compile the parallel builds (used only on inputs of millions of rows)")

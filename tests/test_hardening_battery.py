@@ -1244,39 +1244,3 @@ def test_cli_compare_binary_unit_parquet_exit_2(capsys):
                                  "value": [1., 1.1, 1.2, 1.5, 1.6, 1.7],
                                  "unit": pa.array([b"ns"] * 6, pa.binary())}), p)
         check_cli(["compare", p], capsys)
-
-
-# ---------------------------------------------------------------- open defects (issue 18)
-# (added at integration, not by the battery's author: `pytest --runxfail` shows the real state)
-#: What this battery still finds after the first round of fixes, each marked xfail (not strict:
-#: some are parametrized with passing cases, some are hypothesis searches) so that CI stays
-#: green while the defect stays visible in every run's summary (``-ra``: XFAIL lines). Remove an
-#: entry when its fix lands; the issue stays open until this table is empty.
-OPEN_DEFECTS = {
-    "test_speedup_test_hostile_tables": "speedup_test: NaN figures under status ok on hostile tables",
-    "test_two_sample_arrays_hostile": "permutation_test: infinite statistic under status "
-                                     "ok (inf input: p = 0)",
-    "test_student_coefficients_hostile": "student_coefficients: non-finite at extreme inputs",
-    "test_large_int64_spread_exact_or_refused": "int64 values beyond 2**53: spread lost in the "
-                                                "float64 conversion, neither exact nor refused",
-    "test_speedup_one_value_per_side_no_silent_nan": "speedup_test: one value a side, NaN ok",
-    "test_sparc_paired_all_ratios_one_no_silent_nan": "sparc: every ratio 1, NaN under ok",
-    "test_permutation_test_infinite_input_not_ok": "permutation_test: inf input gives status ok",
-    "test_bootstrap_basic_near_float_max_not_silent_inf": "bootstrap basic: inf limit near 1.8e308",
-    "test_student_coefficients_extreme_confidence_finite": "student_coefficients: confidence "
-                                                           "near 1 overflows",
-    "test_issue_silent_results_reproducers": "aggregate geomean and permutation near 1.8e308",
-    "test_mannwhitneyu_shift_near_float_max_finite": "mannwhitneyu: shift overflows near max",
-    "test_array_options_hostile": "permutation_test: infinite statistic under status ok",
-    "test_factorial_tiny_distinct_values_not_all_equal": "factorial: tiny distinct values taken "
-                                                         "as all equal",
-    "test_bootstrap_tiny_values_scale_free": "bootstrap: subnormal values not scale free",
-    "test_plan_runs_halfwidth_overflow_has_status": "plan_runs: half-width overflow, no status",
-    "test_large_int64_distinct_values_not_called_constant": "int64 beyond 2**53 called constant",
-    "test_pandas_object_columns_clean_error": "pandas object columns of mixed types: raw "
-                                              "pyarrow error",
-    "test_compare_non_string_unit_column": "compare: a unit column that is not a string",
-}
-for _name, _reason in OPEN_DEFECTS.items():
-    globals()[_name] = pytest.mark.xfail(reason=f"issue 18 open: {_reason}",
-                                         strict=False)(globals()[_name])

@@ -159,7 +159,9 @@ def test_property_ratios_finite_and_scale_invariant(xs, ys, power, shift):
                                    ("sparc", f.sparc, {"pair": "run", "min_runs": 5}),
                                    ("hpt", f.hpt, {})):
         got = [_row(function(t, baseline="old", candidate="new", **kwargs)) for t in tables]
-        assert got[0]["status"] == "ok"
+        # the Speedup-Test names a test it could not run (two constant samples: no F-test)
+        not_run = name == "speedup" and " not run: " in got[0]["status"]
+        assert (got[0]["status"] == "ok" or not_run) and got[1]["status"] == got[0]["status"]
         for key, value in got[0].items():
             if key.startswith(("speedup_", "ratio_median", "median_b", "median_c")):
                 assert math.isfinite(value), (name, key)

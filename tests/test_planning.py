@@ -613,4 +613,4 @@ def test_plan_command_bad_assurance(tmp_path, capsys, value):
     pacsv.write_csv(pakhomov_table(12), path)
     assert main(["plan", str(path), "--assurance", value]) == 2
     err = capsys.readouterr().err.splitlines()
-    assert len(err) == 1 and err[0].startswith("fastperf: error: assurance must be")
+    assert len(err) == 1 and err[0].startswith("fastperf: error: --assurance must be")

@@ -27,7 +27,8 @@ checked against scipy's p-values before being compared with fastperf's. Nothing 
 fastperf except `sparc` and `hpt`.
 
 Conventions taken from fastperf's docstrings: a signed-rank test whose differences are all zero
-has p = 1 and no statistic (T+ NaN, z NaN); z is NaN where the test was exact; "auto" is exact
+has p = 1 and T+ = 0 (a sum over no difference, as scipy's), z NaN; z is NaN where the test
+was exact; "auto" is exact
 (conditional on ties) at every size drawn here. The HPT reference slows the candidate by
 r = k / 100 as a shift of the logs by log(r) and scores log(ratio) - log(r) (ratio / r - 1
 with scale="ratio"). HPT's speedup search is a
@@ -259,7 +260,7 @@ def signed_rank_ref(d, alternative, method):
     d = d[d != 0]
     n = d.size
     if n == 0:
-        return 1.0, np.nan, np.nan, "exact"
+        return 1.0, np.nan, 0.0, "exact"
     ranks = st.rankdata(np.abs(d))
     t_plus = float(ranks[d > 0].sum())
     tied = np.unique(np.abs(d)).size < n

@@ -42,11 +42,15 @@ class Samples:
         return cls(a2d.reshape(-1), np.arange(batch + 1, dtype=np.int64) * n)
 
 
-def as_float_array(a, name: str) -> np.ndarray:
+def as_float_array(a, name: str, *, scalar: bool = False) -> np.ndarray:
     """`a` as a float64 array, or an `InputError` naming `name`, what was given and what is
-    accepted (numbers: ints, floats, bools; None/NaN as missing). Strings, complex numbers,
-    dates and times are refused, not parsed or truncated."""
+    accepted (numbers: ints, floats, bools; None/NaN as missing values inside an array).
+    Strings, complex numbers, dates and times are refused, not parsed or truncated; so is None
+    itself (no data at all, not a missing value), and a scalar unless `scalar` (then it is
+    returned as a 0-d array)."""
     accepted = "numeric (an array of ints or floats; NaN/None for missing values)"
+    if a is None:
+        raise InputError(f"{name} must be {accepted}, got None")
     if isinstance(a, (str, bytes)):
         raise InputError(f"{name} must be {accepted}, got the string {a!r}")
     try:
@@ -66,7 +70,7 @@ def as_float_array(a, name: str) -> np.ndarray:
         arr = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
         raise InputError(f"{name} must be {accepted}: {exc}") from None
-    if arr.ndim == 0:
+    if arr.ndim == 0 and not scalar:
         raise InputError(f"{name} must have at least one dimension, got a scalar")
     return arr
 

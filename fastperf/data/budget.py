@@ -3,8 +3,10 @@
 `check_budget` is the one estimate-and-refuse rule of `bootstrap`, `permutation_test` and
 `simulate`: the caller estimates from its arguments alone (no allocation) the bytes it would hold
 at once and, optionally, the elementary operations it would run; a request whose memory exceeds
-the machine's physical memory, or whose work exceeds `MAX_OPERATIONS`, raises `InputError`
-naming the argument that sets the size, the bytes (operations) needed and what is available.
+the machine's physical memory, or whose work exceeds `MAX_OPERATIONS` (or a tighter limit the
+caller sets: the exact rank tests, `fastperf.engine.ranks.EXACT_MAX_OPERATIONS`), raises
+`InputError` naming the argument that sets the size, the bytes (operations) needed and what is
+available.
 """
 from __future__ import annotations
 
@@ -72,8 +74,22 @@ def concurrent_groups(groups: int) -> int:
     return max(1, min(int(groups), threads))
 
 
+def _duration(operations: float) -> str:
+    """How long `operations` steps take at 1e9 per second, in words ("over a day", "about 30
+    seconds")."""
+    seconds = float(operations) / 1e9
+    if seconds >= 86400:
+        return "over a day"
+    if seconds >= 3600:
+        return f"about {seconds / 3600:.3g} hours"
+    if seconds >= 60:
+        return f"about {seconds / 60:.3g} minutes"
+    return f"about {seconds:.3g} seconds"
+
+
 def check_budget(function: str, argument: str, given, *, bytes_needed: int,
-                 operations: int = 0, detail: str = "", remedy: str = "") -> None:
+                 operations: float = 0, detail: str = "", remedy: str = "",
+                 max_operations: float = MAX_OPERATIONS) -> None:
     """Raise `InputError` when a call cannot fit the machine; return None when it can.
 
     Parameters
@@ -88,18 +104,21 @@ def check_budget(function: str, argument: str, given, *, bytes_needed: int,
     bytes_needed : int
         The bytes the call would hold at once, estimated from its arguments (Python int: no
         overflow).
-    operations : int, optional
-        Elementary steps the call would run; refused above `MAX_OPERATIONS`.
+    operations : int or float, optional
+        Elementary steps the call would run; refused above `max_operations`.
     detail : str, optional
         How the estimate is made up, appended to the message.
     remedy : str, optional
         What to do instead; default ``"reduce <argument>"``.
+    max_operations : int or float, optional
+        The work refused; default `MAX_OPERATIONS`. A computation with a cheaper alternative
+        (the exact rank tests: the normal approximation) sets a tighter one.
 
     Raises
     ------
     InputError
         The memory needed exceeds the physical memory (the message quotes both, and the memory
-        available now when known), or the work exceeds `MAX_OPERATIONS`.
+        available now when known), or the work exceeds `max_operations`.
     """
     total = physical_memory()
     remedy = remedy or f"reduce {argument}"
@@ -111,8 +130,8 @@ def check_budget(function: str, argument: str, given, *, bytes_needed: int,
             f"{function}: {argument}={given!r} needs about {format_bytes(bytes_needed)} of "
             f"memory{extra}, more than this machine's {format_bytes(total)} of physical "
             f"memory{now}; {remedy}")
-    if operations > MAX_OPERATIONS:
+    if operations > max_operations:
         raise InputError(
             f"{function}: {argument}={given!r} needs about {float(operations):.3g} elementary "
-            f"steps{extra}, more than the {float(MAX_OPERATIONS):.0e} that fastperf accepts in "
-            f"one call (over a day at 1e9 steps per second); {remedy}")
+            f"steps{extra}, more than the {float(max_operations):.0e} that fastperf accepts in "
+            f"one call ({_duration(max_operations)} at 1e9 steps per second); {remedy}")

@@ -9,21 +9,28 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Iterable, Mapping
+from typing import Any, Iterable, Mapping
 
-__all__ = ["unit_direction", "unit_directions", "is_binary_unit", "Scale", "common_scale",
-           "percent_range", "LOWER", "HIGHER"]
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf.errors import InputError
+
+__all__ = ["unit_direction", "unit_directions", "is_binary_unit", "unit_text", "unit_names",
+           "Scale", "common_scale", "percent_range", "LOWER", "HIGHER"]
 
 LOWER, HIGHER = "lower", "higher"
 
 _TIME = {"s", "sec", "secs", "second", "seconds", "ns", "nsec", "us", "usec", "µs", "μs", "ms",
          "msec", "min", "mins", "minute", "minutes", "h", "hr", "hour", "hours", "ps", "cycles",
-         "cycle", "instructions", "clocks"}
+         "cycle", "instructions", "clocks", "day", "days"}
 _SIZE = {"b", "bytes", "byte", "kb", "mb", "gb", "tb", "kib", "mib", "gib", "tib", "allocs",
-         "allocations", "alloc", "objects", "pages"}
+         "allocations", "alloc", "objects", "pages", "#"}
 _RATE_SUFFIXES = ("/s", "/sec", "/second", "/seconds", "per_second", "per_sec")
 _RATE_UNITS = {"hz", "khz", "mhz", "ghz", "qps", "rps", "tps", "fps", "iops", "throughput"}
 _TOKENS = re.compile(r"[-_ .]+")
+#: Words of `_TIME` that count work rather than time (per cycle is no rate).
+_COUNTS_OF_WORK = {"cycles", "cycle", "instructions", "clocks"}
 
 
 def _numerator_word(unit: str) -> str:
@@ -33,27 +40,136 @@ def _numerator_word(unit: str) -> str:
     return words[-1].lower() if words else ""
 
 
-def unit_direction(unit: str | None) -> str | None:
-    """Which way is better for values in `unit`: ``"lower"``, ``"higher"`` or None (unknown).
+def unit_text(unit: Any) -> str | None:
+    """A value of a unit column as text: a string as is, bytes decoded as UTF-8, None as None.
 
     Parameters
     ----------
-    unit : str or None
-        A unit as fastperf's readers write it (``sec/op``, ``B/s``, ``allocs/op``,
-        ``items_per_second``, ``second``, ``text-bytes``, ...).
+    unit : str, bytes or None
+        One value of the unit column (as ``to_pylist`` gives it). A Parquet or Arrow file may
+        store text as ``binary`` (no UTF-8 annotation): its bytes are the unit's name.
 
     Returns
     -------
     str or None
-        ``"higher"`` for rates (anything per second: ``.../s``, ``.../sec``, ``*_per_second``,
-        ``ops/s``, Hz, qps); ``"lower"`` for times, sizes in bytes and counts per operation
-        (``sec/op``, ``ns``, ``B/op``, ``allocs/op``, ``*-bytes``); None otherwise.
+        The unit's name.
+
+    Raises
+    ------
+    InputError
+        Bytes that are not valid UTF-8, or any other type (a number, a bool, a timestamp, a
+        list, ...): a unit is a name, and a column of numbers passed as the unit column is
+        almost surely the wrong column, so it is refused rather than turned into names like
+        ``"1"``. The message names the argument `unit`, the value and its type, and the remedy.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    if unit is None or isinstance(unit, str):
+        return unit
+    if isinstance(unit, (bytes, bytearray, memoryview)):
+        try:
+            return bytes(unit).decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise InputError(
+                f"unit column holds bytes that are not valid UTF-8 text ({bytes(unit)[:40]!r}: "
+                f"{exc.reason} at byte {exc.start}): a unit column must hold unit names "
+                "(strings, or UTF-8 bytes); pass unit= the column holding the units, or "
+                "unit=None"
+            ) from None
+    raise InputError(
+        f"unit column holds {unit!r} of type {type(unit).__name__}, not a unit name: a unit "
+        "column must hold strings (or UTF-8 bytes, or nulls); pass unit= the column holding "
+        "the units, unit=None for none, or convert the column to strings"
+    )
+
+
+def unit_names(column: pa.ChunkedArray | pa.Array, name: str = "unit") -> list[str | None]:
+    """The values of a unit column as unit names (one per row), checked on the whole column.
+
+    Parameters
+    ----------
+    column : pyarrow.ChunkedArray or Array
+        The unit column (or the unit key of the groups), dictionary-encoded allowed.
+    name : str
+        The column's name, for the message.
+
+    Returns
+    -------
+    list of str or None
+        One name per row, None for null.
+
+    Raises
+    ------
+    InputError
+        A binary column whose bytes are not UTF-8, or a column that holds neither text nor
+        bytes (integers, floats, booleans, timestamps, nested types): the message names the
+        argument `unit`, the column and its Arrow type. See `unit_text` for why numbers are
+        refused rather than turned into names.
+
+    Notes
+    -----
+    Argument plumbing: no formula. Strings as they are; ``binary`` / ``large_binary`` /
+    ``binary_view`` cast to strings by Arrow, which checks UTF-8; an all-null column is no unit.
+    """
+    t = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    if pa.types.is_null(t):
+        return [None] * len(column)
+    if pa.types.is_dictionary(column.type):
+        column = pc.cast(column, t)
+    text = (pa.types.is_string(t) or pa.types.is_large_string(t)
+            or t == pa.string_view())
+    binary = (pa.types.is_binary(t) or pa.types.is_large_binary(t)
+              or pa.types.is_fixed_size_binary(t) or t == pa.binary_view())
+    if binary:
+        try:
+            return pc.cast(column, pa.string()).to_pylist()
+        except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
+            raise InputError(
+                f"unit column {name!r} (type {column.type}) holds bytes that are not valid "
+                f"UTF-8 text ({exc}): a unit column must hold unit names; pass unit= the "
+                "column holding the units, or unit=None"
+            ) from None
+    if not text:
+        raise InputError(
+            f"unit column {name!r} has type {column.type}, not unit names: a unit column must "
+            "hold strings (or UTF-8 bytes, or nulls); pass unit= the column holding the units, "
+            "unit=None for none, or convert the column to strings"
+        )
+    return column.to_pylist()
+
+
+def unit_direction(unit: str | bytes | None) -> str | None:
+    """Which way is better for values in `unit`: ``"lower"``, ``"higher"`` or None (unknown).
+
+    Parameters
+    ----------
+    unit : str, bytes or None
+        A unit as fastperf's readers write it (``sec/op``, ``B/s``, ``allocs/op``,
+        ``items_per_second``, ``second``, ``text-bytes``, ...); bytes (a ``binary`` unit
+        column) are decoded as UTF-8 (see `unit_text`).
+
+    Returns
+    -------
+    str or None
+        ``"higher"`` for rates (anything per unit of time: ``.../s``, ``.../sec``,
+        ``*_per_second``, ``ops/s``, JMH's ``ops/ms``, ``ops/us``, Hz, qps); ``"lower"`` for
+        times, sizes in bytes and counts per operation (``sec/op``, ``ns``, ``B/op``,
+        ``allocs/op``, JMH's ``#/op`` and ``day/op``, ``*-bytes``); None otherwise.
+
+    Raises
+    ------
+    InputError
+        Bytes that are not UTF-8, or a value that is neither a string, bytes nor None (a unit
+        column of numbers is refused, naming `unit`, the value and its type: see `unit_text`).
 
     Notes
     -----
     The conventions of Go's testing package and benchstat (golang.org/x/perf/benchunit), Google
     Benchmark's counters (``items_per_second``, ``bytes_per_second``) and pyperf's units.
     """
+    unit = unit_text(unit)
     if unit is None:
         return None
     text = unit.strip()
@@ -62,6 +178,9 @@ def unit_direction(unit: str | None) -> str | None:
         return None
     if low.endswith(_RATE_SUFFIXES) or low in _RATE_UNITS or (low.endswith("ops") and "/" not in low):
         return HIGHER
+    denominator = low.rsplit("/", 1)[1] if "/" in low else ""
+    if denominator in _TIME and denominator not in _COUNTS_OF_WORK:
+        return HIGHER  # anything per unit of time (JMH's ops/ms, ops/us): a rate
     word = _numerator_word(text)
     if word in _TIME or word in _SIZE or word.endswith("bytes"):
         return LOWER
@@ -75,8 +194,8 @@ def unit_directions(units: Iterable[str | None],
 
     Parameters
     ----------
-    units : iterable of str or None
-        The units present.
+    units : iterable of str, bytes or None
+        The units present (bytes decoded as UTF-8, other types refused: see `unit_text`).
     higher_is_better : bool, mapping or None
         None: infer every unit; a bool: that direction for all; a mapping: those units set,
         the others inferred.
@@ -84,7 +203,13 @@ def unit_directions(units: Iterable[str | None],
     Returns
     -------
     dict
-        unit -> ``"lower"``, ``"higher"`` or None.
+        unit (as given) -> ``"lower"``, ``"higher"`` or None.
+
+    Raises
+    ------
+    InputError
+        A unit that is neither a string, UTF-8 bytes nor None (see `unit_text`), even when
+        `higher_is_better` sets every direction.
 
     Notes
     -----
@@ -92,6 +217,7 @@ def unit_directions(units: Iterable[str | None],
     """
     out = {}
     for unit in units:
+        unit_text(unit)  # a unit that is not a name is refused whatever the direction
         if isinstance(higher_is_better, bool):
             out[unit] = HIGHER if higher_is_better else LOWER
         elif isinstance(higher_is_better, Mapping) and unit in higher_is_better:
@@ -106,7 +232,8 @@ def is_binary_unit(unit: str | None) -> bool:
 
     Parameters
     ----------
-    unit : str or None
+    unit : str, bytes or None
+        Bytes are decoded as UTF-8 (see `unit_text`).
 
     Returns
     -------
@@ -118,6 +245,7 @@ def is_binary_unit(unit: str | None) -> bool:
     -----
     benchstat's unit classes (golang.org/x/perf/benchunit, ``ClassOf``).
     """
+    unit = unit_text(unit)
     if not unit:
         return False
     word = _numerator_word(unit)

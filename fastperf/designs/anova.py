@@ -396,11 +396,15 @@ def _weights_by_level(result: AnovaResult, weights) -> np.ndarray:
     w_alt = np.asarray(w_alt, dtype=np.float64)
     if not np.all(np.isfinite(w_alt)):
         raise InputError("contrast weights must be finite numbers")
-    scale = np.abs(w_alt).sum()
+    # on the weights over a power of 2 near the largest (exact): 1e308 weights do not overflow
+    scaled = np.ldexp(w_alt, -np.frexp(np.abs(w_alt).max(initial=0.0))[1])
+    scale = np.abs(scaled).sum()
     if scale == 0:
         raise InputError("contrast weights are all zero")
-    if abs(w_alt.sum()) > 1e-9 * scale:
-        raise InputError(f"contrast weights must sum to zero, they sum to {w_alt.sum():.6g}")
+    if abs(scaled.sum()) > 1e-9 * scale:
+        with np.errstate(over="ignore"):
+            total = w_alt.sum()
+        raise InputError(f"contrast weights must sum to zero, they sum to {total:.6g}")
     out = np.zeros(result._cells.n_levels)
     codes = np.unique(result._cells.level)
     out[codes] = w_alt
@@ -456,20 +460,25 @@ def contrasts(
     check_choice(method, "method", CONTRAST_METHODS)
     cells = result._cells
     w_level = _weights_by_level(result, weights)
+    # c and s_c are linear in the weights: computed on weights over a power of 2 (exact)
+    w_exponent = int(np.frexp(np.abs(w_level).max())[1])
+    w_level, w_original = np.ldexp(w_level, -w_exponent), w_level
     w = w_level[cells.level]
     weighted = (w != 0) & (cells.n > 0)
     starts = cells.starts
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        c = np.add.reduceat(np.where(weighted, w * cells.effect, 0.0), starts)
+        c = np.ldexp(np.add.reduceat(np.where(weighted, w * cells.effect, 0.0), starts),
+                     w_exponent)
         if method == "standard":
             spread = np.add.reduceat(np.where(weighted, w * w / cells.n, 0.0), starts)
         else:
             spread = (w_level * w_level).sum() / cells.n_group
-        s_c = np.ldexp(np.sqrt(cells.mse_scaled * spread), cells.scale)
+        s_c = np.ldexp(np.sqrt(cells.mse_scaled * spread), cells.scale + w_exponent)
         present = np.add.reduceat(weighted.astype(np.int64), starts)
         needed = int(np.count_nonzero(w_level))
         status = np.select(
-            [present < needed, ~np.isfinite(cells.mse) | (cells.df_error < 1)],
+            # mse_scaled: finite where the MSE itself is beyond float64 (values ~1e307)
+            [present < needed, ~np.isfinite(cells.mse_scaled) | (cells.df_error < 1)],
             ["no values for an alternative with a nonzero weight",
              "no error variance (see the ANOVA status)"],
             default="ok",
@@ -489,7 +498,7 @@ def contrasts(
     not_ok = int(failed.sum())
     excludes_zero = int(((c - half > 0) | (c + half < 0)).sum())
     summary = {
-        "weights": {str(a): float(w_level[code]) for a, code in
+        "weights": {str(a): float(w_original[code]) for a, code in
                     zip(result.alternatives, np.unique(cells.level))},
         "confidence": confidence, "method": method, "groups": out.num_rows,
         "groups_excluding_zero": excludes_zero,

@@ -161,7 +161,10 @@ def factorial(
         ``.effects`` (q, SS, share of variation, CI), ``.groups`` (SST, SSE, share of error,
         r, status), ``.sign_table``, ``.design``. q_j = (1/n) sum_i s_ij ybar_i over the n
         runs; SS_j = n r q_j^2; SST = sum (y - ybar)^2 = sum_{j != I} SS_j + SSE; with r > 1,
-        q_j +/- t[(1+c)/2; n (r - 1)] s_e / sqrt(n r), s_e^2 = SSE / (n (r - 1)).
+        q_j +/- t[(1+c)/2; n (r - 1)] s_e / sqrt(n r), s_e^2 = SSE / (n (r - 1)). Each group
+        is computed divided by a power of 2 near its largest |value| (exact) and scaled back:
+        tiny values keep their shares; where SS, an effect or an interval leave the float64
+        range, the status is "sums of squares beyond the float64 range" (q and shares kept).
 
     Raises
     ------
@@ -217,7 +220,6 @@ def factorial(
             raise InputError(f"log=True needs positive values; value column {value!r} holds "
                              f"{int((grouped <= 0).sum())} value(s) <= 0")
         grouped = np.log(grouped)
-    n, n_nan, mean, variance = sample_moments(grouped, groups.offsets, n_rows=grouped.shape[0])
 
     cell_column = groups.keys.column(cell_name).combine_chunks()
     cell_of = cell_column.dictionary.to_numpy()[cell_column.indices.to_numpy()].astype(np.int64)
@@ -229,6 +231,12 @@ def factorial(
         outer_keys = pa.table({})
         group_of = np.zeros(groups.n_groups, dtype=np.int64)
     n_outer = int(group_of.max()) + 1 if group_of.size else 0
+    # each `by` group divided by a power of 2 near its largest |value| (exact): effects, sums of
+    # squares and s_e are computed on the scaled values and multiplied back, so values of
+    # 1e-308 (whose squares underflow) or 1.7e308 (whose squares overflow) keep their shares
+    exponent = _group_exponents(grouped, groups.offsets, group_of, n_outer)
+    scaled = np.ldexp(grouped, -np.repeat(exponent[group_of], np.diff(groups.offsets)))
+    n, n_nan, mean, variance = sample_moments(scaled, groups.offsets, n_rows=scaled.shape[0])
     n_total = np.bincount(group_of, weights=n, minlength=n_outer).astype(np.int64)
     n_dropped = np.bincount(group_of, weights=n_nan, minlength=n_outer).astype(np.int64)
 
@@ -317,15 +325,14 @@ def factorial(
     ybar = means[:, run_index]
     n_runs = runs.shape[0]
     r = r_runs[:, 0]
-    with np.errstate(over="ignore", invalid="ignore"):  # huge values: see `beyond` below
-        q = ybar @ signs / n_runs  # (groups x effects)
-        ss = (n_runs * r)[:, None] * q * q
-        ss[:, masks == 0] = np.nan
-        sse = sq[:, run_index].sum(axis=1)
-        grand = q[:, 0]
-        sst = r * ((ybar - grand[:, None]) ** 2).sum(axis=1) + sse
+    # on the scaled values (|y| < 1): no overflow; the shares are scale-free
+    q = ybar @ signs / n_runs  # (groups x effects)
+    ss = (n_runs * r)[:, None] * q * q
+    ss[:, masks == 0] = np.nan
+    sse = sq[:, run_index].sum(axis=1)
+    sst = r * ((ybar - q[:, 0][:, None]) ** 2).sum(axis=1) + sse
     df = n_runs * (r - 1)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore"):
         share = ss / sst[:, None]
         share_error = sse / sst
         s_e = np.where(df > 0, np.sqrt(sse / np.maximum(df, 1)), np.nan)
@@ -333,9 +340,17 @@ def factorial(
     half = (student_quantile(df.astype(np.float64), confidence) * s_q)[:, None]
     status = np.where(sst > 0, "ok", "all values equal: no variation to allocate")
     status = np.where((r == 1) & (status == "ok"), NO_REPLICATIONS, status)
-    # huge values: squares beyond the float64 range (inf, or NaN from inf - inf)
+    # back to the value's unit (exact but where a figure leaves the float64 range)
+    e1, e2 = exponent[:, None], 2 * exponent[:, None]
+    with np.errstate(over="ignore", under="ignore", invalid="ignore"):
+        q, ss, ci_low, ci_high = (np.ldexp(q, e1), np.ldexp(ss, e2), np.ldexp(q - half, e1),
+                                  np.ldexp(q + half, e1))
+        sse, sst = np.ldexp(sse, 2 * exponent), np.ldexp(sst, 2 * exponent)
+        s_e, s_q = np.ldexp(s_e, exponent), np.ldexp(s_q, exponent)
+    # huge values: squares (or effects, or interval ends) beyond the float64 range
     finite = np.isfinite(q).all(axis=1) & np.isfinite(ss[:, masks != 0]).all(axis=1)
-    beyond = ~(np.isfinite(sst) & np.isfinite(sse) & finite)
+    ends = ~(np.isinf(ci_low) | np.isinf(ci_high)).any(axis=1) & ~np.isinf(s_e)
+    beyond = ~(np.isfinite(sst) & np.isfinite(sse) & finite & ends)
     status = np.where(beyond, "sums of squares beyond the float64 range", status)
     if (r == 1).any():
         warnings.append(f"{int((r == 1).sum())} group(s) without replications (r = 1): no error "
@@ -350,7 +365,7 @@ def factorial(
         "aliases": np.tile(np.array(alias_text, dtype=object), n_outer).astype(str),
         "q": q.ravel(), "ss": ss.ravel(), "share": share.ravel(),
         "s_q": np.repeat(s_q, n_eff),
-        "ci_low": (q - half).ravel(), "ci_high": (q + half).ravel(),
+        "ci_low": ci_low.ravel(), "ci_high": ci_high.ravel(),
     }
     if log:
         effect_cols.update(exp_q=np.exp(effect_cols["q"]), exp_ci_low=np.exp(effect_cols["ci_low"]),
@@ -362,6 +377,17 @@ def factorial(
     return _result(outer_keys, keys, n_outer, n_total, n_dropped, status, stats, effects,
                    sign_table, factors, level_values, log, confidence, warnings, table.num_rows,
                    design)
+
+
+def _group_exponents(values: np.ndarray, offsets: np.ndarray, group_of: np.ndarray,
+                     n_outer: int) -> np.ndarray:
+    """Per `by` group, ``e`` with ``max |value| < 2**e`` (frexp's exponent; 0 where all values
+    are 0 or NaN): dividing by ``2**e`` is exact and brings the values below 1 in magnitude."""
+    largest = np.zeros(n_outer)
+    if values.size:
+        cells = np.fmax.reduceat(np.abs(values), offsets[:-1])  # every cell group is non-empty
+        np.fmax.at(largest, group_of, np.where(np.isnan(cells), 0.0, cells))
+    return np.frexp(largest)[1].astype(np.int64)
 
 
 def _keyed(keys: pa.Table, rows: np.ndarray, columns: dict[str, Any]) -> pa.Table:

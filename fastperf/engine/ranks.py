@@ -23,7 +23,8 @@ from fastperf.engine.pvalues import first_reason, normal_pvalue, pick_tail
 from fastperf.errors import InputError
 
 __all__ = [
-    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "sort_samples",
+    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "EXACT_MAX_OPERATIONS", "ZERO_METHODS",
+    "sort_samples", "rank_sum_exact_cost", "signed_rank_exact_cost", "check_exact_budget",
     "kernel_rows", "rank_sum_test", "signed_rank_test", "signed_rank_moments", "log_values",
     "EffectState", "RankSumState", "SignedRankState", "nan_status",
 ]
@@ -39,6 +40,15 @@ AUTO_EXACT_MAX_COST = 50_000_000
 #: ``"auto"`` bounds it per sample: the work `tie_tail_costs` estimates from the tie blocks is
 #: at most this (about a millisecond: 30 vs 30 or 50 vs 50 with ties, signed-rank n <= ~300).
 AUTO_EXACT_MAX_TIED_COST = 2_000_000
+
+
+#: ``method="exact"`` refuses, before any work, a call whose exact distributions would take
+#: more than this many elementary steps (`check_exact_budget`): about 30 s at ~1 ns a step.
+#: Measured on one core: the untied rank-sum 1000 vs 1000 (1e9 steps) 0.8 s, 2000 vs 2000
+#: (8e9) 7 s; the signed-rank n = 4000 (5.3e9) 2.9 s. So the untied rank-sum runs exactly up to
+#: about 3100 vs 3100, the signed-rank up to n of about 7100; ``method="auto"`` stays far below
+#: (`AUTO_EXACT_MAX_COST`, `AUTO_EXACT_MAX_TIED_COST`).
+EXACT_MAX_OPERATIONS = 3 * 10 ** 10
 
 
 ZERO_METHODS = {"wilcox": 0, "pratt": 1, "zsplit": 2}
@@ -104,6 +114,58 @@ class TieBlocks:
         self._groups = groups
         self._blocks = tie_blocks(*self._args, groups, self._zero_method)
         return self._blocks
+
+
+def rank_sum_exact_cost(m, n) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, bytes) of the untied rank-sum null distributions of sizes m and n (arrays;
+    `rank_sum_null_pmf` and its cdf): about min(m, n)·m·n ring updates; four float64 arrays of
+    floor(mn/2) + 1 entries (counts, partial sums, due lists, the cdf) and the rings, about
+    min(m, n)·(m + n) floats. In float: no overflow."""
+    a = np.minimum(m, n).astype(float)
+    b = np.maximum(m, n).astype(float)
+    return a * a * b, 32.0 * (np.floor(a * b / 2) + 1) + 8.0 * a * (a + b)
+
+
+def signed_rank_exact_cost(n) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, bytes) of the signed-rank null distributions of n values (arrays): about n³/12
+    steps untied (the product of n coin factors on the lower half of its range); at most
+    floor(n(n+1)/2) + 1 float64 entries, untied or with ties (the cdf of an untied one adds
+    half that again)."""
+    n = np.asarray(n).astype(float)
+    return n ** 3 / 12.0, 8.0 * (np.floor(n * (n + 1) / 2) + 1)
+
+
+def check_exact_budget(test: str, steps: np.ndarray, memory: np.ndarray, describe) -> None:
+    """Refuse ``method="exact"`` (an `InputError` from `check_budget`, before any work) when the
+    exact distributions it needs take more than `EXACT_MAX_OPERATIONS` steps in all, or more
+    memory at once than the machine has.
+
+    Parameters
+    ----------
+    test : str
+        The test, named in the message (``"the exact rank-sum test"``).
+    steps, memory : numpy.ndarray
+        The estimated steps and bytes of each distribution the call computes.
+    describe : callable
+        ``describe(i)``: what distribution i is (its sample sizes, ties), named in the message
+        for the costliest one.
+    """
+    from fastperf.data.budget import check_budget, format_bytes, physical_memory
+
+    if steps.size == 0:
+        return
+    total_memory = physical_memory()
+    over_memory = total_memory is not None and memory.max() > total_memory
+    worst = int(np.argmax(memory if over_memory else steps))
+    detail = (f"the costliest: {describe(worst)}, about {steps[worst]:.3g} steps"
+              + (f" and {format_bytes(memory[worst])}" if memory[worst] > 0 else ""))
+    if steps.size > 1:
+        detail += f"; {steps.size} exact distributions in all"
+    check_budget(test, "method", "exact", bytes_needed=int(memory.max()),
+                 operations=float(steps.sum()), max_operations=EXACT_MAX_OPERATIONS,
+                 detail=detail,
+                 remedy="use method='asymptotic' (the normal approximation with the tie "
+                        "correction) or method='auto' (exact only where it is cheap)")
 
 
 @functools.lru_cache(maxsize=256)
@@ -178,7 +240,12 @@ class EffectState:
         ranks = np.stack(columns, axis=1).astype(np.int64)
         ranks[~self.valid] = 0
         values = self.select(ranks)
-        estimate = (values[:, 0] + values[:, 1]) / 2.0
+        with np.errstate(over="ignore"):
+            total_of_middles = values[:, 0] + values[:, 1]
+        # halve before adding where the sum overflows (finite middles give a finite midpoint)
+        estimate = np.where(np.isinf(total_of_middles) & np.isfinite(values[:, 0])
+                            & np.isfinite(values[:, 1]),
+                            0.5 * values[:, 0] + 0.5 * values[:, 1], total_of_middles / 2.0)
         if confidence is None:
             return estimate, None, None
         low = np.full(total.shape, -np.inf) if alternative == "less" else values[:, 2]
@@ -259,6 +326,33 @@ def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks):
     return lower, upper
 
 
+def check_rank_sum_exact(m, n, tied, chosen, blocks: TieBlocks) -> None:
+    """`check_exact_budget` of the `chosen` rank-sum tests: one untied distribution per distinct
+    size pair (`rank_sum_exact_cost`), one network-algorithm tail per tied sample (its work
+    estimated by `tie_tail_costs`, whose model also bounds the rows it holds)."""
+    pairs = np.unique(np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)[chosen & ~tied],
+                      axis=0)
+    small, large = pairs[:, 0], pairs[:, 1]
+    untied_steps, untied_memory = rank_sum_exact_cost(small, large)
+    tied_chosen = np.flatnonzero(chosen & tied)
+    tie_steps = np.zeros(0)
+    if tied_chosen.size:
+        from fastperf.kernels.tie_costs import tie_tail_costs
+
+        _, counts, block_offsets = blocks.of(tied_chosen)
+        tie_steps = tie_tail_costs(counts, block_offsets, m[tied_chosen])
+    steps = np.concatenate([untied_steps, tie_steps])
+    memory = np.concatenate([untied_memory, np.zeros(tied_chosen.size)])
+
+    def describe(i):
+        if i < small.size:
+            return f"samples of {int(small[i])} and {int(large[i])} values without ties"
+        g = tied_chosen[i - small.size]
+        return f"samples of {int(m[g])} and {int(n[g])} values with ties"
+
+    check_exact_budget("the exact rank-sum test", steps, memory, describe)
+
+
 def auto_exact_rank_sum(m, n, tied, candidates, blocks: TieBlocks):
     """Which tests ``method="auto"`` computes exactly (see `AUTO_EXACT_MAX_COST`)."""
     small, large = np.minimum(m, n).astype(float), np.maximum(m, n).astype(float)
@@ -288,6 +382,7 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
     blocks = TieBlocks(xs, m, ys, n, RANK_SUM)
     if method == "exact":
         exact = valid.copy()
+        check_rank_sum_exact(m, n, tied, exact, blocks)
     elif method == "asymptotic":
         exact = np.zeros_like(valid)
     else:
@@ -404,6 +499,32 @@ def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks):
     return lower, upper
 
 
+def check_signed_rank_exact(count, standard, chosen, blocks: TieBlocks) -> None:
+    """`check_exact_budget` of the `chosen` signed-rank tests: one untied distribution per
+    distinct size (`signed_rank_exact_cost`, and its cdf), one conditional tail per sample with
+    ties or ranked zeros (its work estimated by `tie_tail_costs`, its memory at most
+    `signed_rank_exact_cost`'s)."""
+    sizes = np.unique(count[chosen & standard])
+    untied_steps, untied_memory = signed_rank_exact_cost(sizes)
+    others = np.flatnonzero(chosen & ~standard)
+    tie_steps = np.zeros(0)
+    if others.size:
+        from fastperf.kernels.tie_costs import tie_tail_costs
+
+        _, counts, block_offsets = blocks.of(others)
+        tie_steps = tie_tail_costs(counts, block_offsets, np.full(others.size, -1, dtype=np.int64))
+    tied_sizes = count[others]
+    steps = np.concatenate([untied_steps, tie_steps])
+    memory = np.concatenate([1.5 * untied_memory, signed_rank_exact_cost(tied_sizes)[1]])
+
+    def describe(i):
+        if i < sizes.size:
+            return f"{int(sizes[i])} nonzero differences without ties"
+        return f"{int(tied_sizes[i - sizes.size])} differences with ties or ranked zeros"
+
+    check_exact_budget("the exact signed-rank test", steps, memory, describe)
+
+
 def auto_exact_signed_rank(count, standard, candidates, blocks: TieBlocks):
     """Which tests ``method="auto"`` computes exactly (see `AUTO_EXACT_MAX_COST`)."""
     exact = candidates & standard & (count.astype(float) ** 3 / 4 <= AUTO_EXACT_MAX_COST)
@@ -435,6 +556,7 @@ def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: st
     blocks = TieBlocks(ds, valid_len, ds, valid_len, zero_code)
     if method == "exact":
         exact = valid.copy()
+        check_signed_rank_exact(count, standard, exact, blocks)
     elif method == "asymptotic":
         exact = np.zeros_like(valid)
     else:

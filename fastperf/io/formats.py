@@ -97,8 +97,10 @@ def _google_benchmark_console(path: Path, text: str, options: dict) -> pa.Table:
 
 
 def _pytest_benchmark(path: Path, data: Any, options: dict) -> pa.Table:
-    """Rounds when every benchmark kept them (``--benchmark-save-data``), else summaries."""
-    if has_rounds(data):
+    """Rounds when every benchmark kept them (``--benchmark-save-data``); else the summary
+    statistics when every benchmark has them; else the rounds reader names what is wrong."""
+    if has_rounds(data) or not all(isinstance(b, dict) and isinstance(b.get("stats"), dict)
+                                   and "mean" in b["stats"] for b in data["benchmarks"]):
         return read_pytest_benchmark(path, data)
     return read_pytest_benchmark_summaries(path, data)
 

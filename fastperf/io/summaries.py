@@ -10,13 +10,11 @@ import pyarrow as pa
 
 from fastperf.errors import InputError
 from fastperf.io.checked import float_column, int_column
-from fastperf.io.tables import require_columns
+from fastperf.io.tables import SUMMARY_METADATA_KEY, is_summary_table, require_columns
 
 __all__ = ["SUMMARY_METADATA_KEY", "SUMMARY_STATISTICS", "summary_table", "mark_summary_table",
            "is_summary_table"]
 
-#: Schema metadata key marking a *summary table* (one row per benchmark: n, mean, sd, ...).
-SUMMARY_METADATA_KEY = b"fastperf:summaries"
 #: The statistic columns of a summary table, in order (float64; ``n`` int64), null where the
 #: file does not give them.
 SUMMARY_STATISTICS = ("n", "mean", "sd", "min", "max", "median", "iqr")
@@ -118,23 +116,3 @@ def mark_summary_table(table: pa.Table) -> pa.Table:
                     hint="a summary table needs columns n, mean and sd (sample sd)")
     return table.replace_schema_metadata({**(table.schema.metadata or {}),
                                           SUMMARY_METADATA_KEY: b"1"})
-
-
-def is_summary_table(table: pa.Table) -> bool:
-    """True for a table built by `summary_table` (summary statistics, not raw runs).
-
-    Parameters
-    ----------
-    table : pyarrow.Table
-        Any table.
-
-    Returns
-    -------
-    bool
-        Whether its schema metadata marks it as a summary table.
-
-    Notes
-    -----
-    No formula.
-    """
-    return bool(table.schema.metadata) and SUMMARY_METADATA_KEY in table.schema.metadata

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from collections import Counter
 from typing import Any, Iterable, Mapping, Sequence
 
@@ -109,7 +110,10 @@ def as_table(source: Any) -> pa.Table:
     Raises
     ------
     InputError
-        Any other type.
+        Any other type; or an object whose Arrow export fails, e.g. a pandas ``object`` column
+        holding values of several types (``["a", 1, None]``, ``[1.0, "x", 3.0]``): the message
+        names the column (as pyarrow reports it), what was found, and the remedy (convert the
+        column to one type).
 
     Notes
     -----
@@ -123,13 +127,37 @@ def as_table(source: Any) -> pa.Table:
     if isinstance(source, pa.RecordBatchReader):
         return _without_duplicates(_without_view_types(source.read_all()))
     if hasattr(source, "__arrow_c_stream__"):
-        return _without_duplicates(_without_view_types(
-            pa.RecordBatchReader.from_stream(source).read_all()))
+        try:
+            table = pa.RecordBatchReader.from_stream(source).read_all()
+        except (pa.ArrowInvalid, pa.ArrowTypeError, pa.ArrowNotImplementedError,
+                OverflowError) as exc:
+            raise InputError(_stream_error_message(source, exc)) from None
+        return _without_duplicates(_without_view_types(table))
     raise InputError(
         f"cannot use a {type(source).__name__} as a measurement table: pass a pyarrow.Table, a "
         "RecordBatchReader, an object with __arrow_c_stream__ (polars, pandas >= 2.2, duckdb) "
         "or a file path (see fastperf.read)"
     )
+
+
+def _stream_error_message(source: Any, exc: BaseException) -> str:
+    """The message of an `InputError` for an Arrow export of `source` that failed with `exc`.
+
+    pyarrow's conversion of a pandas column reports ``(what, 'Conversion failed for column X
+    with type T')``; the column named there leads the message.
+    """
+    parts = [str(a) for a in exc.args] or [str(exc)]
+    found = next((re.search(r"Conversion failed for column (.+) with type (\S+)", p)
+                  for p in parts if "Conversion failed for column" in p), None)
+    what = "; ".join(p for p in parts if "Conversion failed for column" not in p) or str(exc)
+    kind = type(source).__name__
+    if found is not None:
+        return (f"column {found.group(1)!r} (type {found.group(2)}) of the {kind} cannot be "
+                f"converted to Arrow: {what}; a column must hold values of one type: convert "
+                "it to one type first (e.g. .astype(str) for a key column, pandas.to_numeric "
+                "for a value column)")
+    return (f"the {kind} cannot be converted to an Arrow table: {what}; convert each column to "
+            "one type first (strings for keys, numbers for values)")
 
 
 def _without_view_types(table: pa.Table) -> pa.Table:
@@ -296,7 +324,37 @@ def require_columns(table: pa.Table, names: Iterable[str], *, hint: str = "") ->
             raise InputError(_duplicate_message(name, duplicated[name]))
         if name not in present:
             msg = f"column {name!r} not found; the table has columns {present}"
+            if is_summary_table(table):
+                hint = ("it holds summary statistics only (n, mean, sd per benchmark), not the "
+                        "runs: compare and describe accept it (Welch's t-test from the "
+                        "summaries); the other tests need the runs (docs/readers.md says how "
+                        "each tool keeps them)")
             raise InputError(msg + (f"; {hint}" if hint else ""))
+
+
+#: Schema metadata key marking a *summary table* (`fastperf.io.summaries`).
+SUMMARY_METADATA_KEY = b"fastperf:summaries"
+
+
+def is_summary_table(table: pa.Table) -> bool:
+    """True for a summary table (summary statistics per benchmark, not runs).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Any table.
+
+    Returns
+    -------
+    bool
+        Whether its schema metadata holds `SUMMARY_METADATA_KEY`
+        (`fastperf.io.summaries.summary_table` and ``read(..., summaries=True)`` set it).
+
+    Notes
+    -----
+    No formula.
+    """
+    return bool(table.schema.metadata) and SUMMARY_METADATA_KEY in table.schema.metadata
 
 
 def has_column(table: pa.Table, name: str | None) -> bool:
@@ -353,13 +411,23 @@ def as_float64(column: pa.ChunkedArray, name: str, role: str = "value") -> pa.Ch
     InputError
         A type other than floats, integers, decimals or null (strings, booleans, timestamps,
         durations, nested types): the message names the column, its type and the types accepted.
+        A 64-bit integer column (int64, uint64) holding a value that has no exact float64: the
+        message names the column, shows one such value and the float64 it would become, and the
+        remedy (subtract an offset, or change the unit).
 
     Notes
     -----
     Arrow's ``cast``. Every 8-, 16- and 32-bit integer and every integer of magnitude up to
-    2**53 is exact in float64; larger 64-bit integers (int64, uint64) and decimals round to the
-    nearest float64 (relative error at most 2**-53, about 1.1e-16: 2**60 + 1000 becomes
-    2**60 + 1024), which is far below the resolution of any timer.
+    2**53 = 9007199254740992 is exact in float64. Beyond 2**53 only some integers are (2**60
+    is, 2**60 + 1000 is not: it would become 2**60 + 1024); rounding them silently would change
+    spreads (the sd of 2**60 + [0, 1000, 3, 7] would be 512, not 498.34) and call distinct
+    values equal (2**62 and 2**62 + 1), so an int64/uint64 column is accepted only when every
+    value converts exactly, checked on whole arrays: the float64 converted back to the integer
+    type must give the value again (a float64 of 2**63, or 2**64 for uint64, which the cast of
+    values near the top of the range gives, does not fit the type and counts as inexact).
+    Decimals round to the nearest float64 (relative error at most 2**-53, about 1.1e-16), far
+    below the resolution of any timer; a decimal holds fractions, which float64 rarely holds
+    exactly anyway.
     """
     t = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     numeric = (pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_decimal(t)
@@ -373,12 +441,52 @@ def as_float64(column: pa.ChunkedArray, name: str, role: str = "value") -> pa.Ch
         )
     if column.type == pa.float64():
         return column
+    if t in (pa.int64(), pa.uint64()):
+        _check_exact_in_float64(column, name, role)
     try:
-        # int64/uint64 beyond 2**53 and decimals round to the nearest float64 (documented)
+        # decimals round to the nearest float64 (documented); 64-bit integers are exact here
         return pc.cast(column, pa.float64(), safe=False)
     except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError) as exc:
         raise InputError(f"{role} column {name!r} of type {column.type} cannot be converted to "
                          f"float64: {exc}") from None
+
+
+#: Every integer of magnitude up to this is exact in float64 (the 53-bit significand).
+EXACT_INTEGER_LIMIT = 2 ** 53
+
+
+def _check_exact_in_float64(column: pa.ChunkedArray, name: str, role: str) -> None:
+    """Raise `InputError` when a value of the int64 / uint64 `column` has no exact float64.
+
+    Vectorised per chunk: a chunk within +-2**53 (Arrow's min_max) is exact; otherwise the
+    values are cast to float64 and back, a float64 at or above 2**63 (int64) or 2**64 (uint64)
+    not fitting the type being inexact by itself.
+    """
+    for chunk in column.chunks:
+        if pa.types.is_dictionary(chunk.type):
+            chunk = chunk.dictionary_decode()
+        if len(chunk) == chunk.null_count:
+            continue
+        bounds = pc.min_max(chunk)
+        low, high = bounds["min"].as_py(), bounds["max"].as_py()
+        if -EXACT_INTEGER_LIMIT <= low and high <= EXACT_INTEGER_LIMIT:
+            continue
+        ints = chunk.fill_null(0).to_numpy(zero_copy_only=False)
+        floats = ints.astype(np.float64)
+        top = 2.0 ** 64 if ints.dtype == np.uint64 else 2.0 ** 63
+        fits = floats < top
+        back = np.where(fits, floats, 0.0).astype(ints.dtype)
+        inexact = ~fits | (back != ints)
+        if not inexact.any():
+            continue
+        bad = int(ints[int(np.flatnonzero(inexact)[0])])
+        raise InputError(
+            f"{role} column {name!r} holds integers that float64 cannot represent exactly, e.g. "
+            f"{bad} (it would become {int(np.float64(bad))}): integers beyond 2**53 = "
+            f"{EXACT_INTEGER_LIMIT} have no exact float64 in general, and rounding them would "
+            "change spreads and make distinct values equal; subtract an offset (e.g. the "
+            "column's minimum) or change the unit (e.g. ns to us) first"
+        )
 
 
 def value_column(table: pa.Table, name: str, role: str = "value") -> np.ndarray:

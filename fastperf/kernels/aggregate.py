@@ -14,8 +14,8 @@ def per_run_totals(grouped, offsets, variant_offsets, positions, group_weight, n
     ----------
     grouped, offsets : the values of each (variant, benchmark) group, CSR.
     variant_offsets : int64, the groups of variant k are ``variant_offsets[k]:[k+1]``.
-    positions : int32 run index of each value (in group order); empty: the value's position
-        within its group.
+    positions : int32 run index of each value (in group order), -1 for a value whose run is
+        unknown (null: left out, not even seen); empty: the value's position within its group.
     group_weight : float64, the weight of each group's benchmark (normalised per variant).
     n_positions : int, the number of run indices.
     geometric : bool, sum ``w * log(x)`` instead of ``w * x``.
@@ -41,6 +41,8 @@ def per_run_totals(grouped, offsets, variant_offsets, positions, group_weight, n
         for g in range(variant_offsets[k], variant_offsets[k + 1]):
             w = group_weight[g]
             for j in range(offsets[g], offsets[g + 1]):
+                if not by_position and positions[j] < 0:
+                    continue
                 cell = base + (j - offsets[g] if by_position else positions[j])
                 seen[cell] += 1
                 v = grouped[j]

@@ -18,6 +18,9 @@ from fastperf.kernels.jackknife import (
 )
 from fastperf.kernels.order_statistics import select, sorted_copy
 from fastperf.kernels.random import draw_indices, fill_indices, resample_key, sample_key
+from fastperf.kernels.resampling_scale import (
+    largest_magnitude, lerp as _lerp, reflect, safe_mean as _mean, scale_exponent, spread,
+)
 from fastperf.kernels.studentized import (
     PIVOT_DIFF, PIVOT_LOG_RATIO, PIVOT_MEAN, pivot, pivot_standard_error,
 )
@@ -26,17 +29,11 @@ from fastperf.kernels.studentized import (
 MEAN, MEDIAN, QUANTILE, MEAN_RATIO, MEDIAN_RATIO, MEAN_DIFF, MEDIAN_DIFF, HODGES_LEHMANN = range(8)
 #: Method codes.
 PERCENTILE, BASIC, BCA, STUDENTIZED = range(4)
+#: Relative tolerance of the BCa count's ties (scipy's permutation_test: 100 eps).
+_EPS100 = np.finfo(np.float64).eps * 100
 #: Status codes (the API maps them to messages).
 (OK, EMPTY, NAN_INPUT, TOO_FEW_BCA, DEGENERATE, NONFINITE, BCA_UNDEFINED, TOO_FEW_STUDENTIZED,
- NOT_POSITIVE, STUDENTIZED_UNDEFINED) = range(10)
-
-
-@njit(cache=True)
-def _mean(a, n):
-    s = 0.0
-    for j in range(n):
-        s += a[j]
-    return s / n
+ NOT_POSITIVE, STUDENTIZED_UNDEFINED, OVERFLOW) = range(11)
 
 
 @njit(cache=True)
@@ -47,26 +44,6 @@ def _ratio(a, b):
             return np.nan
         return np.inf if (a > 0) == (math.copysign(1.0, b) > 0) else -np.inf
     return a / b
-
-
-@njit(cache=True)
-def _lerp(a, b, t):
-    """numpy's ``_lerp`` (used by ``np.quantile``'s linear method), a <= b, t in [0, 1).
-
-    With an infinite end (the studentized method's t* of a zero-standard-error resample) the
-    limit of a + (b - a) t: a when t == 0 or a == b, else the infinite end (NaN for -inf, +inf),
-    where numpy's arithmetic would give NaN.
-    """
-    d = b - a
-    if not (d - d == 0.0):  # an infinite end: the values are never NaN here
-        if t == 0.0 or a == b:
-            return a
-        if a == -np.inf:
-            return a if b != np.inf else np.nan
-        return b
-    if t >= 0.5:
-        return b - d * (1.0 - t)
-    return a + d * t
 
 
 @njit(cache=True)
@@ -266,18 +243,25 @@ def _ndtr(z):
 
 @njit(cache=True)
 def _jackknife_terms(stat, x, n, y, m, q, leave_x, out):
-    """(Σ U³ / n³, Σ U² / n²) over the leave-one-out values of x (`leave_x`) or y (scipy)."""
+    """(Σ U³ / n³, Σ U² / n², e) over the leave-one-out values of x (`leave_x`) or y (scipy),
+    the sums of values divided by 2**e (`jackknife_sums`)."""
     size = n if leave_x else m
     if stat == MEAN or stat == MEAN_RATIO or stat == MEAN_DIFF:
-        sx = 0.0  # leave-one-out means from the sums: O(n), not n means of n - 1 values
+        # leave-one-out means from the sums: O(n), not n means of n - 1 values; huge or tiny
+        # values divided by a power of two first (exact; the acceleration is free of scale)
+        lx = largest_magnitude(x, n)
+        ly = largest_magnitude(y, m)
+        ex = scale_exponent(lx if stat == MEAN_RATIO else max(lx, ly))
+        ey = scale_exponent(ly) if stat == MEAN_RATIO else ex
+        sx = 0.0
         for j in range(n):
-            sx += x[j]
+            sx += math.ldexp(x[j], -ex)
         sy = 0.0
         for j in range(m):
-            sy += y[j]
+            sy += math.ldexp(y[j], -ey)
         for i in range(size):
-            mx = (sx - x[i]) / (n - 1) if leave_x else sx / n
-            my = (sy / m if m > 0 else 0.0) if leave_x else (sy - y[i]) / (m - 1)
+            mx = (sx - math.ldexp(x[i], -ex)) / (n - 1) if leave_x else sx / n
+            my = (sy / m if m > 0 else 0.0) if leave_x else (sy - math.ldexp(y[i], -ey)) / (m - 1)
             out[i] = mx if stat == MEAN else (mx - my if stat == MEAN_DIFF else _ratio(mx, my))
     else:
         leave_one_out_values(stat, x, n, y, m, q, leave_x, out)
@@ -353,11 +337,12 @@ def acceleration(stat, x, y, two, q) -> float:
     n = x.shape[0]
     m = y.shape[0] if two else 0
     out = np.empty(max(n, m))
-    num, den = _jackknife_terms(stat, x, n, y, m, q, True, out)
-    if two:
-        num2, den2 = _jackknife_terms(stat, x, n, y, m, q, False, out)
-        num += num2
-        den += den2
+    num, den, e = _jackknife_terms(stat, x, n, y, m, q, True, out)
+    if two:  # the two samples' sums on the larger scale, e (the other's times 2**(. - e))
+        num2, den2, e2 = _jackknife_terms(stat, x, n, y, m, q, False, out)
+        top = max(e, e2)
+        num = math.ldexp(num, 3 * (e - top)) + math.ldexp(num2, 3 * (e2 - top))
+        den = math.ldexp(den, 2 * (e - top)) + math.ldexp(den2, 2 * (e2 - top))
     if den == 0.0:
         return 0.0  # constant jackknife values: no skewness information
     return num / 6.0 / den ** 1.5
@@ -412,10 +397,16 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
     estimate, low, high, standard_error, acceleration : numpy.ndarray
         float64 per sample (NaN where the status is not `OK`).
     status : numpy.ndarray of int8
-        A status code per sample.
+        A status code per sample (`OVERFLOW`: a basic or studentized limit beyond the float64
+        range, computed from finite quantiles).
 
     Notes
     -----
+    Scale free for finite values: the standard error (`resampling_scale.spread`), the
+    acceleration (`jackknife_sums`) and the studentized standard errors
+    (`pivot_standard_error`) are computed on values divided by a power of two where their
+    largest magnitude lies outside 2**+-200; means of values near 1.8e308 are finite
+    (`resampling_scale.safe_mean`); the basic limit is `resampling_scale.reflect`.
     Efron & Tibshirani (1993), "An Introduction to the Bootstrap", ch. 13-14 (percentile, basic
     and BCa intervals); Efron (1987) for BCa; the arithmetic as ``scipy.stats.bootstrap``. The
     studentized interval (Efron & Tibshirani 1993, ch. 12.5; Davison & Hinkley 1997, eq. 5.7;
@@ -528,23 +519,19 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         if not positive:
             status[i] = NOT_POSITIVE
             continue
-        # standard error (ddof = 1), range and the BCa count, in one pass each
-        mean = 0.0
+        # range and the BCa count in one pass (theta* within 100 eps |theta_hat| of it, equal
+        # but for rounding, count as ties: scipy's permutation_test tolerance); the standard
+        # error (ddof = 1), scaled if need be
         lo_t = theta[0]
         hi_t = theta[0]
         count = 0
+        gamma = abs(theta_hat) * _EPS100
         for b in range(B):
             t = theta[b]
-            mean += t
             lo_t = min(lo_t, t)
             hi_t = max(hi_t, t)
-            count += (t < theta_hat) + (t <= theta_hat)
-        mean /= B
-        ss = 0.0
-        for b in range(B):
-            d = theta[b] - mean
-            ss += d * d
-        se[i] = math.sqrt(ss / (B - 1)) if B > 1 else np.nan
+            count += (t < theta_hat - gamma) + (t <= theta_hat + gamma)
+        se[i] = spread(theta, B, lo_t, hi_t)
         if method == BCA:
             accel[i] = acceleration(stat, x, y, two, q)
         if lo_t == hi_t:
@@ -562,8 +549,14 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
                 continue
             lo_phi = phi_hat - t2 * se_hat
             hi_phi = phi_hat - t1 * se_hat
-            low[i] = math.exp(lo_phi) if kind == PIVOT_LOG_RATIO else lo_phi
-            high[i] = math.exp(hi_phi) if kind == PIVOT_LOG_RATIO else hi_phi
+            lo_v = math.exp(lo_phi) if kind == PIVOT_LOG_RATIO else lo_phi
+            hi_v = math.exp(hi_phi) if kind == PIVOT_LOG_RATIO else hi_phi
+            if (abs(t2) < np.inf and not (lo_v - lo_v == 0.0)) or (
+                    abs(t1) < np.inf and not (hi_v - hi_v == 0.0)):
+                status[i] = OVERFLOW  # a finite t* quantile, a limit beyond the float64 range
+                continue
+            low[i] = lo_v
+            high[i] = hi_v
             continue
         if method == BCA:
             z0 = z_of_count[count]
@@ -581,9 +574,14 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         else:
             v2, k2 = quantile_in_place(theta, B, p2, 0)
             v1, _ = quantile_in_place(theta, B, p1, k2)
-        if method == BASIC:
-            low[i] = 2.0 * theta_hat - v2
-            high[i] = 2.0 * theta_hat - v1
+        if method == BASIC:  # 2 theta_hat - v, finite wherever representable
+            lo_v = reflect(theta_hat, v2)
+            hi_v = reflect(theta_hat, v1)
+            if not (lo_v - lo_v == 0.0 and hi_v - hi_v == 0.0):
+                status[i] = OVERFLOW
+                continue
+            low[i] = lo_v
+            high[i] = hi_v
         else:
             low[i] = v1
             high[i] = v2

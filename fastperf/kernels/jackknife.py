@@ -18,8 +18,12 @@ off the sorted array:
 Every value is one of the float64 differences themselves (computed as ``x_a - y_b``, as the
 statistic does), so the leave-one-out statistics are bit for bit those of recomputing them.
 """
+import math
+
 import numpy as np
 from numba import njit
+
+from fastperf.kernels.resampling_scale import scale_exponent
 
 __all__ = ["loo_ranks", "loo_difference_ranks", "jackknife_sums"]
 
@@ -155,16 +159,29 @@ def loo_difference_ranks(x, y, leave_x, k1, k2, out1, out2):
 
 @njit(cache=True)
 def jackknife_sums(out, size):
-    """(sum U^3 / size^3, sum U^2 / size^2) with U_i = (size - 1)(mean - out_i), over
-    ``out[:size]`` (the terms of the BCa acceleration, as scipy's ``_bca_interval``)."""
+    """(sum U^3 / size^3, sum U^2 / size^2, e) with U_i = (size - 1)(mean - out_i) 2**-e, over
+    ``out[:size]`` (the terms of the BCa acceleration, as scipy's ``_bca_interval``).
+
+    e is 0 when the largest finite |out_i| lies within 2**+-200 (the plain sums, bit for bit:
+    `fastperf.kernels.resampling_scale.scale_exponent`), else its binary exponent: the values are divided by 2**e (exact) before the mean, the cubes
+    and the squares, which would otherwise overflow (values near 1.8e308) or underflow (values
+    near 1e-200 and below). The true sums are the first times 8**e, the second times 4**e; the
+    acceleration, a ratio of the first to the second to the power 3/2, does not depend on e.
+    """
+    largest = 0.0
+    for i in range(size):
+        a = abs(out[i])
+        if a > largest and a < np.inf:
+            largest = a
+    e = scale_exponent(largest)
     mean = 0.0
     for i in range(size):
-        mean += out[i]
+        mean += math.ldexp(out[i], -e) if e != 0 else out[i]
     mean /= size
     s3 = 0.0
     s2 = 0.0
     for i in range(size):
-        u = (size - 1) * (mean - out[i])
+        u = (size - 1) * (mean - (math.ldexp(out[i], -e) if e != 0 else out[i]))
         s3 += u * u * u
         s2 += u * u
-    return s3 / float(size) ** 3, s2 / float(size) ** 2
+    return s3 / float(size) ** 3, s2 / float(size) ** 2, e

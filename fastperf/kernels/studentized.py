@@ -10,50 +10,10 @@ import math
 import numpy as np
 from numba import njit
 
+from fastperf.kernels.resampling_scale import scaled_variance
+
 #: Pivot kinds: the mean of x, the difference of means, the log of the ratio of means.
 PIVOT_MEAN, PIVOT_DIFF, PIVOT_LOG_RATIO = range(3)
-
-
-@njit(cache=True)
-def mean_and_variance(a, n) -> tuple[float, float]:
-    """Mean and variance (ddof = 1) of ``a[:n]``, n >= 2; the variance is exactly 0 when every
-    value is equal (tested on the values, not on the rounded deviations from the mean).
-
-    Parameters
-    ----------
-    a : numpy.ndarray
-        The (re)sample, ``a[:n]`` used.
-    n : int
-        Its size, at least 2.
-
-    Returns
-    -------
-    mean : float
-        The sum in index order divided by n (as the bootstrap kernel's mean).
-    variance : float
-        sum (a_j - mean)^2 / (n - 1), two passes; 0.0 when min == max.
-
-    Notes
-    -----
-    The two-pass algorithm (Chan, Golub & LeVeque 1983, "Algorithms for computing the sample
-    variance", The American Statistician 37, 242-247).
-    """
-    s = 0.0
-    lo = a[0]
-    hi = a[0]
-    for j in range(n):
-        v = a[j]
-        s += v
-        lo = min(lo, v)
-        hi = max(hi, v)
-    mean = s / n
-    if lo == hi:
-        return mean, 0.0
-    ss = 0.0
-    for j in range(n):
-        d = a[j] - mean
-        ss += d * d
-    return mean, ss / (n - 1)
 
 
 @njit(cache=True)
@@ -75,7 +35,10 @@ def pivot_standard_error(kind, x, n, y, m) -> float:
         s_x / sqrt(n) for the mean; sqrt(s_x^2 / n + s_y^2 / m) for the difference of means;
         sqrt(s_x^2 / (n xbar^2) + s_y^2 / (m ybar^2)), the delta-method standard error of
         log(xbar / ybar), for the ratio (NaN unless both means are positive). Exactly 0 when
-        every sample's values are equal.
+        every sample's values are equal. Scale-equivariant and finite for finite values: a
+        sample whose largest magnitude lies outside 2**+-200 is scaled by a power of two first
+        (`fastperf.kernels.resampling_scale.scaled_variance`; ordinary values bit for bit as
+        the plain formulas).
 
     Notes
     -----
@@ -85,15 +48,17 @@ def pivot_standard_error(kind, x, n, y, m) -> float:
     log ratio's standard error by the delta method (first-order Taylor expansion of
     log xbar - log ybar).
     """
-    mx, vx = mean_and_variance(x, n)
+    mx, vx, ex = scaled_variance(x, n)  # scaled by 2**-ex (ex = 0 for ordinary values)
     if kind == PIVOT_MEAN:
-        return math.sqrt(vx / n)
-    my, vy = mean_and_variance(y, m)
-    if kind == PIVOT_DIFF:
-        return math.sqrt(vx / n + vy / m)
+        return math.ldexp(math.sqrt(vx / n), ex)
+    my, vy, ey = scaled_variance(y, m)
+    if kind == PIVOT_DIFF:  # on the larger sample's scale, e: the other's term times 4**(. - e)
+        e = max(ex, ey)
+        return math.ldexp(math.sqrt(math.ldexp(vx / n, 2 * (ex - e))
+                                    + math.ldexp(vy / m, 2 * (ey - e))), e)
     if not (mx > 0.0 and my > 0.0):
         return np.nan
-    return math.sqrt(vx / (n * mx * mx) + vy / (m * my * my))
+    return math.sqrt(vx / (n * mx * mx) + vy / (m * my * my))  # free of each sample's scale
 
 
 @njit(cache=True)

@@ -17,6 +17,7 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from fastperf.data.validation import check_choice, check_confidence
 from fastperf.data.arrays import Samples
@@ -36,6 +37,11 @@ KINDS = ("geomean", "mean", "weighted")
 #: sd (0) stand, but the Welch-Satterthwaite df is 0 / 0 and there is no interval.
 ZERO_VARIANCE = "zero variance: no interval"
 METHODS = ("per-run", "propagation")
+#: The status of a score whose interval reaches beyond the float64 range: score, sd, se and df
+#: stand, the interval's end past 1.8e308 is inf.
+INTERVAL_OVERFLOW = "confidence interval beyond the float64 range"
+#: The status of a variant whose ratio to the baseline, or its interval, is beyond float64.
+RATIO_OVERFLOW = "ratio to the baseline beyond the float64 range"
 
 
 class AggregateResult(GroupResult):
@@ -123,7 +129,11 @@ def aggregate_score(
         of the per-run scores and its Student interval, mean +/- t[(1+c)/2; R-1] s/sqrt(R) over
         the R complete runs. Runs are matched by the `run` column when the table has it, else
         by position (every benchmark of a variant must then have the same number of runs). A
-        run missing (or null) for some benchmark is left out and counted in ``n_runs_dropped``.
+        run missing for some benchmark (no value, or a NaN/null value) is left out and counted
+        in ``n_runs_dropped``. A measurement whose run is null (or NaN) matches no run: it is
+        left out (counted in a warning), and the run it would have completed is then missing
+        for its benchmark; a run column of nulls only leaves no complete run (status "fewer
+        than 2 complete runs").
         "propagation": f at the benchmarks' means; ``sd`` = sqrt(sum((df/dx_i S_i)^2)) with S_i
         the benchmark's standard deviation (the article's S, Table 6); the interval uses the
         propagated standard errors S_i/sqrt(n_i), se = sqrt(sum((df/dx_i S_i/sqrt(n_i))^2)), and
@@ -140,13 +150,17 @@ def aggregate_score(
         A variant: adds each variant's ``ratio`` = score / baseline score, with the interval
         exp(log ratio -/+ t * sqrt((se/score)^2 + (se_b/score_b)^2)) (independent variants,
         delta method on the log scale, Welch-Satterthwaite df). For times, the speedup of a
-        variant over the baseline is 1 / ratio.
+        variant over the baseline is 1 / ratio. The baseline's own row has ratio 1 and
+        interval [1, 1]: its ratio to itself is a definition, not an estimate (NaN, with a
+        status, only when its score is 0 or has none).
 
     Returns
     -------
     AggregateResult
         ``.groups``: one row per variant (score, sd, se, df, interval, ratio to the baseline,
-        status); ``.summary``; ``.warnings``.
+        status); ``.summary``; ``.warnings``. An interval end beyond the float64 range is inf
+        with status "confidence interval beyond the float64 range" (score, sd, se, df kept); a
+        ratio or ratio interval beyond it, "ratio to the baseline beyond the float64 range".
 
     Raises
     ------
@@ -210,6 +224,7 @@ def aggregate_score(
     missing = bench.n_groups - n_benchmarks
     status = np.where(missing > 0, "missing benchmarks: " + missing.astype(str), "ok").astype(object)
 
+    unmatched = 0  # measurements whose run is null (per-run): they match no run
     if method == "propagation":
         score, sd, se, df, n = _propagation(grouped, groups, starts, w, geometric)
         n_runs = np.add.reduceat(n, starts)
@@ -218,7 +233,7 @@ def aggregate_score(
         status = np.where((few > 0) & (status == "ok"),
                           "benchmarks with fewer than 2 values: " + few.astype(str), status)
     else:
-        score, sd, se, df, n_runs, n_dropped, status = _per_run(
+        score, sd, se, df, n_runs, n_dropped, status, unmatched = _per_run(
             table, groups, variants, grouped, n_benchmarks, w, geometric, run, status)
 
     status = np.where((status == "ok") & (se == 0), ZERO_VARIANCE, status)
@@ -226,25 +241,39 @@ def aggregate_score(
                       "score or sd outside the float64 range", status)
     with np.errstate(over="ignore", invalid="ignore"):
         half = student_quantile(df, confidence) * se
-    failed = status != "ok"
+        low, high = score - half, score + half
+    # an interval end beyond float64 (score + t se > 1.8e308): the score, sd, se and df stand,
+    # the end is shown as inf
+    status = np.where((status == "ok") & ~(np.isfinite(low) & np.isfinite(high)),
+                      INTERVAL_OVERFLOW, status)
+    failed = (status != "ok") & (status != INTERVAL_OVERFLOW)
     kept = ~failed | (status == ZERO_VARIANCE)  # the score and its sd 0 stand; no interval
     columns = {
         "n_benchmarks": n_benchmarks, "n_runs": n_runs, "n_runs_dropped": n_dropped,
         "score": np.where(kept, score, np.nan), "sd": np.where(kept, sd, np.nan),
         "se": np.where(kept, se, np.nan), "df": np.where(failed, np.nan, df),
-        "ci_low": np.where(failed, np.nan, score - half),
-        "ci_high": np.where(failed, np.nan, score + half),
+        "ci_low": np.where(failed, np.nan, low), "ci_high": np.where(failed, np.nan, high),
     }
     if baseline is not None:
         columns.update(_ratio_to_baseline(variants.keys.column(variant), baseline, columns,
                                           confidence))
+        shown = np.isfinite(columns["ratio"]) & ~np.isinf(columns["ratio_ci_low"]) \
+            & ~np.isinf(columns["ratio_ci_high"])
+        status = np.where((status == "ok") & ~shown, RATIO_OVERFLOW, status)
     columns["status"] = status.astype(str)
     out = keyed_table(variants.keys, columns)
     warnings = []
+    if unmatched:
+        warnings.append(f"{unmatched} measurement(s) with a null run left out: they match no "
+                        f"run (the runs they leave incomplete count in n_runs_dropped)")
     if n_dropped.sum():
         warnings.append(f"{int(n_dropped.sum())} incomplete run(s) left out (see n_runs_dropped)")
     if failed.any():
         warnings.append(f"{int(failed.sum())} variant(s) have no score (see status)")
+    beyond = int(((status == INTERVAL_OVERFLOW) | (status == RATIO_OVERFLOW)).sum())
+    if beyond:
+        warnings.append(f"{beyond} variant(s) with an interval or ratio beyond the float64 range "
+                        "(shown as inf; see status)")
     summary = {"kind": kind, "method": method, "confidence": confidence,
                "benchmarks": bench.n_groups, "variants": variants.n_groups, "baseline": baseline}
     return AggregateResult(out, summary, warnings)
@@ -252,14 +281,23 @@ def aggregate_score(
 
 def _run_positions(table: pa.Table, run: str, groups) -> np.ndarray:
     """The run index (int32) of each value, in group order: an integer run column shifted to
-    start at 0 (when its range is compact), any other run column by its dictionary codes."""
+    start at 0 (when its range is compact), any other run column by its dictionary codes; -1
+    for a null (or NaN) run, which matches no run."""
     column = table.column(run)
     if pa.types.is_integer(column.type) and column.null_count == 0 and table.num_rows:
         runs = column.to_numpy()
         low, high = int(runs.min()), int(runs.max())
         if high - low <= 4 * groups.n_groups + runs.size // 8 and high - low < 2**31:
             return groups.gather((runs - low).astype(np.int32, copy=False))
-    codes, _ = key_codes(column, run)
+    unknown = pc.is_null(column, nan_is_null=True)
+    if not pc.any(unknown).as_py():
+        codes, _ = key_codes(column, run)
+        return groups.gather(codes)
+    known = pc.invert(unknown)
+    codes = np.full(table.num_rows, -1, dtype=np.int32)
+    mask = np.asarray(known.to_numpy(zero_copy_only=False), dtype=bool)
+    if mask.any():
+        codes[mask], _ = key_codes(column.filter(known), run)
     return groups.gather(codes)
 
 
@@ -274,6 +312,7 @@ def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, 
     if has_column(table, run):
         positions = _run_positions(table, run, groups)
         n_positions = int(positions.max()) + 1 if positions.size else 0
+        unmatched = int((positions < 0).sum())
         matched_by = "run"
     else:
         first_of_variant = variants.offsets[:-1][variant_of_group]
@@ -286,6 +325,7 @@ def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, 
                 f"{sizes[first_of_variant[g]]}; add a run column, or use method='propagation'"
             )
         positions = np.empty(0, dtype=np.int32)
+        unmatched = 0
         n_positions = int(sizes.max()) if sizes.size else 0
         matched_by = "position"
     total, count, seen = per_run_totals(grouped, groups.offsets, variants.offsets, positions, w,
@@ -308,7 +348,7 @@ def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, 
         se = np.ldexp(np.sqrt(var) / np.sqrt(n), exponent)
         mean = np.ldexp(mean, exponent)
     status = np.where((n < 2) & (status == "ok"), "fewer than 2 complete runs", status)
-    return mean, sd, se, (n - 1).astype(float), n, n_dropped, status
+    return mean, sd, se, (n - 1).astype(float), n, n_dropped, status, unmatched
 
 
 def _ratio_to_baseline(variant_names: pa.ChunkedArray, baseline: str, columns: dict, confidence):
@@ -318,16 +358,18 @@ def _ratio_to_baseline(variant_names: pa.ChunkedArray, baseline: str, columns: d
         raise InputError(f"baseline {baseline!r} is not a variant; the variants are {names}")
     b = names.index(baseline)
     score, se, df = columns["score"], columns["se"], columns["df"]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         ratio = score / score[b]
         rel, rel_b = (se / score) ** 2, (se[b] / score[b]) ** 2
         rel_se = np.sqrt(rel + rel_b)
         df_ratio = (rel + rel_b) ** 2 / (rel ** 2 / df + rel_b ** 2 / df[b])
         half = student_quantile(df_ratio, confidence) * rel_se
         low, high = ratio * np.exp(-half), ratio * np.exp(half)
+    # the baseline's ratio to itself is 1 by definition, not an estimate: its interval is
+    # [1, 1] (score / score is exactly 1 in floating point; NaN when its score is 0 or NaN)
     is_base = np.arange(len(names)) == b
-    return {"ratio": ratio, "ratio_ci_low": np.where(is_base, np.nan, low),
-            "ratio_ci_high": np.where(is_base, np.nan, high)}
+    return {"ratio": ratio, "ratio_ci_low": np.where(is_base, ratio, low),
+            "ratio_ci_high": np.where(is_base, ratio, high)}
 
 
 def check_weight_column(table: pa.Table, weights: Any) -> None:

@@ -19,6 +19,7 @@ from fastperf.data.validation import (
     check_choice, check_levels, check_real, check_unit_interval,
 )
 from fastperf.errors import InputError
+from fastperf.stats.multitest import fwer_bound
 from fastperf.io.read import load_table
 from fastperf.io.tables import key_list
 from fastperf.protocols.relevance_common import (
@@ -317,7 +318,7 @@ def hpt(
         "ratio": ratio_name(higher_is_better), "higher_is_better": higher_is_better,
         "alpha": alpha, "method": method, "scale": scale, "benchmarks_tested": n_tested,
         "significant": int(significant.sum()), **level2,
-        "fwer_uncorrected": float(1.0 - (1.0 - alpha) ** (n_tested + 1)),
+        "fwer_uncorrected": float(fwer_bound(alpha, n_tested + 1)),
     }
     warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
                                 "n_dropped_baseline / n_dropped_candidate")

@@ -55,6 +55,7 @@ SEPARATION_COLUMNS = [
     "runs_to_separate", "runs_more_baseline", "runs_more_candidate", "status",
 ]
 _TOO_MANY = "needs more than 2**53 runs"
+_OVERFLOW = "sd or half-width beyond the float64 range (the run counts hold)"
 
 
 def check_confidences(confidences: np.ndarray) -> None:
@@ -105,7 +106,9 @@ def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | 
     Notes
     -----
     Pakhomov (seed 004), Table 1: the Student coefficients t[(1 + p) / 2; n - 1] (Student 1908),
-    computed by ``scipy.special.stdtrit``.
+    computed by ``scipy.special.stdtrit`` as the upper quantile of the tail ``(1 - p) / 2``
+    (exact in float64), as ``scipy.stats.t.isf((1 - p) / 2, n - 1)``: finite for every p below
+    1 (p = 1 - 2**-53 with n = 2 gives 5.7e15), where ``0.5 + p / 2`` would round to 1.
 
     Examples
     --------
@@ -126,8 +129,13 @@ def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | 
             f"{n[bad_n].flat[0]:g}"
         )
     check_confidences(p)
-    # the same quantile as fastperf.engine.intervals.student_halfwidth: t[0.5 + p/2; n - 1]
-    t = stdtrit(n.reshape(n.shape + (1,) * p.ndim) - 1.0, 0.5 + p / 2.0)
+    # the upper quantile of the tail (1 - p)/2, exact in float64 (0.5 + p/2 rounds to 1 for p
+    # within 2**-53 of 1); 0.0 - t turns the -0.0 of a tail 0.5 into +0.0
+    with np.errstate(invalid="ignore", over="ignore"):
+        t = 0.0 - stdtrit(n.reshape(n.shape + (1,) * p.ndim) - 1.0, (1.0 - p) / 2.0)
+    if not np.isfinite(t).all():  # not seen for any n >= 2 and p in (0, 1); never return inf
+        raise InputError(f"confidences: a Student coefficient (largest confidence {p.max()!r}) "
+                         "is beyond the float64 range; use confidences further from 1")
     return t[()] if t.ndim == 0 else t
 
 
@@ -288,13 +296,13 @@ def _assurance_reached(runs: np.ndarray, pilot_runs: np.ndarray, sd: np.ndarray,
                        bound: np.ndarray, confidence: float) -> np.ndarray:
     """P(t(p, N) S / sqrt(N) <= bound) for a follow-up of N fresh runs, its ``S^2 / sd^2`` taken
     as F(N - 1, m - 1) (m = `pilot_runs`): ``fdtr(N - 1, m - 1, bound^2 N / (t(p, N) sd)^2)``.
-    NaN where N is NaN or sd is 0 (the F ratio is then 0 / 0)."""
+    NaN where N is NaN (or 0 / 0); a square past 1.8e308 is inf, where fdtr is exactly 1."""
     from scipy.special import fdtr
 
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         x = (bound / student_halfwidth(runs, sd, confidence)) ** 2
         out = fdtr(runs - 1.0, pilot_runs - 1.0, x)
-    return np.where(np.isfinite(x), out, np.nan)
+    return np.where(np.isnan(x), np.nan, out)
 
 
 def _with_keys(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
@@ -313,8 +321,8 @@ def _choose_variants(group_keys: pa.Table, variant: str | None, baseline, candid
     if baseline is None and candidate is None:
         if variant is None:
             return None
-        present = pc.unique(group_keys.column(variant)).drop_null().to_pylist()
-        return tuple(present) if len(present) == 2 else None  # first group's variant first
+        present = [v for v in pc.unique(group_keys.column(variant)).to_pylist() if v is not None]
+        return tuple(present) if len(present) == 2 else None  # named ones; first group's first
     if baseline is None or candidate is None:
         raise InputError("pass both baseline= and candidate= (or neither, for a table of two "
                          "variants)")
@@ -325,8 +333,10 @@ def _choose_variants(group_keys: pa.Table, variant: str | None, baseline, candid
     return baseline, candidate
 
 
-def _separation(group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence):
-    """The per-benchmark separation table and its summary entries and warnings."""
+def _separation(group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence, scaled):
+    """The per-benchmark separation table and its summary entries and warnings; `scaled`: the
+    groups' mean, sd, halfwidth over ``2**exponent``, and exponent (brought to the larger of
+    the two variants' exponents, exact, distances stay finite near 1.8e308)."""
     from fastperf.data.samples import variant_takes
     from types import SimpleNamespace
 
@@ -341,8 +351,17 @@ def _separation(group_keys, keys, variant, pair, n, mean, sd, halfwidth, confide
     m1, m2 = pick(mean, tb, np.nan), pick(mean, tc, np.nan)
     s1, s2 = pick(sd, tb, np.nan), pick(sd, tc, np.nan)
     h1, h2 = pick(halfwidth, tb, np.nan), pick(halfwidth, tc, np.nan)
-    distance = np.abs(m1 - m2)
-    scale = s1 + s2
+    mean_s, sd_s, half_s, exponent = scaled
+    exponent = exponent.astype(np.int64)  # a missing variant: -2**31, the other one wins
+    e1, e2 = pick(exponent, tb, -2**31), pick(exponent, tc, -2**31)
+    common = np.maximum(e1, e2)
+    shift1 = np.maximum(e1 - common, -2100).astype(np.int32)  # 2**-2100 underflows to 0
+    shift2 = np.maximum(e2 - common, -2100).astype(np.int32)
+    brought = lambda column, take, shift: np.ldexp(pick(column, take, np.nan), shift)  # noqa: E731
+    with np.errstate(invalid="ignore", under="ignore"):
+        distance = np.abs(brought(mean_s, tb, shift1) - brought(mean_s, tc, shift2))
+        scale = brought(sd_s, tb, shift1) + brought(sd_s, tc, shift2)
+        half_sum = brought(half_s, tb, shift1) + brought(half_s, tc, shift2)
     status = np.select(
         [n1 == 0, n2 == 0, n1 == 1, n2 == 1, distance == 0, scale == 0],
         [f"no {baseline!r} values", f"no {candidate!r} values",
@@ -358,7 +377,9 @@ def _separation(group_keys, keys, variant, pair, n, mean, sd, halfwidth, confide
     too_many = (status == "ok") & np.isnan(runs)
     status = np.where(too_many, _TOO_MANY, status)
     defined = (n1 >= 2) & (n2 >= 2)
-    apart = (h1 + h2 < distance) & defined
+    apart = (half_sum < distance) & defined
+    shown = np.isfinite(np.stack([m1, m2, s1, s2, h1, h2])).all(axis=0)
+    status = np.where((status == "ok") & ~shown, _OVERFLOW, status)
     separated = pa.array(apart, mask=~defined)
     with np.errstate(invalid="ignore"):
         columns = {
@@ -452,7 +473,8 @@ def plan_runs(
         often below 0.5; NaN where there is no plan and for zero spread) and ``status``: "ok",
         "no values (all missing)", "1 value: no sd", "mean is 0: no relative precision", "zero
         spread" (runs_needed 2: the interval is 0 at any N, but an sd of 0 estimated from few
-        runs deserves distrust) or "needs more than 2**53 runs".
+        runs deserves distrust), "needs more than 2**53 runs" or "sd or half-width beyond the
+        float64 range (the run counts hold)" (a figure shown in the value's unit is inf).
 
         ``.separation`` (None without two variants): per benchmark, the two variants' ``n``,
         ``mean``, ``sd`` and current ``halfwidth``; ``separated_now`` (the intervals at each
@@ -463,7 +485,8 @@ def plan_runs(
         truth; inf with status "equal means", NaN where a variant has < 2 values, 2 with
         status "zero spread" when both sds are 0); ``runs_more_* = max(0, runs_to_separate -
         n_*)``; ``status``: "ok", "no 'B' values", "1 'B' value: no sd" (B the variant at
-        fault), "equal means", "zero spread" or "needs more than 2**53 runs".
+        fault), "equal means", "zero spread", "needs more than 2**53 runs" or "sd or half-width
+        beyond the float64 range (the run counts hold)".
 
     Raises
     ------
@@ -534,6 +557,8 @@ def plan_runs(
     runs[search] = _smallest_runs(sd_scaled[search], bound_scaled[search], confidence,
                                   strict=False, pilot_runs=n[search], assurance=assurance)
     status = np.where((status == "ok") & np.isnan(runs), _TOO_MANY, status)
+    shown = ~np.isinf(np.stack([mean, sd, halfwidth, relative, bound])).any(axis=0)
+    status = np.where((status == "ok") & ~shown, _OVERFLOW, status)
     reached = np.full(n.shape, np.nan)
     reached[search] = _assurance_reached(runs[search], n[search], sd_scaled[search],
                                          bound_scaled[search], confidence)
@@ -562,11 +587,12 @@ def plan_runs(
     separation = None
     if pair is not None:
         separation, extra, more_warnings = _separation(
-            group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence)
+            group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence,
+            (mean_scaled, sd_scaled, halfwidth_scaled, exponent))
         summary.update(extra)
         warnings.extend(more_warnings)
     elif variant is not None and baseline is None:
-        count = len(pc.unique(group_keys.column(variant)).drop_null())
+        count = sum(v is not None for v in pc.unique(group_keys.column(variant)).to_pylist())
         if count > 2:
             warnings.append(f"{count} variants: pass baseline= and candidate= for the "
                             "separation table")

@@ -280,7 +280,8 @@ def signed_rank_tests(ds: Samples, alternative: str,
         The normal score oriented towards the alternative (two-sided: positive when T+ exceeds
         its null mean); NaN where the test was exact.
     t_plus : numpy.ndarray
-        The signed-rank statistic T+.
+        The signed-rank statistic T+; 0 where every difference is 0 (a sum over no nonzero
+        difference, as scipy's exact ``wilcoxon`` gives).
     method_used : numpy.ndarray of str
         "exact", "exact (ties)" or "asymptotic" per test.
     n_zero : numpy.ndarray
@@ -298,6 +299,7 @@ def signed_rank_tests(ds: Samples, alternative: str,
         ds, alternative, method, "wilcox", True, "omit")
     all_zero = status == "no nonzero differences"
     p = np.where(all_zero, 1.0, p)  # T+ = T- = 0 whatever the signs: exactly 1
+    r_plus = np.where(all_zero, 0.0, r_plus)  # the sum over no nonzero difference (scipy: 0)
     method_used = np.where(all_zero, "exact", method_used)
     if alternative == "two-sided":  # the test reports -|z|: sign it by T+ against its mean
         nonzero = (ds.sizes - n_zero).astype(float)

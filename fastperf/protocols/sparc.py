@@ -29,6 +29,7 @@ from fastperf.protocols.relevance_common import (
     joined_methods, log_ratios, rank_sum_tests, ratio_name, ratio_out_of_range,
     row_names, sample_medians, signed_rank_tests,
 )
+from fastperf.stats.multitest import fwer_bound
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.render import render_text
 
@@ -517,7 +518,7 @@ def sparc(
         "ratio": ratio_name(higher_is_better), "higher_is_better": higher_is_better,
         "scale": scale, "margin": margin, "equivalence_bounds": bounds, "alpha": alpha,
         "adjust": adjust, "method": method, "tests": m, "alpha_corrected": per_test,
-        "fwer_uncorrected": float(1.0 - (1.0 - alpha) ** m),
+        "fwer_uncorrected": float(fwer_bound(alpha, m)),
         "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
         "min_runs_to_conclude": _min_runs_to_conclude(per_test, pair is not None),
     }

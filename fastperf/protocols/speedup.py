@@ -123,15 +123,16 @@ def _max_confidence_mean(p_student, p_welch, p_f, p_sw, large):
 
 
 def _mean_protocol(xs: Samples, ys: Samples, moments_x, moments_y, alpha, large, better: str):
-    """Figure 1: per benchmark the test used, the p-values and the warnings (`moments_*`:
-    ``parametric._moments`` of each side)."""
+    """Figure 1: per benchmark the test used, the p-values, the warnings (`moments_*`:
+    ``parametric._moments`` of each side) and the status of the tests that could not run
+    ("F-test not run: ..." or "t-test not run: ..." with the engine's reason, else "ok")."""
     from fastperf.engine.normality import shapiro_wilk_samples as shapiro_wilk
     from fastperf.engine.parametric import f_from_moments, t_pvalue, t_from_moments
 
     (n1, nan1, m1, v1), (n2, nan2, m2, v2) = moments_x, moments_y
     _, p_sw_x, _ = shapiro_wilk(xs)
     _, p_sw_y, _ = shapiro_wilk(ys)
-    _, p_f, _, _, _ = f_from_moments(n1, nan1, v1, n2, nan2, v2, "two-sided")
+    _, p_f, _, _, f_status = f_from_moments(n1, nan1, v1, n2, nan2, v2, "two-sided")
     p_t, t_status = {}, {}
     for name, equal_var in (("student", True), ("welch", False)):
         t, df, _, _, status = t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var)
@@ -161,7 +162,12 @@ def _mean_protocol(xs: Samples, ys: Samples, moments_x, moments_y, alpha, large,
     columns = {"mean_test": test, "pvalue_shapiro_baseline": p_sw_x,
                "pvalue_shapiro_candidate": p_sw_y, "pvalue_ftest": p_f, "pvalue_mean": p_mean,
                "mean_significant": significant, "max_confidence_mean": max_confidence}
-    return columns, notes
+    # a test of the protocol that could not run leaves its p-value null: the row says why
+    not_run = np.where(f_status != "ok", np.char.add("F-test not run: ", f_status.astype(str)),
+                       np.where((test != "none") & (chosen_status != "ok"),
+                                np.char.add("t-test not run: ", chosen_status.astype(str)),
+                                "ok"))
+    return columns, notes, not_run
 
 
 def _median_protocol(xs: Samples, ys: Samples, alpha, large, better: str, method: str):
@@ -329,8 +335,13 @@ def speedup_test(
         ``pvalue_mean`` (one-sided t-test), ``mean_significant``, ``max_confidence_mean``; the
         median protocol: ``pvalue_ks``, ``pvalue_median`` (one-sided), ``median_method``,
         ``median_significant``, ``prob_candidate_faster`` (U/(mn): P[X > Y] + P[X = Y]/2 for
-        lower-is-better), ``max_confidence_median``; ``status`` ("ok", "missing baseline",
-        "missing candidate", "missing baseline and candidate") and ``warnings`` (text).
+        lower-is-better), ``max_confidence_median``; ``status`` and ``warnings`` (text).
+        ``status`` is "ok", or for a benchmark not compared "missing baseline", "missing
+        candidate", "missing baseline and candidate" or "speedup outside the float64 range",
+        or for a benchmark compared whose F- or t-test could not run (its p-value null: one
+        value a side, two constant samples) "F-test not run: <why>" / "t-test not run: <why>".
+        Under "ok" the only nulls are the Shapiro-Wilk p of an untestable sample and
+        ``pvalue_mean`` when ``mean_test`` is "none".
         ``.summary``, ``.warnings``, ``.errors``; ``to_markdown()``, ``to_json()``,
         ``write_reports(directory)``.
 
@@ -394,8 +405,8 @@ def speedup_test(
     status = np.where(out_of_range, "speedup outside the float64 range", status)
     compared = compared & ~out_of_range
 
-    mean_columns, mean_notes = _mean_protocol(xs_scaled, ys_scaled, moments_x, moments_y, levels,
-                                              large, better)
+    mean_columns, mean_notes, not_run = _mean_protocol(xs_scaled, ys_scaled, moments_x,
+                                                       moments_y, levels, large, better)
     median_columns, median_notes, ks_messages = _median_protocol(
         xs_scaled, ys_scaled, levels, large, better, median_method)
     columns = {**speedups, **mean_columns, **median_columns}
@@ -406,6 +417,9 @@ def speedup_test(
         if column.dtype.kind == "f":
             columns[name] = np.where(compared, column, np.nan)
     notes = _join_notes([(c & compared, m) for c, m in mean_notes + median_notes], len(n1))
+    # compared, but a test of the mean protocol could not run (one value a side, two constant
+    # samples): its p-value is null, so the status names the test and why; still compared
+    status = np.where(compared & (not_run != "ok"), not_run, status)
     table = keyed_table(vs.keys, {
         "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": vs.n_dropped[baseline],
         "n_dropped_candidate": vs.n_dropped[candidate], "alpha": levels,
@@ -429,14 +443,14 @@ def speedup_test(
         "median": _proportion(columns["median_significant"], compared, proportion_confidence,
                               precision),
     }
-    return SpeedupTestResult(table, summary, *_messages(vs.keys, notes, status,
+    return SpeedupTestResult(table, summary, *_messages(vs.keys, notes, status, compared,
                                                         ks_messages, summary))
 
 
-def _messages(keys: pa.Table, notes: np.ndarray, status: np.ndarray,
+def _messages(keys: pa.Table, notes: np.ndarray, status: np.ndarray, compared: np.ndarray,
               ks_messages: list[str], summary: dict) -> tuple[list[str], list[str]]:
     """The warning and error files: one line per benchmark with a note / not compared."""
-    noted, failed = np.flatnonzero(notes != ""), np.flatnonzero(status != "ok")
+    noted, failed = np.flatnonzero(notes != ""), np.flatnonzero(~compared)
 
     def names(rows: np.ndarray) -> list[str]:  # only the benchmarks reported
         return [", ".join(format_cell(v) for v in row.values())

@@ -45,11 +45,13 @@ _STATUS = np.array([
     "NaN in input",
     "fewer than 2 values in a sample (BCa needs 2)",
     "degenerate bootstrap distribution",
-    "non-finite statistic (e.g. a zero denominator)",
+    "non-finite statistic (a zero denominator, an infinite value, or beyond the float64 "
+    "range)",
     "BCa interval undefined (the estimate lies outside the bootstrap distribution)",
     "fewer than 2 values in a sample (the studentized interval needs 2 for a standard error)",
     "non-positive mean (studentized mean_ratio works on the log scale)",
     "studentized interval undefined (the t* quantile falls between -inf and +inf)",
+    "confidence interval beyond the float64 range",
 ])
 
 
@@ -394,10 +396,13 @@ def bootstrap(
     ``summary["reliability"]`` ("" when none).
 
     Problems local to one sample give NaN and a ``status``: an empty sample, NaN in the input
-    (array form), fewer than 2 values for BCa or studentized, a non-finite statistic, a
-    non-positive mean for studentized "mean_ratio". A degenerate bootstrap distribution (all
-    values equal) gives the interval [estimate, estimate] and the status "degenerate bootstrap
-    distribution".
+    (array form), fewer than 2 values for BCa or studentized, a non-finite statistic (a zero
+    denominator, an infinite value, or beyond the float64 range), a non-positive mean for
+    studentized "mean_ratio", an interval limit beyond the float64 range. A degenerate
+    bootstrap distribution (all values equal) gives the interval [estimate, estimate] and the
+    status "degenerate bootstrap distribution". Finite values of any magnitude are otherwise
+    scale free: sums of squares are taken on values divided by a power of two where they would
+    overflow or underflow (docs/resampling.md, "Extreme values").
 
     References
     ----------

@@ -40,7 +40,7 @@ from fastperf.errors import InputError
 from fastperf.io.tables import column_name, is_measurement_table, key_list
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 
-__all__ = ["DESIGNS", "TableForm", "is_table_call", "check_array_call", "differences", "rejected_at"]
+__all__ = ["DESIGNS", "TableForm", "is_table_call", "check_array_call", "paired_differences", "rejected_at"]
 
 #: The count columns of each design, in table order.
 DESIGNS: dict[str, tuple[str, ...]] = {
@@ -200,6 +200,39 @@ def _not_tested_warnings(status: np.ndarray) -> list[str]:
             for reason, count in zip(reasons, counts)]
 
 
-def differences(x: Samples, y: Samples) -> Samples:
-    """Paired differences x − y of two samples sharing their offsets."""
-    return Samples(x.values - y.values, x.offsets)
+def paired_differences(xs: Samples, ys: Samples) -> tuple[Samples, np.ndarray]:
+    """The differences x − y of paired samples (shared offsets), and which samples hold them
+    halved.
+
+    A sample of finite values whose difference overflows gets (x / 2) − (y / 2) throughout:
+    its signs, ranks and sign-flip permutations are those of x − y (halving is exact and
+    monotone), and only its location figures (a statistic in the values' unit, the
+    Hodges-Lehmann estimate and interval) are doubled back by the caller.
+
+    Parameters
+    ----------
+    xs, ys : Samples
+        The paired samples.
+
+    Returns
+    -------
+    (Samples, numpy.ndarray of bool)
+        The differences, and per sample whether they are halved.
+
+    Notes
+    -----
+    IEEE 754: x / 2 and y / 2 are exact (bar subnormals), and so is their difference where x − y
+    overflows.
+    """
+    from fastperf.engine.parametric import infinite_counts
+
+    with np.errstate(over="ignore", invalid="ignore"):
+        d = xs.values - ys.values
+    over = np.isinf(d) & np.isfinite(xs.values) & np.isfinite(ys.values)
+    halved = infinite_counts(Samples(np.where(over, np.inf, 0.0), xs.offsets)) > 0
+    if halved.any():  # the values of the halved segments: +1 at their starts, -1 at their ends
+        edges = np.zeros(d.shape[0] + 1, dtype=np.int64)
+        np.add.at(edges, xs.offsets[:-1][halved], 1)
+        np.add.at(edges, xs.offsets[1:][halved], -1)
+        d = np.where(np.cumsum(edges)[:-1] > 0, xs.values / 2.0 - ys.values / 2.0, d)
+    return Samples(d, xs.offsets), halved

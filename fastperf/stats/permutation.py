@@ -15,15 +15,19 @@ import numpy as np
 
 from fastperf.data.validation import check_alternative, check_choice, check_seed, check_whole_number
 from fastperf.data.arrays import Samples, paired_samples, two_samples
+from fastperf.engine.parametric import INFINITE, infinite_counts
 from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, TestResult
-from fastperf.stats.forms import TableForm, check_array_call, differences
+from fastperf.stats.forms import TableForm, check_array_call, paired_differences
 from fastperf.io.tables import is_measurement_table
 
 __all__ = ["permutation_test", "PermutationTestResult", "STATISTICS"]
 
 #: The statistics, by name: x - y for independent samples, of the differences x - y if paired.
 STATISTICS = ("mean_diff", "median_diff")
+#: The status of a finite test whose statistic lies beyond the float64 range (its p-value,
+#: computed on the values divided by a power of two, is kept).
+OVERFLOW = "statistic beyond the float64 range (p-value kept)"
 
 
 class PermutationTestResult(TestResult):
@@ -47,6 +51,16 @@ def _segment_nans(samples: Samples) -> np.ndarray:
     """The number of NaN values per CSR segment."""
     counts = np.concatenate([[0], np.cumsum(np.isnan(samples.values), dtype=np.int64)])
     return counts[samples.offsets[1:]] - counts[samples.offsets[:-1]]
+
+
+def _finish(observed: np.ndarray, p: np.ndarray, status: np.ndarray, halved=None):
+    """The statistic doubled back where `halved`; NaN and `OVERFLOW` for an "ok" test whose
+    statistic lies beyond the float64 range (the p-value is kept)."""
+    if halved is not None:
+        with np.errstate(over="ignore"):
+            observed = np.where(halved, observed * 2.0, observed)
+    beyond = (status == "ok") & ~np.isfinite(observed)
+    return np.where(beyond, np.nan, observed), p, np.where(beyond, OVERFLOW, status)
 
 
 def _exact_independent(n1: np.ndarray, n2: np.ndarray, n_resamples: int) -> np.ndarray:
@@ -174,8 +188,11 @@ def permutation_test(
     Parameters
     ----------
     samples : (x, y) tuple of array_like, or a measurement table
-        Arrays: samples along `axis`, the other axes batched (and broadcast). A test with NaN or
-        an empty sample gets NaN and its reason in ``status``. Paired arrays must have the same
+        Arrays: samples along `axis`, the other axes batched (and broadcast). A test with NaN,
+        an infinite value ("infinite value in input") or an empty sample gets NaN and its
+        reason in ``status``; a statistic beyond the float64 range gets NaN and `OVERFLOW`
+        (its p-value, computed on the values divided by a power of two, is kept; paired
+        differences that overflow are taken halved). Paired arrays must have the same
         length along `axis`. **Table form**: a measurement table (or path) with `baseline` and
         `candidate` variant names: one test per benchmark, x = baseline, y = candidate (nulls
         dropped and counted); ``paired=True`` pairs the runs by the `run` column.
@@ -219,41 +236,48 @@ def permutation_test(
     x, y = data
     if paired:
         xs, ys, batch_shape = paired_samples(x, y, axis)
-        d = differences(xs, ys)
+        d, halved = paired_differences(xs, ys)
         n = d.sizes
-        status = np.select([_segment_nans(d) > 0, n < 1], ["NaN in input", "no pairs"],
-                           default="ok")
+        status = np.select([(_segment_nans(xs) > 0) | (_segment_nans(ys) > 0),
+                            (infinite_counts(xs) > 0) | (infinite_counts(ys) > 0), n < 1],
+                           ["NaN in input", INFINITE, "no pairs"], default="ok")
         valid = status == "ok"
         exact = _exact_paired(n, n_resamples) & valid
         observed, p, total = _run(d, None, valid, exact, progress=progress, **options)
+        observed, p, status = _finish(observed, p, status, halved)
     else:
         xs, ys, batch_shape = two_samples(x, y, axis)
         n1, n2 = xs.sizes, ys.sizes
-        status = np.select([(_segment_nans(xs) > 0) | (_segment_nans(ys) > 0), (n1 < 1) | (n2 < 1)],
-                           ["NaN in input", "empty sample"], default="ok")
+        status = np.select([(_segment_nans(xs) > 0) | (_segment_nans(ys) > 0),
+                            (infinite_counts(xs) > 0) | (infinite_counts(ys) > 0),
+                            (n1 < 1) | (n2 < 1)],
+                           ["NaN in input", INFINITE, "empty sample"], default="ok")
         valid = status == "ok"
         exact = _exact_independent(n1, n2, n_resamples) & valid
         observed, p, total = _run(xs, ys, valid, exact, progress=progress, **options)
+        observed, p, status = _finish(observed, p, status)
     return PermutationTestResult.from_batch(batch_shape, observed, p, status, exact=exact,
                                             n_resamples=total, seed=seed)
 
 
 def _independent_columns(xs: Samples, ys: Samples, **options):
     n1, n2 = xs.sizes, ys.sizes
-    valid = (n1 > 0) & (n2 > 0)
+    status = np.select([(infinite_counts(xs) > 0) | (infinite_counts(ys) > 0),
+                        (n1 < 1) | (n2 < 1)], [INFINITE, "empty sample"], default="ok")
+    valid = status == "ok"
     exact = _exact_independent(n1, n2, options["n_resamples"]) & valid
-    observed, p, _ = _run(xs, ys, valid, exact, **options)
-    return {"statistic": observed, "pvalue": p, "exact": exact,
-            "status": np.where(valid, "ok", "empty sample")}, []
+    observed, p, status = _finish(*_run(xs, ys, valid, exact, **options)[:2], status)
+    return {"statistic": observed, "pvalue": p, "exact": exact, "status": status}, []
 
 
 def _paired_columns(xs: Samples, ys: Samples, **options):
-    d = differences(xs, ys)
-    valid = d.sizes > 0
+    d, halved = paired_differences(xs, ys)
+    status = np.select([(infinite_counts(xs) > 0) | (infinite_counts(ys) > 0), d.sizes < 1],
+                       [INFINITE, "no pairs"], default="ok")
+    valid = status == "ok"
     exact = _exact_paired(d.sizes, options["n_resamples"]) & valid
-    observed, p, _ = _run(d, None, valid, exact, **options)
-    return {"statistic": observed, "pvalue": p, "exact": exact,
-            "status": np.where(valid, "ok", "no pairs")}, []
+    observed, p, status = _finish(*_run(d, None, valid, exact, **options)[:2], status, halved)
+    return {"statistic": observed, "pvalue": p, "exact": exact, "status": status}, []
 
 
 _COLUMNS = ("statistic", "pvalue", "exact", "status")

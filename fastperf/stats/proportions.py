@@ -266,6 +266,17 @@ def proportion_ci(
     )
 
 
+def _smallest_precision(spread: float) -> float:
+    """The smallest r (rounded up to 3 significant digits) with ``ceil((spread / r)^2) <=
+    2**53``: spread / sqrt(2**53), without forming spread**2 (which may underflow)."""
+    r = spread / math.sqrt(MAX_BENCHMARKS)
+    exponent = math.floor(math.log10(r)) - 2
+    up = math.ceil(r / 10.0**exponent) * 10.0**exponent
+    while math.ceil((spread / up) ** 2) > MAX_BENCHMARKS:  # rounding of the power of 10
+        up = math.nextafter(up, math.inf)
+    return up
+
+
 def min_benchmarks(
     proportion: ArrayLike, precision: ArrayLike, confidence: float = 0.95
 ) -> np.ndarray:
@@ -322,14 +333,19 @@ def min_benchmarks(
             f"proportion and precision shapes {c.shape} and {r.shape} do not broadcast"
         ) from None
     z = float(ndtri((1.0 + confidence) / 2.0))
-    with np.errstate(over="ignore", divide="ignore"):
-        b = np.ceil(z**2 * c * (1 - c) / r**2)
-    too_many = ~(b <= MAX_BENCHMARKS)  # inf when r**2 underflows or the quotient overflows
+    # b = ceil(q^2) with q = z sqrt(C (1 - C)) / r: no r**2 to underflow (r = 1e-320 with C = 0
+    # or 1 is 0 / r = 0, not 0 / 0), an overflow only to inf (refused below)
+    spread = z * np.sqrt(c * (1.0 - c))
+    with np.errstate(over="ignore"):
+        q = spread / r
+        b = np.ceil(q * q)
+    too_many = ~(b <= MAX_BENCHMARKS)  # inf when the quotient overflows
     if too_many.any():
         i = np.flatnonzero(too_many.reshape(-1))[0]
+        needed = (f"about {b.flat[i]:.3g}" if np.isfinite(b.flat[i]) else "more than 1e308")
         raise InputError(
             f"precision={float(r.flat[i])!r} with proportion={float(c.flat[i])!r} needs "
-            f"{b.flat[i]:.3g} benchmarks, more than 2**53 (the most counted exactly); precision must be at "
-            f"least about {z * math.sqrt(c.flat[i] * (1 - c.flat[i]) / MAX_BENCHMARKS):.3g}"
+            f"{needed} benchmarks, more than 2**53 (the most counted exactly); precision must "
+            f"be at least {_smallest_precision(float(spread.flat[i])):.3g}"
         )
     return _scalar_or_array(np.maximum(b, 1).astype(np.int64))

@@ -7,7 +7,9 @@ in docs/rank-tests.md:
 
 - ``method="exact"`` is the exact null distribution, and with ties (or zeros ranked by
   ``pratt``/``zsplit``) the exact distribution *conditional on the observed tie pattern*; scipy
-  uses the untied distribution there. Small tails are summed, never taken as 1 − cdf.
+  uses the untied distribution there. Small tails are summed, never taken as 1 − cdf. Its cost
+  is estimated up front: beyond `EXACT_MAX_OPERATIONS` steps or the machine's memory it raises
+  `InputError` before any work (`fastperf.engine.ranks.check_exact_budget`).
 - ``method="auto"`` is exact whenever that is cheap (`AUTO_EXACT_MAX_COST`), else the normal
   approximation with the tie and continuity corrections.
 - samples are batched along `axis` (default -1) and ragged groups of a measurement table are
@@ -25,14 +27,16 @@ from typing import Any, Sequence
 import numpy as np
 
 from fastperf.data.validation import check_alternative, check_confidence
-from fastperf.data.arrays import Samples, one_sample, paired_samples, shaped, two_samples
+from fastperf.data.arrays import (
+    Samples, as_float_array, one_sample, paired_samples, shaped, two_samples,
+)
 from fastperf.engine.ranks import (
     AUTO_EXACT_MAX_COST, AUTO_EXACT_MAX_TIED_COST, ZERO_METHODS, kernel_rows, nan_status,
     rank_sum_test, signed_rank_test,
 )
 from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
-from fastperf.stats.forms import TableForm, check_array_call, differences, is_table_call
+from fastperf.stats.forms import TableForm, check_array_call, is_table_call, paired_differences
 from fastperf.io.tables import is_measurement_table
 
 
@@ -99,8 +103,11 @@ def rankdata(a: Any, *, axis: int | None = -1, nan_policy: str = "propagate",
     from fastperf.kernels.ranks import midranks
 
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    # the one check of array input (`as_float_array`): None, strings, complex numbers, dates
+    # are refused naming `a`; axis=None ranks the flattened values (a scalar is one value)
+    a = as_float_array(a, "a", scalar=axis is None)
     if axis is None:
-        a = np.asarray(a, dtype=np.float64).reshape(-1)
+        a = a.reshape(-1)
         axis = -1
     samples, batch_shape = one_sample(a, axis, "a")
     ranks, tie_term, n_nan = midranks(samples.values, samples.offsets, n_rows=kernel_rows(samples))
@@ -109,7 +116,7 @@ def rankdata(a: Any, *, axis: int | None = -1, nan_policy: str = "propagate",
         sizes = samples.sizes
         ranks[np.repeat(nan_samples, sizes)] = np.nan
         tie_term[nan_samples] = np.nan
-    arr = np.moveaxis(np.asarray(a, dtype=np.float64), axis, -1)
+    arr = np.moveaxis(a, axis, -1)
     ranks = np.moveaxis(ranks.reshape(batch_shape + arr.shape[-1:]), -1, axis)
     if return_ties:
         return RankData(ranks, shaped(tie_term, batch_shape))
@@ -128,16 +135,19 @@ class _EffectResult(TestResult):
     """A rank test's result with its Hodges-Lehmann effect: ``estimate`` (computed on first use)
     and `confidence_interval`, both from the test's `EffectState` (one kernel call)."""
 
-    def __init__(self, statistic, pvalue, status, *, alternative, state, batch_shape, **fields):
+    def __init__(self, statistic, pvalue, status, *, alternative, state, batch_shape, scale=1.0,
+                 **fields):
         super().__init__(statistic, pvalue, status, **fields)
         self._alternative, self._state, self._batch_shape = alternative, state, batch_shape
+        self._scale = scale  # 2 for the tests of halved differences (`paired_differences`)
         self._estimate = None
 
     @property
     def estimate(self):
         """The Hodges-Lehmann estimate (Hodges & Lehmann 1963): see the class docstring."""
         if self._estimate is None:
-            self._estimate = self._state.effects(self._alternative)[0]
+            with np.errstate(over="ignore"):  # a doubled estimate beyond the range: inf
+                self._estimate = self._state.effects(self._alternative)[0] * self._scale
         return shaped(self._estimate, self._batch_shape)
 
     def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
@@ -149,9 +159,11 @@ class _EffectResult(TestResult):
         distribution for untied samples tested exactly, else from the tie-corrected normal
         approximation: k = floor(M/2 + 1/2 − z σ).
         """
-        self._estimate, low, high = self._state.effects(self._alternative,
-                                                        check_confidence(confidence))
-        return ConfidenceInterval(shaped(low, self._batch_shape), shaped(high, self._batch_shape))
+        estimate, low, high = self._state.effects(self._alternative, check_confidence(confidence))
+        with np.errstate(over="ignore"):  # doubled ends beyond the range: inf
+            self._estimate = estimate * self._scale
+            return ConfidenceInterval(shaped(low * self._scale, self._batch_shape),
+                                      shaped(high * self._scale, self._batch_shape))
 
 
 class MannWhitneyUResult(_EffectResult):
@@ -198,6 +210,8 @@ def mannwhitneyu(
     Σ(t³−t)/(N(N−1))) and, with `use_continuity`, the ½ continuity correction (scipy's formula).
     ``"auto"``: exact when cheap (`AUTO_EXACT_MAX_COST`: any untied pair up to about 460 vs 460;
     `AUTO_EXACT_MAX_TIED_COST` with ties: about 50 vs 50), else asymptotic. ``.method`` says per test which was used.
+    An explicit ``"exact"`` whose distributions would take more than `EXACT_MAX_OPERATIONS`
+    steps (about 3100 vs 3100 untied) or the machine's memory raises `InputError` up front.
 
     Parameters
     ----------
@@ -268,10 +282,10 @@ class WilcoxonResult(_EffectResult):
     (Tukey)."""
 
     def __init__(self, statistic, pvalue, status, *, method, zstatistic, n_zero, alternative, state,
-                 batch_shape):
+                 batch_shape, scale=1.0):
         super().__init__(statistic, pvalue, status, alternative=alternative, state=state,
-                         batch_shape=batch_shape, method=method, zstatistic=zstatistic,
-                         n_zero=n_zero)
+                         batch_shape=batch_shape, scale=scale, method=method,
+                         zstatistic=zstatistic, n_zero=n_zero)
 
 
 def wilcoxon(
@@ -305,7 +319,9 @@ def wilcoxon(
     blocks and zeros (each nonzero |d| block's doubled midrank with a random sign). Two-sided p =
     min(1, 2 × the smaller one-sided p). ``"asymptotic"``: scipy's normal approximation (tie
     correction, Cureton's zero adjustment under ``"pratt"``, continuity with `correction`).
-    ``"auto"``: exact when cheap (`AUTO_EXACT_MAX_COST`), else asymptotic.
+    ``"auto"``: exact when cheap (`AUTO_EXACT_MAX_COST`), else asymptotic. An explicit
+    ``"exact"`` beyond `EXACT_MAX_OPERATIONS` steps (about n = 7100 untied) or the machine's
+    memory raises `InputError` up front.
 
     Parameters
     ----------
@@ -351,24 +367,34 @@ def wilcoxon(
         ds, batch_shape = one_sample(x, axis, "x")
     else:
         xs, ys, batch_shape = paired_samples(x, y, axis)
-        ds = Samples(xs.values - ys.values, xs.offsets)
+        ds, halved = paired_differences(xs, ys)  # halved where x - y overflows: same ranks
+        scale = np.where(halved, 2.0, 1.0)
     statistic, p, status, method_used, z, n_zero, _, state = signed_rank_test(
         ds, alternative, method, zero_method, correction, nan_policy)
     return WilcoxonResult.from_batch(
         batch_shape, statistic, p, status, method=method_used, zstatistic=z, n_zero=n_zero,
-        alternative=alternative, state=state, batch_shape=batch_shape)
+        alternative=alternative, state=state, batch_shape=batch_shape,
+        scale=1.0 if y is None else scale)
 
 
 # ---------------------------------------------------------------------------------------------
 # table forms
 
 
-def _effect_columns(interval, estimate, log: bool) -> dict[str, np.ndarray]:
-    """The effect columns; `interval` comes first so that one selection also sets `estimate`."""
+def _effect_columns(interval, estimate, log: bool, status: np.ndarray) -> dict[str, np.ndarray]:
+    """The effect columns and the status; `interval` comes first so that one selection also
+    sets `estimate`. A test whose estimate or interval end lies beyond the float64 range (finite
+    values whose differences overflow) says so in its status."""
     low, high = interval
-    if log:
-        return {"ratio": np.exp(estimate), "ci_low": np.exp(low), "ci_high": np.exp(high)}
-    return {"shift": estimate, "ci_low": low, "ci_high": high}
+    with np.errstate(over="ignore"):
+        columns = ({"ratio": np.exp(estimate), "ci_low": np.exp(low), "ci_high": np.exp(high)}
+                   if log else {"shift": estimate, "ci_low": low, "ci_high": high})
+    # one-sided intervals have an infinite end by construction: only the estimate and a
+    # finite-by-construction end count
+    beyond = np.isinf(estimate) | (np.isinf(low) & (low > 0)) | (np.isinf(high) & (high < 0))
+    columns["status"] = np.where((status == "ok") & beyond,
+                                 "Hodges-Lehmann estimate beyond the float64 range", status)
+    return columns
 
 
 def _rank_sum_columns(xs: Samples, ys: Samples, *, alternative, method, use_continuity, log,
@@ -383,22 +409,22 @@ def _rank_sum_columns(xs: Samples, ys: Samples, *, alternative, method, use_cont
                                 alternative=alternative, state=state, batch_shape=(len(xs),))
     return {"statistic": statistic, "pvalue": p, "method": method_used,
             "prob_greater": prob_greater,
-            **_effect_columns(result.confidence_interval(confidence), result.estimate, log),
-            "status": status}, []
+            **_effect_columns(result.confidence_interval(confidence), result.estimate, log,
+                              status)}, []
 
 
 def _signed_rank_columns(xs: Samples, ys: Samples, *, alternative, method, zero_method,
                          correction, log, confidence):
     """`wilcoxon` per benchmark on d = baseline − candidate of the paired runs."""
-    ds = differences(xs, ys)
+    ds, halved = paired_differences(xs, ys)  # halved where x - y overflows: same ranks
     _, p, status, method_used, _, n_zero, statistic, state = signed_rank_test(
         ds, alternative, method, zero_method, correction, "omit")  # the table reports T+
     result = WilcoxonResult(statistic, p, status, method=method_used, zstatistic=None,
                             n_zero=n_zero, alternative=alternative, state=state,
-                            batch_shape=(len(ds),))
+                            batch_shape=(len(ds),), scale=np.where(halved, 2.0, 1.0))
     return {"n_zero": n_zero, "statistic": statistic, "pvalue": p, "method": method_used,
-            **_effect_columns(result.confidence_interval(confidence), result.estimate, log),
-            "status": status}, []
+            **_effect_columns(result.confidence_interval(confidence), result.estimate, log,
+                              status)}, []
 
 
 _EFFECT = ("shift", "ratio", "ci_low", "ci_high")
