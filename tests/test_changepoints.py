@@ -35,6 +35,11 @@ def history(steps, points=120, runs=1, benchmarks=1, shape="lognormal", sigma=0.
                      "value": t.column("value").to_numpy() * factor, "unit": t.column("unit")})
 
 
+def empty_cache(size):
+    """The kernel's cache of scanned segments, empty (`next_change`)."""
+    return (np.full(size, -1, np.int64), np.full(size, -1, np.int64), np.full(size, -np.inf))
+
+
 @pytest.mark.parametrize("seed", range(6))
 def test_energy_split_matches_brute_force(seed):
     rng = np.random.default_rng(seed)
@@ -45,7 +50,7 @@ def test_energy_split_matches_brute_force(seed):
     want_t, want_q = energy_best_split(z, 3)
     position, q, _, _, _ = next_change(z, np.array([0, len(z)]), np.zeros((1, 1), np.int64),
                                        np.zeros(1, np.int64), np.ones(1, bool), 3, 1, 1, 0.05,
-                                       0, 0, n_rows=0)
+                                       0, 0, *empty_cache(len(z)), n_rows=0)
     assert position[0] == want_t
     assert q[0] == pytest.approx(want_q, rel=1e-10)
 
@@ -56,7 +61,8 @@ def test_split_within_segments_matches_brute_force():
     z = np.concatenate([rng.normal(0, 1, 40), rng.normal(5, 1, 30), rng.normal(7, 1, 30)])
     cuts = np.array([[40, np.iinfo(np.int64).max]])
     position, q, _, _, _ = next_change(z, np.array([0, 100]), cuts, np.array([1]),
-                                       np.ones(1, bool), 4, 1, 1, 0.05, 0, 0, n_rows=0)
+                                       np.ones(1, bool), 4, 1, 1, 0.05, 0, 0, *empty_cache(100),
+                                       n_rows=0)
     left, right = energy_best_split(z[:40], 4), energy_best_split(z[40:], 4)
     want = (left[0], left[1]) if left[1] > right[1] else (40 + right[0], right[1])
     assert (position[0], q[0]) == (want[0], pytest.approx(want[1], rel=1e-10))

@@ -28,15 +28,13 @@ EDIVISIVE, TTEST = 0, 1
 
 
 @njit(cache=True)
-def _rank_segments(z, bounds, n_bounds, sorted_values, ranks):
-    """Per segment [bounds[k], bounds[k + 1]): its values sorted (into `sorted_values`, at the
-    segment's place) and the rank of each position's value within the segment (into `ranks`)."""
-    for k in range(n_bounds - 1):
-        lo, hi = bounds[k], bounds[k + 1]
-        order = np.argsort(z[lo:hi])
-        for j in range(hi - lo):
-            sorted_values[lo + j] = z[lo + order[j]]
-            ranks[lo + order[j]] = j
+def _rank_segment(z, lo, hi, sorted_values, ranks):
+    """The segment [lo, hi): its values sorted (into `sorted_values`, at the segment's place)
+    and the rank of each position's value within the segment (into `ranks`)."""
+    order = np.argsort(z[lo:hi])
+    for j in range(hi - lo):
+        sorted_values[lo + j] = z[lo + order[j]]
+        ranks[lo + order[j]] = j
 
 
 @njit(cache=True)
@@ -104,13 +102,27 @@ def _segment_best_split(sorted_values, ranks, lo, hi, min_size, prefix, fen_coun
 
 
 @njit(cache=True)
-def _best_over_segments(sorted_values, ranks, bounds, n_bounds, min_size, prefix, fen_count,
-                        fen_sum):
-    """The best split over the segments [bounds[k], bounds[k + 1]): (t, q, segment index)."""
+def _best_over_segments(z, sorted_values, ranks, bounds, n_bounds, min_size, prefix, fen_count,
+                        fen_sum, cache_hi, cache_t, cache_q):
+    """The best split over the segments [bounds[k], bounds[k + 1]): (t, q, segment index).
+
+    ``cache_hi[lo]``, ``cache_t[lo]``, ``cache_q[lo]`` remember the best split of the segment
+    [lo, cache_hi[lo]) of the observed series z from an earlier round (a segment that no change
+    has cut since keeps its best split); a segment scanned anew is ranked first. Permuted series
+    pass an empty cache and their (permuted) ranks."""
     best_t, best_q, best_k = -1, -np.inf, -1
+    use_cache = cache_hi.shape[0] > 0
     for k in range(n_bounds - 1):
-        t, q = _segment_best_split(sorted_values, ranks, bounds[k], bounds[k + 1], min_size,
-                                   prefix, fen_count, fen_sum)
+        lo, hi = bounds[k], bounds[k + 1]
+        if use_cache and cache_hi[lo] == hi:
+            t, q = cache_t[lo], cache_q[lo]
+        else:
+            if use_cache:  # the observed series: rank the segment first (permutations: ranked)
+                _rank_segment(z, lo, hi, sorted_values, ranks)
+            t, q = _segment_best_split(sorted_values, ranks, lo, hi, min_size, prefix,
+                                       fen_count, fen_sum)
+            if use_cache:
+                cache_hi[lo], cache_t[lo], cache_q[lo] = hi, t, q
         if t >= 0 and q > best_q:
             best_t, best_q, best_k = t, q, k
     return best_t, best_q, best_k
@@ -150,7 +162,7 @@ def _welch(z, lo, t, hi):
 
 @group_kernel(min_rows=200_000)
 def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permutations, alpha,
-                seed, round_index):
+                seed, round_index, cache_hi, cache_t, cache_q):
     """One round of the bisection search, for every active series.
 
     Parameters
@@ -167,6 +179,9 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
     alpha : float, its level: resampling stops once the p-value cannot reach it.
     seed : int, round_index : int; the permutations of series g in round r come from the stream
         (seed, g, r), so results do not depend on the thread count or on the other series.
+    cache_hi, cache_t, cache_q : int64, int64 and float64 arrays shaped like `values`, -1 / any
+        at first: the best split of each segment already scanned (by its start), kept from one
+        round to the next so that only the two parts of a new change are scanned again.
 
     Returns
     -------
@@ -206,9 +221,11 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
         prefix = np.empty(size + 1)
         fen_count = np.empty(size + 1, dtype=np.int64)
         fen_sum = np.empty(size + 1)
-        _rank_segments(z, bounds, bounds.shape[0], sorted_values, ranks)
-        t, q, k = _best_over_segments(sorted_values, ranks, bounds, bounds.shape[0], min_size,
-                                      prefix, fen_count, fen_sum)
+        start = offsets[g]
+        t, q, k = _best_over_segments(z, sorted_values, ranks, bounds, bounds.shape[0], min_size,
+                                      prefix, fen_count, fen_sum,
+                                      cache_hi[start:start + size], cache_t[start:start + size],
+                                      cache_q[start:start + size])
         if t < 0:
             continue
         position[g] = t
@@ -216,7 +233,12 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
         if method == TTEST:
             t_out[g], df_out[g] = _welch(z, bounds[k], t, bounds[k + 1])
             continue
+        for b in range(bounds.shape[0] - 1):  # every segment ranked (cached ones were not)
+            _rank_segment(z, bounds[b], bounds[b + 1], sorted_values, ranks)
         key = resample_key(sample_key(seed, g), round_index)
+        no_cache_hi = np.empty(0, dtype=np.int64)
+        no_cache_t = np.empty(0, dtype=np.int64)
+        no_cache_q = np.empty(0)
         counter = 0
         exceed = 0
         done = 0
@@ -228,8 +250,9 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
                     j = lo + integer_below(key, counter, i - lo + 1)
                     counter += 1
                     ranks[i], ranks[j] = ranks[j], ranks[i]
-            _, q_perm, _ = _best_over_segments(sorted_values, ranks, bounds, bounds.shape[0],
-                                               min_size, prefix, fen_count, fen_sum)
+            _, q_perm, _ = _best_over_segments(z, sorted_values, ranks, bounds, bounds.shape[0],
+                                               min_size, prefix, fen_count, fen_sum,
+                                               no_cache_hi, no_cache_t, no_cache_q)
             done += 1
             if q_perm >= q - 1e-12 * abs(q):
                 exceed += 1

@@ -179,11 +179,15 @@ def _search(point_values, series_offsets, active, min_size, max_changes, method,
     pvalues = np.full((n_series, capacity), np.nan)
     n_cuts = np.zeros(n_series, dtype=np.int64)
     active = active.copy()
+    cache_hi = np.full(point_values.shape[0], -1, dtype=np.int64)  # segments scanned, by start
+    cache_t = np.full(point_values.shape[0], -1, dtype=np.int64)
+    cache_q = np.full(point_values.shape[0], -np.inf)
     round_index = 0
     while active.any():
         position, _, p, t, df = next_change(point_values, series_offsets, cuts, n_cuts, active,
                                             min_size, METHODS[method], permutations, alpha,
-                                            seed, round_index, n_rows=point_values.shape[0])
+                                            seed, round_index, cache_hi, cache_t, cache_q,
+                                            n_rows=point_values.shape[0])
         if method == "ttest":
             with np.errstate(invalid="ignore"):
                 p = np.where(np.isnan(df), np.where(t == 0, 1.0, 0.0),
@@ -343,6 +347,38 @@ def changepoints(
     return ChangepointResult(series_table, summary, warnings, changes)
 
 
+#: Below this many runs on either side, a change's ratio interval takes its ranks from the exact
+#: rank-sum null (conditional on ties where cheap); from it on, from the normal approximation:
+#: the segments of a history have many different sizes, and an exact null per size pair would
+#: cost more than the whole search.
+EXACT_BELOW = 20
+
+
+def _hodges_lehmann_ratios(xs: Samples, ys: Samples, positive: np.ndarray, confidence: float):
+    """after / before as the Hodges-Lehmann estimate of the log runs, with its interval; NaN
+    where a side holds a value <= 0."""
+    ratio, low, high = (np.full(len(xs), np.nan) for _ in range(3))
+    small = (xs.sizes < EXACT_BELOW) | (ys.sizes < EXACT_BELOW)
+    for rows, method in ((np.flatnonzero(small), "auto"), (np.flatnonzero(~small), "asymptotic")):
+        if rows.size == 0:
+            continue
+        take = lambda s: _slices(s.values, s.offsets[rows], s.offsets[rows + 1])  # noqa: E731
+        before, after, keep = take(xs), take(ys), positive[rows]
+        _, _, _, _, _, state = rank_sum_test(after, before, "two-sided", method, True, "omit")
+
+        def logs(s):
+            return Samples(np.where(np.repeat(keep, s.sizes),
+                                    np.log(np.where(s.values > 0, s.values, 1.0)), s.values),
+                           s.offsets)
+        estimate, lo, hi = state.transformed(logs(after), logs(before)).effects("two-sided",
+                                                                               confidence)
+        with np.errstate(over="ignore", invalid="ignore"):
+            ratio[rows] = np.where(keep, np.exp(estimate), np.nan)
+            low[rows] = np.where(keep, np.exp(lo), np.nan)
+            high[rows] = np.where(keep, np.exp(hi), np.nan)
+    return ratio, low, high
+
+
 def _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets, point_offsets,
              run_values, unit, higher_is_better, confidence) -> pa.Table:
     """One row per change: where, the medians and ratio of its adjacent segments, direction."""
@@ -366,18 +402,7 @@ def _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets, point
     positive = (med_before > 0) & (med_after > 0) & (xs.values[xs.offsets[:-1]] > 0
                                                      if xs.values.size else np.zeros(0, bool))
     positive &= ys.values[ys.offsets[:-1]] > 0 if ys.values.size else np.zeros(0, bool)
-    ratio = np.full(position.shape, np.nan)
-    low = high = ratio
-    if position.size:
-        _, _, _, _, _, state = rank_sum_test(ys, xs, "two-sided", "auto", True, "omit")
-        logs = lambda s: Samples(np.where(np.repeat(positive, s.sizes), np.log(np.where(  # noqa: E731
-            s.values > 0, s.values, 1.0)), s.values), s.offsets)
-        estimate, low, high = state.transformed(logs(ys), logs(xs)).effects("two-sided",
-                                                                            confidence)
-        with np.errstate(over="ignore", invalid="ignore"):
-            ratio = np.where(positive, np.exp(estimate), np.nan)
-            low = np.where(positive, np.exp(low), np.nan)
-            high = np.where(positive, np.exp(high), np.nan)
+    ratio, low, high = _hodges_lehmann_ratios(xs, ys, positive, confidence)
     units = (unit_names(groups.keys.column(unit), unit) if unit is not None
              else [None] * n_series)
     directions = unit_directions(dict.fromkeys(units), higher_is_better)
