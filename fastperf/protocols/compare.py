@@ -11,7 +11,6 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
-from fastperf.data.grouping import key_codes
 from fastperf.data.units import unit_directions, unit_names
 from fastperf.data.validation import check_key_clash, check_variants, variant_list
 from fastperf.engine.intervals import median_interval_minimum_size, median_interval_ranks
@@ -23,13 +22,14 @@ from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, require_columns
 from fastperf.protocols.compare_common import (
     ADJUSTMENTS, COLUMNS, VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity,
-    checked_options, largest_regressions, verdicts_of,
+    checked_options, largest_regressions, overall_table, verdicts_of,
 )
 from fastperf.protocols.compare_summaries import compare_summaries
 from fastperf.protocols.relevance_common import concat_samples
 from fastperf.results.base import dropped_warnings, keyed_table
 
 __all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS"]
+
 
 def _medians(samples: Samples, confidence: float):
     """Median and its shortest distribution-free interval of each sorted sample."""
@@ -273,42 +273,12 @@ def _overall(out: pa.Table, xs: Samples, ys: Samples, positive, testable, candid
     interval, and the verdict counts."""
     from fastperf.protocols.aggregate import aggregate_score
 
-    med_x = out.column("median_baseline").to_numpy()
-    med_y = out.column("median_candidate").to_numpy()
-    verdict = out.column("verdict").to_numpy(zero_copy_only=False)
-    unit_codes, unit_labels = key_codes(pa.chunked_array([pa.array(units)]), "unit")
-    n_units = len(unit_labels)
-    block = np.repeat(np.arange(len(candidates)), k) * n_units + np.tile(unit_codes, len(candidates))
-    both = positive & (med_x > 0) & (med_y > 0)
-    rows: dict[str, list] = {"candidate": [], "unit": [], "benchmarks": [], "compared": [],
-                             "geomean_baseline": [], "geomean_candidate": [], "geomean_delta": [],
-                             "score_ratio": [], "score_ci_low": [], "score_ci_high": []}
-    rows.update({v: [] for v in VERDICTS})
-    for b in range(len(candidates) * n_units):
-        members = block == b
-        if not members.any():
-            continue
-        use = members & both
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gx = float(np.exp(np.mean(np.log(med_x[use])))) if use.any() else math.nan
-            gy = float(np.exp(np.mean(np.log(med_y[use])))) if use.any() else math.nan
-        rows["candidate"].append(candidates[b // n_units])
-        rows["unit"].append(unit_labels[b % n_units].as_py() if unit else None)
-        rows["benchmarks"].append(int(members.sum()))
-        rows["compared"].append(int(use.sum()))
-        rows["geomean_baseline"].append(gx)
-        rows["geomean_candidate"].append(gy)
-        rows["geomean_delta"].append(gy / gx - 1.0 if use.any() else math.nan)
-        score = _score_ratio(xs, ys, use & testable & (xs.sizes > 1) & (ys.sizes > 1),
-                             baseline, confidence, aggregate_score)
-        for name, v in zip(("score_ratio", "score_ci_low", "score_ci_high"), score):
-            rows[name].append(v)
-        for v in VERDICTS:
-            rows[v].append(int(np.sum(members & (verdict == v))))
-    table = pa.table(rows)
-    if unit is None:
-        table = table.drop_columns(["unit"])
-    return table
+    def score(use):
+        values = _score_ratio(xs, ys, use & testable & (xs.sizes > 1) & (ys.sizes > 1),
+                              baseline, confidence, aggregate_score)
+        return dict(zip(("score_ratio", "score_ci_low", "score_ci_high"), values))
+
+    return overall_table(out, candidates, units, k, unit, "median", positive, extra=score)
 
 
 def _score_ratio(xs: Samples, ys: Samples, use: np.ndarray, baseline: str, confidence: float,

@@ -8,6 +8,7 @@ from typing import Mapping
 import numpy as np
 import pyarrow as pa
 
+from fastperf.data.grouping import key_codes
 from fastperf.data.units import HIGHER, LOWER
 from fastperf.data.validation import (check_choice, check_confidence, check_real,
                                       check_unit_interval)
@@ -18,7 +19,8 @@ from fastperf.protocols.compare_text import CompareRendering
 from fastperf.results.base import BenchmarkResult
 
 __all__ = ["CompareResult", "ADJUSTMENTS", "VERDICTS", "COLUMNS", "benchmark_identity",
-           "adjusted_pvalues", "verdicts_of", "checked_options", "largest_regressions"]
+           "adjusted_pvalues", "verdicts_of", "checked_options", "largest_regressions",
+           "overall_table"]
 
 #: `adjust=` names and the `multipletests` method each one runs.
 ADJUSTMENTS = {"bh": "fdr_bh", "holm": "holm", "bonferroni": "bonferroni", "none": None}
@@ -169,3 +171,66 @@ def largest_regressions(out: pa.Table, keys: list[str], limit: int = 5) -> list[
     names = [c for c in ["candidate", *keys] if c in out.column_names]
     picked = out.select(names + ["delta"]).take(pa.array(rows, pa.int64()))
     return picked.to_pylist()
+
+
+def overall_table(out: pa.Table, candidates: list, units: list, k: int, unit: str | None,
+                  center: str, usable: np.ndarray, extra=None) -> pa.Table:
+    """Per (candidate, unit): the benchmarks, those compared, the geometric means of each
+    side's `center` (``median`` or ``mean``) and their change (benchstat's geomean row), any
+    `extra` columns, and the count of each verdict.
+
+    Parameters
+    ----------
+    out : pyarrow.Table
+        The comparison rows (candidate-major blocks of `k` rows).
+    candidates, units : list
+        The candidates; the unit of each of the `k` benchmarks (None without a unit column).
+    k : int
+        Benchmarks per candidate.
+    unit : str or None
+        The unit column (None: no unit column in the output).
+    center : str
+        ``"median"`` or ``"mean"``: the columns ``{center}_baseline`` / ``{center}_candidate``.
+    usable : numpy.ndarray of bool
+        The rows whose centers enter the geometric means (positive, compared).
+    extra : callable, optional
+        ``extra(use) -> dict`` of further values of a block from its usable rows' mask.
+
+    Returns
+    -------
+    pyarrow.Table
+
+    Notes
+    -----
+    Geometric mean = exp(mean(log)); benchstat prints the same row.
+    """
+    x = out.column(f"{center}_baseline").to_numpy()
+    y = out.column(f"{center}_candidate").to_numpy()
+    verdict = out.column("verdict").to_numpy(zero_copy_only=False)
+    unit_codes, unit_labels = key_codes(pa.chunked_array([pa.array(units, pa.string())]), "unit")
+    n_units = len(unit_labels)
+    block = (np.repeat(np.arange(len(candidates)), k) * n_units
+             + np.tile(unit_codes, len(candidates)))
+    usable = usable & (x > 0) & (y > 0)
+    rows: dict[str, list] = {"candidate": [], "unit": [], "benchmarks": [], "compared": [],
+                             "geomean_baseline": [], "geomean_candidate": [], "geomean_delta": []}
+    for b in np.unique(block):  # one row per (candidate, unit) present: few
+        members = block == b
+        use = members & usable
+        with np.errstate(divide="ignore", invalid="ignore"):
+            gx = float(np.exp(np.mean(np.log(x[use])))) if use.any() else math.nan
+            gy = float(np.exp(np.mean(np.log(y[use])))) if use.any() else math.nan
+        rows["candidate"].append(candidates[b // n_units])
+        rows["unit"].append(unit_labels[b % n_units].as_py() if unit else None)
+        rows["benchmarks"].append(int(members.sum()))
+        rows["compared"].append(int(use.sum()))
+        rows["geomean_baseline"].append(gx)
+        rows["geomean_candidate"].append(gy)
+        rows["geomean_delta"].append(gy / gx - 1.0 if use.any() else math.nan)
+        for name, value in (extra(use) if extra is not None else {}).items():
+            rows.setdefault(name, []).append(value)
+        for v in VERDICTS:
+            rows.setdefault(v, []).append(int(np.sum(members & (verdict == v))))
+    table = pa.table(rows) if rows["candidate"] else pa.table(
+        {name: pa.array([], pa.float64()) for name in rows})
+    return table if unit is not None else table.drop_columns(["unit"])

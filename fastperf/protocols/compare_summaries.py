@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fastperf.data.grouping import group_rows, key_codes
+from fastperf.data.grouping import group_rows
 from fastperf.data.units import unit_directions, unit_names
 from fastperf.data.validation import check_key_clash
 from fastperf.engine.intervals import student_halfwidth
@@ -23,7 +23,7 @@ from fastperf.errors import InputError
 from fastperf.io.tables import require_columns
 from fastperf.protocols.compare_common import (
     VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity, largest_regressions,
-    verdicts_of,
+    overall_table, verdicts_of,
 )
 from fastperf.results.base import keyed_table
 
@@ -218,7 +218,8 @@ def compare_summaries(
             0, "candidate", pa.array(np.repeat(np.array(candidates, dtype=object), k).tolist(),
                                      pa.string()))
     out = keyed_table(key_table, columns)
-    overall = _overall(out, candidates, units, k, unit if unit in keys else None)
+    overall = overall_table(out, candidates, units, k, unit if unit in keys else None, "mean",
+                            testable)
     counts = {v: int(np.sum(verdict == v)) for v in VERDICTS}
     warnings = [f"compared from summaries (n, mean, sd): Welch's t-test and Fieller's interval "
                 f"of the ratio of means for all {k * c} comparison(s); rank tests and median "
@@ -236,37 +237,3 @@ def compare_summaries(
         "largest_regressions": largest_regressions(out, keys),
     }
     return CompareResult(out, summary, warnings, overall, keys, unit if unit in keys else None)
-
-
-def _overall(out: pa.Table, candidates: list[str], units: list, k: int, unit: str | None
-             ) -> pa.Table:
-    """Per (candidate, unit): the geometric means of the means, their change, verdict counts."""
-    m_x = out.column("mean_baseline").to_numpy()
-    m_y = out.column("mean_candidate").to_numpy()
-    ok = out.column("status").to_numpy(zero_copy_only=False) == "ok"
-    verdict = out.column("verdict").to_numpy(zero_copy_only=False)
-    unit_codes, unit_labels = key_codes(pa.chunked_array([pa.array(units, pa.string())]), "unit")
-    n_units = len(unit_labels)
-    block = np.repeat(np.arange(len(candidates)), k) * n_units + np.tile(unit_codes,
-                                                                           len(candidates))
-    rows: dict[str, list] = {"candidate": [], "unit": [], "benchmarks": [], "compared": [],
-                             "geomean_baseline": [], "geomean_candidate": [], "geomean_delta": []}
-    rows.update({v: [] for v in VERDICTS})
-    blocks = np.unique(block)
-    for b in blocks:
-        members = block == b
-        use = members & ok
-        with np.errstate(divide="ignore", invalid="ignore"):
-            gx = float(np.exp(np.mean(np.log(m_x[use])))) if use.any() else math.nan
-            gy = float(np.exp(np.mean(np.log(m_y[use])))) if use.any() else math.nan
-        rows["candidate"].append(candidates[b // n_units])
-        rows["unit"].append(unit_labels[b % n_units].as_py() if unit else None)
-        rows["benchmarks"].append(int(members.sum()))
-        rows["compared"].append(int(use.sum()))
-        rows["geomean_baseline"].append(gx)
-        rows["geomean_candidate"].append(gy)
-        rows["geomean_delta"].append(gy / gx - 1.0 if use.any() else math.nan)
-        for v in VERDICTS:
-            rows[v].append(int(np.sum(members & (verdict == v))))
-    table = pa.table(rows)
-    return table if unit is not None else table.drop_columns(["unit"])
