@@ -255,3 +255,57 @@ def test_outliers_and_constant_stretches(method):
                               method=method)
     found = r.changes.column("position").to_pylist()
     assert found == [70] if method == "edivisive" else found in ([70], []), r.changes.to_pylist()
+
+
+def _flat_then(values_after, n=20, before=1.0, order=None):
+    values = [before] * n + list(values_after)
+    return pa.table({"benchmark": ["b"] * len(values), "unit": ["ns"] * len(values),
+                     "commit": order if order is not None else list(range(len(values))),
+                     "value": values})
+
+
+def test_red_team_gate_and_order_edges(tmp_path):
+    """Red team, round 2: the gate of a history without changes passes (the empty change table
+    keeps its types); --since nan is refused; NaN order values are missing ones; a struct order
+    column is refused by name; arguments beyond int64 are refused by name."""
+    from fastperf.cli import main
+    import pyarrow.parquet as pq
+
+    quiet = fastperf.changepoints(_flat_then([1.0] * 20), order="commit")
+    assert quiet.changes.num_rows == 0 and quiet.failures(since=5).num_rows == 0
+    assert quiet.changes.schema.field("order_after").type == pa.int64()
+    path = tmp_path / "q.parquet"
+    pq.write_table(_flat_then([1.0] * 20), path)
+    assert main(["changepoints", str(path), "--order", "commit", "--fail-on", "worse",
+                 "--since", "5"]) == 0
+    stepped = fastperf.changepoints(_flat_then([2.0] * 20, order=[float(i) for i in range(40)]),
+                                    order="commit")
+    with pytest.raises(InputError, match="since"):
+        stepped.failures(since=float("nan"))
+    with pytest.raises(InputError, match="since"):
+        stepped.failures(since=2 ** 70)
+    nan_order = [float("nan")] * 5 + [float(i) for i in range(35)]
+    r = fastperf.changepoints(_flat_then([2.0] * 20, order=nan_order), order="commit")
+    assert r.series.column("n_dropped").to_pylist() == [5]
+    assert r.series.column("points").to_pylist() == [35]
+    struct = pa.array([{"a": i} for i in range(40)])
+    with pytest.raises(InputError, match="order column 'commit'"):
+        fastperf.changepoints(_flat_then([2.0] * 20, order=struct), order="commit")
+    for kwargs in ({"min_size": 2 ** 63}, {"seed": 2 ** 64}, {"permutations": 2 ** 63}):
+        with pytest.raises(InputError, match=next(iter(kwargs))):
+            fastperf.changepoints(_flat_then([2.0] * 20), order="commit", **kwargs)
+
+
+def test_red_team_values_at_the_float64_limits():
+    """Infinite values are named; medians of subnormal values are exact (halve after adding);
+    a ratio beyond the float64 range says so, not "values <= 0"."""
+    r = fastperf.changepoints(_flat_then([float("inf")] * 20), order="commit", method="ttest")
+    assert r.series.column("status").to_pylist()[0].startswith("infinite values in input (20)")
+    tiny = fastperf.changepoints(_flat_then([5e-324 * 4] * 20, before=5e-324), order="commit",
+                                 method="ttest")
+    row = tiny.changes.to_pylist()[0]
+    assert row["median_before"] == 5e-324 and row["median_after"] == 2e-323
+    huge = fastperf.changepoints(_flat_then([1e308] * 20, before=1e-308), order="commit",
+                                 method="ttest")
+    assert huge.changes.column("status").to_pylist() == [
+        "ratio or its interval beyond the float64 range"]

@@ -10,6 +10,8 @@ from __future__ import annotations
 import bz2
 import gzip
 import lzma
+import os
+import zlib
 from pathlib import Path
 from typing import Any
 
@@ -27,8 +29,22 @@ COMPRESSIONS = {
     b"\xfd7zXZ\x00": "xz",
     b"\x28\xb5\x2f\xfd": "zstd",
 }
-#: Most bytes a compressed file may expand to (a guard against decompression bombs).
-MAX_DECOMPRESSED = 1 << 33
+
+
+def _decompression_limit() -> int:
+    """2 GiB, or a quarter of the physical memory when that is less (1 GiB when unknown)."""
+    try:
+        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    except (AttributeError, ValueError, OSError):
+        physical = -1
+    if physical <= 0:
+        return 1 << 30
+    return int(min(1 << 31, physical // 4))
+
+
+#: Most bytes a compressed file may expand to (a guard against decompression bombs): 2 GiB, or a
+#: quarter of the physical memory when that is less. The decompressed content is held once.
+MAX_DECOMPRESSED = _decompression_limit()
 _CHUNK = 1 << 22
 
 
@@ -56,7 +72,7 @@ def compression_of(head: bytes) -> str | None:
     return None
 
 
-def file_bytes(path: Path, limit: int = MAX_DECOMPRESSED) -> bytes:
+def file_bytes(path: Path, limit: int = MAX_DECOMPRESSED) -> bytes | bytearray:
     """The content of `path`, decompressed when its magic bytes say it is compressed.
 
     Parameters
@@ -68,8 +84,9 @@ def file_bytes(path: Path, limit: int = MAX_DECOMPRESSED) -> bytes:
 
     Returns
     -------
-    bytes
+    bytes or bytearray
         The (decompressed) content; nested compression (a ``.gz`` of a ``.gz``) is undone too.
+        Decompressed content is a bytearray grown in place, so it is held once in memory.
 
     Raises
     ------
@@ -92,7 +109,7 @@ def file_bytes(path: Path, limit: int = MAX_DECOMPRESSED) -> bytes:
     return raw
 
 
-def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytes:
+def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytearray:
     try:
         if kind == "zstd":
             stream = pa.input_stream(pa.BufferReader(raw), compression="zstd")
@@ -101,21 +118,22 @@ def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytes:
             source = _BytesReader(raw)
             reader = (gzip.GzipFile(fileobj=source) if kind == "gzip" else
                       bz2.BZ2File(source) if kind == "bz2" else lzma.LZMAFile(source)).read
-        parts: list[bytes] = []
-        size = 0
+        out = bytearray()  # grown in place: the content is never held twice
         while True:
             part = reader(_CHUNK)
             if not part:
                 break
-            size += len(part)
-            if size > limit:
-                raise InputError(f"{path}: the {kind} file expands beyond {limit:,} bytes; "
-                                 "decompress it yourself if that is intended")
-            parts.append(part)
-        return b"".join(parts)
+            if len(out) + len(part) > limit:
+                raise InputError(f"{path}: the {kind} file expands beyond {limit:,} bytes (the "
+                                 "decompression limit: 2 GiB, or a quarter of the physical "
+                                 "memory when less); decompress it yourself if that is intended")
+            out += part
+            del part
+        return out
     except InputError:
         raise
-    except (OSError, EOFError, lzma.LZMAError, ValueError, pa.ArrowException) as exc:
+    except (OSError, EOFError, lzma.LZMAError, zlib.error, ValueError,
+            pa.ArrowException) as exc:
         raise InputError(f"{path}: a {kind}-compressed file that does not decompress "
                          f"({type(exc).__name__}: {str(exc)[:120]})") from None
 

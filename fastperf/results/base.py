@@ -132,7 +132,9 @@ def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
     """The key table with `columns` (name -> array, one entry per row) appended in order."""
     out = keys
     for name, column in columns.items():
-        out = out.append_column(name, pa.array(column))
+        # Arrow columns keep their type (an empty one too); others are converted
+        out = out.append_column(name, column if isinstance(column, (pa.Array, pa.ChunkedArray))
+                                else pa.array(column))
     return out
 
 

@@ -10,6 +10,7 @@ the runs of its two adjacent segments and the Hodges-Lehmann interval of their r
 """
 from __future__ import annotations
 
+import math
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -20,7 +21,8 @@ from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
 from fastperf.data.grouping import group_rows
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
-from fastperf.data.validation import check_choice, check_confidence, check_unit_interval
+from fastperf.data.validation import (check_choice, check_confidence, check_seed,
+                                      check_unit_interval)
 from fastperf.engine.ranks import rank_sum_test, sort_samples
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
@@ -45,7 +47,8 @@ class ChangepointResult(GroupResult):
     series : pyarrow.Table
         One row per series: the key columns, ``points`` (distinct `order` values), ``runs``
         (values used), ``n_dropped`` (null/NaN values and rows without an order value),
-        ``changes`` (found) and ``status`` ("ok", "too short: ...", "constant series").
+        ``changes`` (found) and ``status`` ("ok", "too short: ...", "constant series",
+        "infinite values in input (N): ...", "no values (all missing)").
     changes : pyarrow.Table
         One row per change: the key columns, then ``position`` (0-based index of the first
         point after the change in the ordered series), ``order_before`` / ``order_after`` (the
@@ -93,11 +96,22 @@ class ChangepointResult(GroupResult):
             after = self.changes.column("order_after")
             try:
                 bound = pa.scalar(since).cast(after.type)
-            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError):
+            except (pa.ArrowInvalid, pa.ArrowNotImplementedError, pa.ArrowTypeError,
+                    OverflowError):
                 raise InputError(f"since={since!r} cannot be compared with the order column of "
                                  f"type {after.type}") from None
+            if not bound.is_valid or (pa.types.is_floating(bound.type)
+                                      and math.isnan(bound.as_py())):
+                raise InputError(f"since={since!r} is no order value: give a number, date or "
+                                 "name of the order column")
             worse = pc.and_(worse, pc.greater(after, bound))
         return self.changes.filter(worse)
+
+
+#: The most permutations accepted (a p-value resolution of 1e-7); the work is budgeted too.
+MAX_PERMUTATIONS = 10 ** 7
+#: The most work one call may do (`check_budget`): about two minutes at 1e9 steps per second.
+MAX_OPERATIONS = 10 ** 11
 
 
 def _check(method, alpha, min_size, max_changes, permutations, seed, confidence):
@@ -105,15 +119,16 @@ def _check(method, alpha, min_size, max_changes, permutations, seed, confidence)
     if alpha is None:
         alpha = 0.01 if method == "edivisive" else 0.001
     alpha = check_unit_interval(alpha, "alpha")
-    for name, v, low in (("min_size", min_size, 2), ("max_changes", max_changes, 1),
-                         ("permutations", permutations, 1), ("seed", seed, 0)):
+    for name, v, low, high in (("min_size", min_size, 2, 2 ** 31),
+                               ("max_changes", max_changes, 1, 2 ** 31),
+                               ("permutations", permutations, 1, MAX_PERMUTATIONS)):
         if v is None and name in ("min_size", "max_changes"):
             continue
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or v < low:
-            raise InputError(f"{name} must be an integer >= {low}" +
+        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not low <= v <= high:
+            raise InputError(f"{name} must be an integer in [{low}, {high}]" +
                              (" or None" if name in ("min_size", "max_changes") else "") +
                              f", got {v!r}")
-    return alpha, check_confidence(confidence)
+    return alpha, check_seed(seed), check_confidence(confidence)
 
 
 def _ordered_points(table: pa.Table, keys: list[str], order: str, values: np.ndarray):
@@ -122,24 +137,30 @@ def _ordered_points(table: pa.Table, keys: list[str], order: str, values: np.nda
     series_of_row = np.empty(table.num_rows, dtype=np.int64)
     series_of_row[groups.gather(np.arange(table.num_rows))] = np.repeat(
         np.arange(groups.n_groups), groups.sizes)
-    usable = ~np.isnan(values) & pc.is_valid(table.column(order)).to_numpy(zero_copy_only=False)
+    order_column = table.column(order)
+    present = pc.is_valid(order_column)
+    if pa.types.is_floating(order_column.type):  # a NaN order value is a missing one
+        present = pc.and_(present, pc.invert(pc.is_nan(order_column)))
+    usable = ~np.isnan(values) & present.to_numpy(zero_copy_only=False)
     rows = np.flatnonzero(usable)
     frame = pa.table({"series": series_of_row[rows], "order": table.column(order).take(rows),
                       "value": values[rows]})
     try:
         frame = frame.sort_by([("series", "ascending"), ("order", "ascending"),
                                ("value", "ascending")])
+        series = frame.column("series").to_numpy()
+        new_point = np.ones(frame.num_rows, dtype=bool)
+        if frame.num_rows > 1:
+            same_order = pc.equal(frame.column("order").slice(1),
+                                  frame.column("order").slice(0, frame.num_rows - 1))
+            new_point[1:] = ((series[1:] != series[:-1])
+                             | ~same_order.to_numpy(zero_copy_only=False))
     except (pa.ArrowNotImplementedError, pa.ArrowInvalid, pa.ArrowTypeError):
         raise InputError(f"order column {order!r} of type {table.column(order).type} cannot be "
-                         "sorted: use numbers, timestamps or strings") from None
-    series = frame.column("series").to_numpy()
-    new_point = np.ones(frame.num_rows, dtype=bool)
-    if frame.num_rows > 1:
-        same_order = pc.equal(frame.column("order").slice(1),
-                              frame.column("order").slice(0, frame.num_rows - 1))
-        new_point[1:] = (series[1:] != series[:-1]) | ~same_order.to_numpy(zero_copy_only=False)
+                         "sorted and compared: use numbers, timestamps, dates or strings") from None
     dropped = np.bincount(series_of_row[~usable], minlength=groups.n_groups)
-    return groups, frame, series, new_point, dropped
+    infinite = np.bincount(series_of_row[usable & np.isinf(values)], minlength=groups.n_groups)
+    return groups, frame, series, new_point, dropped, infinite
 
 
 def _medians(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -150,7 +171,12 @@ def _medians(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     if values.size == 0:
         return np.full(sizes.shape, np.nan)
     take = lambda i: np.take(values, i, mode="clip")  # noqa: E731
-    return np.where(sizes > 0, take(lower) / 2.0 + take(upper) / 2.0, np.nan)
+    a, b = take(lower), take(upper)
+    with np.errstate(over="ignore"):
+        middle = (a + b) / 2.0  # exact where the sum neither overflows nor is subnormal-halved
+    middle = np.where(np.isinf(middle) & np.isfinite(a) & np.isfinite(b), a / 2.0 + b / 2.0,
+                      middle)
+    return np.where(sizes > 0, middle, np.nan)
 
 
 def _slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples:
@@ -217,7 +243,7 @@ def changepoints(
     min_size: int | None = None,
     max_changes: int | None = None,
     permutations: int = 199,
-    seed: int = 0,
+    seed: int | None = 0,
     higher_is_better: bool | Mapping[str, bool] | None = None,
     confidence: float = 0.95,
 ) -> ChangepointResult:
@@ -252,9 +278,12 @@ def changepoints(
     max_changes : int or None
         The most changes per series (None: no limit other than `min_size`).
     permutations : int
-        Resamples of the permutation test (``edivisive``).
-    seed : int
-        Seed of the permutations: the same seed, the same result, whatever the thread count.
+        Resamples of the permutation test (``edivisive``), at most `MAX_PERMUTATIONS`; the
+        work is estimated up front and refused beyond `MAX_OPERATIONS` steps (about two
+        minutes), naming the estimate.
+    seed : int or None
+        Seed of the permutations (an integer in [0, 2**64)): the same seed, the same result,
+        whatever the thread count; None draws a fresh one.
     higher_is_better : None, bool or mapping unit -> bool
         The units' direction; None infers it from the unit (`fastperf.data.units`).
     confidence : float
@@ -280,8 +309,8 @@ def changepoints(
     value = column_name(value, "value")
     order = column_name(order, "order")
     unit = column_name(unit, "unit", allow_none=True)
-    alpha, confidence = _check(method, alpha, min_size, max_changes, permutations, seed,
-                               confidence)
+    alpha, seed, confidence = _check(method, alpha, min_size, max_changes, permutations, seed,
+                                     confidence)
     min_size = 5 if min_size is None else int(min_size)
     table = load_table(data)
     if table.num_rows == 0:
@@ -294,7 +323,8 @@ def changepoints(
         raise InputError(f"order={order!r}, value={value!r} and the key columns {keys} must be "
                          "different columns")
     values = value_column(table, value)
-    groups, frame, series, new_point, dropped = _ordered_points(table, keys, order, values)
+    groups, frame, series, new_point, dropped, infinite = _ordered_points(table, keys, order,
+                                                                          values)
     n_series = groups.n_groups
     run_values = frame.column("value").to_numpy()
     point_starts = np.flatnonzero(new_point)
@@ -307,7 +337,8 @@ def changepoints(
     np.cumsum(points, out=series_offsets[1:])
 
     scale = np.zeros(n_series)
-    np.maximum.at(scale, point_series, np.abs(point_values))
+    np.maximum.at(scale, point_series, np.where(np.isfinite(point_values),
+                                                np.abs(point_values), 0.0))
     _, exponent = np.frexp(np.where(scale > 0, scale, 1.0))
     scaled = np.ldexp(point_values, -exponent[point_series])
     low = np.full(n_series, np.inf)
@@ -317,8 +348,10 @@ def changepoints(
     too_short = points < 2 * min_size
     constant = ~too_short & (low == high)
     status = np.select(
-        [points == 0, too_short, constant],
+        [points == 0, infinite > 0, too_short, constant],
         ["no values (all missing)",
+         np.char.add(np.char.add("infinite values in input (", infinite.astype(str)),
+                     "): an infinite measurement is a broken one; remove it or set it to null"),
          np.char.add(np.char.add("too short: ", points.astype(str)),
                      f" points, fewer than 2 x min_size = {2 * min_size}"),
          "constant series"], "ok").astype(object)
@@ -327,7 +360,8 @@ def changepoints(
                  operations=(permutations if method == "edivisive" else 1) * 8.0 * float(
                      np.sum(points * np.log2(np.maximum(points, 2)))),
                  detail="about 8 n log2(n) steps per series of n points and resample",
-                 remedy="use fewer permutations= or method='ttest'")
+                 remedy="use fewer permutations= or method='ttest'",
+                 max_operations=MAX_OPERATIONS)
     cuts, pvalues, n_cuts = _search(scaled, series_offsets, status == "ok", min_size,
                                     max_changes, method, alpha, permutations, seed)
 
@@ -419,8 +453,10 @@ def _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets, point
     rank = np.empty(g.shape[0], dtype=np.int64)
     first_of_series = np.searchsorted(g[by_size], g[by_size])
     rank[by_size] = np.arange(g.shape[0]) - first_of_series + 1
-    status = np.where(positive & np.isfinite(low) & np.isfinite(high), "ok",
-                      "values <= 0: no ratio interval").astype(object)
+    finite = np.isfinite(ratio) & np.isfinite(low) & np.isfinite(high)
+    status = pa.array(np.select([~positive, ~finite], [
+        "values <= 0: no ratio interval",
+        "ratio or its interval beyond the float64 range"], "ok").tolist(), pa.string())
     columns = {"position": position, "order_before": order_before, "order_after": order_after,
                "median_before": med_before, "median_after": med_after, "ratio": ratio,
                "ratio_ci_low": low, "ratio_ci_high": high, "pvalue": pvalues[g, k],
