@@ -468,7 +468,7 @@ def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str,
     if fmt in TABULAR:
         if summaries:
             raw = {"parquet": read_parquet, "csv": read_csv, "ipc": read_ipc}[fmt](path, content)
-            table = mark_summary_table(raw)
+            table = mark_summary_table(raw, where=path)
             return table, ("column" if "variant" in table.column_names else "label")
         return _read_tabular(path, fmt, content, roles, fallback=detected and fmt == "csv")
     entry = tool_format(fmt)

@@ -20,6 +20,7 @@ from fastperf.engine.intervals import student_halfwidth
 from fastperf.engine.parametric import t_from_moments, t_pvalue, t_quantile
 from fastperf.engine.pvalues import first_reason
 from fastperf.errors import InputError
+from fastperf.io.summaries import checked_summary_columns
 from fastperf.io.tables import require_columns
 from fastperf.protocols.compare_common import (
     VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity, largest_regressions,
@@ -97,6 +98,14 @@ def _statistic(table: pa.Table, name: str, rows: np.ndarray) -> np.ndarray:
     return np.where(rows >= 0, values[np.maximum(rows, 0)] if values.size else math.nan, math.nan)
 
 
+def _exponent(mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
+    """Per row, the power-of-two exponent of the larger of |mean| and sd (0 where not finite)."""
+    with np.errstate(invalid="ignore"):
+        larger = np.fmax(np.abs(mean), sd)
+    _, exponent = np.frexp(np.where(np.isfinite(larger) & (larger > 0), larger, 1.0))
+    return exponent.astype(np.int64)
+
+
 def compare_summaries(
     table: pa.Table, *, baseline: str, candidates: list[str], several: bool, by: Any,
     variant: str, unit: str | None, alpha: float, adjust: str, confidence: float,
@@ -127,9 +136,13 @@ def compare_summaries(
     Welch (1947) t-test from (mean, sd, n) of each side, df by Welch-Satterthwaite; the ratio
     interval is Fieller's (1954) with the same t quantile; equivalence (``margin``): Fieller's
     (1 - 2 alpha) interval inside [1 - margin, 1 + margin] (two one-sided tests). Mean
-    intervals: mean +- t[(1 + confidence) / 2; n - 1] sd / sqrt(n).
+    intervals: mean +- t[(1 + confidence) / 2; n - 1] sd / sqrt(n). Each side is scaled by the
+    power of two of its larger |mean| or sd before any square (exact, undone after), so finite
+    summaries give finite t, p and intervals wherever those are representable; a ratio or mean
+    interval beyond the float64 range is a status, never an "ok" infinity.
     """
     require_columns(table, [variant, "n", "mean", "sd"])
+    table = checked_summary_columns(table)
     variants = [baseline, *candidates]
     names = pc.cast(table.column(variant), pa.string())
     table = table.filter(pc.is_in(names, pa.array(variants, pa.string())))
@@ -154,20 +167,33 @@ def compare_summaries(
     s_x, s_y = _statistic(table, "sd", rows_x), _statistic(table, "sd", rows_y)
     zeros = np.zeros(k * c)
 
-    t, df, _, _, t_status = t_from_moments(n_y, zeros, m_y, s_y * s_y, n_x, zeros, m_x,
-                                           s_x * s_x, False)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+    # Each side scaled by the power of two of its larger |mean| or sd (exact), so that no square
+    # overflows; t_from_moments scales back (see its docstring).
+    e_x, e_y = _exponent(m_x, s_x), _exponent(m_y, s_y)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        sx_scaled, sy_scaled = np.ldexp(s_x, -e_x), np.ldexp(s_y, -e_y)
+        t, df, _, _, t_status = t_from_moments(
+            n_y, zeros, np.ldexp(m_y, -e_y), sy_scaled * sy_scaled, n_x, zeros,
+            np.ldexp(m_x, -e_x), sx_scaled * sx_scaled, False, e_y, e_x)
         p = np.where(t_status == "ok", t_pvalue(t, df, "two-sided"), np.nan)
-        var_x, var_y = s_x * s_x / n_x, s_y * s_y / n_y
-        ci_low, ci_high = fieller_ratio_interval(m_x, var_x, m_y, var_y,
+        # Fieller's interval is scale-free: both sides scaled by the same (larger) exponent
+        common = np.maximum(e_x, e_y)
+        fx, fy = np.ldexp(m_x, -common), np.ldexp(m_y, -common)
+        gx, gy = np.ldexp(s_x, -common), np.ldexp(s_y, -common)
+        var_x, var_y = gx * gx / n_x, gy * gy / n_y
+        ci_low, ci_high = fieller_ratio_interval(fx, var_x, fy, var_y,
                                                  t_quantile((1.0 + confidence) / 2.0, df))
         ratio = m_y / m_x
         delta = ratio - 1.0
         half_x = student_halfwidth(np.nan_to_num(n_x), s_x, confidence)
         half_y = student_halfwidth(np.nan_to_num(n_y), s_y, confidence)
+        sides = [m_x - half_x, m_x + half_x, m_y - half_y, m_y + half_y]
+    sides_overflow = np.zeros(k * c, dtype=bool)
+    for side in sides:
+        sides_overflow |= np.isinf(side)
     equivalent = np.zeros(k * c, dtype=bool)
     if margin is not None:
-        eq_low, eq_high = fieller_ratio_interval(m_x, var_x, m_y, var_y,
+        eq_low, eq_high = fieller_ratio_interval(fx, var_x, fy, var_y,
                                                  t_quantile(1.0 - alpha, df))
         with np.errstate(invalid="ignore"):
             equivalent = (eq_low >= 1 - margin) & (eq_high <= 1 + margin)
@@ -181,9 +207,11 @@ def compare_summaries(
          "the file gives no mean", "the file gives no sd: no test (rank tests need the raw runs)"],
         "ok")
     after_test = first_reason(
-        [~(m_x > 0) | ~(m_y > 0), np.isnan(ci_low)],
+        [~(m_x > 0) | ~(m_y > 0), ~np.isfinite(ratio), np.isnan(ci_low), sides_overflow],
         ["means <= 0: no ratio interval",
-         "Fieller interval unbounded: the baseline mean is not significantly above 0"], "ok")
+         "ratio of the means beyond the float64 range",
+         "Fieller interval unbounded: the baseline mean is not significantly above 0",
+         "an interval of a mean beyond the float64 range"], "ok")
     test_failed = np.char.add("no test: ", np.asarray(t_status, dtype=str))
     status = np.where(before_test != "ok", before_test,
                       np.where(t_status != "ok", test_failed, after_test)).astype(object)
@@ -193,16 +221,16 @@ def compare_summaries(
     units = unit_names(groups.keys.column(unit), unit) if unit in keys else [None] * k
     directions = unit_directions(dict.fromkeys(units), higher_is_better)
     direction = np.array([directions[u] for u in units] * c, dtype=object)
-    with np.errstate(invalid="ignore"):
+    with np.errstate(invalid="ignore", over="ignore"):
         verdict = verdicts_of(testable, p_adjusted < alpha, np.sign(np.nan_to_num(m_y - m_x)),
                               delta, threshold, direction, equivalent)
     nan_unless_ok = np.where(testable, 1.0, np.nan)
     columns = {
         "n_baseline": pa.array(n_x, pa.float64(), mask=np.isnan(n_x)).cast(pa.int64()),
         "n_candidate": pa.array(n_y, pa.float64(), mask=np.isnan(n_y)).cast(pa.int64()),
-        "mean_baseline": m_x, "sd_baseline": s_x, "ci_baseline_low": m_x - half_x,
-        "ci_baseline_high": m_x + half_x, "mean_candidate": m_y, "sd_candidate": s_y,
-        "ci_candidate_low": m_y - half_y, "ci_candidate_high": m_y + half_y,
+        "mean_baseline": m_x, "sd_baseline": s_x, "ci_baseline_low": sides[0],
+        "ci_baseline_high": sides[1], "mean_candidate": m_y, "sd_candidate": s_y,
+        "ci_candidate_low": sides[2], "ci_candidate_high": sides[3],
         "delta": delta * nan_unless_ok, "ratio": ratio * nan_unless_ok,
         "ci_low": ci_low * nan_unless_ok, "ci_high": ci_high * nan_unless_ok,
         "pvalue": p, "pvalue_adjusted": p_adjusted,

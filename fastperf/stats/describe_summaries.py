@@ -12,7 +12,7 @@ import pyarrow.compute as pc
 from fastperf.data.grouping import group_rows
 from fastperf.engine.intervals import student_halfwidth
 from fastperf.engine.pvalues import first_reason
-from fastperf.io.summaries import SUMMARY_STATISTICS
+from fastperf.io.summaries import SUMMARY_STATISTICS, checked_summary_columns
 from fastperf.results.base import keyed_table
 
 __all__ = ["describe_summaries", "SUMMARY_DESCRIBE_COLUMNS"]
@@ -45,8 +45,10 @@ def describe_summaries(table: pa.Table, keys: list[str], confidence: float
     Notes
     -----
     ci_mean = mean -+ t[(1 + confidence) / 2; n - 1] sd / sqrt(n) (Student 1908; seed 000, as
-    `describe` on runs); cv = sd / mean. Median intervals need the runs.
+    `describe` on runs); cv = sd / mean (NaN, with a status, where the mean is 0 or the ratio
+    overflows). Median intervals need the runs.
     """
+    table = checked_summary_columns(table)
     groups = group_rows(table, keys)
     k = groups.n_groups
     first = groups.gather(np.arange(table.num_rows))[groups.offsets[:-1]] if k else \
@@ -57,21 +59,30 @@ def describe_summaries(table: pa.Table, keys: list[str], confidence: float
         values = pc.cast(column, pa.float64()).fill_null(math.nan).to_numpy()
         stats[name] = values[first] if k else np.empty(0)
     n, mean, sd = stats["n"], stats["mean"], stats["sd"]
-    with np.errstate(invalid="ignore", divide="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         half = student_halfwidth(np.nan_to_num(n), sd, confidence)
-        cv = sd / mean
+        low, high = mean - half, mean + half
+        cv = np.where(mean == 0, np.nan, sd / mean)
+    cv_overflow = np.isinf(cv)
+    cv = np.where(cv_overflow, np.nan, cv)
+    interval_overflow = ~np.isfinite(low) | ~np.isfinite(high)
     missing = [name for name in ("min", "median", "max", "iqr")]
     status = first_reason(
-        [groups.sizes > 1, np.isnan(mean), np.isnan(n), np.isnan(sd), n < 2,
+        [groups.sizes > 1, np.isnan(mean), np.isinf(mean), np.isnan(n), np.isnan(sd), n < 2,
+         interval_overflow, mean == 0, cv_overflow,
          *[np.isnan(stats[name]) for name in missing]],
         ["several summary rows for one group: give by= the columns that tell them apart",
-         "the file gives no mean", "the file gives no run count n: no interval",
+         "the file gives no mean", "the mean is infinite: no interval",
+         "the file gives no run count n: no interval",
          "the file gives no sd: no interval", "fewer than 2 runs: no interval",
+         "the interval of the mean is beyond the float64 range",
+         "mean 0: no cv", "cv = sd / mean beyond the float64 range",
          *[f"the file gives no {name}" for name in missing]], "ok")
+    low, high = np.where(interval_overflow, np.nan, low), np.where(interval_overflow, np.nan, high)
     columns = {"n": pa.array(n, pa.float64(), mask=np.isnan(n)).cast(pa.int64()),
                "mean": mean, "sd": sd, "min": stats["min"], "median": stats["median"],
                "max": stats["max"], "iqr": stats["iqr"], "cv": cv,
-               "ci_mean_low": mean - half, "ci_mean_high": mean + half, "status": status}
+               "ci_mean_low": low, "ci_mean_high": high, "status": status}
     out = keyed_table(groups.keys, columns)
     warnings = ["described from summaries (n, mean, sd, ...): no median interval without the "
                 "raw runs (see docs/readers.md for how to keep them)"]
