@@ -8,6 +8,7 @@ many loggers write).
 from __future__ import annotations
 
 import bz2
+import io
 import gzip
 import lzma
 import os
@@ -115,7 +116,7 @@ def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytearray:
             stream = pa.input_stream(pa.BufferReader(raw), compression="zstd")
             reader = stream.read
         else:
-            source = _BytesReader(raw)
+            source = io.BytesIO(raw)  # the compressed bytes: small beside their content
             reader = (gzip.GzipFile(fileobj=source) if kind == "gzip" else
                       bz2.BZ2File(source) if kind == "bz2" else lzma.LZMAFile(source)).read
         out = bytearray()  # grown in place: the content is never held twice
@@ -136,29 +137,6 @@ def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytearray:
             pa.ArrowException) as exc:
         raise InputError(f"{path}: a {kind}-compressed file that does not decompress "
                          f"({type(exc).__name__}: {str(exc)[:120]})") from None
-
-
-class _BytesReader:
-    """The minimal file object the standard decompressors read from (no copy of `raw`)."""
-
-    def __init__(self, raw: bytes) -> None:
-        self._view = memoryview(raw)
-        self._at = 0
-
-    def read(self, size: int = -1) -> bytes:
-        end = len(self._view) if size is None or size < 0 else min(self._at + size, len(self._view))
-        out = bytes(self._view[self._at:end])
-        self._at = end
-        return out
-
-    def readable(self) -> bool:
-        return True
-
-    def seekable(self) -> bool:
-        return False
-
-    def close(self) -> None:
-        pass
 
 
 def json_documents(raw: bytes, path: Path) -> tuple[Any, bool]:

@@ -22,8 +22,9 @@ from fastperf.data.budget import check_budget
 from fastperf.data.grouping import group_rows
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
 from fastperf.data.validation import (check_choice, check_confidence, check_seed,
-                                      check_unit_interval)
+                                      check_unit_interval, check_whole_number)
 from fastperf.engine.ranks import rank_sum_test, sort_samples
+from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, has_column, key_list, require_columns, value_column
@@ -122,12 +123,8 @@ def _check(method, alpha, min_size, max_changes, permutations, seed, confidence)
     for name, v, low, high in (("min_size", min_size, 2, 2 ** 31),
                                ("max_changes", max_changes, 1, 2 ** 31),
                                ("permutations", permutations, 1, MAX_PERMUTATIONS)):
-        if v is None and name in ("min_size", "max_changes"):
-            continue
-        if not isinstance(v, (int, np.integer)) or isinstance(v, bool) or not low <= v <= high:
-            raise InputError(f"{name} must be an integer in [{low}, {high}]" +
-                             (" or None" if name in ("min_size", "max_changes") else "") +
-                             f", got {v!r}")
+        if v is not None or name == "permutations":
+            check_whole_number(v, name, minimum=low, maximum=high)
     return alpha, check_seed(seed), check_confidence(confidence)
 
 
@@ -161,22 +158,6 @@ def _ordered_points(table: pa.Table, keys: list[str], order: str, values: np.nda
     dropped = np.bincount(series_of_row[~usable], minlength=groups.n_groups)
     infinite = np.bincount(series_of_row[usable & np.isinf(values)], minlength=groups.n_groups)
     return groups, frame, series, new_point, dropped, infinite
-
-
-def _medians(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Median of each sorted CSR segment (NaN where empty)."""
-    sizes = np.diff(offsets)
-    lower = offsets[:-1] + np.maximum(sizes - 1, 0) // 2
-    upper = offsets[:-1] + sizes // 2
-    if values.size == 0:
-        return np.full(sizes.shape, np.nan)
-    take = lambda i: np.take(values, i, mode="clip")  # noqa: E731
-    a, b = take(lower), take(upper)
-    with np.errstate(over="ignore"):
-        middle = (a + b) / 2.0  # exact where the sum neither overflows nor is subnormal-halved
-    middle = np.where(np.isinf(middle) & np.isfinite(a) & np.isfinite(b), a / 2.0 + b / 2.0,
-                      middle)
-    return np.where(sizes > 0, middle, np.nan)
 
 
 def _slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples:
@@ -329,7 +310,7 @@ def changepoints(
     run_values = frame.column("value").to_numpy()
     point_starts = np.flatnonzero(new_point)
     point_offsets = np.append(point_starts, run_values.shape[0]).astype(np.int64)
-    point_values = _medians(run_values, point_offsets)
+    point_values = min_median(Samples(run_values, point_offsets))[1]
     point_series = series[point_starts]
     points = np.bincount(point_series, minlength=n_series)
     runs = np.bincount(series, minlength=n_series)
@@ -432,7 +413,7 @@ def _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets, point
                               point_offsets[base + position]))
     ys = sort_samples(_slices(run_values, point_offsets[base + position],
                               point_offsets[base + after]))
-    med_before, med_after = _medians(xs.values, xs.offsets), _medians(ys.values, ys.offsets)
+    med_before, med_after = min_median(xs)[1], min_median(ys)[1]
     positive = (med_before > 0) & (med_after > 0) & (xs.values[xs.offsets[:-1]] > 0
                                                      if xs.values.size else np.zeros(0, bool))
     positive &= ys.values[ys.offsets[:-1]] > 0 if ys.values.size else np.zeros(0, bool)
