@@ -66,6 +66,14 @@ def test_split_within_segments_matches_brute_force():
     left, right = energy_best_split(z[:40], 4), energy_best_split(z[40:], 4)
     want = (left[0], left[1]) if left[1] > right[1] else (40 + right[0], right[1])
     assert (position[0], q[0]) == (want[0], pytest.approx(want[1], rel=1e-10))
+    # cuts in the order found, not sorted: segments [0, 20), [20, 40), [40, 100)
+    position, q, _, _, _ = next_change(z, np.array([0, 100]), np.array([[40, 20]]), np.array([2]),
+                                       np.ones(1, bool), 4, 1, 1, 0.05, 0, 0, *empty_cache(100),
+                                       n_rows=0)
+    parts = [(0, energy_best_split(z[:20], 4)), (20, energy_best_split(z[20:40], 4)),
+             (40, energy_best_split(z[40:], 4))]
+    start, (t, best) = max(parts, key=lambda part: part[1][1])
+    assert (position[0], q[0]) == (start + t, pytest.approx(best, rel=1e-10))
 
 
 def test_ttest_pvalue_is_welchs_on_the_two_sides():
@@ -167,6 +175,26 @@ def test_statuses_min_size_max_changes_and_dropped():
     assert fastperf.changepoints(steps, order="commit", max_changes=2).changes.num_rows == 2
     capped = fastperf.changepoints(steps, order="commit", min_size=40)
     assert all(p >= 40 and 120 - p >= 40 for p in capped.changes.column("position").to_pylist())
+
+
+@pytest.mark.parametrize("method", ["edivisive", "ttest"])
+def test_row_order_does_not_matter(method):
+    """Rows as a history is written (by series, then commit) take the path that sorts nothing;
+    the same rows shuffled, or with the commit as text, give the same tables."""
+    t = pa.concat_tables([history({25: 1.2}, points=50, runs=3, seed=s).set_column(
+        0, "benchmark", pa.array([f"b{s}"] * 150)) for s in range(3)])
+    want = fastperf.changepoints(t, order="commit", method=method)
+    # shuffled within each series (the series keep their order, and so their random streams)
+    shuffled = t.take(np.lexsort((np.random.default_rng(1).random(t.num_rows),
+                                  np.repeat(np.arange(3), 150))))
+    as_text = shuffled.set_column(1, "commit", pa.array(
+        [f"c{c:03d}" for c in shuffled.column("commit").to_pylist()]))
+    for other in (shuffled, as_text):
+        got = fastperf.changepoints(other, order="commit", method=method)
+        assert got.series.to_pylist() == want.series.to_pylist()
+        assert got.changes.drop_columns(["order_before", "order_after"]).to_pylist() == \
+            want.changes.drop_columns(["order_before", "order_after"]).to_pylist()
+    assert want.changes.column("position").to_pylist() == [25, 25, 25]
 
 
 def test_order_may_be_a_timestamp_and_points_are_medians():

@@ -12,7 +12,7 @@ import scipy.stats as st
 
 import fastperf as f
 from fastperf.data.budget import check_budget
-from fastperf.engine.ranks import (
+from fastperf.engine.exact_cost import (
     EXACT_MAX_OPERATIONS, check_exact_budget, rank_sum_exact_cost, signed_rank_exact_cost,
 )
 

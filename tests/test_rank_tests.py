@@ -567,6 +567,28 @@ def test_parallel_builds_agree(parallel_always):
                                   np.concatenate([np.sort(v) for v in ragged_x]))
 
 
+def test_sort_samples_of_sorted_unsorted_empty_and_nan_samples():
+    """numpy's sort of each segment (NaN last) is the oracle, whether the batch is already
+    sorted (then returned as is) or not: empty samples anywhere, NaN inside or at the end."""
+    from fastperf.data.arrays import Samples
+    from fastperf.engine.ranks import sort_samples
+
+    rng = np.random.default_rng(17)
+    for trial in range(60):
+        sizes = rng.integers(0, 6, int(rng.integers(1, 8)))
+        parts = [np.round(rng.normal(size=k), 1) for k in sizes]
+        for part in parts:
+            if part.size and rng.random() < 0.2:
+                part[rng.integers(part.size)] = np.nan
+            if trial % 2:
+                part.sort()
+        offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        values = np.concatenate(parts) if parts else np.zeros(0)
+        got = sort_samples(Samples(values, offsets))
+        np.testing.assert_array_equal(got.values, np.concatenate([np.sort(p) for p in parts]))
+        np.testing.assert_array_equal(got.offsets, offsets)
+
+
 def test_auto_mixes_exact_and_asymptotic_by_tie_pattern():
     # 60 vs 60: six distinct values are cheap to test exactly, a hundred are not
     rng = np.random.default_rng(61)

@@ -291,6 +291,24 @@ def test_table_file_round_trip(tmp_path, raw_table, kind):
     assert decoded(read(str(path), variants=["cand"], benchmark="name", value="time_ms")).equals(expected_file_table("cand"))
 
 
+def test_parquet_text_labels_read_encoded_as_the_csv_of_the_same_rows(tmp_path):
+    """Label columns come dictionary-encoded straight from Parquet's pages (several row groups,
+    each with its own dictionary): same rows, values, and groups in the same order as the
+    same table read from CSV (encoded after reading)."""
+    rng = np.random.default_rng(5)
+    names = np.array([f"b{i}" for i in rng.permutation(40)])[rng.integers(0, 40, 3000)]
+    src = pa.table({"benchmark": names, "variant": np.where(rng.random(3000) < 0.5, "x", "y"),
+                    "unit": np.full(3000, "ns"), "value": rng.random(3000)})
+    pq.write_table(src, tmp_path / "t.parquet", row_group_size=700)
+    pacsv.write_csv(src, tmp_path / "t.csv")
+    from_parquet, from_csv = read(tmp_path / "t.parquet"), read(tmp_path / "t.csv")
+    assert from_parquet.column("benchmark").type == LABEL
+    assert from_parquet.to_pylist() == from_csv.to_pylist() == decoded(from_parquet).to_pylist()
+    a = fastperf.describe(from_parquet, by=["benchmark", "variant"])
+    b = fastperf.describe(from_csv, by=["benchmark", "variant"])
+    assert a.table.to_pylist() == b.table.to_pylist()
+
+
 def test_csv_tab_delimited_and_nulls(tmp_path):
     path = tmp_path / "runs.tsv"
     path.write_text("benchmark\tvariant\tvalue\tunit\nx\tv1\t1.5\tms\ny\tv1\t\tms\n")

@@ -4,7 +4,7 @@
 `simulate`: the caller estimates from its arguments alone (no allocation) the bytes it would hold
 at once and, optionally, the elementary operations it would run; a request whose memory exceeds
 the machine's physical memory, or whose work exceeds `MAX_OPERATIONS` (or a tighter limit the
-caller sets: the exact rank tests, `fastperf.engine.ranks.EXACT_MAX_OPERATIONS`), raises
+caller sets: the exact rank tests, `fastperf.engine.exact_cost.EXACT_MAX_OPERATIONS`), raises
 `InputError` naming the argument that sets the size, the bytes (operations) needed and what is
 available.
 """

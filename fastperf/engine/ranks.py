@@ -19,14 +19,16 @@ import functools
 import numpy as np
 
 from fastperf.data.arrays import Samples
+from fastperf.engine.exact_cost import (check_exact_budget, rank_sum_exact_cost,
+                                         signed_rank_exact_cost)
 from fastperf.engine.pvalues import first_reason, normal_pvalue, pick_tail
 from fastperf.errors import InputError
 
 __all__ = [
-    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "EXACT_MAX_OPERATIONS", "ZERO_METHODS",
-    "sort_samples", "rank_sum_exact_cost", "signed_rank_exact_cost", "check_exact_budget",
-    "kernel_rows", "rank_sum_test", "signed_rank_test", "signed_rank_moments", "log_values",
-    "EffectState", "RankSumState", "SignedRankState", "nan_status",
+    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "sort_samples",
+    "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
+    "signed_rank_moments", "log_values", "EffectState", "RankSumState", "SignedRankState",
+    "nan_status",
 ]
 
 
@@ -42,15 +44,6 @@ AUTO_EXACT_MAX_COST = 50_000_000
 AUTO_EXACT_MAX_TIED_COST = 2_000_000
 
 
-#: ``method="exact"`` refuses, before any work, a call whose exact distributions would take
-#: more than this many elementary steps (`check_exact_budget`): about 30 s at ~1 ns a step.
-#: Measured on one core: the untied rank-sum 1000 vs 1000 (1e9 steps) 0.8 s, 2000 vs 2000
-#: (8e9) 7 s; the signed-rank n = 4000 (5.3e9) 2.9 s. So the untied rank-sum runs exactly up to
-#: about 3100 vs 3100, the signed-rank up to n of about 7100; ``method="auto"`` stays far below
-#: (`AUTO_EXACT_MAX_COST`, `AUTO_EXACT_MAX_TIED_COST`).
-EXACT_MAX_OPERATIONS = 3 * 10 ** 10
-
-
 ZERO_METHODS = {"wilcox": 0, "pratt": 1, "zsplit": 2}
 
 
@@ -58,7 +51,7 @@ def sort_samples(samples: Samples) -> Samples:
     """Each sample sorted ascending, NaN last: numpy's sort for a rectangular batch (and so for
     a single big sample), the `sort_segments` kernel for ragged ones."""
     sizes = samples.sizes
-    if len(samples) == 0:
+    if len(samples) == 0 or already_sorted(samples):
         return samples
     if (sizes == sizes[0]).all():
         values = np.sort(samples.values.reshape(len(samples), int(sizes[0])), axis=1).reshape(-1)
@@ -67,6 +60,15 @@ def sort_samples(samples: Samples) -> Samples:
 
     return Samples(sort_segments(samples.values, samples.offsets, n_rows=samples.values.shape[0]),
                    samples.offsets)
+
+
+def already_sorted(samples: Samples) -> bool:
+    """Whether each sample already ascends without NaN between values (one vector pass)."""
+    values = samples.values
+    step_ok = values[1:] >= values[:-1]
+    inner = samples.offsets[1:-1]
+    step_ok[inner[(inner > 0) & (inner < values.shape[0])] - 1] = True  # steps across samples
+    return bool(step_ok.all())
 
 
 def kernel_rows(samples: Samples) -> int:
@@ -114,58 +116,6 @@ class TieBlocks:
         self._groups = groups
         self._blocks = tie_blocks(*self._args, groups, self._zero_method)
         return self._blocks
-
-
-def rank_sum_exact_cost(m, n) -> tuple[np.ndarray, np.ndarray]:
-    """(steps, bytes) of the untied rank-sum null distributions of sizes m and n (arrays;
-    `rank_sum_null_pmf` and its cdf): about min(m, n)·m·n ring updates; four float64 arrays of
-    floor(mn/2) + 1 entries (counts, partial sums, due lists, the cdf) and the rings, about
-    min(m, n)·(m + n) floats. In float: no overflow."""
-    a = np.minimum(m, n).astype(float)
-    b = np.maximum(m, n).astype(float)
-    return a * a * b, 32.0 * (np.floor(a * b / 2) + 1) + 8.0 * a * (a + b)
-
-
-def signed_rank_exact_cost(n) -> tuple[np.ndarray, np.ndarray]:
-    """(steps, bytes) of the signed-rank null distributions of n values (arrays): about n³/12
-    steps untied (the product of n coin factors on the lower half of its range); at most
-    floor(n(n+1)/2) + 1 float64 entries, untied or with ties (the cdf of an untied one adds
-    half that again)."""
-    n = np.asarray(n).astype(float)
-    return n ** 3 / 12.0, 8.0 * (np.floor(n * (n + 1) / 2) + 1)
-
-
-def check_exact_budget(test: str, steps: np.ndarray, memory: np.ndarray, describe) -> None:
-    """Refuse ``method="exact"`` (an `InputError` from `check_budget`, before any work) when the
-    exact distributions it needs take more than `EXACT_MAX_OPERATIONS` steps in all, or more
-    memory at once than the machine has.
-
-    Parameters
-    ----------
-    test : str
-        The test, named in the message (``"the exact rank-sum test"``).
-    steps, memory : numpy.ndarray
-        The estimated steps and bytes of each distribution the call computes.
-    describe : callable
-        ``describe(i)``: what distribution i is (its sample sizes, ties), named in the message
-        for the costliest one.
-    """
-    from fastperf.data.budget import check_budget, format_bytes, physical_memory
-
-    if steps.size == 0:
-        return
-    total_memory = physical_memory()
-    over_memory = total_memory is not None and memory.max() > total_memory
-    worst = int(np.argmax(memory if over_memory else steps))
-    detail = (f"the costliest: {describe(worst)}, about {steps[worst]:.3g} steps"
-              + (f" and {format_bytes(memory[worst])}" if memory[worst] > 0 else ""))
-    if steps.size > 1:
-        detail += f"; {steps.size} exact distributions in all"
-    check_budget(test, "method", "exact", bytes_needed=int(memory.max()),
-                 operations=float(steps.sum()), max_operations=EXACT_MAX_OPERATIONS,
-                 detail=detail,
-                 remedy="use method='asymptotic' (the normal approximation with the tie "
-                        "correction) or method='auto' (exact only where it is cheap)")
 
 
 @functools.lru_cache(maxsize=256)
@@ -370,9 +320,16 @@ def auto_exact_rank_sum(m, n, tied, candidates, blocks: TieBlocks):
     return exact
 
 
-def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_continuity: bool,
-                   nan_policy: str):
-    """The rank-sum test of each pair of samples: arrays of U, p, status, method, z, state."""
+def rank_sum_effect_state(xs: Samples, ys: Samples, method: str,
+                          nan_policy: str) -> RankSumState:
+    """The Hodges-Lehmann effect state of the rank-sum tests of each pair, without their
+    p-values: the samples sorted, their sizes and tie term, and which intervals take their
+    ranks from the exact null (`method` chooses as in `rank_sum_test`)."""
+    return _rank_sum_setup(xs, ys, method, nan_policy)[0]
+
+
+def _rank_sum_setup(xs: Samples, ys: Samples, method: str, nan_policy: str):
+    """(state, 2U, tied, NaN tests, empty tests, exact tests, tie blocks) of the pairs."""
     from fastperf.kernels.ranks import RANK_SUM, rank_sum_statistics
 
     xs, ys = sort_samples(xs), sort_samples(ys)
@@ -381,7 +338,6 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
     nan_tests = nan_status((xs.sizes - m) + (ys.sizes - n), nan_policy)
     empty = (m == 0) | (n == 0)
     valid = ~nan_tests & ~empty
-    u1 = u2 / 2.0
     blocks = TieBlocks(xs, m, ys, n, RANK_SUM)
     if method == "exact":
         exact = valid.copy()
@@ -390,6 +346,17 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
         exact = np.zeros_like(valid)
     else:
         exact = auto_exact_rank_sum(m, n, tied, valid, blocks)
+    state = RankSumState(xs, ys, m, n, tie_term, exact & ~tied, valid)
+    return state, u2, tied, nan_tests, empty, exact, blocks
+
+
+def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_continuity: bool,
+                   nan_policy: str):
+    """The rank-sum test of each pair of samples: arrays of U, p, status, method, z, state."""
+    state, u2, tied, nan_tests, empty, exact, blocks = _rank_sum_setup(xs, ys, method,
+                                                                       nan_policy)
+    m, n, tie_term, valid = state.m, state.n, state.tie_term, state.valid
+    u1 = u2 / 2.0
     asymptotic = valid & ~exact
     mn = (m * n).astype(float)
     u = {"greater": u1, "less": mn - u1}.get(alternative, np.maximum(u1, mn - u1))
@@ -411,7 +378,6 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
     statistic = np.where(valid, u1, np.nan)
     p = np.where(valid, p, np.nan)
     z = np.where(asymptotic, z, np.nan)
-    state = RankSumState(xs, ys, m, n, tie_term, exact & ~tied, valid)
     return statistic, p, status, method_used, z, state
 
 

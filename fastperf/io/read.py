@@ -12,6 +12,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Union
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
@@ -531,8 +532,9 @@ def _attach_variant(table: pa.Table, variant_from: str, label: str, *,
     ``"label"``: every row gets `label`. ``"note"``: a row gets its note (when `prefix` is
     false: one file, no ``variants=``) or ``"{label}/{note}"``; rows without a note get `label`.
     """
-    if variant_from == "label":
-        column = pa.repeat(pa.scalar(label, pa.string()), table.num_rows)
+    if variant_from == "label":  # built encoded (`LABEL_TYPE`): one string, not one per row
+        indices = pa.array(np.zeros(table.num_rows, dtype=np.int32))
+        column = pa.DictionaryArray.from_arrays(indices, pa.array([label], pa.string()))
         return table.append_column("variant", column), True
     notes = table.column("variant")
     has_missing = notes.null_count > 0

@@ -67,7 +67,9 @@ def read_parquet(path: Path, content: bytes | None = None) -> pa.Table:
     Returns
     -------
     pyarrow.Table
-        The table as stored.
+        The table as stored, except that text label columns (`LABEL_COLUMNS`) come
+        dictionary-encoded, straight from the file's dictionary pages: what `encode_labels`
+        would make of them, without building a string per row first.
 
     Raises
     ------
@@ -78,9 +80,13 @@ def read_parquet(path: Path, content: bytes | None = None) -> pa.Table:
     -----
     Apache Parquet format, read by ``pyarrow.parquet.read_table``.
     """
+    from fastperf.io.common import LABEL_COLUMNS
+
     try:
         source = path if content is None else pa.BufferReader(content)
-        return _named(pq.read_table(source), path, "Parquet")
+        # read_dictionary applies to text (byte-array) columns only; other types read as stored
+        return _named(pq.read_table(source, read_dictionary=list(LABEL_COLUMNS)), path,
+                      "Parquet")
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot read as Parquet ({short_reason(exc)})") from None
 

@@ -170,7 +170,7 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
     values, offsets : float64 values and int64 CSR offsets, one ordered series per group
         (finite; scaled so that no sum overflows).
     cuts : int64[n_series, K]; the first ``n_cuts[g]`` entries of row g are the series'
-        change positions so far (ascending, relative to the series' start).
+        change positions so far (relative to the series' start, in any order).
     n_cuts : int64[n_series].
     active : bool[n_series]; inactive series are skipped (their outputs stay -1 / NaN).
     min_size : int, the fewest points of a segment.
@@ -213,8 +213,13 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
         size = z.shape[0]
         bounds = np.empty(n_cuts[g] + 2, dtype=np.int64)
         bounds[0] = 0
-        for k in range(n_cuts[g]):
-            bounds[k + 1] = cuts[g, k]
+        for k in range(n_cuts[g]):  # insertion sort: the cuts come in the order found
+            cut = cuts[g, k]
+            j = k
+            while bounds[j] > cut:  # bounds[0] = 0 < every cut stops it
+                bounds[j + 1] = bounds[j]
+                j -= 1
+            bounds[j + 1] = cut
         bounds[n_cuts[g] + 1] = size
         sorted_values = np.empty(size)
         ranks = np.empty(size, dtype=np.int64)

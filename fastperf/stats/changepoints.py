@@ -23,7 +23,7 @@ from fastperf.data.grouping import group_rows
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
 from fastperf.data.validation import (check_choice, check_confidence, check_seed,
                                       check_unit_interval, check_whole_number)
-from fastperf.engine.ranks import rank_sum_test, sort_samples
+from fastperf.engine.ranks import rank_sum_effect_state, sort_samples
 from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
@@ -129,7 +129,8 @@ def _check(method, alpha, min_size, max_changes, permutations, seed, confidence)
 
 
 def _ordered_points(table: pa.Table, keys: list[str], order: str, values: np.ndarray):
-    """Rows sorted by (series, order) and the point each row belongs to."""
+    """Rows ordered by (series, order) and the point each row belongs to (the runs of a point
+    stay in any order: their median is a selection)."""
     groups = group_rows(table, keys)
     series_of_row = np.empty(table.num_rows, dtype=np.int64)
     series_of_row[groups.gather(np.arange(table.num_rows))] = np.repeat(
@@ -140,11 +141,13 @@ def _ordered_points(table: pa.Table, keys: list[str], order: str, values: np.nda
         present = pc.and_(present, pc.invert(pc.is_nan(order_column)))
     usable = ~np.isnan(values) & present.to_numpy(zero_copy_only=False)
     rows = np.flatnonzero(usable)
-    frame = pa.table({"series": series_of_row[rows], "order": table.column(order).take(rows),
-                      "value": values[rows]})
+    every_row = rows.size == table.num_rows
+    frame = pa.table({"series": series_of_row if every_row else series_of_row[rows],
+                      "order": order_column if every_row else order_column.take(rows),
+                      "value": values if every_row else values[rows]})
     try:
-        frame = frame.sort_by([("series", "ascending"), ("order", "ascending"),
-                               ("value", "ascending")])
+        if not _ordered(frame):
+            frame = frame.sort_by([("series", "ascending"), ("order", "ascending")])
         series = frame.column("series").to_numpy()
         new_point = np.ones(frame.num_rows, dtype=bool)
         if frame.num_rows > 1:
@@ -158,6 +161,19 @@ def _ordered_points(table: pa.Table, keys: list[str], order: str, values: np.nda
     dropped = np.bincount(series_of_row[~usable], minlength=groups.n_groups)
     infinite = np.bincount(series_of_row[usable & np.isinf(values)], minlength=groups.n_groups)
     return groups, frame, series, new_point, dropped, infinite
+
+
+def _ordered(frame: pa.Table) -> bool:
+    """Whether the rows already come by series, then by a numeric or temporal order value (a
+    history as tools write it): then no sort is needed."""
+    order_type = frame.column("order").type
+    if not (pa.types.is_integer(order_type) or pa.types.is_floating(order_type)
+            or pa.types.is_temporal(order_type)) or frame.num_rows < 2:
+        return frame.num_rows < 2
+    series = frame.column("series").to_numpy()
+    order = frame.column("order").to_numpy()
+    step = np.diff(series)
+    return bool((step >= 0).all() and (order[1:] >= order[:-1])[step == 0].all())
 
 
 def _slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples:
@@ -204,12 +220,11 @@ def _search(point_values, series_offsets, active, min_size, max_changes, method,
         cuts[rows, n_cuts[rows]] = position[rows]
         pvalues[rows, n_cuts[rows]] = p[rows]
         n_cuts[rows] += 1
-        order = np.argsort(cuts, axis=1, kind="stable")
-        cuts = np.take_along_axis(cuts, order, axis=1)
-        pvalues = np.take_along_axis(pvalues, order, axis=1)
         active = accept & (n_cuts < capacity)
         round_index += 1
-    return cuts, pvalues, n_cuts
+    order = np.argsort(cuts, axis=1, kind="stable")  # by position (found in rounds)
+    return (np.take_along_axis(cuts, order, axis=1), np.take_along_axis(pvalues, order, axis=1),
+            n_cuts)
 
 
 def changepoints(
@@ -310,22 +325,24 @@ def changepoints(
     run_values = frame.column("value").to_numpy()
     point_starts = np.flatnonzero(new_point)
     point_offsets = np.append(point_starts, run_values.shape[0]).astype(np.int64)
-    point_values = min_median(Samples(run_values, point_offsets))[1]
+    point_values = (run_values if point_starts.size == run_values.shape[0]  # one run per point
+                    else min_median(Samples(run_values, point_offsets))[1])
     point_series = series[point_starts]
     points = np.bincount(point_series, minlength=n_series)
     runs = np.bincount(series, minlength=n_series)
     series_offsets = np.zeros(n_series + 1, dtype=np.int64)
     np.cumsum(points, out=series_offsets[1:])
 
-    scale = np.zeros(n_series)
-    np.maximum.at(scale, point_series, np.where(np.isfinite(point_values),
-                                                np.abs(point_values), 0.0))
+    scale, low, high = np.zeros(n_series), np.full(n_series, np.inf), np.full(n_series, -np.inf)
+    filled = np.flatnonzero(points)
+    if filled.size:  # the points of a series are contiguous: one reduction per series
+        starts = series_offsets[filled]
+        scale[filled] = np.maximum.reduceat(
+            np.where(np.isfinite(point_values), np.abs(point_values), 0.0), starts)
+        low[filled] = np.minimum.reduceat(point_values, starts)
+        high[filled] = np.maximum.reduceat(point_values, starts)
     _, exponent = np.frexp(np.where(scale > 0, scale, 1.0))
     scaled = np.ldexp(point_values, -exponent[point_series])
-    low = np.full(n_series, np.inf)
-    np.minimum.at(low, point_series, point_values)
-    high = np.full(n_series, -np.inf)
-    np.maximum.at(high, point_series, point_values)
     too_short = points < 2 * min_size
     constant = ~too_short & (low == high)
     status = np.select(
@@ -378,15 +395,15 @@ def _hodges_lehmann_ratios(xs: Samples, ys: Samples, positive: np.ndarray, confi
         if rows.size == 0:
             continue
         take = lambda s: _slices(s.values, s.offsets[rows], s.offsets[rows + 1])  # noqa: E731
-        before, after, keep = take(xs), take(ys), positive[rows]
-        _, _, _, _, _, state = rank_sum_test(after, before, "two-sided", method, True, "omit")
+        keep = positive[rows]
+        state = rank_sum_effect_state(take(ys), take(xs), method, "omit")
 
-        def logs(s):
+        def logs(s):  # of the sorted samples: still sorted
             return Samples(np.where(np.repeat(keep, s.sizes),
                                     np.log(np.where(s.values > 0, s.values, 1.0)), s.values),
                            s.offsets)
-        estimate, lo, hi = state.transformed(logs(after), logs(before)).effects("two-sided",
-                                                                               confidence)
+        estimate, lo, hi = state.transformed(logs(state.xs), logs(state.ys)).effects(
+            "two-sided", confidence)
         with np.errstate(over="ignore", invalid="ignore"):
             ratio[rows] = np.where(keep, np.exp(estimate), np.nan)
             low[rows] = np.where(keep, np.exp(lo), np.nan)
@@ -402,21 +419,29 @@ def _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets, point
     present = slot < n_cuts[:, None]
     g, k = np.nonzero(present)
     position = cuts[g, k]
-    before = np.where(k > 0, cuts[g, np.maximum(k - 1, 0)], 0)
     last = k + 1 >= n_cuts[g]
-    after = np.where(last, points[g], cuts[g, np.minimum(k + 1, capacity - 1)])
     base = series_offsets[g]
     point_order = frame.column("order").take(pa.array(point_offsets[:-1]))
     order_before = point_order.take(pa.array(base + position - 1))
     order_after = point_order.take(pa.array(base + position))
-    xs = sort_samples(_slices(run_values, point_offsets[base + before],
-                              point_offsets[base + position]))
-    ys = sort_samples(_slices(run_values, point_offsets[base + position],
-                              point_offsets[base + after]))
-    med_before, med_after = min_median(xs)[1], min_median(ys)[1]
-    positive = (med_before > 0) & (med_after > 0) & (xs.values[xs.offsets[:-1]] > 0
-                                                     if xs.values.size else np.zeros(0, bool))
-    positive &= ys.values[ys.offsets[:-1]] > 0 if ys.values.size else np.zeros(0, bool)
+    # every segment of a changed series once (a segment is the "after" of one change and the
+    # "before" of the next): sorted and summarised once, then taken for both sides
+    first_segment = np.zeros(n_series, dtype=np.int64)
+    np.cumsum(np.where(n_cuts > 0, n_cuts + 1, 0)[:-1], out=first_segment[1:])
+    segment_before = first_segment[g] + k
+    n_segments = int(g.size + np.count_nonzero(n_cuts))
+    segment_low, segment_high = np.zeros(n_segments, np.int64), np.zeros(n_segments, np.int64)
+    segment_base = np.zeros(n_segments, np.int64)
+    segment_low[segment_before + 1], segment_high[segment_before] = position, position
+    segment_high[segment_before[last] + 1] = points[g[last]]
+    segment_base[segment_before], segment_base[segment_before + 1] = base, base
+    segments = sort_samples(_slices(run_values, point_offsets[segment_base + segment_low],
+                                    point_offsets[segment_base + segment_high]))
+    minimum, median = min_median(segments)
+    xs, ys = (_slices(segments.values, segments.offsets[i], segments.offsets[i + 1])
+              for i in (segment_before, segment_before + 1))
+    med_before, med_after = median[segment_before], median[segment_before + 1]
+    positive = (minimum[segment_before] > 0) & (minimum[segment_before + 1] > 0)
     ratio, low, high = _hodges_lehmann_ratios(xs, ys, positive, confidence)
     units = (unit_names(groups.keys.column(unit), unit) if unit is not None
              else [None] * n_series)

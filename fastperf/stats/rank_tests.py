@@ -9,7 +9,7 @@ in docs/rank-tests.md:
   ``pratt``/``zsplit``) the exact distribution *conditional on the observed tie pattern*; scipy
   uses the untied distribution there. Small tails are summed, never taken as 1 − cdf. Its cost
   is estimated up front: beyond `EXACT_MAX_OPERATIONS` steps or the machine's memory it raises
-  `InputError` before any work (`fastperf.engine.ranks.check_exact_budget`).
+  `InputError` before any work (`fastperf.engine.exact_cost.check_exact_budget`).
 - ``method="auto"`` is exact whenever that is cheap (`AUTO_EXACT_MAX_COST`), else the normal
   approximation with the tie and continuity corrections.
 - samples are batched along `axis` (default -1) and ragged groups of a measurement table are
