@@ -589,6 +589,19 @@ def test_sort_samples_of_sorted_unsorted_empty_and_nan_samples():
         np.testing.assert_array_equal(got.offsets, offsets)
 
 
+@pytest.mark.parametrize("columns", [1, 2])
+def test_distinct_rows_is_numpys_row_unique(columns):
+    from fastperf.engine.ranks import distinct_rows
+
+    rng = np.random.default_rng(columns)
+    for rows in (0, 1, 7, 500):
+        keys = rng.integers(1, 40, (rows, columns)) * rng.choice([1, 10 ** 6], (rows, columns))
+        want, want_inverse = np.unique(keys, axis=0, return_inverse=True)
+        got, inverse = distinct_rows(keys)
+        np.testing.assert_array_equal(got, want.reshape(-1, columns))
+        np.testing.assert_array_equal(inverse, want_inverse.reshape(-1))
+
+
 def test_auto_mixes_exact_and_asymptotic_by_tie_pattern():
     # 60 vs 60: six distinct values are cheap to test exactly, a hundred are not
     rng = np.random.default_rng(61)

@@ -71,6 +71,24 @@ def already_sorted(samples: Samples) -> bool:
     return bool(step_ok.all())
 
 
+def distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct rows of a (k, 1) or (k, 2) array of sample sizes, ascending, and the index of
+    each row among them: ``np.unique(keys, axis=0, return_inverse=True)``, by a sort of one
+    integer key per row instead of numpy's row-wise sort (~20x slower on 10,000 rows)."""
+    keys = np.asarray(keys, dtype=np.int64)
+    keys = keys.reshape(keys.shape[0], -1) if keys.ndim != 2 else keys
+    if keys.shape[0] == 0 or keys.shape[1] > 2:
+        distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
+        return distinct, inverse.reshape(-1)
+    low = keys.min(axis=0)
+    span = int(keys[:, -1].max() - low[-1]) + 1
+    key = keys[:, -1] - low[-1]
+    if keys.shape[1] == 2:  # lexicographic order of the pairs; sizes far below sqrt(2**63)
+        key = key + (keys[:, 0] - low[0]) * span
+    _, first, inverse = np.unique(key, return_index=True, return_inverse=True)
+    return keys[first], inverse.reshape(-1)
+
+
 def kernel_rows(samples: Samples) -> int:
     """The `n_rows` a group kernel gets: its rows, or 0 (serial) for a single sample."""
     return samples.values.shape[0] if len(samples) > 1 else 0
@@ -261,7 +279,7 @@ def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks):
     if untied.any():
         pairs = np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)[untied]
         where = np.flatnonzero(untied)
-        distinct, inverse = np.unique(pairs, axis=0, return_inverse=True)
+        distinct, inverse = distinct_rows(pairs)
         for k, (a, b) in enumerate(distinct):  # one distribution per distinct size pair
             sel = where[inverse.reshape(-1) == k]
             lower[sel], upper[sel] = symmetric_tails(rank_sum_cdf(int(a), int(b)), int(a * b),
@@ -283,8 +301,7 @@ def check_rank_sum_exact(m, n, tied, chosen, blocks: TieBlocks) -> None:
     """`check_exact_budget` of the `chosen` rank-sum tests: one untied distribution per distinct
     size pair (`rank_sum_exact_cost`), one network-algorithm tail per tied sample (its work
     estimated by `tie_tail_costs`, whose model also bounds the rows it holds)."""
-    pairs = np.unique(np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)[chosen & ~tied],
-                      axis=0)
+    pairs = distinct_rows(np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)[chosen & ~tied])[0]
     small, large = pairs[:, 0], pairs[:, 1]
     untied_steps, untied_memory = rank_sum_exact_cost(small, large)
     tied_chosen = np.flatnonzero(chosen & tied)
@@ -392,7 +409,7 @@ def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, c
         k_normal = np.floor(total / 2.0 + 0.5 - ndtri(1.0 - level) * sigma)
     k = np.where(np.isfinite(k_normal), k_normal, 1).astype(np.int64)
     if exact.any():
-        distinct, inverse = np.unique(size_keys[exact], axis=0, return_inverse=True)
+        distinct, inverse = distinct_rows(size_keys[exact])
         per_size = np.array([quantile(tuple(int(v) for v in key), level) for key in distinct])
         k[exact] = per_size[inverse.reshape(-1)]
     return np.clip(k, 1, np.maximum(total, 1))
