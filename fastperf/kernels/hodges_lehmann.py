@@ -508,10 +508,8 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
         t = last
 
 
-# About 10 us per 31 x 31 group and 4 ranks serially. The parallel build is disk-cached (its 4-7 s
-# compile is paid once per machine, or by `fastperf warmup --parallel`), so it is used once the
-# work passes ~40 ms: `RankSumState.select` gives n_rows = max(values, m n differences / 16),
-# so 10,000 groups of 31 x 31 (0.1 s serially) run on every core.
+# ~10 us per 31 x 31 group and 4 ranks serially; the parallel build is disk-cached, so from ~40 ms
+# of work (n_rows = max(values, m n / 16), `RankSumState.select`) every core runs.
 @group_kernel(min_rows=250_000)
 def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
                                 materialise_max=-1) -> np.ndarray:
