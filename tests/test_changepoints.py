@@ -195,6 +195,10 @@ def test_row_order_does_not_matter(method):
         assert got.changes.drop_columns(["order_before", "order_after"]).to_pylist() == \
             want.changes.drop_columns(["order_before", "order_after"]).to_pylist()
     assert want.changes.column("position").to_pylist() == [25, 25, 25]
+    intervals = t.set_column(1, "commit", pa.array(
+        [pa.MonthDayNano([0, int(c), 0]) for c in t.column("commit").to_pylist()]))
+    with pytest.raises(InputError, match="order column 'commit'"):  # Arrow cannot sort these
+        fastperf.changepoints(intervals, order="commit", method=method)
 
 
 def test_order_may_be_a_timestamp_and_points_are_medians():

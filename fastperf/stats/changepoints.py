@@ -167,9 +167,12 @@ def _ordered(frame: pa.Table) -> bool:
     """Whether the rows already come by series, then by a numeric or temporal order value (a
     history as tools write it): then no sort is needed."""
     order_type = frame.column("order").type
-    if not (pa.types.is_integer(order_type) or pa.types.is_floating(order_type)
-            or pa.types.is_temporal(order_type)) or frame.num_rows < 2:
-        return frame.num_rows < 2
+    if frame.num_rows < 2:
+        return True
+    if not any(test(order_type) for test in (pa.types.is_integer, pa.types.is_floating,
+                                             pa.types.is_timestamp, pa.types.is_date,
+                                             pa.types.is_duration)):
+        return False  # text, decimals, times of day...: Arrow sorts them (or names the type)
     series = frame.column("series").to_numpy()
     order = frame.column("order").to_numpy()
     step = np.diff(series)
