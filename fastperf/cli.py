@@ -20,14 +20,17 @@ from fastperf.errors import InputError
 from fastperf.results.render import csv_table, format_cell
 
 DEMO_FILES = ["old.txt", "new.txt"]
+#: The demo's HTML report, in the temporary directory.
+DEMO_REPORT = "fastperf-demo-report.html"
 
 
 def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
-           text: str | None = None) -> None:
+           text: str | None = None, top: int | None = None) -> None:
     """Render `result` in `fmt` to the file `output` or to standard output.
 
     CSV and Parquet hold one table: `table`, by default the result's main one. `text`: the
-    text or Markdown already rendered (with the caller's options).
+    text or Markdown already rendered (with the caller's options). `top`: the rows drawn one by
+    one in the HTML report's interval figures.
     """
     if fmt in ("csv", "parquet"):
         import pyarrow.csv as pacsv
@@ -50,6 +53,12 @@ def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
             stdout.write(data)
             stdout.flush()
         return
+    if fmt == "html":
+        text = _call(result.to_html, top=top, flags={"top": "--top"})
+        if output:
+            with open(output, "w", encoding="utf-8") as f:
+                f.write(text)
+            return
     if text is None:
         text = {"text": result.to_text, "markdown": result.to_markdown,
                 "json": result.to_json}[fmt]()
@@ -157,7 +166,7 @@ def _describe(args) -> None:
     result = _call(describe, _read(args), flags={"confidence": "--confidence"},
                    by=_role(args, args.by), variant=None if args.variant is None else "variant",
                    unit=args.unit, confidence=args.confidence)
-    _write(result, args.format, args.output)
+    _write(result, args.format, args.output, top=args.top)
 
 
 def _only_unit(table: pa.Table, unit: str | None) -> pa.Table:
@@ -181,7 +190,7 @@ def _aggregate(args) -> None:
     result = _call(aggregate_score, table, flags={"confidence": "--confidence"}, kind=args.kind,
                    method=args.method, weights=_role(args, args.weights),
                    baseline=args.baseline, confidence=args.confidence)
-    _write(result, args.format, args.output)
+    _write(result, args.format, args.output, top=args.top)
 
 
 def _plan(args) -> None:
@@ -192,7 +201,7 @@ def _plan(args) -> None:
     result = _call(plan_runs, _read(args), flags=flags, target=args.target,
                    precision=args.precision, confidence=args.confidence,
                    assurance=args.assurance, baseline=args.baseline, candidate=args.candidate)
-    _write(result, args.format, args.output)
+    _write(result, args.format, args.output, top=args.top)
 
 
 def _anova(args) -> None:
@@ -201,7 +210,7 @@ def _anova(args) -> None:
     result = _call(anova, _read(args), flags={"alpha": "--alpha"},
                    factor=_role(args, args.factor), by=_role(args, args.by), alpha=args.alpha,
                    equal_var=not args.welch)
-    _write(result, args.format, args.output)
+    _write(result, args.format, args.output, top=args.top)
 
 
 def _factorial(args) -> None:
@@ -210,7 +219,8 @@ def _factorial(args) -> None:
     result = _call(factorial, _read(args), flags={"confidence": "--confidence"},
                    factors=_role(args, args.factors), by=_role(args, args.by), log=args.log,
                    confidence=args.confidence)
-    _write(result, args.format, args.output, table=result.effects)  # the effects, in CSV/Parquet
+    # the effects, in CSV/Parquet
+    _write(result, args.format, args.output, top=args.top, table=result.effects)
 
 
 def _changepoints(args) -> int:
@@ -231,7 +241,8 @@ def _changepoints(args) -> int:
     # before any output: a bad value is a one-line error, not a table and then an error
     failures = (None if args.fail_on is None else
                 _call(result.failures, args.since, flags={"since": "--since"}))
-    _write(result, args.format, args.output, table=result.changes)  # the changes, in CSV/Parquet
+    # the changes, in CSV/Parquet
+    _write(result, args.format, args.output, top=args.top, table=result.changes)
     if failures is None:
         return 0
     s = result.summary
@@ -339,7 +350,7 @@ def _compare(args) -> None:
         return _regressions(args, table, baseline, candidate)
     if protocol != "speedup-test":
         result = _relevance(args, table, baseline, candidate, protocol)
-        _write(result, args.format, args.output)
+        _write(result, args.format, args.output, top=args.top)
         return None
     result = _call(speedup_test, table, flags=COMPARE_FLAGS, baseline=baseline,
                    candidate=candidate, by="benchmark", alpha=alpha, weights=weights,
@@ -349,7 +360,7 @@ def _compare(args) -> None:
                             median_method=args.method))
     if args.reports:
         result.write_reports(args.reports)
-    _write(result, args.format, args.output)
+    _write(result, args.format, args.output, top=args.top)
     return None
 
 
@@ -372,7 +383,7 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
                             threshold=args.threshold, method=args.method))
     text = (result.to_text(sort=args.sort) if args.format == "text" else
             result.to_markdown(sort=args.sort or "delta") if args.format == "markdown" else None)
-    _write(result, args.format, args.output, text=text)
+    _write(result, args.format, args.output, top=args.top, text=text)
     if args.fail_on is None:
         return 0
     failures = result.failures(fail_threshold)
@@ -424,15 +435,29 @@ def _warmup(args) -> None:
           f"0 when all were cached); Numba cache: {done['cache']}")
 
 
+def _report(args) -> int:
+    """`fastperf report`: `fastperf compare` (any protocol) written as the HTML report."""
+    args.format = "html"
+    return _compare(args)
+
+
 def _demo(args) -> None:
+    import os
+    import tempfile
+
     from fastperf.io.read import example_table
+    from fastperf.protocols.compare import compare
     from fastperf.stats.describe import describe
 
     table = example_table(DEMO_FILES)
     if args.format == "text" and not args.output:
         print("fastperf demo: Go's encoding benchmarks (golang.org/x/perf test data), "
               "old.txt vs new.txt, 10 runs each\n")
-    _write(describe(table), args.format, args.output)
+    _write(describe(table), args.format, args.output, top=args.top)
+    path = os.path.join(tempfile.gettempdir(), DEMO_REPORT)
+    compare(table, baseline="old", candidate="new").to_html(path)
+    print(f"\nthe report of old vs new (fastperf compare): {path}",
+          file=sys.stdout if args.format == "text" and not args.output else sys.stderr)
 
 
 #: What an internal error (a bug in fastperf, not bad input) asks of the user.
@@ -440,7 +465,7 @@ REPORT_HINT = ("please report it to the fastperf maintainers with the command li
                "can, the input; rerun with --debug for the traceback")
 COMMANDS = {"describe": _describe, "aggregate": _aggregate, "plan": _plan, "anova": _anova,
             "factorial": _factorial, "compare": _compare, "changepoints": _changepoints,
-            "warmup": _warmup, "demo": _demo}
+            "report": _report, "warmup": _warmup, "demo": _demo}
 
 
 def _one_line(exc: BaseException, limit: int = 500) -> str:

@@ -13,7 +13,7 @@ import argparse
 __all__ = ["build_parser", "column_list", "FORMATS", "PROTOCOLS", "PROTOCOL_OPTIONS",
            "PROTOCOL_SPELLINGS", "Parser"]
 
-FORMATS = ["text", "markdown", "json", "csv", "parquet"]
+FORMATS = ["text", "markdown", "json", "csv", "parquet", "html"]
 PROTOCOLS = ["compare", "speedup-test", "sparc", "hpt"]
 #: The options of ``fastperf compare`` that only some protocols use, and those protocols; the
 #: others refuse them (exit status 2) rather than ignore them. Every other option of ``compare``
@@ -123,9 +123,18 @@ def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
 
 def add_output_arguments(p: argparse.ArgumentParser) -> None:
     """``--format`` and ``-o/--output``."""
-    p.add_argument("--format", choices=FORMATS, default="text", help="output format")
+    p.add_argument("--format", choices=FORMATS, default="text",
+                   help="output format (html: the self-contained report page, docs/reports.md)")
+    add_report_output(p)
+
+
+def add_report_output(p: argparse.ArgumentParser) -> None:
+    """``-o/--output`` and ``--top`` (the HTML report's rows drawn one by one)."""
     p.add_argument("-o", "--output", default=None, metavar="OUT",
                    help="write to this file instead of standard output")
+    p.add_argument("--top", type=whole_number, default=None, metavar="N",
+                   help="html: the rows drawn one by one in the interval figures, the most "
+                        "changed (default 50); every row stays in the report's table")
 
 
 class Parser(argparse.ArgumentParser):
@@ -243,6 +252,19 @@ def build_parser() -> argparse.ArgumentParser:
     c = sub.add_parser("compare", help="compare a candidate with a baseline per benchmark, "
                                        "configuration and unit: the regression detector "
                                        "(default), or the Speedup-Test, SPARC or HPT")
+    add_compare_arguments(c)
+    add_output_arguments(c)
+    r = sub.add_parser("report", help="the HTML report of a comparison (compare's options; "
+                                      "--protocol speedup-test, sparc or hpt too): one "
+                                      "self-contained page")
+    add_compare_arguments(r)
+    add_report_output(r)
+    _add_warmup_and_demo(sub)
+    return parser
+
+
+def add_compare_arguments(c: argparse.ArgumentParser) -> None:
+    """The input and options of ``compare`` (and ``report``)."""
     add_input_arguments(c, files="*")
     c.add_argument("--protocol", choices=PROTOCOLS, default=None,
                    help="compare (default: two-sided per benchmark and unit, verdicts worse/"
@@ -318,8 +340,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--scale", choices=["log", "ratio"], default=None,
                    help="sparc (paired tests) and hpt (level-2 scores): test log ratios "
                         "(default) or the papers' ratio - 1")
-    add_output_arguments(c)
 
+
+def _add_warmup_and_demo(sub) -> None:
+    """The ``warmup`` and ``demo`` subcommands, then ``--debug`` after every subcommand."""
     w = sub.add_parser("warmup", help="compile every kernel into Numba's disk cache, so that later "
                                       "commands start in a fraction of a second")
     w.add_argument("--jobs", type=whole_number, default=None, metavar="N",
@@ -332,4 +356,3 @@ def build_parser() -> argparse.ArgumentParser:
     for command in sub.choices.values():  # --debug after the subcommand too
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help=DEBUG_HELP)
-    return parser

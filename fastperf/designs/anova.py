@@ -200,6 +200,11 @@ class AnovaResult(GroupResult):
     warnings : list of str
     """
 
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        from fastperf.protocols.report_views import anova_view
+
+        return anova_view(self)
+
     extra_tables = ("effects",)
 
     def __init__(self, table, effects, summary, warnings, *, alternatives, keys, cells):

@@ -58,6 +58,11 @@ class FactorialResult(GroupResult):
     warnings : list of str
     """
 
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        from fastperf.protocols.report_views import factorial_view
+
+        return factorial_view(self)
+
     extra_tables = ("effects",)
 
     def __init__(self, table, summary, warnings, effects, sign_table, design):

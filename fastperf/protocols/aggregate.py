@@ -59,6 +59,11 @@ class AggregateResult(GroupResult):
     warnings : list of str
     """
 
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        from fastperf.protocols.report_views import aggregate_view
+
+        return aggregate_view(self)
+
 
 def score_gradient(kind: str, means: np.ndarray, weights: np.ndarray,
                    segment_starts: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

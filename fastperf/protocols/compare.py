@@ -27,6 +27,7 @@ from fastperf.protocols.compare_common import (
 from fastperf.protocols.compare_summaries import compare_summaries
 from fastperf.protocols.relevance_common import concat_samples
 from fastperf.results.base import dropped_warnings, keyed_table
+from fastperf.results.figures import Runs
 
 __all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS"]
 
@@ -264,7 +265,9 @@ def compare(
         "threshold": threshold, "method": method, "verdicts": counts,
         "largest_regressions": largest_regressions(out, keys),
     }
-    return CompareResult(out, summary, warnings, overall, keys, unit if unit in keys else None)
+    result = CompareResult(out, summary, warnings, overall, keys, unit if unit in keys else None)
+    result.runs = Runs(baseline, candidates[0] if c == 1 else "candidate", xs, ys)
+    return result
 
 
 def _overall(out: pa.Table, xs: Samples, ys: Samples, positive, testable, candidates, units,

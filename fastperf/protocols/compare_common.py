@@ -51,6 +51,11 @@ class CompareResult(CompareRendering, BenchmarkResult):
     warnings : list of str
     """
 
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        from fastperf.protocols.report_views import compare_view
+
+        return compare_view(self)
+
     extra_tables = ("overall",)
 
     def __init__(self, table, summary, warnings, overall: pa.Table, keys: list[str],

@@ -27,6 +27,7 @@ from fastperf.protocols.relevance_common import (
     ratio_out_of_range, sample_medians, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
+from fastperf.results.figures import Runs
 
 __all__ = ["hpt", "HptResult", "HPT_COLUMNS"]
 
@@ -56,6 +57,11 @@ class HptResult(BenchmarkResult):
         Level 2: ``n`` (non-zero scores), ``statistic`` (T+), ``pvalue`` (one-sided),
         ``reliability`` (1 - p), ``method_used``; counts; ``fwer_uncorrected``.
     """
+
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        from fastperf.protocols.report_views import hpt_view
+
+        return hpt_view(self)
 
     extra_tables = ("speedups",)
 
@@ -322,4 +328,6 @@ def hpt(
     }
     warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
                                 "n_dropped_baseline / n_dropped_candidate")
-    return HptResult(table, summary, warnings + not_tested_warnings(status), speedups)
+    result = HptResult(table, summary, warnings + not_tested_warnings(status), speedups)
+    result.runs = Runs(baseline, candidate, xs, ys)
+    return result

@@ -14,9 +14,8 @@ Hafner 1989): the follow-up's ``S^2 / s^2 ~ F(N - 1, m - 1)``, so N is the small
 ``t(p, N)^2 s^2 F_gamma(N - 1, m - 1) / N <= H^2``, and the follow-up of N fresh runs reaches the
 half-width H with probability >= gamma. The separation table stays Pakhomov's plug-in procedure.
 
-Every search is exact in the Student coefficient (no normal approximation) and vectorised over
-all groups at once: the normal bound ``N > (z s / h)^2`` (``t > z``) starts it, then whole arrays
-step up and bisect; no Python loop over groups.
+Every search is exact in the Student coefficient, vectorised over all groups (no Python loop):
+the normal bound ``N > (z s / h)^2`` starts it, then whole arrays step up and bisect.
 """
 from __future__ import annotations
 
@@ -251,6 +250,10 @@ class PlanResult(GroupResult):
     warnings : list of str
     """
 
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        from fastperf.protocols.report_views import plan_view
+        return plan_view(self)
+
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
                  separation: pa.Table | None = None):
         super().__init__(table, summary, warnings)
@@ -259,17 +262,8 @@ class PlanResult(GroupResult):
     extra_tables = ("separation",)
 
     def extra_title(self, name: str) -> str:
-        """The heading of the extra table `name` in the renderings.
-
-        Parameters
-        ----------
-        name : str
-            The extra table's attribute name ("separation").
-
-        Returns
-        -------
-        str
-            The two variants compared and the confidence level.
+        """The heading of the extra table `name` ("separation") in the renderings: the two
+        variants compared and the confidence level.
 
         Notes
         -----

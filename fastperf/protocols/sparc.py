@@ -31,6 +31,7 @@ from fastperf.protocols.relevance_common import (
 )
 from fastperf.stats.multitest import fwer_bound
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
+from fastperf.results.figures import Runs
 from fastperf.results.render import render_text
 
 __all__ = ["sparc", "SparcResult", "CONCLUSIONS", "CORRECTIONS", "SCALES", "SPARC_COLUMNS",
@@ -72,6 +73,11 @@ class SparcResult(BenchmarkResult):
         (1 - (1 - alpha)^m), counts per conclusion and ``min_runs_to_conclude``.
     warnings : list of str
     """
+
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        from fastperf.protocols.report_views import sparc_view
+
+        return sparc_view(self)
 
     extra_tables = ("overall",)
 
@@ -481,6 +487,8 @@ def sparc(
         p_diff, z_diff, p_up, z_up, p_low, z_low, statistic, method_used = \
             _sparc_unpaired(num, den, log_bounds, method)
         num_median, den_median = (median_y, median_x) if higher_is_better else (median_x, median_y)
+        runs = Runs(baseline, candidates[0] if len(candidates) == 1 else "candidate",
+                    *((den, num) if higher_is_better else (num, den)))
         with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
             ratio_median = num_median / den_median
         log_median = log_ratios(num_median, den_median)
@@ -522,8 +530,10 @@ def sparc(
         "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
         "min_runs_to_conclude": _min_runs_to_conclude(per_test, pair is not None),
     }
-    return SparcResult(result_table, summary, warnings + not_tested_warnings(status),
-                       overall_table)
+    result = SparcResult(result_table, summary, warnings + not_tested_warnings(status),
+                         overall_table)
+    result.runs = None if pair is not None else runs
+    return result
 
 
 def _unpaired_design(table, baseline, candidates, keys, variant, value, higher, unit):

@@ -36,6 +36,7 @@ from fastperf.protocols.relevance_common import (
 )
 from fastperf.protocols.speedup_report import EXECUTION_TIMES, RESULT_COLUMNS, SpeedupTestResult
 from fastperf.results.base import keyed_table
+from fastperf.results.figures import Runs
 from fastperf.results.render import format_cell
 
 __all__ = ["speedup_test"]
@@ -443,8 +444,10 @@ def speedup_test(
         "median": _proportion(columns["median_significant"], compared, proportion_confidence,
                               precision),
     }
-    return SpeedupTestResult(table, summary, *_messages(vs.keys, notes, status, compared,
-                                                        ks_messages, summary))
+    result = SpeedupTestResult(table, summary, *_messages(vs.keys, notes, status, compared,
+                                                          ks_messages, summary))
+    result.runs = Runs(baseline, candidate, xs, ys, ("strip", "ecdf", "qq"))
+    return result
 
 
 def _messages(keys: pa.Table, notes: np.ndarray, status: np.ndarray, compared: np.ndarray,

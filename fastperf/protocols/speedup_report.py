@@ -64,6 +64,11 @@ class SpeedupTestResult(BenchmarkResult):
         level is not guaranteed; which benchmarks could not be compared at all.
     """
 
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        from fastperf.protocols.report_views import speedup_view
+
+        return speedup_view(self)
+
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
                  errors: list[str]):
         super().__init__(table, summary, warnings)

@@ -61,11 +61,79 @@ class Result:
         """The heading of extra table `name` in the text and Markdown renderings."""
         return name
 
-    def _extras(self):
+    #: The runs behind each row (`fastperf.results.figures.Runs`), kept by the two-variant
+    #: protocols for the per-row plots of the HTML report; None: not kept.
+    runs = None
+
+    def extra_sections(self):
+        """(name, table) of each extra table that is present, in order."""
         for name in self.extra_tables:
             table = getattr(self, name, None)
             if table is not None:
                 yield name, table
+
+    _extras = extra_sections
+
+    def report_view(self):
+        """What the HTML report shows (`fastperf.results.figures.ReportView`): here the summary's
+        leading scalar facts and, when the table has one of the usual (estimate, low, high)
+        column triples, its interval chart; the result kinds override it with their own."""
+        from fastperf.results.figures import Intervals, ReportView
+        from fastperf.results.html import row_labels
+
+        facts = [f"{k}: {v:.6g}" if isinstance(v, float) else f"{k}: {v}"
+                 for k, v in self.summary.items()
+                 if k != "function" and isinstance(v, (str, int, float)) and not isinstance(v, bool)]
+        headline = [f"{self.table.num_rows} {self.table_name}"] + ["; ".join(facts[:8])]
+        figures = []
+        names = self.table.column_names
+        for est, low, high in (("ratio", "ci_low", "ci_high"), ("estimate", "ci_low", "ci_high"),
+                               ("statistic", "ci_low", "ci_high"), ("score", "ci_low", "ci_high"),
+                               ("median", "ci_median_low", "ci_median_high")):
+            if {est, low, high} <= set(names):
+                values = [self.table.column(c).to_numpy(zero_copy_only=False).astype(float)
+                          for c in (est, low, high)]
+                figures.append(Intervals(f"{est} and its interval, per row", row_labels(self.table),
+                                         *values, axis=est, reference=None, log=False, sort=False))
+                break
+        return ReportView(headline, figures, self.runs,
+                          "status" if "status" in names else None)
+
+    def to_html(self, path=None, *, top: int | None = None, title: str | None = None) -> str:
+        """The HTML report: one self-contained page (styles, script and data inline; no network
+        when opened), with the headline, the figures, every row in a sortable, filterable
+        table and, where the result kept them, each row's runs on demand (docs/reports.md).
+
+        Parameters
+        ----------
+        path : str or path-like, optional
+            Also write the page there (UTF-8).
+        top : int, optional
+            Rows drawn one by one in an interval figure (default 50, the most changed); all
+            rows stay in the table.
+        title : str, optional
+            The page's title.
+
+        Returns
+        -------
+        str
+            The page.
+        """
+        from fastperf.data.validation import check_whole_number
+        from fastperf.results.figures import TOP
+        from fastperf.results.html import render_html
+
+        top = TOP if top is None else check_whole_number(top, "top", minimum=1)
+        page = render_html(self, top=top, title=title)
+        if path is not None:
+            with open(path, "w", encoding="utf-8") as f:
+                f.write(page)
+        return page
+
+    def _repr_html_(self) -> str:
+        from fastperf.results.html import render_notebook
+
+        return render_notebook(self)
 
     def to_text(self) -> str:
         """Aligned plain text: the table, the extra tables, then the warnings."""

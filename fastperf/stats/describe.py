@@ -41,6 +41,25 @@ class DescribeResult(GroupResult):
     warnings : list of str
     """
 
+    def report_view(self):
+        """The report: the median of each group with its distribution-free interval, one
+        colour per variant (`Result.report_view`)."""
+        from fastperf.results.figures import Intervals, ReportView
+        from fastperf.results.html import row_labels
+
+        t, s = self.groups, self.summary
+        keys = t.column_names[:t.column_names.index("n")]
+        column = lambda name: t.column(name).to_numpy(zero_copy_only=False).astype(float)  # noqa: E731
+        variant = next((k for k in ("variant",) if k in keys), None)
+        headline = [f"{t.num_rows} groups, {s['values']} values"
+                    + (f", {s['dropped']} null/NaN dropped" if s.get("dropped") else "")]
+        figure = Intervals("median per group with its distribution-free interval",
+                           row_labels(t, keys), column("median"), column("ci_median_low"),
+                           column("ci_median_high"), axis="median", reference=None, log=False,
+                           sort=False, category=None if variant is None else
+                           ["" if v is None else str(v) for v in t.column(variant).to_pylist()])
+        return ReportView(headline, [figure], None, variant or "status")
+
 
 def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], str]:
     """Check the arguments against the table; return the key columns and the value column."""

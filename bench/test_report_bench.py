@@ -1,0 +1,120 @@
+"""HTML reports of `compare` for 50 and 10,000 benchmarks (31 runs a side): time to make the page,
+its size, and the time Chromium takes to load and render it.
+
+Anchors, on the same rows in the same run: the forest plot of the 50 most changed benchmarks
+drawn by matplotlib (SVG, the usual Python choice) and by Plotly (a self-contained HTML file,
+plotly.js inline: what a report with interactive Plotly charts has to embed). Goals (issue):
+the 10,000-benchmark page under about 5 MB and rendered in under 2 s in Chromium; the
+50-benchmark page small enough to attach to a CI run. Printed, not asserted (timings depend on
+the machine); the sizes are asserted, being deterministic.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import statistics
+import time
+
+import numpy as np
+import pytest
+
+from conftest import measurement_file
+from fastperf.protocols.compare import compare
+
+CHROMIUM = shutil.which("chromium")
+
+
+def _median_time(fn, rounds=5):
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def _render_seconds(path, rounds=3):
+    """Median time from navigation to a painted page with the table filled (Chromium)."""
+    from playwright.sync_api import sync_playwright
+
+    flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=flags)
+        times = []
+        for _ in range(rounds):
+            page = browser.new_page()
+            start = time.perf_counter()
+            page.goto(path.as_uri())
+            page.wait_for_selector("#fp-table tbody tr")
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+            times.append(time.perf_counter() - start)
+            page.close()
+        browser.close()
+    return statistics.median(times)
+
+
+def _matplotlib_forest(result, top, path):
+    import matplotlib
+
+    matplotlib.use("svg")
+    import matplotlib.pyplot as plt
+
+    t = result.table
+    ratio, low, high = (t.column(c).to_numpy() for c in ("ratio", "ci_low", "ci_high"))
+    index = np.argsort(-np.abs(np.log(ratio)))[:top]
+    index = index[np.argsort(ratio[index])]
+    names = np.array(t.column("benchmark").to_pylist(), dtype=object)[index]
+    fig, ax = plt.subplots(figsize=(9, 0.18 * top + 1))
+    ax.errorbar(ratio[index], np.arange(top), xerr=[ratio[index] - low[index],
+                                                     high[index] - ratio[index]], fmt="o")
+    ax.set_yticks(np.arange(top), names)
+    ax.set_xscale("log")
+    ax.axvline(1.0, linestyle="--")
+    fig.savefig(path, format="svg")
+    plt.close(fig)
+
+
+def _plotly_forest(result, top, path):
+    import plotly.graph_objects as go
+
+    t = result.table
+    ratio, low, high = (t.column(c).to_numpy() for c in ("ratio", "ci_low", "ci_high"))
+    index = np.argsort(-np.abs(np.log(ratio)))[:top]
+    names = t.column("benchmark").to_pylist()
+    fig = go.Figure(go.Scatter(x=ratio[index], y=[names[i] for i in index], mode="markers",
+                               error_x=dict(type="data", symmetric=False,
+                                            array=high[index] - ratio[index],
+                                            arrayminus=ratio[index] - low[index])))
+    fig.update_xaxes(type="log")
+    fig.write_html(path, include_plotlyjs=True, full_html=True)
+
+
+@pytest.mark.parametrize("benchmarks", [50, 10_000])
+def test_report_size_and_speed(benchmarks, tmp_path):
+    result = compare(measurement_file(benchmarks, 31), baseline="baseline",
+                     candidate="candidate")
+    path = tmp_path / "report.html"
+    make = _median_time(lambda: result.to_html(path))
+    size = os.path.getsize(path)
+    line = (f"\nreport of {benchmarks} benchmarks: made in {make * 1000:.0f} ms (median of 5), "
+            f"{size / 1e6:.2f} MB")
+    if CHROMIUM is not None:
+        line += f", loaded and rendered by Chromium in {_render_seconds(path):.2f} s (median of 3)"
+    print(line)
+    anchors = tmp_path / "anchor.svg"
+    try:
+        mpl = _median_time(lambda: _matplotlib_forest(result, 50, anchors), rounds=3)
+        print(f"  anchor matplotlib: forest plot of 50 rows only, {mpl * 1000:.0f} ms, "
+              f"{os.path.getsize(anchors) / 1e3:.0f} kB of SVG; fastperf's whole page / "
+              f"matplotlib's one figure: {make / mpl:.2f}x the time")
+    except ImportError:
+        print("  anchor matplotlib: not installed")
+    try:
+        plotly_path = tmp_path / "plotly.html"
+        plotly = _median_time(lambda: _plotly_forest(result, 50, plotly_path), rounds=3)
+        print(f"  anchor Plotly: forest plot of 50 rows only, {plotly * 1000:.0f} ms, "
+              f"{os.path.getsize(plotly_path) / 1e6:.2f} MB self-contained")
+    except ImportError:
+        print("  anchor Plotly: not installed")
+    assert size < (5_000_000 if benchmarks > 50 else 200_000)

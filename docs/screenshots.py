@@ -1,0 +1,66 @@
+"""Make the screenshots of docs/reports.md: each report kind on data of fastperf.simulate (and
+the shipped Go data), opened in headless Chromium by Playwright. Run from the repository root:
+
+    python docs/screenshots.py
+
+It needs playwright (pip) and Chromium (Debian: apt-get install chromium).
+"""
+from __future__ import annotations
+
+import shutil
+import tempfile
+from pathlib import Path
+
+import numpy as np
+import pyarrow as pa
+
+import fastperf
+
+OUT = Path(__file__).resolve().parent / "img"
+FLAGS = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+         "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+def results() -> dict:
+    rng = np.random.default_rng(5)
+    table = fastperf.simulate(benchmarks=30, runs=15, seed=5,
+                              effects=np.exp(rng.normal(0, 0.1, 30)).tolist()).table
+    two = dict(baseline="baseline", candidate="candidate")
+    rows = [(b, a, c, 10 + 2 * a + c + rng.normal()) for b in ("b1", "b2") for a in (0, 1)
+            for c in (0, 1) for _ in range(3)]
+    design = pa.table({k: [r[i] for r in rows] for i, k in enumerate(["benchmark", "A", "B",
+                                                                      "value"])})
+    return {
+        "compare": fastperf.compare(table, **two, margin=0.02),
+        "speedup-test": fastperf.speedup_test(table, **two),
+        "sparc": fastperf.sparc(table, **two, pair=None, margin=0.05),
+        "describe": fastperf.describe(table.filter(pa.compute.is_in(
+            table.column("benchmark"), pa.array([f"bench_{i:05d}" for i in range(8)])))),
+        "anova": fastperf.anova(table, factor="variant", by="benchmark"),
+        "factorial": fastperf.factorial(design, factors=["A", "B"], by="benchmark"),
+    }
+
+
+def main() -> None:
+    from playwright.sync_api import sync_playwright
+
+    OUT.mkdir(exist_ok=True)
+    chromium = shutil.which("chromium")
+    with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
+        for name, result in results().items():
+            path = Path(tmp) / f"{name}.html"
+            result.to_html(path, top=30)
+            page = browser.new_page(viewport={"width": 1000, "height": 760})
+            page.goto(path.as_uri())
+            page.wait_for_selector("body[data-ready]", state="attached")
+            if result.runs is not None:
+                page.locator("g.fp-interval").first.click()
+                page.evaluate("() => window.scrollTo(0, 0)")
+            page.screenshot(path=str(OUT / f"report-{name}.png"))
+            page.close()
+        browser.close()
+
+
+if __name__ == "__main__":
+    main()

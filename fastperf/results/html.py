@@ -1,0 +1,211 @@
+"""The HTML report of a table-level result: one self-contained file (no network: the styles, the
+script and the data are inline), readable offline and printable.
+
+Top to bottom: the title and headline, the warnings, the figures of the result's `ReportView`
+(`fastperf.results.figures`), the table of every row (sortable by a click on a column, filtered
+by text and by category, paged so that 10,000 rows stay light), the extra tables, and on demand
+(a click on a row or an interval) the runs of that row: a strip plot of baseline and candidate
+with their medians, their empirical distribution functions, and normal Q-Q plots where the
+protocol tested normality.
+
+Every number in the table is the result's column as `fastperf.results.cells` writes it (six
+significant digits), so the page shows what ``to_text`` shows.
+"""
+from __future__ import annotations
+
+import json
+from html import escape
+from importlib import resources
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.results.cells import column_text
+from fastperf.results.figures import (
+    TOP, Intervals, ReportView, Shares, histogram_svg, intervals_svg, shares_svg,
+)
+
+__all__ = ["render_html", "render_notebook", "row_labels", "table_payload"]
+
+
+def _asset(name: str) -> str:
+    return resources.files("fastperf.results").joinpath(name).read_text(encoding="utf-8")
+
+
+def row_labels(table: pa.Table, keys: list[str] | None = None) -> list[str]:
+    """One label per row: the values of the key columns (by default the leading non-numeric
+    columns) joined by " / "."""
+    if keys is None:
+        keys = []
+        for field_ in table.schema:
+            t = field_.type.value_type if pa.types.is_dictionary(field_.type) else field_.type
+            if pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_boolean(t):
+                break
+            keys.append(field_.name)
+            if len(keys) == 4:
+                break
+    keys = [k for k in keys if k in table.column_names]
+    if not keys:
+        return [f"row {i + 1}" for i in range(table.num_rows)]
+    columns = [column_text(table.column(k)) for k in keys]
+    return [" / ".join(c for c in cells if c) or "(none)" for cells in zip(*columns)]
+
+
+def table_payload(table: pa.Table) -> dict:
+    """The table for the page's script: column names, which are numeric (sorted as numbers),
+    and the rows of text cells."""
+    names = [str(n) for n in table.column_names]
+    numeric = []
+    for field_ in table.schema:
+        t = field_.type.value_type if pa.types.is_dictionary(field_.type) else field_.type
+        numeric.append(bool(pa.types.is_floating(t) or pa.types.is_integer(t)))
+    columns = [column_text(table.column(i)) for i in range(len(names))]
+    return {"columns": names, "numeric": numeric,
+            "rows": [list(r) for r in zip(*columns)] if columns else []}
+
+
+def _runs_payload(runs) -> str:
+    """Per row, the baseline's and the candidate's runs as JSON arrays (6 significant digits)."""
+    def segments(samples):
+        text = np.char.mod("%.6g", samples.values)
+        text = np.where(np.isfinite(samples.values), text, "null")
+        offsets = samples.offsets
+        return [",".join(text[offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)]
+
+    rows = [f"[[{a}],[{b}]]" for a, b in zip(segments(runs.baseline), segments(runs.candidate))]
+    return (f'{{"baseline":{json.dumps(str(runs.baseline_name))},'
+            f'"candidate":{json.dumps(str(runs.candidate_name))},'
+            f'"plots":{json.dumps(list(runs.plots))},"rows":[{",".join(rows)}]}}')
+
+
+def _figures_html(view: ReportView, top: int) -> str:
+    out = []
+    for figure in view.figures:
+        if isinstance(figure, Intervals):
+            n = len(figure.labels)
+            if n > top:
+                out.append(histogram_svg(figure))
+                out.append(f'<p class="fp-note">The {top} rows farthest from no change, of '
+                           f'{n}; every row is in the table below.</p>')
+            out.append(intervals_svg(figure, top))
+            missing = int(np.sum(~np.isfinite(np.asarray(figure.estimate, float))))
+            if missing:
+                out.append(f'<p class="fp-note">{missing} row(s) without an estimate are not '
+                           f'drawn (see their status in the table).</p>')
+        elif isinstance(figure, Shares):
+            out.append(shares_svg(figure, top))
+            if len(figure.labels) > top:
+                out.append(f'<p class="fp-note">The first {top} rows of {len(figure.labels)}.'
+                           f'</p>')
+    return "\n".join(f'<div class="fp-figure-box">{f}</div>' if f.startswith("<svg") else f
+                     for f in out)
+
+
+#: Data beyond this many characters of JSON goes into the page gzip-compressed (base64): the
+#: runs and table of 10,000 benchmarks are about 9 MB of JSON and 2 MB compressed.
+COMPRESS_FROM = 1_000_000
+
+
+def _data_element(doc_text: str) -> str:
+    """The page's data element: JSON text safe inside <script>, or when large its gzip
+    compression in base64 (``data-encoding="gzip-base64"``; the page's script inflates it
+    with the browser's DecompressionStream)."""
+    if len(doc_text) < COMPRESS_FROM:
+        safe = doc_text.replace("</", "<\\/").replace("<!--", "<\\!--")
+        return f'<script type="application/json" id="fp-data">{safe}</script>'
+    import base64
+    import gzip
+
+    packed = base64.b64encode(gzip.compress(doc_text.encode("utf-8"), compresslevel=6,
+                                            mtime=0)).decode("ascii")
+    return (f'<script type="application/octet-stream" id="fp-data" '
+            f'data-encoding="gzip-base64">{packed}</script>')
+
+
+def render_html(result, *, top: int = TOP, title: str | None = None) -> str:
+    """The whole report page of `result` (any table-level result) as HTML text.
+
+    Parameters
+    ----------
+    result : Result
+        The result; its ``report_view()`` says what to draw.
+    top : int
+        The rows drawn one by one in an interval figure (the most changed); beyond, a histogram
+        of all rows comes first.
+    title : str, optional
+        The page title (default: the function's name and the result's size).
+    """
+    view = result.report_view()
+    function = result.summary.get("function", type(result).__name__)
+    title = title or f"fastperf {function}: {result.table.num_rows} {result.table_name}"
+    payload = table_payload(result.table)
+    category = (payload["columns"].index(view.category_column)
+                if view.category_column in payload["columns"] else -1)
+    labels = row_labels(result.table, result.summary.get("keys"))
+    data = (f'{{"table":{json.dumps(payload)},"category":{category},'
+            f'"labels":{json.dumps(labels)},'
+            f'"runs":{_runs_payload(view.runs) if view.runs is not None else "null"}}}')
+    extras = []
+    for name, table in result.extra_sections():
+        extras.append(f'<h2>{escape(result.extra_title(name))}</h2>'
+                      + static_table(table))
+    warnings = "".join(f"<li>{escape(w)}</li>" for w in result.warnings)
+    headline = "".join(f'<p class="fp-headline{" fp-lead" if i == 0 else ""}">{escape(line)}'
+                       f'</p>' for i, line in enumerate(view.headline))
+    return f"""<!DOCTYPE html>
+<html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="generator" content="fastperf">
+<title>{escape(title)}</title>
+<style>{_asset("report.css")}</style></head>
+<body class="fp-page">
+<header><h1>{escape(title)}</h1>{headline}</header>
+{f'<section class="fp-warnings"><h2>Warnings</h2><ul>{warnings}</ul></section>' if warnings else ''}
+<section class="fp-figures">{_figures_html(view, top)}</section>
+<section class="fp-runs" id="fp-runs" hidden></section>
+<section class="fp-table-box"><h2>Every row</h2>
+<div class="fp-controls"><input id="fp-filter" type="search" placeholder="filter rows (text in any cell)" aria-label="filter rows">
+<select id="fp-category" aria-label="category"></select>
+<span id="fp-count"></span> <button id="fp-prev" type="button">previous</button><button id="fp-next" type="button">next</button></div>
+<div class="fp-scroll"><table id="fp-table" class="fp-table"><thead></thead><tbody></tbody></table></div>
+</section>
+{"".join(extras)}
+<footer>Made by fastperf. Summary: <code>{escape(json.dumps(_short(result.summary), default=str))}</code></footer>
+{_data_element(data)}
+<script>{_asset("report.js")}</script>
+</body></html>
+"""
+
+
+def _short(summary: dict) -> dict:
+    """The summary without its long lists (shown in the page's footer)."""
+    return {k: v for k, v in summary.items()
+            if not (isinstance(v, (list, tuple)) and len(v) > 20)}
+
+
+def static_table(table: pa.Table, limit: int | None = None) -> str:
+    """`table` (its first `limit` rows) as a plain HTML table, numbers right-aligned."""
+    payload = table_payload(table if limit is None else table.slice(0, limit))
+    head = "".join(f"<th>{escape(c)}</th>" for c in payload["columns"])
+    body = "".join("<tr>" + "".join(
+        f'<td{" class=num" if num else ""}>{escape(cell)}</td>'
+        for cell, num in zip(row, payload["numeric"])) + "</tr>" for row in payload["rows"])
+    more = ("" if limit is None or table.num_rows <= limit else
+            f"<p class=fp-note>First {limit} of {table.num_rows} rows.</p>")
+    return f'<table class="fp-table fp-static"><thead><tr>{head}</tr></thead>' \
+           f"<tbody>{body}</tbody></table>{more}"
+
+
+def render_notebook(result, rows: int = 20) -> str:
+    """The compact form for Jupyter (``_repr_html_``): headline, the first figure (its 20 most
+    changed rows) and the first `rows` rows of the table; no script."""
+    view = result.report_view()
+    figure = ""
+    if view.figures:
+        first = view.figures[0]
+        figure = (intervals_svg(first, rows) if isinstance(first, Intervals)
+                  else shares_svg(first, rows))
+    headline = "".join(f"<div><b>{escape(line)}</b></div>" if i == 0 else
+                       f"<div>{escape(line)}</div>" for i, line in enumerate(view.headline))
+    return (f'<div class="fastperf-result"><style>{_asset("report.css")}</style>{headline}'
+            f"{figure}{static_table(result.table, rows)}</div>")
