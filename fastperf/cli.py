@@ -502,6 +502,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
             _binary_stdout()  # refused before any work: a terminal, or text-only output
+        if getattr(args, "top", None) is not None and args.command != "report" \
+                and args.format != "html":
+            raise InputError("--top is used only with --format html (or fastperf report)")
         status = COMMANDS[args.command](args)
     except KeyboardInterrupt:
         if debug:

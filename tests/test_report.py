@@ -196,6 +196,8 @@ def test_cli_report_and_html_format(tmp_path, capsys):
     assert capsys.readouterr().out.startswith("<!DOCTYPE html>")
     assert main(["report", old, new, "--top", "0"]) == 2
     assert "--top must be >= 1" in capsys.readouterr().err
+    assert main(["describe", old, new, "--top", "5"]) == 2
+    assert "--top is used only with --format html" in capsys.readouterr().err
 
 
 def test_demo_writes_its_report(capsys):
