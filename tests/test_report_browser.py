@@ -13,7 +13,7 @@ import shutil
 
 import pytest
 
-from tests.test_report import RESULTS
+from test_report import RESULTS
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 REQUIRED = os.environ.get("FASTPERF_REQUIRE_BROWSER") == "1"
