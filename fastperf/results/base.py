@@ -72,8 +72,6 @@ class Result:
             if table is not None:
                 yield name, table
 
-    _extras = extra_sections
-
     def report_view(self):
         """What the HTML report shows (`fastperf.results.figures.ReportView`): here the summary's
         leading scalar facts and, when the table has one of the usual (estimate, low, high)
@@ -138,7 +136,7 @@ class Result:
     def to_text(self) -> str:
         """Aligned plain text: the table, the extra tables, then the warnings."""
         out = render_text(self.table)
-        for name, table in self._extras():
+        for name, table in self.extra_sections():
             out += f"\n\n{self.extra_title(name)}:\n" + render_text(table)
         if self.warnings:
             out += "\n\nwarnings:\n" + "\n".join(f"- {w}" for w in self.warnings)
@@ -147,7 +145,7 @@ class Result:
     def to_markdown(self) -> str:
         """Markdown: the table, the extra tables, then the warnings as a list."""
         out = render_markdown(self.table)
-        for name, table in self._extras():
+        for name, table in self.extra_sections():
             out += f"\n\n**{self.extra_title(name)}**\n\n" + render_markdown(table)
         if self.warnings:
             out += "\n\n**Warnings**\n\n" + "\n".join(f"- {w}" for w in self.warnings)

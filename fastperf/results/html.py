@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.results.cells import column_text
+from fastperf.results.render import numeric_type
 from fastperf.results.figures import (
     TOP, Intervals, ReportView, Shares, histogram_svg, intervals_svg, shares_svg,
 )
@@ -38,8 +39,7 @@ def row_labels(table: pa.Table, keys: list[str] | None = None) -> list[str]:
     if keys is None:
         keys = []
         for field_ in table.schema:
-            t = field_.type.value_type if pa.types.is_dictionary(field_.type) else field_.type
-            if pa.types.is_floating(t) or pa.types.is_integer(t) or pa.types.is_boolean(t):
+            if numeric_type(field_.type) or pa.types.is_boolean(field_.type):
                 break
             keys.append(field_.name)
             if len(keys) == 4:
@@ -55,10 +55,7 @@ def table_payload(table: pa.Table) -> dict:
     """The table for the page's script: column names, which are numeric (sorted as numbers),
     and the rows of text cells."""
     names = [str(n) for n in table.column_names]
-    numeric = []
-    for field_ in table.schema:
-        t = field_.type.value_type if pa.types.is_dictionary(field_.type) else field_.type
-        numeric.append(bool(pa.types.is_floating(t) or pa.types.is_integer(t)))
+    numeric = [numeric_type(t) for t in table.schema.types]
     columns = [column_text(table.column(i)) for i in range(len(names))]
     return {"columns": names, "numeric": numeric,
             "rows": [list(r) for r in zip(*columns)] if columns else []}

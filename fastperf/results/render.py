@@ -16,7 +16,7 @@ from fastperf.results.cells import (
     column_json, column_strings, column_text, json_value, text_value,
 )
 
-__all__ = ["format_cell", "render_text", "render_markdown", "json_safe", "table_records", "dumps",
+__all__ = ["format_cell", "numeric_type", "render_text", "render_markdown", "json_safe", "table_records", "dumps",
            "csv_table"]
 
 
@@ -26,7 +26,9 @@ def format_cell(value: Any) -> str:
     return text_value(value)
 
 
-def _numeric(data_type: pa.DataType) -> bool:
+def numeric_type(data_type: pa.DataType) -> bool:
+    """Whether a column of `data_type` holds numbers (integers, floats, decimals; dictionaries of
+    them): right-aligned in text, sorted as numbers in the HTML report."""
     if pa.types.is_dictionary(data_type):
         data_type = data_type.value_type
     return (pa.types.is_integer(data_type) or pa.types.is_floating(data_type)
@@ -43,7 +45,7 @@ def table_cells(table: pa.Table) -> tuple[list[str], list[list[str]]]:
 def render_text(table: pa.Table) -> str:
     """An aligned plain-text table: numbers right-aligned, text left-aligned."""
     names, rows = table_cells(table)
-    numeric = [_numeric(t) for t in table.schema.types]
+    numeric = [numeric_type(t) for t in table.schema.types]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(names)]
 
     def line(cells: list[str]) -> str:
@@ -57,7 +59,7 @@ def render_text(table: pa.Table) -> str:
 def render_markdown(table: pa.Table) -> str:
     """A GitHub-flavoured Markdown table (pipes in cells escaped, line breaks as ``<br>``)."""
     names, rows = table_cells(table)
-    numeric = [_numeric(t) for t in table.schema.types]
+    numeric = [numeric_type(t) for t in table.schema.types]
 
     def cell(text: str) -> str:
         text = text.replace("\r\n", "\n").replace("\r", "\n")
