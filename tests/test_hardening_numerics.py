@@ -233,6 +233,20 @@ def test_ttest_ind_huge_values_match_the_exact_oracle():
         close(got.standard_error, frac_sqrt(se2), rel=1e-12)
 
 
+def test_welch_df_of_tiny_variances_matches_the_exact_oracle():
+    # the squares of variances near 1e-161 underflow into subnormals (scipy's df is 2.1667 on
+    # the first pair; the exact df is 2)
+    pairs = [([0.0, 0.0, 8.433758354584419e-81], [0.0, 0.0]),
+             ([1e-80, 3e-80, 2e-80], [5e-81, 7e-81, 1.1e-80, 9e-81]),
+             ([1.0, 2.0, 4.0], [1e-160, 3e-160])]
+    for x, y in pairs:
+        got = fastperf.ttest_ind(x, y, equal_var=False)
+        t, df, _, _ = oracle_t(x, y, False)
+        assert got.status == "ok"
+        close(got.df, df, rel=1e-12)
+        close(got.statistic, t, rel=1e-12)
+
+
 def test_table_t_tests_of_huge_values():
     x, y = [1e308, 1.5e308, -1e308, 1.2e308], [1.7e308, -1.7e308, 1e300, 0.0]
     table = pa.table({"benchmark": ["a"] * 8, "variant": ["old"] * 4 + ["new"] * 4,

@@ -327,7 +327,7 @@ def test_text_and_markdown_cells():
 # --- every type, every producer ---------------------------------------------------------------
 
 DT = datetime.datetime
-#: Two awkward values of each key type, for the deterministic sweep.
+#: Awkward values of each key type, for the deterministic sweep.
 FIXED = {
     "string": ["Benchmark|x", "é\n"], "large_string": ["a", ""],
     "binary": [b"a", b"\xff\x00"], "large_binary": [b"", b"\x80"],
@@ -345,7 +345,8 @@ FIXED = {
     "timestamp_ns": [DT(1970, 1, 1), DT(2199, 12, 31, 23, 59, 59, 999999)],
     "timestamp_s_utc": [DT(2020, 1, 1, tzinfo=UTC), DT(1960, 6, 1, 12, tzinfo=UTC)],
     "timestamp_ms_tz": [aware(DT(2020, 1, 1)), aware(DT(2020, 1, 1, 0, 0, 0, 5000))],
-    "timestamp_us_zone": [aware(DT(2020, 7, 1)), aware(DT(2020, 12, 1, 0, 0, 0, 1))],
+    "timestamp_us_zone": [aware(DT(2020, 7, 1)), aware(DT(2020, 12, 1, 0, 0, 0, 1)),
+                          aware(DT(1911, 1, 1))],  # Paris local mean time: +00:09:21
     "timestamp_ns_utc": [DT(2020, 1, 1, tzinfo=UTC), DT(1970, 1, 1, tzinfo=UTC)],
     "time32_s": [datetime.time(0), datetime.time(23, 59, 59)],
     "time32_ms": [datetime.time(1, 2, 3, 4000), datetime.time(12)],

@@ -116,7 +116,11 @@ def t_from_moments(n1, nan1, mean1, var1, n2, nan2, mean2, var2, equal_var, expo
             se = np.sqrt(pooled * (1.0 / n1 + 1.0 / n2))
         else:
             vn1, vn2 = var1 / n1, var2 / n2
-            df = (vn1 + vn2) ** 2 / (vn1 ** 2 / (n1 - 1) + vn2 ** 2 / (n2 - 1))
+            # Welch-Satterthwaite on the two terms relative to the larger one: the squares
+            # of tiny (but normal) variances would underflow into subnormals.
+            larger = np.maximum(vn1, vn2)
+            r1, r2 = vn1 / larger, vn2 / larger
+            df = (r1 + r2) ** 2 / (r1 ** 2 / (n1 - 1) + r2 ** 2 / (n2 - 1))
             se = np.sqrt(vn1 + vn2)
         estimate = (np.ldexp(mean1, exponent1 - common)
                     - np.ldexp(mean2, exponent2 - common))

@@ -49,6 +49,7 @@ from typing import Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 __all__ = ["bytes_text", "iso_duration", "json_value", "column_json", "column_text",
            "column_strings", "text_value", "key_text"]
@@ -161,8 +162,39 @@ def _json_text(value: Any) -> str:
     return str(value)
 
 
+def _zoned_with_offset_seconds(array: pa.Array) -> list | None:
+    """Zoned timestamps as ISO 8601 local time and UTC offset when an offset has seconds
+    (local mean time before 1912, e.g. Paris +00:09:21): ``+HH:MM:SS`` as Python's `isoformat`
+    writes it, where Arrow's own text truncates it. None when every offset is whole minutes."""
+    local = pc.local_timestamp(array)
+    offsets = (np.asarray(local.cast(pa.int64()).fill_null(0))
+               - np.asarray(array.cast(pa.int64()).fill_null(0)))
+    seconds = offsets // {"s": 1, "ms": 10 ** 3, "us": 10 ** 6, "ns": 10 ** 9}[array.type.unit]
+    if not np.any(seconds % 60):
+        return None
+    distinct, which = np.unique(seconds, return_inverse=True)
+    suffixes = [_offset_text(int(v)) for v in distinct]
+    texts = local.cast(pa.string()).to_pylist()
+    return [None if t is None else t.replace(" ", "T", 1) + suffixes[w]
+            for t, w in zip(texts, which.tolist())]
+
+
+def _offset_text(seconds: int) -> str:
+    sign = "-" if seconds < 0 else "+"
+    hours, rest = divmod(abs(seconds), 3600)
+    minutes, secs = divmod(rest, 60)
+    return f"{sign}{hours:02d}:{minutes:02d}" + (f":{secs:02d}" if secs else "")
+
+
 def _temporal(array: pa.Array) -> list:
     """Timestamps, dates and times as ISO 8601 text, converted by Arrow (exact in every unit)."""
+    if pa.types.is_timestamp(array.type) and array.type.tz is not None:
+        try:
+            texts = _zoned_with_offset_seconds(array)
+        except (pa.ArrowException, NotImplementedError):  # e.g. a zone missing from tzdata
+            texts = None
+        if texts is not None:
+            return texts
     try:
         texts = array.cast(pa.string()).to_pylist()
     except (pa.ArrowException, NotImplementedError):  # e.g. a zone missing from the tz database
