@@ -17,6 +17,8 @@ import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable, TextIO
 
+from fastperf.progress import AUTO_MIN_STEPS, ProgressBar, wants_progress
+
 __all__ = ["TASKS", "warmup"]
 
 
@@ -172,29 +174,21 @@ def warmup(jobs: int | None = None, parallel: bool = False,
     context = multiprocessing.get_context("spawn")  # no fork of a process with Numba's threads
     with ProcessPoolExecutor(max_workers=max(1, jobs or 1), mp_context=context) as pool:
         futures = [pool.submit(run_task, i, p) for i, p in runs]
-        _draw(progress, 0, len(runs), start)
+        bar = (ProgressBar("fastperf warmup", len(runs), unit="tasks", stream=progress)
+               if progress is not None else None)
         for done, future in enumerate(as_completed(futures), 1):
             n, s = future.result()
             compiled += n
             seconds += s
-            _draw(progress, done, len(runs), start)
-    if progress is not None:
-        progress.write("\n")
+            if bar is not None:
+                bar.update(done)
+    if bar is not None:
+        bar.close()
     return {"tasks": len(runs), "compiled": compiled, "compile_seconds": seconds,
             "seconds": time.perf_counter() - start,
             "cache": os.environ.get("NUMBA_CACHE_DIR") or "beside the package (__pycache__)"}
 
 
-def _draw(out: TextIO | None, done: int, total: int, start: float, width: int = 30) -> None:
-    """One progress bar line, redrawn in place."""
-    if out is None:
-        return
-    filled = width * done // total
-    out.write(f"\rfastperf warmup [{'#' * filled}{'.' * (width - filled)}] {done}/{total} tasks, "
-              f"{time.perf_counter() - start:.0f} s")
-    out.flush()
-
-
 def progress_stream() -> TextIO | None:
-    """stderr when it is a terminal, else None (no bar in logs)."""
-    return sys.stderr if sys.stderr.isatty() else None
+    """stderr when a bar is wanted (a terminal, and no ``--no-progress``), else None."""
+    return sys.stderr if wants_progress(None, AUTO_MIN_STEPS) else None

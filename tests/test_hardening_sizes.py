@@ -219,7 +219,7 @@ def test_bca_hodges_lehmann_large_samples_finish():
 
 @pytest.mark.parametrize("chunks", [1, 2, 3, 50])
 def test_bootstrap_chunked_equals_one_call(chunks, monkeypatch, capsys):
-    import fastperf.engine.progress as progress
+    import fastperf.progress as progress
 
     rng = np.random.default_rng(11)
     x, y = rng.lognormal(size=(7, 12)), rng.lognormal(size=(7, 9))
@@ -230,6 +230,7 @@ def test_bootstrap_chunked_equals_one_call(chunks, monkeypatch, capsys):
         one = fastperf.bootstrap(data, statistic=statistic, method=method, n_resamples=99,
                                  seed=5, progress=False, return_distribution=True)
         monkeypatch.setattr(progress, "CHUNKS", chunks)
+        monkeypatch.setattr(progress, "CHUNK_SECONDS", 0)  # 1/chunks of the work per chunk
         many = fastperf.bootstrap(data, statistic=statistic, method=method, n_resamples=99,
                                   seed=5, progress=True, return_distribution=True)
         monkeypatch.undo()
@@ -243,7 +244,7 @@ def test_bootstrap_chunked_equals_one_call(chunks, monkeypatch, capsys):
 
 @pytest.mark.parametrize("paired", [False, True])
 def test_permutation_chunked_equals_one_call(paired, monkeypatch, capsys):
-    import fastperf.engine.progress as progress
+    import fastperf.progress as progress
 
     rng = np.random.default_rng(12)
     x, y = rng.lognormal(size=(9, 8)), rng.lognormal(size=(9, 8))
@@ -251,6 +252,7 @@ def test_permutation_chunked_equals_one_call(paired, monkeypatch, capsys):
     one = fastperf.permutation_test((x, y), paired=paired, n_resamples=500, seed=6,
                                     progress=False)
     monkeypatch.setattr(progress, "CHUNKS", 4)
+    monkeypatch.setattr(progress, "CHUNK_SECONDS", 0)
     many = fastperf.permutation_test((x, y), paired=paired, n_resamples=500, seed=6,
                                      progress=True)
     np.testing.assert_array_equal(many.pvalue, one.pvalue)
@@ -267,7 +269,7 @@ def test_progress_off_by_default_when_not_a_terminal(capsys):
 
 
 def test_wants_progress_rule():
-    from fastperf.engine.progress import AUTO_MIN_STEPS, chunk_bounds, wants_progress
+    from fastperf.progress import AUTO_MIN_STEPS, wants_progress
 
     class Terminal:
         def __init__(self, tty):
@@ -284,8 +286,6 @@ def test_wants_progress_rule():
         fastperf.bootstrap((np.ones(5),), statistic="mean", progress="yes")
     with pytest.raises(InputError, match="progress must be"):
         fastperf.permutation_test((np.ones(5), np.ones(5)), progress=1)
-    assert chunk_bounds(10, 3) == [(0, 3), (3, 6), (6, 10)]
-    assert chunk_bounds(2, 50) == [(0, 1), (1, 2)] and chunk_bounds(0, 5) == []
 
 
 def test_distribution_rows_of_unresampled_samples_are_nan():

@@ -62,6 +62,12 @@ def format_bytes(n: float) -> str:
     return text if unit == "bytes" else f"{text} ({int(n)} bytes)"
 
 
+def describe_cost(steps: float, bytes_needed: float) -> str:
+    """The estimate line before a progress bar:
+    ``about 2.4e+10 steps, 1.2 GiB (1288490188 bytes) at once``."""
+    return f"about {float(steps):.2g} steps, {format_bytes(bytes_needed)} at once"
+
+
 def concurrent_groups(groups: int) -> int:
     """How many groups a batched kernel can hold in flight at once: Numba's thread count
     (each thread works on one group at a time), at most `groups`, at least 1."""

@@ -201,7 +201,7 @@ def _paired(d, statistic, exact, n_resamples, seed, test):
 
 @group_kernel
 def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, paired,
-                       statistic, n_resamples, seed) -> tuple[np.ndarray, np.ndarray, np.ndarray,
+                       statistic, n_resamples, seed, first=0) -> tuple[np.ndarray, np.ndarray, np.ndarray,
                        np.ndarray]:
     """Per test t (CSR segments of x and y): the observed statistic and the counts of
     rearranged statistics ``<= observed + gamma`` and ``>= observed - gamma`` (gamma =
@@ -229,6 +229,9 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
         Random rearrangements per test when not exact.
     seed : int
         The 64-bit seed of the counter-based stream.
+    first : int
+        The index of the first test in the whole batch (a chunk of it is run): test t's
+        stream is keyed by ``first + t``, so chunking does not change the results.
 
     Returns
     -------
@@ -257,10 +260,11 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
             continue
         x = x_values[x_offsets[t]:x_offsets[t + 1]]
         if paired:
-            o, lo, hi, tot = _paired(x, statistic, exact[t], n_resamples, seed, t)
+            o, lo, hi, tot = _paired(x, statistic, exact[t], n_resamples, seed, first + t)
         else:
             y = y_values[y_offsets[t]:y_offsets[t + 1]]
-            o, lo, hi, tot = _independent(x, y, statistic, exact[t], n_resamples, seed, t)
+            o, lo, hi, tot = _independent(x, y, statistic, exact[t], n_resamples, seed,
+                                          first + t)
         observed[t] = o
         n_less[t] = lo
         n_greater[t] = hi

@@ -22,7 +22,7 @@ from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.errors import InputError
 
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, Result
-from fastperf.engine.progress import wants_progress
+from fastperf.progress import check_progress
 from fastperf.stats.forms import TableForm, check_array_call
 from fastperf.io.tables import is_measurement_table
 
@@ -253,9 +253,9 @@ def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, conf
     """Call the kernel; returns (estimate, low, high, se, accel, status strings, distribution)."""
     from scipy.special import ndtri
 
-    from fastperf.engine.progress import (CHUNKS, ProgressBar, chunk_bounds, describe_cost,
-                                          wants_progress)
+    from fastperf.data.budget import describe_cost
     from fastperf.kernels.bootstrap import bootstrap_intervals
+    from fastperf.progress import progress_chunks
 
     size = len(xs)
     two = ys is not None
@@ -269,19 +269,14 @@ def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, conf
     distribution = np.full((size if keep else 0, n_resamples), np.nan)  # NaN where not drawn
     work = (xs.values.shape[0] + ys.values.shape[0]) * n_resamples
     xo, yo = xs.offsets.astype(np.int64), ys.offsets.astype(np.int64)
-    show = wants_progress(progress, steps)
-    bounds = chunk_bounds(size, CHUNKS if show else 1) or [(0, 0)]
-    bar = ProgressBar("bootstrap", size, describe_cost(steps, needed)) if show else None
     parts = []
-    for a, b in bounds:  # chunks of samples, each one kernel call over its samples
+    for a, b in progress_chunks("bootstrap", size, progress, steps,
+                                describe_cost(steps, needed)):
+        # chunks of samples, each one kernel call over its samples
         parts.append(bootstrap_intervals(
             xs.values, xo[a:b + 1], ys.values, yo[a:b + 1], two, stat, q, method, alpha,
             float(ndtri(alpha)), z_of_count, np.uint64(seed), n_resamples, keep,
             distribution[a:b] if keep else distribution, a, n_rows=work))
-        if bar is not None:
-            bar.update(b)
-    if bar is not None:
-        bar.close()
     est, low, high, se, accel, code = (np.concatenate(column) for column in zip(*parts))
     return est, low, high, se, accel, _STATUS[code], (distribution if keep else None)
 
@@ -414,7 +409,7 @@ def bootstrap(
     """
     method_code, n_resamples, confidence, seed, q = _bootstrap_iv(
         statistic, method, n_resamples, confidence, seed, q)
-    wants_progress(progress, 0)  # checks the value
+    check_progress(progress)
     two = statistic in TWO_SAMPLE
     stat = TWO_SAMPLE[statistic] if two else ONE_SAMPLE[statistic]
     if is_measurement_table(data):

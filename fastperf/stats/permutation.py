@@ -38,9 +38,9 @@ class PermutationTestResult(TestResult):
 
 def _check_options(statistic, alternative, n_resamples, seed, progress=None) -> int:
     """Validate the options; return the seed to use (one drawn when `seed` is None)."""
-    from fastperf.engine.progress import wants_progress
+    from fastperf.progress import check_progress
 
-    wants_progress(progress, 0)  # checks the value
+    check_progress(progress)
     check_choice(statistic, "statistic", STATISTICS)
     check_alternative(alternative)
     check_whole_number(n_resamples, "n_resamples", minimum=1)
@@ -105,11 +105,11 @@ def _check_size(xs: Samples, ys: Samples, valid, exact, paired: bool,
 
 def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, n_resamples,
          seed, progress=None):
-    """Kernel calls (one per chunk of tests, see `fastperf.engine.progress`) and p-values;
+    """Kernel calls (one per chunk of tests, see `fastperf.progress`) and p-values;
     invalid tests get NaN."""
-    from fastperf.engine.progress import (CHUNKS, ProgressBar, chunk_bounds, describe_cost,
-                                          wants_progress)
+    from fastperf.data.budget import describe_cost
     from fastperf.kernels.permutation import MEAN_DIFF, MEDIAN_DIFF, permutation_counts
+    from fastperf.progress import progress_chunks
 
     paired = ys is None
     if paired:
@@ -117,26 +117,19 @@ def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, 
     code = MEAN_DIFF if statistic == "mean_diff" else MEDIAN_DIFF
     n_rows = (xs.values.shape[0] + ys.values.shape[0]) * min(n_resamples, 1 << 20)
     needed, steps = _check_size(xs, ys, valid, exact, paired, n_resamples)
-    show = wants_progress(progress, steps)
-    bounds = chunk_bounds(len(xs), CHUNKS if show else 1) or [(0, 0)]
-    bar = ProgressBar("permutation_test", len(xs), describe_cost(steps, needed)) if show else None
-    observed = np.full(len(xs), np.nan)
-    n_less, n_greater, n_total = (np.zeros(len(xs), dtype=np.int64) for _ in range(3))
     x_values = np.ascontiguousarray(xs.values, dtype=np.float64)
     y_values = np.ascontiguousarray(ys.values, dtype=np.float64)
-    for a, b in bounds:  # chunks of tests: the kernel skips the tests outside [a, b)
-        chunk = np.zeros(len(xs), dtype=np.bool_)
-        chunk[a:b] = valid[a:b]
-        parts = permutation_counts(
-            x_values, xs.offsets.astype(np.int64), y_values, ys.offsets.astype(np.int64), chunk,
-            np.ascontiguousarray(exact, dtype=np.bool_), paired, code, int(n_resamples),
-            np.uint64(seed), n_rows=n_rows)
-        for whole, part in zip((observed, n_less, n_greater, n_total), parts):
-            whole[a:b] = part[a:b]
-        if bar is not None:
-            bar.update(b)
-    if bar is not None:
-        bar.close()
+    xo, yo = xs.offsets.astype(np.int64), ys.offsets.astype(np.int64)
+    valid_flags = np.ascontiguousarray(valid, dtype=np.bool_)
+    exact_flags = np.ascontiguousarray(exact, dtype=np.bool_)
+    parts = []
+    for a, b in progress_chunks("permutation_test", len(xs), progress, steps,
+                                describe_cost(steps, needed)):
+        # chunks of tests, each one kernel call over its tests (streams keyed by test index)
+        parts.append(permutation_counts(
+            x_values, xo[a:b + 1], y_values, yo[a:b + 1], valid_flags[a:b], exact_flags[a:b],
+            paired, code, int(n_resamples), np.uint64(seed), a, n_rows=n_rows))
+    observed, n_less, n_greater, n_total = (np.concatenate(column) for column in zip(*parts))
     adjustment = np.where(exact, 0, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
         denominator = (n_total + adjustment).astype(float)
