@@ -8,7 +8,7 @@ from __future__ import annotations
 import numpy as np
 
 __all__ = ["EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
-           "check_exact_budget"]
+           "check_exact_budget", "exact_chunks", "csr_slice"]
 
 
 #: ``method="exact"`` refuses, before any work, a call whose exact distributions would take
@@ -70,3 +70,33 @@ def check_exact_budget(test: str, steps: np.ndarray, memory: np.ndarray, describ
                  detail=detail,
                  remedy="use method='asymptotic' (the normal approximation with the tie "
                         "correction) or method='auto' (exact only where it is cheap)")
+
+
+def exact_chunks(label: str, n_untied: int, n_tied: int, progress, costs):
+    """The exact tails' work in chunks, with a progress bar (`fastperf.progress`) when wanted.
+
+    The work is `n_untied` distinct untied distributions then `n_tied` tie-conditional tails;
+    without a bar it is one chunk (every tied tail in one kernel call). With one, the chunks
+    hold near-equal estimated steps (`costs()`, called only then: an array of the steps of each
+    item, untied first), so a few large distributions do not stall the bar between chunks.
+
+    Yields
+    ------
+    (int, int), (int, int)
+        The chunk's untied distributions [start, stop) and tied tails [start, stop).
+    """
+    import math
+
+    from fastperf.progress import progress_chunks, wants_progress
+
+    weights = costs() if n_untied + n_tied and wants_progress(progress, math.inf) else None
+    steps = float(np.sum(weights)) if weights is not None else 0.0
+    for a, b in progress_chunks(label, n_untied + n_tied, progress if weights is not None
+                                else False, steps, unit="distributions", weights=weights):
+        yield (min(a, n_untied), min(b, n_untied)), (max(a - n_untied, 0),
+                                                     max(b - n_untied, 0))
+
+
+def csr_slice(values: np.ndarray, offsets: np.ndarray, start: int, stop: int):
+    """Segments [start, stop) of a CSR batch: their values and offsets rebased to 0."""
+    return values[offsets[start]:offsets[stop]], offsets[start:stop + 1] - offsets[start]

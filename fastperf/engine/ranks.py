@@ -14,13 +14,13 @@ protocol that needs a rank test (Speedup-Test median protocol, SPARC, HPT).
 """
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from fastperf.data.arrays import Samples
-from fastperf.engine.exact_cost import (check_exact_budget, rank_sum_exact_cost,
-                                         signed_rank_exact_cost)
+from fastperf.engine.exact_cost import (check_exact_budget, csr_slice, exact_chunks,
+                                         rank_sum_exact_cost, signed_rank_exact_cost)
+from fastperf.engine.null_distributions import (rank_sum_cdf, signed_rank_cdf,
+                                                symmetric_quantile, symmetric_tails)
 from fastperf.engine.pvalues import first_reason, normal_pvalue, pick_tail
 from fastperf.errors import InputError
 
@@ -136,50 +136,6 @@ class TieBlocks:
         return self._blocks
 
 
-@functools.lru_cache(maxsize=256)
-def rank_sum_cdf(m: int, n: int) -> np.ndarray:
-    """P(U <= u) for u = 0..floor(mn/2), untied rank-sum (sizes ordered: symmetric in m, n)."""
-    from fastperf.kernels.rank_null import rank_sum_null_pmf
-
-    cdf = np.cumsum(rank_sum_null_pmf(m, n))  # small tails summed directly, from 0 up
-    cdf.flags.writeable = False
-    return cdf
-
-
-@functools.lru_cache(maxsize=256)
-def signed_rank_cdf(n: int) -> np.ndarray:
-    """P(T+ <= t) for t = 0..floor(n(n+1)/4), untied signed-rank without zeros."""
-    from fastperf.kernels.rank_null import signed_rank_null_pmf
-
-    cdf = np.cumsum(signed_rank_null_pmf(n))
-    cdf.flags.writeable = False
-    return cdf
-
-
-def symmetric_tails(cdf_half: np.ndarray, total: int, k: np.ndarray):
-    """(P(K <= k), P(K >= k)) of an integer statistic symmetric on 0..total from its lower half.
-
-    A tail below the centre is read from the summed lower half directly; only a tail of at
-    least 1/2 is formed as 1 − (a lower-half sum)."""
-    def below(v):  # P(K <= v)
-        v = np.asarray(v, dtype=np.int64)
-        low = cdf_half[np.clip(v, 0, cdf_half.shape[0] - 1)]
-        high = 1.0 - cdf_half[np.clip(total - v - 1, 0, cdf_half.shape[0] - 1)]
-        out = np.where(2 * v <= total, low, high)
-        return np.where(v < 0, 0.0, np.where(v >= total, 1.0, out))
-
-    return below(k), below(total - k)
-
-
-def symmetric_quantile(cdf_half: np.ndarray, total: int, p: float) -> int:
-    """The smallest k with P(K <= k) >= p (R's ``qwilcox`` / ``qsignrank``), K symmetric."""
-    if p <= 0.5:
-        return int(np.searchsorted(cdf_half, p * (1 - 1e-12)))
-    # P(K <= k) = 1 - P(K <= total - k - 1): the smallest k with P(K <= total-k-1) <= 1 - p
-    j = int(np.searchsorted(cdf_half, (1 - p) * (1 + 1e-12), side="right"))  # first cdf > 1-p
-    return total - j
-
-
 def methods_used(valid, exact, conditional) -> np.ndarray:
     """"exact", "exact (ties)" (conditional on ties), "asymptotic", or "none" per test."""
     return first_reason([~valid, exact & conditional, exact],
@@ -270,30 +226,46 @@ def rank_sum_sigma(m, n, tie_term):
         return np.sqrt(m * n / 12.0 * ((big_n + 1) - tie_term / (big_n * (big_n - 1))))
 
 
-def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks):
+def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks, progress=None):
     """Exact (lower, upper) tails of U for the `chosen` tests: cached untied distributions per
-    size pair, the conditional distribution given the tie blocks for tied samples."""
+    size pair, the conditional distribution given the tie blocks for tied samples; in chunks
+    with a progress bar when wanted (`exact_chunks`)."""
     lower = np.full(m.shape, np.nan)
     upper = np.full(m.shape, np.nan)
     untied = chosen & ~tied
-    if untied.any():
-        pairs = np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)[untied]
-        where = np.flatnonzero(untied)
-        distinct, inverse = distinct_rows(pairs)
-        for k, (a, b) in enumerate(distinct):  # one distribution per distinct size pair
-            sel = where[inverse.reshape(-1) == k]
-            lower[sel], upper[sel] = symmetric_tails(rank_sum_cdf(int(a), int(b)), int(a * b),
-                                                      u2[sel] // 2)
+    pairs = np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)[untied]
+    where = np.flatnonzero(untied)
+    distinct, inverse = distinct_rows(pairs)
     tied_chosen = np.flatnonzero(chosen & tied)
     if tied_chosen.size:
-        from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
-
         scores, counts, block_offsets = blocks.of(tied_chosen)
         mc = m[tied_chosen]
         observed = u2[tied_chosen] + mc * (mc + 1)  # 2 × the rank sum of x
-        lo, up = rank_sum_tie_tails(scores, counts, block_offsets, mc, observed,
-                                    n_rows=int(counts.sum()))
-        lower[tied_chosen], upper[tied_chosen] = lo, up
+
+    def costs():
+        from fastperf.kernels.tie_costs import tie_tail_costs
+
+        tie_steps = (tie_tail_costs(counts, block_offsets, mc) if tied_chosen.size
+                     else np.zeros(0))
+        return np.concatenate([rank_sum_exact_cost(distinct[:, 0], distinct[:, 1])[0],
+                               tie_steps])
+
+    for (a, b), (c, d) in exact_chunks("exact rank-sum", len(distinct), tied_chosen.size,
+                                       progress, costs):
+        for k in range(a, b):  # one distribution per distinct size pair
+            small, large = distinct[k]
+            sel = where[inverse.reshape(-1) == k]
+            lower[sel], upper[sel] = symmetric_tails(rank_sum_cdf(int(small), int(large)),
+                                                      int(small * large), u2[sel] // 2)
+        if d > c:
+            from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
+
+            chunk_scores, chunk_offsets = csr_slice(scores, block_offsets, c, d)
+            chunk_counts, _ = csr_slice(counts, block_offsets, c, d)
+            # n_rows of the whole batch: every chunk runs the build the whole call would
+            lo, up = rank_sum_tie_tails(chunk_scores, chunk_counts, chunk_offsets, mc[c:d],
+                                        observed[c:d], n_rows=int(counts.sum()))
+            lower[tied_chosen[c:d]], upper[tied_chosen[c:d]] = lo, up
     return lower, upper
 
 
@@ -368,8 +340,9 @@ def _rank_sum_setup(xs: Samples, ys: Samples, method: str, nan_policy: str):
 
 
 def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_continuity: bool,
-                   nan_policy: str):
-    """The rank-sum test of each pair of samples: arrays of U, p, status, method, z, state."""
+                   nan_policy: str, progress=None):
+    """The rank-sum test of each pair of samples: arrays of U, p, status, method, z, state
+    (`progress`: a bar over the exact distributions, `fastperf.progress`)."""
     state, u2, tied, nan_tests, empty, exact, blocks = _rank_sum_setup(xs, ys, method,
                                                                        nan_policy)
     m, n, tie_term, valid = state.m, state.n, state.tie_term, state.valid
@@ -388,7 +361,7 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
     # point, so p = 1 (as above) and z is reported as 0 (not the -inf of 0.5 / 0)
     z = np.where(sigma == 0, 0.0, z)
     if exact.any():
-        lower, upper = exact_rank_sum_tails(m, n, u2, tied, exact, blocks)
+        lower, upper = exact_rank_sum_tails(m, n, u2, tied, exact, blocks, progress)
         p = np.where(exact, pick_tail(lower, upper, alternative), p)
     status = first_reason([nan_tests, empty], ["NaN in input", "empty sample"], "ok")
     method_used = methods_used(valid, exact, tied)
@@ -462,26 +435,42 @@ def signed_rank_moments(count, n_zero, tie_term, zero_method: str):
         return mean, np.sqrt((var - tie_term / 2) / 24)
 
 
-def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks):
+def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks, progress=None):
     """Exact (lower, upper) tails of 2T+ (the nonzero part) for the `chosen` tests: cached
     distributions per sample size for `standard` ones (no ties, no ranked zeros), else the
-    distribution conditional on the tie blocks and zeros."""
+    distribution conditional on the tie blocks and zeros; in chunks with a progress bar when
+    wanted (`exact_chunks`)."""
     lower = np.full(count.shape, np.nan)
     upper = np.full(count.shape, np.nan)
     where = np.flatnonzero(chosen & standard)
-    for size in np.unique(count[where]):  # one distribution per distinct sample size
-        sel = where[count[where] == size]
-        total = int(size * (size + 1) // 2)
-        lower[sel], upper[sel] = symmetric_tails(signed_rank_cdf(int(size)), total,
-                                                  plus2[sel] // 2)
+    sizes = np.unique(count[where])
     conditional = np.flatnonzero(chosen & ~standard)
     if conditional.size:
-        from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
-
         scores, counts, block_offsets = blocks.of(conditional)
-        lo, up = signed_rank_tie_tails(scores, counts, block_offsets, plus2[conditional],
-                                       n_rows=int(counts.sum()))
-        lower[conditional], upper[conditional] = lo, up
+
+    def costs():
+        from fastperf.kernels.tie_costs import tie_tail_costs
+
+        tie_steps = (tie_tail_costs(counts, block_offsets,
+                                    np.full(conditional.size, -1, dtype=np.int64))
+                     if conditional.size else np.zeros(0))
+        return np.concatenate([signed_rank_exact_cost(sizes)[0], tie_steps])
+
+    for (a, b), (c, d) in exact_chunks("exact signed-rank", sizes.size, conditional.size,
+                                       progress, costs):
+        for size in sizes[a:b]:  # one distribution per distinct sample size
+            sel = where[count[where] == size]
+            total = int(size * (size + 1) // 2)
+            lower[sel], upper[sel] = symmetric_tails(signed_rank_cdf(int(size)), total,
+                                                      plus2[sel] // 2)
+        if d > c:
+            from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
+
+            chunk_scores, chunk_offsets = csr_slice(scores, block_offsets, c, d)
+            chunk_counts, _ = csr_slice(counts, block_offsets, c, d)
+            lo, up = signed_rank_tie_tails(chunk_scores, chunk_counts, chunk_offsets,
+                                           plus2[conditional[c:d]], n_rows=int(counts.sum()))
+            lower[conditional[c:d]], upper[conditional[c:d]] = lo, up
     return lower, upper
 
 
@@ -525,8 +514,9 @@ def auto_exact_signed_rank(count, standard, candidates, blocks: TieBlocks):
 
 
 def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: str,
-                      correction: bool, nan_policy: str):
-    """The signed-rank test of each sample of differences."""
+                      correction: bool, nan_policy: str, progress=None):
+    """The signed-rank test of each sample of differences (`progress`: a bar over the exact
+    distributions, `fastperf.progress`)."""
     from fastperf.kernels.ranks import signed_rank_statistics
 
     zero_code = ZERO_METHODS[zero_method]
@@ -561,7 +551,7 @@ def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: st
     p = normal_pvalue(z, alternative)
     z = np.where(sigma == 0, 0.0, z)  # no spread under H0 (as in the rank-sum test): z 0
     if exact.any():
-        lower, upper = exact_signed_rank_tails(count, plus2, standard, exact, blocks)
+        lower, upper = exact_signed_rank_tails(count, plus2, standard, exact, blocks, progress)
         p = np.where(exact, pick_tail(lower, upper, alternative), p)
     statistic = np.minimum(r_plus, r_minus) if alternative == "two-sided" else r_plus
     status = first_reason([nan_tests, empty], ["NaN in input", "no nonzero differences"], "ok")

@@ -35,6 +35,7 @@ from fastperf.engine.ranks import (
     rank_sum_test, signed_rank_test,
 )
 from fastperf.errors import InputError
+from fastperf.progress import check_progress
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
 from fastperf.stats.forms import TableForm, check_array_call, is_table_call, paired_differences
 from fastperf.io.tables import is_measurement_table
@@ -197,6 +198,7 @@ def mannwhitneyu(
     value: str = "value",
     log: bool = False,
     confidence: float = 0.95,
+    progress: bool | None = None,
 ) -> "MannWhitneyUResult | BenchmarkResult":
     """The Mann-Whitney U (Wilcoxon rank-sum) test of two independent samples.
 
@@ -236,6 +238,10 @@ def mannwhitneyu(
         Table form: level of the ``ci_low`` / ``ci_high`` columns.
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
+    progress : bool or None
+        A progress bar on stderr over the exact distributions, with their estimated steps:
+        None (default) when stderr is a terminal and they take at least 10⁹ steps
+        (`fastperf.progress`); True: always; False: never.
 
     Returns
     -------
@@ -249,6 +255,7 @@ def mannwhitneyu(
     _check_choice(method, "method", _METHODS)
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
+    check_progress(progress)
     if y is None:
         if not is_measurement_table(x):
             raise InputError("mannwhitneyu: y is required unless x is a measurement table")
@@ -257,11 +264,11 @@ def mannwhitneyu(
             log=log, summary={"alternative": alternative, "method": method,
                               "effect": "ratio" if log else "shift", "confidence": confidence},
             alternative=alternative, method=method, use_continuity=use_continuity,
-            confidence=confidence)
+            confidence=confidence, progress=progress)
     check_array_call(x, "mannwhitneyu", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
     statistic, p, status, method_used, z, state = rank_sum_test(
-        xs, ys, alternative, method, use_continuity, nan_policy)
+        xs, ys, alternative, method, use_continuity, nan_policy, progress)
     return MannWhitneyUResult.from_batch(
         batch_shape, statistic, p, status, method=method_used, zstatistic=z,
         alternative=alternative, state=state, batch_shape=batch_shape)
@@ -306,6 +313,7 @@ def wilcoxon(
     pair: str = "run",
     log: bool = False,
     confidence: float = 0.95,
+    progress: bool | None = None,
 ) -> "WilcoxonResult | BenchmarkResult":
     """The Wilcoxon signed-rank test of one sample, or of paired differences d = x − y.
 
@@ -341,6 +349,8 @@ def wilcoxon(
         Table form: level of ``ci_low`` / ``ci_high``.
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
+    progress : bool or None
+        As `mannwhitneyu`: a bar over the exact distributions.
 
     Returns
     -------
@@ -353,6 +363,7 @@ def wilcoxon(
     _check_choice(zero_method, "zero_method", tuple(ZERO_METHODS))
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
+    check_progress(progress)
     if is_table_call(x, y, "wilcoxon", axis=axis,
                      table_args={"baseline": baseline, "candidate": candidate}):
         return SIGNED_RANK_TABLE.run(
@@ -362,7 +373,7 @@ def wilcoxon(
                      "effect": "ratio" if log else "shift", "confidence": confidence,
                      "zero_method": zero_method},
             alternative=alternative, method=method, zero_method=zero_method,
-            correction=correction, confidence=confidence)
+            correction=correction, confidence=confidence, progress=progress)
     if y is None:
         ds, batch_shape = one_sample(x, axis, "x")
     else:
@@ -370,7 +381,7 @@ def wilcoxon(
         ds, halved = paired_differences(xs, ys)  # halved where x - y overflows: same ranks
         scale = np.where(halved, 2.0, 1.0)
     statistic, p, status, method_used, z, n_zero, _, state = signed_rank_test(
-        ds, alternative, method, zero_method, correction, nan_policy)
+        ds, alternative, method, zero_method, correction, nan_policy, progress)
     return WilcoxonResult.from_batch(
         batch_shape, statistic, p, status, method=method_used, zstatistic=z, n_zero=n_zero,
         alternative=alternative, state=state, batch_shape=batch_shape,
@@ -398,10 +409,10 @@ def _effect_columns(interval, estimate, log: bool, status: np.ndarray) -> dict[s
 
 
 def _rank_sum_columns(xs: Samples, ys: Samples, *, alternative, method, use_continuity, log,
-                      confidence):
+                      confidence, progress=None):
     """`mannwhitneyu` per benchmark: x = the baseline's values, y = the candidate's."""
     statistic, p, status, method_used, _, state = rank_sum_test(
-        xs, ys, alternative, method, use_continuity, "omit")
+        xs, ys, alternative, method, use_continuity, "omit", progress)
     mn = (state.m * state.n).astype(float)
     with np.errstate(invalid="ignore", divide="ignore"):
         prob_greater = statistic / mn
@@ -414,11 +425,11 @@ def _rank_sum_columns(xs: Samples, ys: Samples, *, alternative, method, use_cont
 
 
 def _signed_rank_columns(xs: Samples, ys: Samples, *, alternative, method, zero_method,
-                         correction, log, confidence):
+                         correction, log, confidence, progress=None):
     """`wilcoxon` per benchmark on d = baseline − candidate of the paired runs."""
     ds, halved = paired_differences(xs, ys)  # halved where x - y overflows: same ranks
     _, p, status, method_used, _, n_zero, statistic, state = signed_rank_test(
-        ds, alternative, method, zero_method, correction, "omit")  # the table reports T+
+        ds, alternative, method, zero_method, correction, "omit", progress)  # reports T+
     result = WilcoxonResult(statistic, p, status, method=method_used, zstatistic=None,
                             n_zero=n_zero, alternative=alternative, state=state,
                             batch_shape=(len(ds),), scale=np.where(halved, 2.0, 1.0))
