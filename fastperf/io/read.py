@@ -29,6 +29,7 @@ from fastperf.io.formats import (
 from fastperf.io.google_benchmark import METRICS
 from fastperf.io.summaries import is_summary_table, mark_summary_table
 from fastperf.io.tabular import read_csv, read_ipc, read_parquet
+from fastperf.progress import READ_STEPS_PER_BYTE, check_progress, progress_chunks
 
 __all__ = ["read", "load_table", "detect_format", "example_table", "FORMATS", "FORMAT_ALIASES"]
 
@@ -58,6 +59,7 @@ def read(
     variants: Sequence[str] | Mapping[Any, str] | None = None,
     metric: str = "real_time",
     summaries: bool | None = None,
+    progress: bool | None = None,
 ) -> pa.Table:
     """Read measurements into one long measurement table (or a summary table).
 
@@ -90,6 +92,10 @@ def read(
         iqr``; `fastperf.io.common.summary_table`), others as runs. True: table sources
         (in-memory tables, Parquet/CSV/IPC files) are summary tables too (columns ``n``,
         ``mean``, ``sd`` required). False: summary-only files are refused.
+    progress : bool or None
+        A progress bar on stderr: over the files when there are several, over the row groups
+        of a single Parquet file. None (default): when stderr is a terminal and the files hold
+        at least 100 MB (`fastperf.progress`); True: always; False: never.
 
     Returns
     -------
@@ -124,6 +130,7 @@ def read(
             raise InputError(f"{role}= must be a column name (str), got {name!r}")
     if summaries not in (None, True, False):
         raise InputError(f"summaries= must be None, True or False, got {summaries!r}")
+    check_progress(progress)
     if is_in_memory_table(source):
         if summaries:
             return mark_summary_table(as_table(source))
@@ -133,19 +140,25 @@ def read(
     single = len(paths) == 1 and variants is None
     tables: list[pa.Table] = []
     label_users: dict[str, list[int]] = {}
-    for i, path in enumerate(paths):
-        table, variant_from = _read_file(path, fmt, roles, metric, summaries)
-        if variant_from == "column":
-            if explicit[i]:
-                raise InputError(
-                    f"{path}: the file has its own variant column, so variants= cannot name it; "
-                    "leave this file out of variants= (use a mapping) or drop that column"
-                )
-        else:
-            table, used_label = _attach_variant(table, variant_from, labels[i], prefix=not single)
-            if used_label:
-                label_users.setdefault(labels[i], []).append(i)
-        tables.append(encode_labels(table))
+    several = len(paths) > 1
+    steps = READ_STEPS_PER_BYTE * sum(_file_size(p) for p in paths) if several else 0
+    for first, stop in progress_chunks("read", len(paths), progress if several else False,
+                                       steps, unit="files", chunks=len(paths), seconds=0):
+        for i in range(first, stop):
+            table, variant_from = _read_file(paths[i], fmt, roles, metric, summaries,
+                                             progress=False if several else progress)
+            if variant_from == "column":
+                if explicit[i]:
+                    raise InputError(
+                        f"{paths[i]}: the file has its own variant column, so variants= cannot "
+                        "name it; leave this file out of variants= (use a mapping) or drop that "
+                        "column")
+            else:
+                table, used_label = _attach_variant(table, variant_from, labels[i],
+                                                    prefix=not single)
+                if used_label:
+                    label_users.setdefault(labels[i], []).append(i)
+            tables.append(encode_labels(table))
     _check_labels(paths, labels, explicit, label_users)
     _check_summaries(paths, tables, summaries)
     config = list(dict.fromkeys(name for table in tables for name in config_columns(table)))
@@ -449,8 +462,23 @@ def _text_payload(path: Path, content: bytes | None) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+def _file_size(path: Path) -> int:
+    """Bytes of a file (0 for a directory or a file that cannot be stat'ed: read says why)."""
+    try:
+        return path.stat().st_size if path.is_file() else 0
+    except OSError:
+        return 0
+
+
+def _read_table_file(path: Path, fmt: str, content: bytes | None, progress) -> pa.Table:
+    """A Parquet, CSV or IPC file as stored (a Parquet file with its row-group bar)."""
+    if fmt == "parquet":
+        return read_parquet(path, content, progress)
+    return {"csv": read_csv, "ipc": read_ipc}[fmt](path, content)
+
+
 def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str,
-               summaries: bool | None = None) -> tuple[pa.Table, str]:
+               summaries: bool | None = None, progress=False) -> tuple[pa.Table, str]:
     """Read one file (or results tree); return the table and where its variant comes from.
 
     The second item is ``"column"`` (the file's own variant column), ``"note"`` (Go ``note:``
@@ -468,10 +496,11 @@ def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str,
                 content = file_bytes(path)
     if fmt in TABULAR:
         if summaries:
-            raw = {"parquet": read_parquet, "csv": read_csv, "ipc": read_ipc}[fmt](path, content)
-            table = mark_summary_table(raw, where=path)
+            table = mark_summary_table(_read_table_file(path, fmt, content, progress),
+                                       where=path)
             return table, ("column" if "variant" in table.column_names else "label")
-        return _read_tabular(path, fmt, content, roles, fallback=detected and fmt == "csv")
+        return _read_tabular(path, fmt, content, roles, fallback=detected and fmt == "csv",
+                             progress=progress)
     entry = tool_format(fmt)
     if entry.kind == "tree" and not path.is_dir():
         raise InputError(f"{path}: format={fmt!r} reads a results directory, not a file")
@@ -487,10 +516,10 @@ def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str,
 
 
 def _read_tabular(path: Path, fmt: str, content: bytes | None, roles: dict[str, str], *,
-                  fallback: bool) -> tuple[pa.Table, str]:
+                  fallback: bool, progress=False) -> tuple[pa.Table, str]:
     """A Parquet/CSV/IPC file; `fallback`: CSV only because nothing else matched."""
     try:
-        raw = {"parquet": read_parquet, "csv": read_csv, "ipc": read_ipc}[fmt](path, content)
+        raw = _read_table_file(path, fmt, content, progress)
     except InputError as exc:
         if fallback:
             raise _unrecognised(path, exc) from None

@@ -15,6 +15,7 @@ import pyarrow.ipc as ipc
 import pyarrow.parquet as pq
 
 from fastperf.errors import InputError
+from fastperf.progress import READ_STEPS_PER_BYTE, ProgressBar, wants_progress
 
 __all__ = ["read_parquet", "read_csv", "read_ipc", "sniff_delimiter", "short_reason"]
 
@@ -56,13 +57,20 @@ def _named(table: pa.Table, path: Path, what: str) -> pa.Table:
     return table
 
 
-def read_parquet(path: Path, content: bytes | None = None) -> pa.Table:
+def read_parquet(path: Path, content: bytes | None = None, progress: bool | None = False
+                 ) -> pa.Table:
     """Read a Parquet file.
 
     Parameters
     ----------
     path : pathlib.Path
         The file.
+    content : bytes, optional
+        The file's bytes, when already read (decompressed).
+    progress : bool or None
+        A progress bar counting the rows read (`fastperf.progress.wants_progress`, the work
+        counted as `READ_STEPS_PER_BYTE` per byte of the file); default False. Only for a file
+        on disk (not for `content`, already in memory).
 
     Returns
     -------
@@ -84,11 +92,34 @@ def read_parquet(path: Path, content: bytes | None = None) -> pa.Table:
 
     try:
         source = path if content is None else pa.BufferReader(content)
+        if content is None and wants_progress(progress, READ_STEPS_PER_BYTE * path.stat().st_size):
+            return _named(_batches_with_bar(path, list(LABEL_COLUMNS)), path, "Parquet")
         # read_dictionary applies to text (byte-array) columns only; other types read as stored
         return _named(pq.read_table(source, read_dictionary=list(LABEL_COLUMNS)), path,
                       "Parquet")
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot read as Parquet ({short_reason(exc)})") from None
+
+
+def _batches_with_bar(path: Path, dictionary_columns: list[str]) -> pa.Table:
+    """The Parquet file read by Arrow's dataset scanner, batch by batch in file order, a bar
+    counting its rows: the same table as ``pq.read_table`` (which runs the same scanner, and
+    whose chunks are the row groups too), at the same speed."""
+    import pyarrow.dataset as ds
+
+    options = ds.ParquetReadOptions(dictionary_columns=dictionary_columns)
+    dataset = ds.dataset(str(path), format=ds.ParquetFileFormat(read_options=options))
+    rows = pq.ParquetFile(path).metadata.num_rows
+    bar = ProgressBar(f"read {path.name}", rows, unit="rows")
+    batches, done = [], 0
+    try:
+        for batch in dataset.to_batches():
+            batches.append(batch)
+            done += batch.num_rows
+            bar.update(done)
+    finally:
+        bar.close()
+    return pa.Table.from_batches(batches, schema=dataset.schema)
 
 
 def sniff_delimiter(header: bytes) -> str:
