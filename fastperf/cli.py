@@ -17,6 +17,7 @@ import pyarrow as pa
 from fastperf.cli_args import PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, build_parser, column_list
 from fastperf.data.validation import check_real, check_unit_interval, check_whole_number
 from fastperf.errors import InputError
+from fastperf.progress import progress_default
 from fastperf.results.render import csv_table, format_cell
 
 DEMO_FILES = ["old.txt", "new.txt"]
@@ -505,7 +506,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "top", None) is not None and args.command != "report" \
                 and args.format != "html":
             raise InputError("--top is used only with --format html (or fastperf report)")
-        status = COMMANDS[args.command](args)
+        with progress_default(False if getattr(args, "no_progress", False) else None):
+            status = COMMANDS[args.command](args)
     except KeyboardInterrupt:
         if debug:
             traceback.print_exc()

@@ -38,6 +38,8 @@ PROTOCOL_SPELLINGS: dict[tuple[str, str], str] = {
     ("--threshold", "sparc"): "--margin",
 }
 DEBUG_HELP = "print the traceback of an error (for a bug report)"
+NO_PROGRESS_HELP = ("no progress bar on stderr (by default one is drawn for long work when "
+                    "stderr is a terminal)")
 
 
 def column_list(text: str) -> list[str]:
@@ -152,6 +154,7 @@ def build_parser() -> argparse.ArgumentParser:
         description="Rigorous, fast statistics for performance comparisons.",
     )
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
+    parser.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)
 
     d = sub.add_parser("describe", help="summary statistics and intervals per benchmark and variant")
@@ -343,7 +346,8 @@ def add_compare_arguments(c: argparse.ArgumentParser) -> None:
 
 
 def _add_warmup_and_demo(sub) -> None:
-    """The ``warmup`` and ``demo`` subcommands, then ``--debug`` after every subcommand."""
+    """The ``warmup`` and ``demo`` subcommands, then ``--debug`` and ``--no-progress`` after
+    every subcommand."""
     w = sub.add_parser("warmup", help="compile every kernel into Numba's disk cache, so that later "
                                       "commands start in a fraction of a second")
     w.add_argument("--jobs", type=whole_number, default=None, metavar="N",
@@ -353,6 +357,8 @@ def _add_warmup_and_demo(sub) -> None:
 
     demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
     add_output_arguments(demo)
-    for command in sub.choices.values():  # --debug after the subcommand too
+    for command in sub.choices.values():  # --debug and --no-progress after the subcommand too
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help=DEBUG_HELP)
+        command.add_argument("--no-progress", action="store_true", default=argparse.SUPPRESS,
+                             help=NO_PROGRESS_HELP)
