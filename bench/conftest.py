@@ -31,6 +31,19 @@ def measurement_file(benchmarks: int, runs: int, seed: int = 0, variants: int = 
     return path
 
 
+def median_time(fn, rounds: int = 5) -> float:
+    """Median wall seconds of `rounds` calls of `fn()`."""
+    import statistics
+    import time
+
+    times = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
 @pytest.fixture(scope="session")
 def table_10m_path() -> Path:
     """10 million rows: 10,000 benchmarks x 2 variants x 500 runs = 20,000 groups."""

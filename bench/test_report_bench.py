@@ -18,19 +18,10 @@ import time
 import numpy as np
 import pytest
 
-from conftest import measurement_file
+from conftest import measurement_file, median_time
 from fastperf.protocols.compare import compare
 
 CHROMIUM = shutil.which("chromium")
-
-
-def _median_time(fn, rounds=5):
-    times = []
-    for _ in range(rounds):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
 
 
 def _render_seconds(path, rounds=3):
@@ -95,7 +86,7 @@ def test_report_size_and_speed(benchmarks, tmp_path):
     result = compare(measurement_file(benchmarks, 31), baseline="baseline",
                      candidate="candidate")
     path = tmp_path / "report.html"
-    make = _median_time(lambda: result.to_html(path))
+    make = median_time(lambda: result.to_html(path))
     size = os.path.getsize(path)
     line = (f"\nreport of {benchmarks} benchmarks: made in {make * 1000:.0f} ms (median of 5), "
             f"{size / 1e6:.2f} MB")
@@ -104,7 +95,7 @@ def test_report_size_and_speed(benchmarks, tmp_path):
     print(line)
     anchors = tmp_path / "anchor.svg"
     try:
-        mpl = _median_time(lambda: _matplotlib_forest(result, 50, anchors), rounds=3)
+        mpl = median_time(lambda: _matplotlib_forest(result, 50, anchors), rounds=3)
         print(f"  anchor matplotlib: forest plot of 50 rows only, {mpl * 1000:.0f} ms, "
               f"{os.path.getsize(anchors) / 1e3:.0f} kB of SVG; fastperf's whole page / "
               f"matplotlib's one figure: {make / mpl:.2f}x the time")
@@ -112,7 +103,7 @@ def test_report_size_and_speed(benchmarks, tmp_path):
         print("  anchor matplotlib: not installed")
     try:
         plotly_path = tmp_path / "plotly.html"
-        plotly = _median_time(lambda: _plotly_forest(result, 50, plotly_path), rounds=3)
+        plotly = median_time(lambda: _plotly_forest(result, 50, plotly_path), rounds=3)
         print(f"  anchor Plotly: forest plot of 50 rows only, {plotly * 1000:.0f} ms, "
               f"{os.path.getsize(plotly_path) / 1e6:.2f} MB self-contained")
     except ImportError:
