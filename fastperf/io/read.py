@@ -93,8 +93,8 @@ def read(
         (in-memory tables, Parquet/CSV/IPC files) are summary tables too (columns ``n``,
         ``mean``, ``sd`` required). False: summary-only files are refused.
     progress : bool or None
-        A progress bar on stderr: over the files when there are several, over the row groups
-        of a single Parquet file. None (default): when stderr is a terminal and the files hold
+        A progress bar on stderr: over the files when there are several, over the rows of a
+        single Parquet file. None (default): when stderr is a terminal and the files hold
         at least 100 MB (`fastperf.progress`); True: always; False: never.
 
     Returns
@@ -471,7 +471,7 @@ def _file_size(path: Path) -> int:
 
 
 def _read_table_file(path: Path, fmt: str, content: bytes | None, progress) -> pa.Table:
-    """A Parquet, CSV or IPC file as stored (a Parquet file with its row-group bar)."""
+    """A Parquet, CSV or IPC file as stored (a Parquet file with its bar over the rows)."""
     if fmt == "parquet":
         return read_parquet(path, content, progress)
     return {"csv": read_csv, "ipc": read_ipc}[fmt](path, content)
