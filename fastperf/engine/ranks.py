@@ -27,7 +27,7 @@ from fastperf.errors import InputError
 __all__ = [
     "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "sort_samples",
     "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
-    "signed_rank_moments", "log_values", "EffectState", "RankSumState", "SignedRankState",
+    "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
     "nan_status",
 ]
 
@@ -194,6 +194,11 @@ class RankSumState(EffectState):
         cannot change which interval is chosen."""
         return RankSumState(xs, ys, self.m, self.n, self.tie_term, self.exact_untied, self.valid)
 
+    def on_logs(self, positive: np.ndarray) -> "RankSumState":
+        """`transformed` to the log of the values in the tests where `positive` (every value of
+        both samples > 0): there the effect is the log of the ratio x / y."""
+        return self.transformed(logs_where(self.xs, positive), logs_where(self.ys, positive))
+
     def sigma(self):
         return rank_sum_sigma(self.m, self.n, self.tie_term)
 
@@ -243,12 +248,7 @@ def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks, progress=Non
         observed = u2[tied_chosen] + mc * (mc + 1)  # 2 × the rank sum of x
 
     def costs():
-        from fastperf.kernels.tie_costs import tie_tail_costs
-
-        tie_steps = (tie_tail_costs(counts, block_offsets, mc) if tied_chosen.size
-                     else np.zeros(0))
-        return np.concatenate([rank_sum_exact_cost(distinct[:, 0], distinct[:, 1])[0],
-                               tie_steps])
+        return rank_sum_exact_work(distinct, tied_chosen, m, blocks)[0]
 
     for (a, b), (c, d) in exact_chunks("exact rank-sum", len(distinct), tied_chosen.size,
                                        progress, costs):
@@ -269,22 +269,29 @@ def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks, progress=Non
     return lower, upper
 
 
-def check_rank_sum_exact(m, n, tied, chosen, blocks: TieBlocks) -> None:
-    """`check_exact_budget` of the `chosen` rank-sum tests: one untied distribution per distinct
-    size pair (`rank_sum_exact_cost`), one network-algorithm tail per tied sample (its work
-    estimated by `tie_tail_costs`, whose model also bounds the rows it holds)."""
-    pairs = distinct_rows(np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)[chosen & ~tied])[0]
-    small, large = pairs[:, 0], pairs[:, 1]
-    untied_steps, untied_memory = rank_sum_exact_cost(small, large)
-    tied_chosen = np.flatnonzero(chosen & tied)
+def rank_sum_exact_work(pairs, tied_chosen, m, blocks: TieBlocks):
+    """(steps, bytes) of each exact rank-sum distribution: the untied ones of the distinct size
+    `pairs` (`rank_sum_exact_cost`), then one network-algorithm tail per tied test
+    `tied_chosen` (its work estimated by `tie_tail_costs`, whose model also bounds the rows it
+    holds)."""
+    untied_steps, untied_memory = rank_sum_exact_cost(pairs[:, 0], pairs[:, 1])
     tie_steps = np.zeros(0)
     if tied_chosen.size:
         from fastperf.kernels.tie_costs import tie_tail_costs
 
         _, counts, block_offsets = blocks.of(tied_chosen)
         tie_steps = tie_tail_costs(counts, block_offsets, m[tied_chosen])
-    steps = np.concatenate([untied_steps, tie_steps])
-    memory = np.concatenate([untied_memory, np.zeros(tied_chosen.size)])
+    return (np.concatenate([untied_steps, tie_steps]),
+            np.concatenate([untied_memory, np.zeros(tied_chosen.size)]))
+
+
+def check_rank_sum_exact(m, n, tied, chosen, blocks: TieBlocks) -> None:
+    """`check_exact_budget` of the `chosen` rank-sum tests (`rank_sum_exact_work`)."""
+    size_pairs = np.stack([np.minimum(m, n), np.maximum(m, n)], axis=1)
+    pairs = distinct_rows(size_pairs[chosen & ~tied])[0]
+    small, large = pairs[:, 0], pairs[:, 1]
+    tied_chosen = np.flatnonzero(chosen & tied)
+    steps, memory = rank_sum_exact_work(pairs, tied_chosen, m, blocks)
 
     def describe(i):
         if i < small.size:
@@ -449,12 +456,7 @@ def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks, p
         scores, counts, block_offsets = blocks.of(conditional)
 
     def costs():
-        from fastperf.kernels.tie_costs import tie_tail_costs
-
-        tie_steps = (tie_tail_costs(counts, block_offsets,
-                                    np.full(conditional.size, -1, dtype=np.int64))
-                     if conditional.size else np.zeros(0))
-        return np.concatenate([signed_rank_exact_cost(sizes)[0], tie_steps])
+        return signed_rank_exact_work(sizes, count[conditional], conditional, blocks)[0]
 
     for (a, b), (c, d) in exact_chunks("exact signed-rank", sizes.size, conditional.size,
                                        progress, costs):
@@ -474,23 +476,28 @@ def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks, p
     return lower, upper
 
 
-def check_signed_rank_exact(count, standard, chosen, blocks: TieBlocks) -> None:
-    """`check_exact_budget` of the `chosen` signed-rank tests: one untied distribution per
-    distinct size (`signed_rank_exact_cost`, and its cdf), one conditional tail per sample with
-    ties or ranked zeros (its work estimated by `tie_tail_costs`, its memory at most
-    `signed_rank_exact_cost`'s)."""
-    sizes = np.unique(count[chosen & standard])
+def signed_rank_exact_work(sizes, tied_sizes, others, blocks: TieBlocks):
+    """(steps, bytes) of each exact signed-rank distribution: the untied ones of the distinct
+    `sizes` (`signed_rank_exact_cost`, and its cdf), then one conditional tail per test
+    `others` with ties or ranked zeros, of `tied_sizes` values (its work estimated by
+    `tie_tail_costs`, its memory at most `signed_rank_exact_cost`'s)."""
     untied_steps, untied_memory = signed_rank_exact_cost(sizes)
-    others = np.flatnonzero(chosen & ~standard)
     tie_steps = np.zeros(0)
     if others.size:
         from fastperf.kernels.tie_costs import tie_tail_costs
 
         _, counts, block_offsets = blocks.of(others)
         tie_steps = tie_tail_costs(counts, block_offsets, np.full(others.size, -1, dtype=np.int64))
+    return (np.concatenate([untied_steps, tie_steps]),
+            np.concatenate([1.5 * untied_memory, signed_rank_exact_cost(tied_sizes)[1]]))
+
+
+def check_signed_rank_exact(count, standard, chosen, blocks: TieBlocks) -> None:
+    """`check_exact_budget` of the `chosen` signed-rank tests (`signed_rank_exact_work`)."""
+    sizes = np.unique(count[chosen & standard])
+    others = np.flatnonzero(chosen & ~standard)
     tied_sizes = count[others]
-    steps = np.concatenate([untied_steps, tie_steps])
-    memory = np.concatenate([1.5 * untied_memory, signed_rank_exact_cost(tied_sizes)[1]])
+    steps, memory = signed_rank_exact_work(sizes, tied_sizes, others, blocks)
 
     def describe(i):
         if i < sizes.size:
@@ -561,6 +568,15 @@ def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: st
     state = SignedRankState(ds, zero_code, tie_term, exact & standard, valid)
     return (np.where(valid, statistic, np.nan), np.where(valid, p, np.nan), status, method_used,
             np.where(asymptotic, z, np.nan), n_zero, np.where(valid, r_plus, np.nan), state)
+
+
+def logs_where(samples: Samples, positive: np.ndarray) -> Samples:
+    """The samples with the log of their values in the groups where `positive` (all values > 0
+    there), the values as they are elsewhere."""
+    mask = np.repeat(positive, samples.sizes)
+    values = samples.values.copy()
+    values[mask] = np.log(values[mask])
+    return Samples(values, samples.offsets)
 
 
 def log_values(samples: Samples, what: str) -> Samples:

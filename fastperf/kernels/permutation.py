@@ -201,8 +201,8 @@ def _paired(d, statistic, exact, n_resamples, seed, test):
 
 @group_kernel
 def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, paired,
-                       statistic, n_resamples, seed, first=0) -> tuple[np.ndarray, np.ndarray, np.ndarray,
-                       np.ndarray]:
+                       statistic, n_resamples, seed, first=0
+                       ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per test t (CSR segments of x and y): the observed statistic and the counts of
     rearranged statistics ``<= observed + gamma`` and ``>= observed - gamma`` (gamma =
     100 eps |observed|, as scipy), with the number of rearrangements counted.

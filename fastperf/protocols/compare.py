@@ -58,14 +58,6 @@ def _ends(samples: Samples, index: np.ndarray) -> np.ndarray:
     return np.where(samples.sizes > 0, np.take(samples.values, index, mode="clip"), np.nan)
 
 
-def _logs_where_positive(samples: Samples, positive: np.ndarray) -> Samples:
-    """The samples with log values in the groups where `positive` (raw values elsewhere)."""
-    mask = np.repeat(positive, samples.sizes)
-    values = samples.values.copy()
-    values[mask] = np.log(values[mask])
-    return Samples(values, samples.offsets)
-
-
 def _smallest_pvalue_reaches(m: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
     """Whether the two-sided rank-sum test of sizes m, n can reach `alpha` at all: its smallest
     p-value, 2 / C(m + n, m), is at most alpha."""
@@ -188,8 +180,7 @@ def compare(
     # the test on the values themselves (a log could merge two close values into a tie), the
     # effect on their logs where positive (the ratio)
     u, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", method, True, "omit")
-    state = raw_state.transformed(_logs_where_positive(ys, positive),
-                                  _logs_where_positive(xs, positive))
+    state = raw_state.on_logs(positive)
     all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
     p = np.where(np.isnan(p) & all_equal, 1.0, p)  # one value on both sides: nothing changed
     estimate, low, high = state.effects("two-sided", confidence)

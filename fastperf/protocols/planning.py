@@ -252,6 +252,7 @@ class PlanResult(GroupResult):
 
     def report_view(self):  # noqa: D102 (see Result.report_view)
         from fastperf.protocols.report_views import plan_view
+
         return plan_view(self)
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],

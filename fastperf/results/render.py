@@ -16,8 +16,8 @@ from fastperf.results.cells import (
     column_json, column_strings, column_text, json_value, text_value,
 )
 
-__all__ = ["format_cell", "numeric_type", "render_text", "render_markdown", "json_safe", "table_records", "dumps",
-           "csv_table"]
+__all__ = ["format_cell", "numeric_type", "render_text", "render_markdown", "json_safe",
+           "table_records", "dumps", "csv_table"]
 
 
 def format_cell(value: Any) -> str:

@@ -399,14 +399,8 @@ def _hodges_lehmann_ratios(xs: Samples, ys: Samples, positive: np.ndarray, confi
             continue
         take = lambda s: _slices(s.values, s.offsets[rows], s.offsets[rows + 1])  # noqa: E731
         keep = positive[rows]
-        state = rank_sum_effect_state(take(ys), take(xs), method, "omit")
-
-        def logs(s):  # of the sorted samples: still sorted
-            return Samples(np.where(np.repeat(keep, s.sizes),
-                                    np.log(np.where(s.values > 0, s.values, 1.0)), s.values),
-                           s.offsets)
-        estimate, lo, hi = state.transformed(logs(state.xs), logs(state.ys)).effects(
-            "two-sided", confidence)
+        state = rank_sum_effect_state(take(ys), take(xs), method, "omit").on_logs(keep)
+        estimate, lo, hi = state.effects("two-sided", confidence)
         with np.errstate(over="ignore", invalid="ignore"):
             ratio[rows] = np.where(keep, np.exp(estimate), np.nan)
             low[rows] = np.where(keep, np.exp(lo), np.nan)
