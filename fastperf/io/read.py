@@ -23,6 +23,7 @@ from fastperf.io.common import (
     config_columns, encode_labels, normalise_tabular, order_columns, with_config,
 )
 from fastperf.io.content import compression_of, file_bytes, json_documents
+from fastperf.io.dataset import Dataset, open_if_lazy
 from fastperf.io.formats import (
     SNIFF_BYTES, TABULAR, TOOL_FORMATS, formats_of_kind, tool_format, tried,
 )
@@ -60,8 +61,11 @@ def read(
     metric: str = "real_time",
     summaries: bool | None = None,
     progress: bool | None = None,
-) -> pa.Table:
-    """Read measurements into one long measurement table (or a summary table).
+    lazy: bool | None = None,
+    memory_limit: int | None = None,
+) -> pa.Table | Dataset:
+    """Read measurements into one long measurement table (or a summary table), or open a
+    dataset lazily.
 
     Parameters
     ----------
@@ -96,11 +100,15 @@ def read(
         A progress bar on stderr: over the files when there are several, over the rows of a
         single Parquet file. None (default): when stderr is a terminal and the files hold
         at least 100 MB (`fastperf.progress`); True: always; False: never.
+    lazy, memory_limit : bool or None, int or None
+        ``lazy=True``: a `fastperf.io.dataset.Dataset` of Parquet/IPC/CSV files, directories
+        (hive folders) or globs, read in group-complete chunks within `memory_limit` bytes
+        (docs/scale.md). None: lazy for a directory of such files only, or a glob.
 
     Returns
     -------
-    pyarrow.Table
-        One row per measurement: ``benchmark``, ``variant`` (``dictionary<int32, string>``),
+    pyarrow.Table or Dataset
+        A `Dataset` when lazy. Otherwise one row per measurement: ``benchmark``, ``variant`` (``dictionary<int32, string>``),
         ``run`` (int64), ``unit`` (``dictionary<int32, string>``), ``value`` (float64, nulls
         kept), each where the source has it, in this
         order, then the source's extra columns (e.g. ``iterations`` for Go and Google Benchmark)
@@ -131,6 +139,11 @@ def read(
     if summaries not in (None, True, False):
         raise InputError(f"summaries= must be None, True or False, got {summaries!r}")
     check_progress(progress)
+    dataset = open_if_lazy(source, lazy, in_memory=is_in_memory_table(source), format=fmt,
+                           roles=roles, memory_limit=memory_limit, progress=progress,
+                           plain=not summaries and variants is None)
+    if dataset is not None:
+        return dataset
     if is_in_memory_table(source):
         if summaries:
             return mark_summary_table(as_table(source))
@@ -214,7 +227,8 @@ def load_table(data: Any) -> pa.Table:
     """
     if is_in_memory_table(data):
         return as_table(data)
-    return read(data)
+    table = data if isinstance(data, Dataset) else read(data)  # a lazy dataset, read whole
+    return table.to_table() if isinstance(table, Dataset) else table
 
 
 def detect_format(path: PathArg) -> str:
@@ -576,10 +590,8 @@ def _attach_variant(table: pa.Table, variant_from: str, label: str, *,
 
 
 def example_table(names: Sequence[str] = ("old.txt", "new.txt")) -> pa.Table:
-    """The example files shipped with fastperf (``fastperf.examples``) read as one table.
-
-    The default: Go's encoding benchmarks, ``old.txt`` and ``new.txt`` (see examples/README.md),
-    the data of ``fastperf demo``, the docs and ``fastperf warmup``.
+    """The example files shipped with fastperf (``fastperf.examples``) read as one table; by
+    default Go's ``old.txt`` and ``new.txt`` (examples/README.md), used by the demo and warmup.
     """
     from importlib import resources
 

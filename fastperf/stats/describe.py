@@ -12,13 +12,15 @@ from fastperf.io.summaries import is_summary_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
+from fastperf.data.chunked import run_planned
 from fastperf.data.grouping import group_rows
+from fastperf.io.dataset import Dataset
 from fastperf.data.validation import check_confidence
 from fastperf.stats.describe_summaries import describe_summaries
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                       student_halfwidth)
 
-__all__ = ["describe", "DescribeResult"]
+__all__ = ["describe", "DescribeResult", "describe_plan", "describe_stage", "describe_finish"]
 
 STATS_COLUMNS = [
     "n", "n_dropped", "mean", "sd", "min", "median", "max", "cv", "ci_mean_low", "ci_mean_high",
@@ -159,13 +161,57 @@ def describe(
         "constant sample" (n >= 2 equal values: sd 0, and NaN intervals, since a zero-width
         interval would state a certainty that the sample cannot give).
     """
+    table = data if isinstance(data, Dataset) else load_table(data)
+    if not isinstance(table, Dataset) and is_summary_table(table):
+        keys, value = _describe_iv(table, by, variant, value, unit)
+        return DescribeResult(*describe_summaries(table, keys, check_confidence(confidence)))
+    return run_planned(
+        table, lambda t: describe_plan(t, by=by, variant=variant, value=value, unit=unit,
+                                       confidence=confidence),
+        describe_stage, describe_finish, values=[value], function="describe")
+
+
+def describe_plan(table: pa.Table, *, by, variant, value, unit, confidence) -> dict:
+    """The plan of `describe` (`fastperf.data.chunked`): its key columns and options.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table.
+    by, variant, value, unit, confidence
+        See `describe`.
+
+    Returns
+    -------
+    dict
+    """
+    keys, value = _describe_iv(table, by, variant, value, unit)
+    confidence = check_confidence(confidence)
+    return {"keys": keys, "value": value, "confidence": confidence, "order": keys,
+            "partition": [k for k in keys if k not in (variant, unit)] or keys}
+
+
+def describe_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+    """The rows of `describe` for the groups of `table` (`fastperf.data.chunked`).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Complete groups.
+    plan : dict
+        `describe_plan`.
+    side : dict or None
+        Unused.
+
+    Returns
+    -------
+    pyarrow.Table
+        The output rows.
+    """
     from fastperf.kernels.descriptive import order_statistics
     from fastperf.kernels.moments import scaled_moments
 
-    table = load_table(data)
-    keys, value = _describe_iv(table, by, variant, value, unit)
-    if is_summary_table(table):
-        return DescribeResult(*describe_summaries(table, keys, check_confidence(confidence)))
+    keys, value, confidence = plan["keys"], plan["value"], plan["confidence"]
     values = value_column(table, value)
     groups = group_rows(table, keys)
     grouped = groups.gather(values)
@@ -210,15 +256,35 @@ def describe(
         "ci_median_low": stats[:, 3] * no_interval, "ci_median_high": stats[:, 4] * no_interval,
         "ci_median_confidence": coverage * no_interval, "status": status,
     }
-    out = keyed_table(groups.keys, columns)
+    return keyed_table(groups.keys, columns)
 
+
+def describe_finish(rows: pa.Table, plan: dict, info: dict) -> DescribeResult:
+    """The result of `describe` from its rows (`fastperf.data.chunked`).
+
+    Parameters
+    ----------
+    rows : pyarrow.Table
+        `describe_stage` rows of every group, in output order.
+    plan : dict
+        `describe_plan`.
+    info : dict
+        ``input_rows``.
+
+    Returns
+    -------
+    DescribeResult
+    """
+    n = rows.column("n").to_numpy()
+    n_dropped = rows.column("n_dropped").to_numpy()
+    status = rows.column("status").to_numpy(zero_copy_only=False)
     warnings = dropped_warnings(n_dropped)
     not_ok = int((status != "ok").sum())
     if not_ok:
         warnings.append(f"{not_ok} group(s) too small or constant for some statistics (see "
                         "status)")
     summary = {
-        "function": "describe", "input_rows": table.num_rows, "values": int(n.sum()),
-        "dropped": int(n_dropped.sum()), "confidence": confidence,
+        "function": "describe", "input_rows": info["input_rows"], "values": int(n.sum()),
+        "dropped": int(n_dropped.sum()), "confidence": plan["confidence"],
     }
-    return DescribeResult(out, summary, warnings)
+    return DescribeResult(rows, summary, warnings)

@@ -1,0 +1,582 @@
+"""Lazy measurement tables: Parquet, IPC or CSV datasets read in group-complete chunks.
+
+`fastperf.read(source, lazy=True)` (or a directory or glob, which are lazy by default) returns
+a `Dataset`. Nothing is read until a function uses it. A function then plans from the key
+table, and one scan of the label columns gives, in a single Arrow ``group_by`` per batch, the
+distinct key combinations, each column's first-appearance order and the rows of every
+partition key; the rows are then split into *chunks*, each holding every row of its groups,
+each small enough for the memory limit: one more scan writes each row to its chunk's Arrow IPC
+file in a temporary folder (an external hash-partition pass), and the chunks are read back
+one after the other. See `fastperf.data.chunked` for how the functions use them and docs/scale.md
+for the memory model.
+
+The engine is Arrow's own dataset scanner (`pyarrow.dataset`): it reads Parquet, IPC and CSV
+datasets, directories, globs and hive partitions, in file and row order, with bounded memory
+(one batch at a time), and it is already a dependency. Order matters: an in-memory run groups
+rows in their first-appearance order and keeps each group's rows in input order (paired tests
+match runs by it), and a chunked run must give the same table, which a scanner that yields
+batches in order gives by construction.
+"""
+from __future__ import annotations
+
+import glob as globbing
+import math
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterator, Sequence
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+from fastperf.errors import InputError
+from fastperf.io.common import normalise_tabular
+from fastperf.progress import ProgressBar, wants_progress
+
+__all__ = ["Dataset", "Layout", "open_if_lazy", "is_lazy_source",
+           "WORK_FACTOR", "BATCH_ROWS", "MEMORY_FRACTION"]
+
+#: Working memory of a chunk, as a multiple of its Arrow table's bytes: the sorted copies,
+#: ranks and per-group arrays of the heaviest function (`compare`), measured by
+#: bench/test_scale_bench.py.
+WORK_FACTOR = 6.0
+#: Rows per scanned batch.
+BATCH_ROWS = 1 << 20
+#: The default memory limit: this fraction of the machine's available memory.
+MEMORY_FRACTION = 0.5
+#: Combined partition keys counted in one array at most; beyond, the first partition column
+#: alone splits the rows (a coarser split, still group-complete).
+MAX_KEY_SPACE = 10_000_000
+
+FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".arrow": "ipc",
+           ".feather": "ipc", ".ipc": "ipc"}
+
+
+def is_lazy_source(source: Any) -> bool:
+    """Whether `source` names a dataset read lazily by default: a directory holding only
+    Parquet, IPC or CSV files (not a tool's results tree), or a glob matching only such files.
+
+    Parameters
+    ----------
+    source : Any
+
+    Returns
+    -------
+    bool
+    """
+    if not isinstance(source, (str, os.PathLike)):
+        return False
+    text = os.fspath(source)
+    if any(ch in text for ch in "*?[") and not Path(text).exists():
+        matched = globbing.glob(text, recursive=True)
+        return bool(matched) and all(Path(p).suffix.lower() in FORMATS for p in matched)
+    path = Path(text)
+    if not path.is_dir():
+        return False
+    names = [Path(root) / f for root, _, files in os.walk(path) for f in files
+             if not f.startswith((".", "_"))]
+    return bool(names) and all(p.suffix.lower() in FORMATS for p in names)
+
+
+def _table_files(directory: Path) -> Iterator[Path]:
+    for root, dirs, files in os.walk(directory):
+        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
+        for name in sorted(files):
+            if not name.startswith((".", "_")) and Path(name).suffix.lower() in FORMATS:
+                yield Path(root) / name
+
+
+def _files(source: Any) -> tuple[list[Path], Path | None]:
+    """The files of a source (sorted) and the directory hive partitions are relative to."""
+    sources = source if isinstance(source, (list, tuple)) else [source]
+    files: list[Path] = []
+    base = None
+    for item in sources:
+        if not isinstance(item, (str, os.PathLike)):
+            raise InputError(f"a lazy dataset is read from paths; got a {type(item).__name__}")
+        path = Path(item)
+        if path.is_dir():
+            found = list(_table_files(path))
+            if not found:
+                raise InputError(f"{path}: no Parquet, IPC or CSV file in this directory")
+            files += found
+            base = base or path
+        elif path.exists():
+            files.append(path)
+        else:
+            matched = sorted(Path(p) for p in globbing.glob(os.fspath(path), recursive=True)
+                             if Path(p).is_file())
+            if not matched:
+                raise InputError(f"{path}: no such file, directory or matching file")
+            files += matched
+    return files, base
+
+
+def _format_of(files: list[Path], format: str | None) -> str:
+    if format is not None:
+        return format
+    kinds = {FORMATS.get(p.suffix.lower()) for p in files}
+    if len(kinds) != 1 or None in kinds:
+        raise InputError(
+            "a lazy dataset needs files of one table format (Parquet, IPC or CSV, told by the "
+            f"extension): found {sorted(str(k) for k in kinds)}; pass format=")
+    return kinds.pop()
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a dataset's rows split into group-complete chunks.
+
+    Attributes
+    ----------
+    rows : int
+        Rows in the dataset.
+    first_appearance : dict column -> pyarrow.Array
+        Each planned order column's distinct values in first-appearance order.
+    partition : list of str
+        The columns that split the rows.
+    key_values : list of pyarrow.Array
+        Each partition column's distinct values, in first-appearance order.
+    chunk_of_key : numpy.ndarray of int64
+        The chunk of each combined partition key (mixed radix of the ranks in `key_values`).
+    n_chunks : int
+    """
+
+    rows: int
+    first_appearance: dict
+    partition: list
+    key_values: list
+    chunk_of_key: np.ndarray
+    n_chunks: int
+
+    def chunk_ids(self, batch: pa.RecordBatch | pa.Table) -> np.ndarray:
+        """The chunk of every row of `batch`.
+
+        Parameters
+        ----------
+        batch : pyarrow.RecordBatch or Table
+            With the partition columns.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+        """
+        return self.chunk_of_key[_combined_ids(self, batch)]
+
+
+class Dataset:
+    """A measurement table on disk, read lazily in group-complete chunks.
+
+    Made by `fastperf.read` (``lazy=True``, or a directory or glob); every function that
+    scales (`fastperf.describe`, `compare`, `speedup_test`, `sparc`, `hpt`, `aggregate_score`,
+    `plan_runs`, `anova`) accepts it and gives the table an in-memory run of `to_table` gives.
+
+    Parameters
+    ----------
+    source : path, glob or list of them
+        Files, directories (searched recursively; hive ``key=value`` folders become columns)
+        or glob patterns.
+    format : {"parquet", "ipc", "csv"} or None
+        None: from the files' extension.
+    roles : dict
+        Canonical role -> source column (see `fastperf.read`).
+    memory_limit : int or None
+        Bytes a chunk may use while a function works on it (its Arrow table times
+        `WORK_FACTOR`); None: `MEMORY_FRACTION` of the memory available when a function
+        runs (`fastperf.data.chunked`).
+    progress : bool or None
+        A bar over the chunks (`fastperf.progress.wants_progress`).
+    """
+
+    def __init__(self, source: Any, *, format: str | None = None,
+                 roles: dict[str, str] | None = None, memory_limit: int | None = None,
+                 progress: bool | None = None):
+        import pyarrow.dataset as ds
+
+        files, base = _files(source)
+        self.format = _format_of(files, format)
+        self.paths = [str(p) for p in files]
+        self.roles = dict(roles or {r: r for r in ("benchmark", "variant", "value", "run",
+                                                   "unit")})
+        if memory_limit is not None and (isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, np.integer)) \
+                or memory_limit <= 0):
+            raise InputError(f"memory_limit must be a positive number of bytes, got "
+                             f"{memory_limit!r}")
+        self.memory_limit = None if memory_limit is None else int(memory_limit)
+        self.progress = progress
+        file_format = {"parquet": ds.ParquetFileFormat(), "ipc": ds.IpcFileFormat(),
+                       "csv": ds.CsvFileFormat()}[self.format]
+        partitioning = ds.HivePartitioning.discover() if base is not None else None
+        try:
+            self._dataset = ds.dataset(self.paths, format=file_format,
+                                       partitioning=partitioning,
+                                       partition_base_dir=str(base) if base else None)
+        except (pa.ArrowException, OSError) as exc:
+            where = f"the dataset directory {base}" if base else f"the dataset {self.paths[0]}"
+            raise InputError(f"cannot open {where} as {self.format}: "
+                             f"{str(exc).splitlines()[0][:300]}") from None
+        renamed = {source_name: role for role, source_name in self.roles.items()}
+        self.columns = [renamed.get(n, n) for n in self._dataset.schema.names]
+        if self.roles["benchmark"] not in self._dataset.schema.names \
+                or self.roles["value"] not in self._dataset.schema.names:
+            missing = [self.roles[r] for r in ("benchmark", "value")
+                       if self.roles[r] not in self._dataset.schema.names]
+            raise InputError(f"the dataset has no column {missing[0]!r}; its columns: "
+                             f"{self._dataset.schema.names}")
+
+    def __repr__(self) -> str:
+        return (f"Dataset({len(self.paths)} {self.format} file(s), columns={self.columns}, "
+                f"memory_limit={self.memory_limit})")
+
+    # ---------------------------------------------------------------------------- reading
+
+    def _source_name(self, column: str) -> str:
+        return self.roles.get(column, column)
+
+    def _batches(self, columns: Sequence[str] | None = None) -> Iterator[pa.RecordBatch]:
+        """Batches in file and row order, columns under their canonical names."""
+        names = None if columns is None else [self._source_name(c) for c in columns]
+        try:
+            for batch in self._dataset.to_batches(columns=names, batch_size=BATCH_ROWS):
+                yield batch.rename_columns(
+                    list(columns) if columns is not None else self.columns)
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"cannot read the dataset ({exc})") from None
+
+    def _normalised(self, table: pa.Table) -> pa.Table:
+        return normalise_tabular(table, {r: r for r in self.roles},
+                                 where=f"dataset {self.paths[0]}")
+
+    def count_rows(self) -> int:
+        """Rows in the dataset (from the files' metadata for Parquet and IPC).
+
+        Returns
+        -------
+        int
+        """
+        return int(self._dataset.count_rows())
+
+    def to_table(self) -> pa.Table:
+        """The whole dataset in memory, as `fastperf.read` would give it.
+
+        Returns
+        -------
+        pyarrow.Table
+        """
+        batches = list(self._batches())
+        schema = pa.schema([pa.field(n, t) for n, t in
+                            zip(self.columns, self._dataset.schema.types)])
+        return self._normalised(pa.Table.from_batches(batches, schema=schema))
+
+    def empty_table(self) -> pa.Table:
+        """The dataset's columns with no row, normalised.
+
+        Returns
+        -------
+        pyarrow.Table
+        """
+        schema = pa.schema([pa.field(n, t) for n, t in
+                            zip(self.columns, self._dataset.schema.types)])
+        return self._normalised(schema.empty_table())
+
+    def bytes_per_row(self) -> float:
+        """Arrow bytes per row of the first batch (all columns), at least 8.
+
+        Returns
+        -------
+        float
+        """
+        for batch in self._batches():
+            if batch.num_rows:
+                return max(8.0, batch.nbytes / batch.num_rows)
+        return 8.0
+
+    def fits_in_memory(self, memory_limit: int) -> bool:
+        """Whether the whole table, worked on, stays within `memory_limit` bytes.
+
+        Parameters
+        ----------
+        memory_limit : int
+
+        Returns
+        -------
+        bool
+        """
+        return self.count_rows() * self.bytes_per_row() * WORK_FACTOR <= memory_limit
+
+    # ---------------------------------------------------------------------------- planning
+
+    def label_columns(self, values: Sequence[str]) -> list[str]:
+        """The columns whose distinct combinations make the key table: every column but the
+        value columns, ``run`` and numeric columns.
+
+        Parameters
+        ----------
+        values : sequence of str
+
+        Returns
+        -------
+        list of str
+        """
+        out = []
+        for name, kind in zip(self.columns, self._dataset.schema.types):
+            if name in values or name == "run":
+                continue
+            if pa.types.is_floating(kind) or pa.types.is_integer(kind) \
+                    or pa.types.is_decimal(kind):
+                continue
+            out.append(name)
+        return out
+
+    def _combinations(self, columns: list[str], what: str) -> pa.Table:
+        """Distinct combinations of `columns` in first-appearance order, with ``count_all``."""
+        total = None
+        parts: list[pa.Table] = []
+        bar = None
+        rows = self.count_rows() if wants_progress(self.progress, 0) else 0
+        if rows:
+            bar = ProgressBar(f"scan {what}", rows, unit="rows")
+        done = 0
+        try:
+            for batch in self._batches(columns):
+                table = pa.Table.from_batches([batch])
+                parts.append(table.group_by(columns, use_threads=False)
+                             .aggregate([([], "count_all")]))
+                if len(parts) >= 64:
+                    parts = [_merge_counts(parts, columns)]
+                done += batch.num_rows
+                if bar:
+                    bar.update(done)
+        finally:
+            if bar:
+                bar.close()
+        total = _merge_counts(parts, columns) if parts else None
+        return total
+
+    def key_table(self, values: Sequence[str]) -> pa.Table:
+        """Every column, holding the distinct combinations of the label columns
+        (`label_columns`), the others null: what a plan may look at.
+
+        Parameters
+        ----------
+        values : sequence of str
+            The value columns.
+
+        Returns
+        -------
+        pyarrow.Table
+        """
+        labels = self.label_columns(values)
+        combos = self._combinations(labels, "keys") if labels else None
+        n = combos.num_rows if combos is not None else 1
+        schema = pa.schema([pa.field(n_, t) for n_, t in
+                            zip(self.columns, self._dataset.schema.types)])
+        arrays = [combos.column(name) if name in labels else pa.nulls(n, kind)
+                  for name, kind in zip(schema.names, schema.types)]
+        self._key_combinations = combos
+        return self._normalised(pa.Table.from_arrays(arrays, schema=schema))
+
+    def layout(self, partition: Sequence[str], order: Sequence[str],
+               memory_limit: int) -> Layout:
+        """Split the rows into group-complete chunks within the memory limit.
+
+        Parameters
+        ----------
+        partition : sequence of str
+            Columns every row of a group shares.
+        order : sequence of str
+            Output key columns whose first-appearance order the result needs.
+        memory_limit : int
+            Bytes.
+
+        Returns
+        -------
+        Layout
+
+        Raises
+        ------
+        InputError
+            A partition key whose rows alone exceed the memory limit (the message names it
+            and the limit it needs).
+        """
+        partition = [c for c in partition if c in self.columns]
+        order = [c for c in order if c in self.columns]
+        needed = list(dict.fromkeys(list(partition) + list(order)))
+        combos = getattr(self, "_key_combinations", None)
+        if combos is None or not set(needed) <= set(combos.column_names):
+            combos = self._combinations(needed, "keys")
+        if combos is None:
+            return Layout(0, {}, list(partition), [], np.zeros(1, np.int64), 0)
+        first = {name: _plain(pc.unique(_plain(combos.column(name)))) for name in needed}
+        space = math.prod(len(first[name]) for name in partition) if partition else 1
+        if space > MAX_KEY_SPACE:
+            partition = partition[:1]
+            space = len(first[partition[0]])
+        key_values = [first[name] for name in partition]
+        layout = Layout(0, first, list(partition), key_values, np.zeros(space, np.int64), 1)
+        counts = np.bincount(_combined_ids(layout, combos),
+                             weights=combos.column("count_all").to_numpy(),
+                             minlength=space).astype(np.int64)
+        rows = int(counts.sum())
+        per_row = self.bytes_per_row()
+        budget_rows = max(1, int(memory_limit / (per_row * WORK_FACTOR)))
+        biggest = int(np.argmax(counts)) if counts.size else 0
+        if counts.size and counts[biggest] > budget_rows:
+            needed_bytes = counts[biggest] * per_row * WORK_FACTOR
+            raise InputError(
+                f"one group's rows do not fit the memory limit: {_key_text(layout, biggest)} has "
+                f"{counts[biggest]} rows, which need about {needed_bytes:,.0f} bytes while "
+                f"memory_limit={memory_limit:,} bytes; "
+                "raise memory_limit (a group's values are all needed at once for exact "
+                "medians, ranks and tests)")
+        chunk_of_key = np.zeros(space, dtype=np.int64)
+        chunk, filled = 0, 0
+        for key in np.flatnonzero(counts):  # contiguous runs of keys, in key order
+            if filled and filled + counts[key] > budget_rows:
+                chunk, filled = chunk + 1, 0
+            chunk_of_key[key] = chunk
+            filled += counts[key]
+        return Layout(rows, first, list(partition), key_values, chunk_of_key,
+                      chunk + 1 if rows else 0)
+
+    def chunks(self, layout: Layout, *, function: str = "") -> Iterator[pa.Table]:
+        """Each chunk's rows (in input order), normalised like `to_table`.
+
+        Parameters
+        ----------
+        layout : Layout
+        function : str
+            For the progress bar's label.
+
+        Yields
+        ------
+        pyarrow.Table
+        """
+        if layout.n_chunks == 1:
+            yield self.to_table()
+            return
+        import tempfile
+
+        import pyarrow.ipc as ipc
+
+        schema = pa.schema([pa.field(n, t) for n, t in
+                            zip(self.columns, self._dataset.schema.types)])
+        bar = None
+        if wants_progress(self.progress, layout.rows * 100.0):
+            bar = ProgressBar(f"{function} chunks", layout.n_chunks + 1, unit="passes")
+        with tempfile.TemporaryDirectory(prefix="fastperf-chunks-") as spill:
+            # one pass: every row to its chunk's Arrow IPC file (the external partition pass)
+            paths = [os.path.join(spill, f"{c}.arrows") for c in range(layout.n_chunks)]
+            writers: list = [None] * layout.n_chunks
+            try:
+                for batch in self._batches():
+                    ids = layout.chunk_ids(batch)
+                    order = np.argsort(ids, kind="stable")
+                    bounds = np.searchsorted(ids[order], np.arange(layout.n_chunks + 1))
+                    for c in np.flatnonzero(np.diff(bounds)):
+                        rows = batch.take(pa.array(order[bounds[c]:bounds[c + 1]]))
+                        if writers[c] is None:
+                            writers[c] = ipc.new_stream(paths[c], schema)
+                        writers[c].write_batch(rows)
+            except OSError as exc:
+                raise InputError(f"cannot write the chunks to {spill} ({exc}): set TMPDIR to "
+                                 "a folder with room for a copy of the data") from None
+            finally:
+                for writer in writers:
+                    if writer is not None:
+                        writer.close()
+            if bar:
+                bar.update(1)
+            for c in range(layout.n_chunks):
+                if writers[c] is None:
+                    continue
+                with pa.memory_map(paths[c]) as source:
+                    table = ipc.open_stream(source).read_all()
+                yield self._normalised(table)
+                del table
+                os.remove(paths[c])
+                if bar:
+                    bar.update(c + 2)
+        if bar:
+            bar.close()
+
+
+def _merge_counts(parts: list[pa.Table], columns: list[str]) -> pa.Table:
+    """Partial (combination, count) tables, in scan order, as one in first-appearance order."""
+    table = pa.concat_tables(parts)
+    merged = table.group_by(columns, use_threads=False).aggregate([("count_all", "sum")])
+    return merged.rename_columns(columns + ["count_all"])
+
+
+def _combined_ids(layout: Layout, table) -> np.ndarray:
+    """Each row's combined partition key: the mixed-radix number of its ranks."""
+    combined = np.zeros(table.num_rows, dtype=np.int64)
+    for name, values in zip(layout.partition, layout.key_values):
+        column = _plain(table.column(name))
+        if values.type != column.type:
+            column = column.cast(values.type)
+        rank = pc.index_in(column, value_set=values, skip_nulls=False)
+        combined = combined * len(values) + rank.to_numpy(zero_copy_only=False).astype(np.int64)
+    return combined
+
+
+def _plain(column):
+    """A column or array without dictionary encoding, as one array."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    return column
+
+
+def _key_text(layout: Layout, key: int) -> str:
+    parts = []
+    for name, values in reversed(list(zip(layout.partition, layout.key_values))):
+        key, rank = divmod(key, len(values))
+        parts.append(f"{name}={values[rank].as_py()!r}")
+    return ", ".join(reversed(parts))
+
+
+def open_if_lazy(source: Any, lazy: bool | None, *, in_memory: bool, format: str | None,
+                 roles: dict[str, str], memory_limit: int | None, progress: bool | None,
+                 plain: bool) -> Dataset | None:
+    """The `Dataset` `fastperf.read` returns when lazy (see its ``lazy``), else None.
+
+    Parameters
+    ----------
+    source : Any
+        What `fastperf.read` was given.
+    lazy : bool or None
+        True, False, or None: lazy for a directory of table files or a glob
+        (`is_lazy_source`).
+    in_memory : bool
+        Whether `source` is an in-memory Arrow object (never lazy).
+    format, roles, memory_limit, progress
+        See `Dataset`.
+    plain : bool
+        False when `fastperf.read` was also given ``summaries=`` or ``variants=``.
+
+    Returns
+    -------
+    Dataset or None
+
+    Raises
+    ------
+    InputError
+        Bad ``lazy`` or ``memory_limit``; options that a lazy read cannot honour.
+    """
+    if lazy not in (None, True, False):
+        raise InputError(f"lazy= must be None, True or False, got {lazy!r}")
+    several = isinstance(source, (list, tuple)) and len(source) > 0
+    if lazy or (lazy is None and not in_memory and (
+            is_lazy_source(source) or (several and all(is_lazy_source(s) for s in source)))):
+        if not plain or format not in (None, "parquet", "ipc", "csv"):
+            raise InputError("a lazy dataset reads measurement tables (Parquet, IPC, CSV) as "
+                             "they are: summaries=, variants= and tool formats do not apply")
+        return Dataset(source, format=format, roles=roles, memory_limit=memory_limit,
+                       progress=progress)
+    if memory_limit is not None:
+        raise InputError("memory_limit= applies to a lazy dataset only (lazy=True, a "
+                         "directory or a glob)")
+    return None

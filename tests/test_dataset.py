@@ -1,0 +1,157 @@
+"""Lazy datasets (`fastperf.read(..., lazy=True)`, directories, globs): what they read, how they
+split into group-complete chunks, and that a function run chunk by chunk gives the table an
+in-memory run of the same rows gives (the oracle), bit for bit."""
+from __future__ import annotations
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.parquet as pq
+import pytest
+
+import fastperf
+from fastperf.errors import InputError
+from fastperf.io.dataset import Dataset, WORK_FACTOR
+from scale_checks import assert_identical_results, write_dataset
+
+
+def measurements(benchmarks=30, runs=7, seed=1):
+    table = fastperf.simulate(benchmarks=benchmarks, runs=runs, variants=["old", "new"],
+                              seed=seed).table
+    rows = table.to_pylist()
+    for i in range(0, len(rows), 17):
+        rows[i]["value"] = None          # dropped and counted
+    for i in range(3, len(rows), 41):
+        rows[i]["value"] = float("nan")
+    for i in range(9, len(rows), 23):    # ties
+        rows[i]["value"] = rows[i - 1]["value"]
+    return pa.Table.from_pylist(rows, schema=table.schema)
+
+
+@pytest.fixture(scope="module")
+def dataset_dir(tmp_path_factory):
+    path = tmp_path_factory.mktemp("hive")
+    write_dataset(measurements(), path)
+    return path
+
+
+def test_a_directory_of_table_files_is_lazy_and_holds_every_row(dataset_dir):
+    lazy = fastperf.read(str(dataset_dir), memory_limit=20_000)
+    assert isinstance(lazy, Dataset)
+    assert len(lazy.paths) > 4                    # groups split across files
+    whole = lazy.to_table()
+    source = measurements()
+    assert whole.num_rows == lazy.count_rows() == source.num_rows
+    # the hive folder variant=... became a column holding the same (variant, value) pairs
+    key = lambda t: sorted(zip(t.column("variant").cast(pa.string()).to_pylist(),  # noqa: E731
+                               t.column("benchmark").cast(pa.string()).to_pylist(),
+                               t.column("run").to_pylist(),
+                               [repr(v) for v in t.column("value").to_pylist()]))
+    assert key(whole) == key(source)
+
+
+def test_several_chunks_give_the_in_memory_describe_bit_for_bit(dataset_dir):
+    lazy = fastperf.read(str(dataset_dir), memory_limit=20_000)
+    layout = lazy.layout(["benchmark"], ["benchmark", "variant", "unit"], 20_000)
+    assert layout.n_chunks >= 5
+    # every group in one chunk: the chunk of each row depends on its benchmark only
+    whole = lazy.to_table()
+    ids = layout.chunk_ids(whole)
+    bench = whole.column("benchmark").cast(pa.string()).to_numpy(zero_copy_only=False)
+    for name in np.unique(bench):
+        assert np.unique(ids[bench == name]).size == 1
+    assert_identical_results(fastperf.describe(lazy), fastperf.describe(whole))
+
+
+@pytest.mark.parametrize("fmt", ["ipc", "csv"])
+def test_ipc_and_csv_datasets(tmp_path, fmt):
+    table = measurements(benchmarks=12)
+    if fmt == "csv":  # CSV holds plain text
+        table = table.cast(pa.schema([pa.field(f.name, f.type.value_type)
+                                      if pa.types.is_dictionary(f.type) else f
+                                      for f in table.schema]))
+    write_dataset(table, tmp_path, format=fmt)
+    lazy = fastperf.read(str(tmp_path), memory_limit=10_000)
+    assert lazy.format == fmt
+    assert lazy.layout(["benchmark"], ["benchmark"], 10_000).n_chunks > 1
+    assert_identical_results(fastperf.describe(lazy), fastperf.describe(lazy.to_table()))
+
+
+def test_a_glob_and_a_list_of_files(tmp_path):
+    table = measurements(benchmarks=6)
+    for i, part in enumerate([table.slice(0, 50), table.slice(50)]):
+        pq.write_table(part, tmp_path / f"part{i}.parquet")
+    (tmp_path / "notes.txt").write_text("not a table")
+    lazy = fastperf.read(str(tmp_path / "*.parquet"))
+    assert isinstance(lazy, Dataset) and lazy.count_rows() == table.num_rows
+    listed = fastperf.read([str(tmp_path / "part0.parquet"), str(tmp_path / "part1.parquet")],
+                           lazy=True)
+    assert listed.count_rows() == table.num_rows
+    # a folder that also holds other files is not a dataset by default (a tool's results tree)
+    with pytest.raises(InputError):
+        fastperf.read(str(tmp_path))
+
+
+def test_empty_partitions_and_groups_in_many_files(tmp_path):
+    table = measurements(benchmarks=8)
+    write_dataset(table, tmp_path / "data", rows_per_file=7, rows_per_group=3)
+    (tmp_path / "data" / "variant=unused").mkdir()   # an empty partition
+    empty = table.slice(0, 0)
+    pq.write_table(empty.drop_columns(["variant"]),
+                   tmp_path / "data" / "variant=old" / "empty.parquet")
+    lazy = fastperf.read(str(tmp_path / "data"), memory_limit=20_000)
+    assert_identical_results(fastperf.describe(lazy), fastperf.describe(lazy.to_table()))
+
+
+def test_a_group_larger_than_the_memory_limit_is_a_clear_error(dataset_dir):
+    lazy = fastperf.read(str(dataset_dir), memory_limit=1_000)
+    with pytest.raises(InputError, match="do not fit the memory limit: benchmark='bench_"):
+        fastperf.describe(lazy)
+
+
+def test_a_dataset_that_fits_is_read_once_in_memory(dataset_dir):
+    lazy = fastperf.read(str(dataset_dir))              # default limit: half the free memory
+    assert lazy.fits_in_memory(10**9)
+    assert_identical_results(fastperf.describe(lazy), fastperf.describe(lazy.to_table()))
+
+
+def test_the_memory_model(dataset_dir):
+    lazy = fastperf.read(str(dataset_dir))
+    limit = 50_000
+    layout = lazy.layout(["benchmark"], ["benchmark"], limit)
+    whole = lazy.to_table()
+    ids = layout.chunk_ids(whole)
+    per_row = lazy.bytes_per_row()
+    biggest = np.bincount(ids).max()
+    assert biggest * per_row * WORK_FACTOR <= limit
+    assert layout.n_chunks == ids.max() + 1
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"memory_limit": 0}, "memory_limit must be a positive number of bytes"),
+    ({"memory_limit": "2GB"}, "memory_limit must be a positive number of bytes"),
+    ({"lazy": "yes"}, "lazy= must be None, True or False"),
+    ({"lazy": True, "summaries": True}, "summaries=, variants= and tool formats do not apply"),
+])
+def test_bad_options_name_the_argument(dataset_dir, kwargs, match):
+    with pytest.raises(InputError, match=match):
+        fastperf.read(str(dataset_dir), **kwargs)
+
+
+def test_memory_limit_without_a_lazy_source_is_refused(tmp_path):
+    path = tmp_path / "one.parquet"
+    pq.write_table(measurements(benchmarks=2), path)
+    with pytest.raises(InputError, match="memory_limit= applies to a lazy dataset only"):
+        fastperf.read(str(path), memory_limit=10**6)
+    assert isinstance(fastperf.read(str(path), lazy=True, memory_limit=10**6), Dataset)
+
+
+def test_renamed_role_columns(tmp_path):
+    table = measurements(benchmarks=5).rename_columns(
+        ["name", "variant", "run", "ns", "unit"])
+    write_dataset(table, tmp_path)
+    lazy = fastperf.read(str(tmp_path), benchmark="name", value="ns", memory_limit=20_000)
+    whole = lazy.to_table()
+    assert {"benchmark", "value"} <= set(whole.column_names)
+    assert_identical_results(fastperf.describe(lazy), fastperf.describe(whole))
+    assert sorted(map(repr, whole.column("value").drop_null().to_pylist())) == sorted(
+        map(repr, table.column("ns").drop_null().to_pylist()))
