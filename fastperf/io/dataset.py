@@ -22,7 +22,6 @@ from __future__ import annotations
 import glob as globbing
 import math
 import os
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterator, Sequence
 
@@ -32,9 +31,10 @@ import pyarrow.compute as pc
 
 from fastperf.errors import InputError
 from fastperf.io.common import normalise_tabular
+from fastperf.io.layout import Layout, combined_ids, key_text, merge_counts, plain_array
 from fastperf.progress import ProgressBar, wants_progress
 
-__all__ = ["Dataset", "Layout", "open_if_lazy", "is_lazy_source",
+__all__ = ["Dataset", "open_if_lazy", "is_lazy_source",
            "WORK_FACTOR", "BATCH_ROWS", "MEMORY_FRACTION"]
 
 #: Working memory of a chunk, as a multiple of its Arrow table's bytes: the sorted copies,
@@ -110,7 +110,20 @@ def _files(source: Any) -> tuple[list[Path], Path | None]:
             if not matched:
                 raise InputError(f"{path}: no such file, directory or matching file")
             files += matched
+            fixed = Path(*[part for part in _leading(path.parts)]) if path.parts else None
+            if base is None and fixed is not None and fixed.is_dir():
+                base = fixed  # hive folders below the pattern's fixed part
     return files, base
+
+
+def _leading(parts: tuple[str, ...]) -> list[str]:
+    """The parts of a glob pattern before its first wildcard."""
+    out = []
+    for part in parts:
+        if any(ch in part for ch in "*?["):
+            break
+        out.append(part)
+    return out
 
 
 def _format_of(files: list[Path], format: str | None) -> str:
@@ -122,47 +135,6 @@ def _format_of(files: list[Path], format: str | None) -> str:
             "a lazy dataset needs files of one table format (Parquet, IPC or CSV, told by the "
             f"extension): found {sorted(str(k) for k in kinds)}; pass format=")
     return kinds.pop()
-
-
-@dataclass(frozen=True)
-class Layout:
-    """How a dataset's rows split into group-complete chunks.
-
-    Attributes
-    ----------
-    rows : int
-        Rows in the dataset.
-    first_appearance : dict column -> pyarrow.Array
-        Each planned order column's distinct values in first-appearance order.
-    partition : list of str
-        The columns that split the rows.
-    key_values : list of pyarrow.Array
-        Each partition column's distinct values, in first-appearance order.
-    chunk_of_key : numpy.ndarray of int64
-        The chunk of each combined partition key (mixed radix of the ranks in `key_values`).
-    n_chunks : int
-    """
-
-    rows: int
-    first_appearance: dict
-    partition: list
-    key_values: list
-    chunk_of_key: np.ndarray
-    n_chunks: int
-
-    def chunk_ids(self, batch: pa.RecordBatch | pa.Table) -> np.ndarray:
-        """The chunk of every row of `batch`.
-
-        Parameters
-        ----------
-        batch : pyarrow.RecordBatch or Table
-            With the partition columns.
-
-        Returns
-        -------
-        numpy.ndarray of int64
-        """
-        return self.chunk_of_key[_combined_ids(self, batch)]
 
 
 class Dataset:
@@ -201,10 +173,11 @@ class Dataset:
                                                    "unit")})
         if memory_limit is not None and (isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, np.integer)) \
                 or memory_limit <= 0):
-            raise InputError(f"memory_limit must be a positive number of bytes, got "
+            raise InputError(f"memory_limit (--memory-limit) must be a positive number of bytes, got "
                              f"{memory_limit!r}")
         self.memory_limit = None if memory_limit is None else int(memory_limit)
         self.progress = progress
+        self._filter = None
         file_format = {"parquet": ds.ParquetFileFormat(), "ipc": ds.IpcFileFormat(),
                        "csv": ds.CsvFileFormat()}[self.format]
         partitioning = ds.HivePartitioning.discover() if base is not None else None
@@ -238,7 +211,10 @@ class Dataset:
         """Batches in file and row order, columns under their canonical names."""
         names = None if columns is None else [self._source_name(c) for c in columns]
         try:
-            for batch in self._dataset.to_batches(columns=names, batch_size=BATCH_ROWS):
+            # one batch read ahead, one file at a time: the scan's memory stays one batch
+            for batch in self._dataset.to_batches(columns=names, batch_size=BATCH_ROWS,
+                                                  filter=self._filter, batch_readahead=1,
+                                                  fragment_readahead=1):
                 yield batch.rename_columns(
                     list(columns) if columns is not None else self.columns)
         except (pa.ArrowException, OSError) as exc:
@@ -255,7 +231,55 @@ class Dataset:
         -------
         int
         """
-        return int(self._dataset.count_rows())
+        return int(self._dataset.count_rows(filter=self._filter))
+
+    @property
+    def num_rows(self) -> int:
+        """Rows in the dataset (`count_rows`)."""
+        return self.count_rows()
+
+    @property
+    def column_names(self) -> list[str]:
+        """The columns, under their role names (as `to_table` gives them)."""
+        return list(self.columns)
+
+    def where(self, column: str, value: Any) -> "Dataset":
+        """The rows whose `column` (as text) equals `value`, still lazy.
+
+        Parameters
+        ----------
+        column : str
+        value : Any
+
+        Returns
+        -------
+        Dataset
+        """
+        import copy
+
+        import pyarrow.dataset as ds
+
+        out = copy.copy(self)
+        out.__dict__.pop("_key_combinations", None)
+        condition = ds.field(self._source_name(column)).cast(pa.string()) == str(value)
+        out._filter = condition if self._filter is None else (self._filter & condition)
+        return out
+
+    def distinct(self, column: str) -> pa.Array:
+        """The distinct values of `column` in first-appearance order (one scan of it).
+
+        Parameters
+        ----------
+        column : str
+
+        Returns
+        -------
+        pyarrow.Array
+        """
+        combos = self._combinations([column], column)
+        if combos is None:
+            return pa.array([], pa.string())
+        return plain_array(combos.column(column))
 
     def to_table(self) -> pa.Table:
         """The whole dataset in memory, as `fastperf.read` would give it.
@@ -330,8 +354,8 @@ class Dataset:
         return out
 
     def _combinations(self, columns: list[str], what: str) -> pa.Table:
-        """Distinct combinations of `columns` in first-appearance order, with ``count_all``."""
-        total = None
+        """Distinct combinations of `columns` in first-appearance order, with their rows
+        (``count_all``) and first row (``first_row``)."""
         parts: list[pa.Table] = []
         bar = None
         rows = self.count_rows() if wants_progress(self.progress, 0) else 0
@@ -340,19 +364,26 @@ class Dataset:
         done = 0
         try:
             for batch in self._batches(columns):
-                table = pa.Table.from_batches([batch])
-                parts.append(table.group_by(columns, use_threads=False)
-                             .aggregate([([], "count_all")]))
+                # each combination's rows and first row (Arrow's group_by does not promise
+                # its groups in the order they first appear)
+                table = pa.Table.from_batches([batch]).append_column(
+                    "first_row", pa.array(np.arange(done, done + batch.num_rows)))
+                partial = table.group_by(columns, use_threads=False).aggregate(
+                    [([], "count_all"), ("first_row", "min")])
+                parts.append(pa.table({name: plain_array(partial.column(name))
+                                       for name in partial.column_names})
+                             .rename_columns(columns + ["count_all", "first_row"]))
                 if len(parts) >= 64:
-                    parts = [_merge_counts(parts, columns)]
+                    parts = [merge_counts(parts, columns)]
                 done += batch.num_rows
                 if bar:
                     bar.update(done)
         finally:
             if bar:
                 bar.close()
-        total = _merge_counts(parts, columns) if parts else None
-        return total
+        if not parts:
+            return None
+        return merge_counts(parts, columns).sort_by("first_row")
 
     def key_table(self, values: Sequence[str]) -> pa.Table:
         """Every column, holding the distinct combinations of the label columns
@@ -408,14 +439,14 @@ class Dataset:
             combos = self._combinations(needed, "keys")
         if combos is None:
             return Layout(0, {}, list(partition), [], np.zeros(1, np.int64), 0)
-        first = {name: _plain(pc.unique(_plain(combos.column(name)))) for name in needed}
+        first = {name: plain_array(pc.unique(plain_array(combos.column(name)))) for name in needed}
         space = math.prod(len(first[name]) for name in partition) if partition else 1
         if space > MAX_KEY_SPACE:
             partition = partition[:1]
             space = len(first[partition[0]])
         key_values = [first[name] for name in partition]
         layout = Layout(0, first, list(partition), key_values, np.zeros(space, np.int64), 1)
-        counts = np.bincount(_combined_ids(layout, combos),
+        counts = np.bincount(combined_ids(layout, combos),
                              weights=combos.column("count_all").to_numpy(),
                              minlength=space).astype(np.int64)
         rows = int(counts.sum())
@@ -425,7 +456,7 @@ class Dataset:
         if counts.size and counts[biggest] > budget_rows:
             needed_bytes = counts[biggest] * per_row * WORK_FACTOR
             raise InputError(
-                f"one group's rows do not fit the memory limit: {_key_text(layout, biggest)} has "
+                f"one group's rows do not fit the memory limit: {key_text(layout, biggest)} has "
                 f"{counts[biggest]} rows, which need about {needed_bytes:,.0f} bytes while "
                 f"memory_limit={memory_limit:,} bytes; "
                 "raise memory_limit (a group's values are all needed at once for exact "
@@ -496,46 +527,16 @@ class Dataset:
                 yield self._normalised(table)
                 del table
                 os.remove(paths[c])
+                pa.default_memory_pool().release_unused()
                 if bar:
                     bar.update(c + 2)
         if bar:
             bar.close()
 
 
-def _merge_counts(parts: list[pa.Table], columns: list[str]) -> pa.Table:
-    """Partial (combination, count) tables, in scan order, as one in first-appearance order."""
-    table = pa.concat_tables(parts)
-    merged = table.group_by(columns, use_threads=False).aggregate([("count_all", "sum")])
-    return merged.rename_columns(columns + ["count_all"])
 
 
-def _combined_ids(layout: Layout, table) -> np.ndarray:
-    """Each row's combined partition key: the mixed-radix number of its ranks."""
-    combined = np.zeros(table.num_rows, dtype=np.int64)
-    for name, values in zip(layout.partition, layout.key_values):
-        column = _plain(table.column(name))
-        if values.type != column.type:
-            column = column.cast(values.type)
-        rank = pc.index_in(column, value_set=values, skip_nulls=False)
-        combined = combined * len(values) + rank.to_numpy(zero_copy_only=False).astype(np.int64)
-    return combined
 
-
-def _plain(column):
-    """A column or array without dictionary encoding, as one array."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    return column
-
-
-def _key_text(layout: Layout, key: int) -> str:
-    parts = []
-    for name, values in reversed(list(zip(layout.partition, layout.key_values))):
-        key, rank = divmod(key, len(values))
-        parts.append(f"{name}={values[rank].as_py()!r}")
-    return ", ".join(reversed(parts))
 
 
 def open_if_lazy(source: Any, lazy: bool | None, *, in_memory: bool, format: str | None,

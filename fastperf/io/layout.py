@@ -1,0 +1,98 @@
+"""How a lazy dataset's rows split into group-complete chunks (`fastperf.io.dataset`): the
+chunk of each row, from its partition key's rank among the keys in first-appearance order."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+import pyarrow as pa
+import pyarrow.compute as pc
+
+__all__ = ["Layout", "combined_ids", "key_ranks", "plain_array", "key_text", "merge_counts"]
+
+
+@dataclass(frozen=True)
+class Layout:
+    """How a dataset's rows split into group-complete chunks.
+
+    Attributes
+    ----------
+    rows : int
+        Rows in the dataset.
+    first_appearance : dict column -> pyarrow.Array
+        Each planned order column's distinct values in first-appearance order.
+    partition : list of str
+        The columns that split the rows.
+    key_values : list of pyarrow.Array
+        Each partition column's distinct values, in first-appearance order.
+    chunk_of_key : numpy.ndarray of int64
+        The chunk of each combined partition key (mixed radix of the ranks in `key_values`).
+    n_chunks : int
+    """
+
+    rows: int
+    first_appearance: dict
+    partition: list
+    key_values: list
+    chunk_of_key: np.ndarray
+    n_chunks: int
+
+    def chunk_ids(self, batch: pa.RecordBatch | pa.Table) -> np.ndarray:
+        """The chunk of every row of `batch`.
+
+        Parameters
+        ----------
+        batch : pyarrow.RecordBatch or Table
+            With the partition columns.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+        """
+        return self.chunk_of_key[combined_ids(self, batch)]
+
+def merge_counts(parts: list[pa.Table], columns: list[str]) -> pa.Table:
+    """Partial (combination, rows, first row) tables as one."""
+    table = pa.concat_tables(parts)
+    merged = table.group_by(columns, use_threads=False).aggregate(
+        [("count_all", "sum"), ("first_row", "min")])
+    return merged.rename_columns(columns + ["count_all", "first_row"])
+
+def combined_ids(layout: Layout, table) -> np.ndarray:
+    """Each row's combined partition key: the mixed-radix number of its ranks."""
+    combined = np.zeros(table.num_rows, dtype=np.int64)
+    for name, values in zip(layout.partition, layout.key_values):
+        combined = combined * len(values) + key_ranks(table.column(name), values)
+    return combined
+
+def key_ranks(column, values: pa.Array) -> np.ndarray:
+    """The position in `values` of each item of `column` (int64); a dictionary-encoded column
+    is looked up by its dictionary, then its indices, without decoding."""
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    out = []
+    for chunk in chunks:
+        if pa.types.is_dictionary(chunk.type) and chunk.null_count == 0:
+            by_code = key_ranks(chunk.dictionary, values)
+            out.append(by_code[chunk.indices.to_numpy(zero_copy_only=False)])
+            continue
+        chunk = plain_array(chunk)
+        if values.type != chunk.type:
+            chunk = chunk.cast(values.type)
+        rank = pc.index_in(chunk, value_set=values, skip_nulls=False)
+        out.append(rank.to_numpy(zero_copy_only=False).astype(np.int64))
+    return out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, np.int64)
+
+def plain_array(column):
+    """A column or array without dictionary encoding, as one array."""
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
+    if pa.types.is_dictionary(column.type):
+        column = column.cast(column.type.value_type)
+    return column
+
+def key_text(layout: Layout, key: int) -> str:
+    parts = []
+    for name, values in reversed(list(zip(layout.partition, layout.key_values))):
+        key, rank = divmod(key, len(values))
+        parts.append(f"{name}={values[rank].as_py()!r}")
+    return ", ".join(reversed(parts))
