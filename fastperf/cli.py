@@ -112,7 +112,8 @@ def _read(args) -> pa.Table:
     source = args.files[0] if len(args.files) == 1 else args.files
     return read(source, format=args.input_format, benchmark=args.benchmark,
                 variant=args.variant or "variant", value=args.value, variants=args.variants,
-                metric=args.metric)
+                metric=args.metric, memory_limit=args.memory_limit,
+                lazy=True if args.memory_limit is not None else None)
 
 
 def _role(args, name):
@@ -178,7 +179,12 @@ def _only_unit(table: pa.Table, unit: str | None) -> pa.Table:
 
     if "unit" not in table.column_names:
         raise InputError("--unit: the input has no unit column")
-    table = table.filter(pc.equal(table.column("unit").cast(pa.string()), unit))
+    from fastperf.io.dataset import Dataset
+
+    if isinstance(table, Dataset):
+        table = table.where("unit", unit)
+    else:
+        table = table.filter(pc.equal(table.column("unit").cast(pa.string()), unit))
     if table.num_rows == 0:
         raise InputError(f"--unit {unit!r}: no measurements in that unit")
     return table
@@ -268,7 +274,11 @@ def _variant_names(table: pa.Table, args, several: bool) -> tuple[str, str | lis
     if "variant" not in table.column_names:
         raise InputError("the input has no variant column; name the files' variants with "
                          "--variants")
-    present = [str(v) for v in table.column("variant").unique().to_pylist() if v is not None]
+    from fastperf.io.dataset import Dataset
+
+    values = (table.distinct("variant") if isinstance(table, Dataset)
+              else table.column("variant").unique())
+    present = [str(v) for v in values.to_pylist() if v is not None]
     for name in [args.baseline] + ([candidate] if isinstance(candidate, str) else list(candidate or [])):
         if name is not None and name not in present:
             raise InputError(f"variant {name!r} not found; the input has {present}")

@@ -66,6 +66,23 @@ def whole_number(text: str) -> int | str:
         return text
 
 
+SIZE_UNITS = {"": 1, "b": 1, "kb": 10**3, "mb": 10**6, "gb": 10**9, "tb": 10**12,
+              "kib": 2**10, "mib": 2**20, "gib": 2**30, "tib": 2**40}
+
+
+def byte_size(text: str) -> int | str:
+    """``2GB`` -> 2e9, ``512MiB`` -> 512 * 2**20, ``1e9`` -> 10**9 bytes; anything else is
+    passed on as given, for `fastperf.read` to refuse, naming memory_limit."""
+    stripped = text.strip().lower().replace(" ", "")
+    digits = stripped.rstrip("kmgtib")
+    unit = stripped[len(digits):]
+    try:
+        value = float(digits) * SIZE_UNITS[unit]
+    except (ValueError, KeyError):
+        return text
+    return int(value) if value == value and abs(value) < 2**63 else text
+
+
 def number_list(text: str) -> tuple[float | str, ...]:
     """``0.9,0.95`` -> ``(0.9, 0.95)``; an item that is not a number is passed on as given, as
     `number`."""
@@ -121,6 +138,11 @@ def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
                    help="variant names for the files, in order (default: each file's name)")
     p.add_argument("--metric", default="real_time",
                    help="Google Benchmark time to use: real_time (default) or cpu_time")
+    p.add_argument("--memory-limit", type=byte_size, default=None, metavar="SIZE",
+                   help="read the table files lazily and work in group-complete chunks of at "
+                        "most SIZE (2GB, 512MiB, bytes); a directory or glob of Parquet, IPC "
+                        "or CSV files is lazy anyway, within half the free memory "
+                        "(docs/scale.md)")
 
 
 def add_output_arguments(p: argparse.ArgumentParser) -> None:

@@ -155,3 +155,40 @@ def test_renamed_role_columns(tmp_path):
     assert_identical_results(fastperf.describe(lazy), fastperf.describe(whole))
     assert sorted(map(repr, whole.column("value").drop_null().to_pylist())) == sorted(
         map(repr, table.column("ns").drop_null().to_pylist()))
+
+
+def test_dictionaries_come_in_first_appearance_order():
+    from fastperf.io.layout import first_appearance_dictionary
+
+    # chunks with their writers' dictionaries: unused entries, another order, a null
+    d1 = pa.DictionaryArray.from_arrays(pa.array([2, 0, 2, None], pa.int32()),
+                                        pa.array(["a", "b", "c", "unused"]))
+    d2 = pa.DictionaryArray.from_arrays(pa.array([1, 0], pa.int32()), pa.array(["b", "d"]))
+    column = pa.chunked_array([d1, d2])
+    got = first_appearance_dictionary(column)
+    plain = column.cast(pa.string())
+    assert got.to_pylist() == plain.to_pylist()
+    assert got.chunk(0).dictionary.to_pylist() == ["c", "a", "d", "b"]  # as encoding the text
+    want = plain.dictionary_encode().combine_chunks()
+    assert got.chunk(0).dictionary.equals(want.dictionary)
+    assert got.chunk(0).indices.equals(want.indices)
+
+
+def test_the_command_line_reads_a_dataset_within_a_memory_limit(dataset_dir, tmp_path):
+    import subprocess
+    import sys
+
+    out = tmp_path / "result.parquet"
+    done = subprocess.run([sys.executable, "-m", "fastperf", "describe", str(dataset_dir),
+                           "--memory-limit", "20KB", "-o", str(out), "--format", "parquet"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    want = fastperf.describe(fastperf.read(str(dataset_dir), lazy=True).to_table()).table
+    got = pq.read_table(out)
+    assert got.column_names == want.column_names
+    assert got.column("median").to_pylist() == pytest.approx(want.column("median").to_pylist(),
+                                                              nan_ok=True, rel=0, abs=0)
+    bad = subprocess.run([sys.executable, "-m", "fastperf", "describe", str(dataset_dir),
+                          "--memory-limit", "lots"], capture_output=True, text=True)
+    assert bad.returncode == 2 and bad.stderr.count("\n") == 1
+    assert "--memory-limit" in bad.stderr

@@ -283,7 +283,7 @@ OTHER_USERS = {
 EVERY_PROTOCOL = {"--alpha", "--baseline", "--candidate", "--method", "--higher-is-better",
                   "--unit", "--protocol", "--input-format", "--benchmark", "--variant",
                   "--value", "--variants", "--metric", "--format", "-o", "--output", "--debug",
-                  "-h", "--help", "--top", "--no-progress"}
+                  "-h", "--help", "--top", "--no-progress", "--memory-limit"}
 
 
 def compare_options():

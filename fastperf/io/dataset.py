@@ -31,7 +31,8 @@ import pyarrow.compute as pc
 
 from fastperf.errors import InputError
 from fastperf.io.common import normalise_tabular
-from fastperf.io.layout import Layout, combined_ids, key_text, merge_counts, plain_array
+from fastperf.io.layout import (Layout, combined_ids, first_appearance_dictionary, key_text,
+                                merge_counts, plain_array)
 from fastperf.progress import ProgressBar, wants_progress
 
 __all__ = ["Dataset", "open_if_lazy", "is_lazy_source",
@@ -221,8 +222,15 @@ class Dataset:
             raise InputError(f"cannot read the dataset ({exc})") from None
 
     def _normalised(self, table: pa.Table) -> pa.Table:
-        return normalise_tabular(table, {r: r for r in self.roles},
-                                 where=f"dataset {self.paths[0]}")
+        """`normalise_tabular` (the one table adapter), every dictionary column's values in
+        first-appearance order, as for a plain column: so a chunk groups its rows in the
+        order the whole table does."""
+        table = normalise_tabular(table, {r: r for r in self.roles},
+                                  where=f"dataset {self.paths[0]}")
+        for i, field in enumerate(table.schema):
+            if pa.types.is_dictionary(field.type):
+                table = table.set_column(i, field, first_appearance_dictionary(table.column(i)))
+        return table
 
     def count_rows(self) -> int:
         """Rows in the dataset (from the files' metadata for Parquet and IPC).

@@ -8,7 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-__all__ = ["Layout", "combined_ids", "key_ranks", "plain_array", "key_text", "merge_counts"]
+__all__ = ["Layout", "combined_ids", "key_ranks", "plain_array", "key_text", "merge_counts",
+           "first_appearance_dictionary"]
 
 
 @dataclass(frozen=True)
@@ -96,3 +97,41 @@ def key_text(layout: Layout, key: int) -> str:
         key, rank = divmod(key, len(values))
         parts.append(f"{name}={values[rank].as_py()!r}")
     return ", ".join(reversed(parts))
+
+
+def first_appearance_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:
+    """A dictionary-encoded column re-encoded so that its dictionary lists the values used, in
+    the order they first appear (what dictionary-encoding a plain column gives), whatever
+    dictionaries its chunks had (a Parquet file may store its writer's whole dictionary).
+
+    Parameters
+    ----------
+    column : pyarrow.ChunkedArray
+        Dictionary-encoded.
+
+    Returns
+    -------
+    pyarrow.ChunkedArray
+        One chunk; nulls stay null.
+
+    Notes
+    -----
+    Arrow's ``unify_dictionaries``, then the codes renumbered by their first row
+    (``numpy.unique(..., return_index=True)``): no string is built.
+    """
+    unified = pa.table({"k": column}).unify_dictionaries().column(0)
+    kind = column.type
+    if unified.num_chunks == 0:
+        return unified
+    dictionary = unified.chunk(0).dictionary
+    indices = pa.chunked_array([c.indices for c in unified.chunks], kind.index_type)
+    codes = indices.combine_chunks()
+    valid = codes.is_valid().to_numpy(zero_copy_only=False)
+    raw = codes.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
+    used, first = np.unique(raw[valid], return_index=True)
+    order = used[np.argsort(first, kind="stable")]
+    renumber = np.zeros(max(len(dictionary), 1), dtype=np.int64)
+    renumber[order] = np.arange(order.size)
+    new_codes = pa.array(renumber[raw], kind.index_type, mask=~valid)
+    return pa.chunked_array([pa.DictionaryArray.from_arrays(
+        new_codes, dictionary.take(pa.array(order, pa.int64())))], kind)

@@ -14,32 +14,42 @@ the proportion of significantly accelerated benchmarks with R's ``prop.test`` in
 number of benchmarks needed for a precision (section 4). Every test is the batched one of its
 module (`fastperf.stats.normality`, `fastperf.stats.parametric`, `fastperf.stats.ks`,
 `fastperf.stats.rank_tests`, `fastperf.stats.proportions`): one kernel call per test for all benchmarks.
+
+It runs as plan, stage and finish (`fastperf.data.chunked`): `speedup_plan` checks the options
+and what the table's key combinations tell, `speedup_stage` tests each benchmark of a chunk on
+its own, `speedup_finish` (`fastperf.protocols.speedup_overall`) computes the figures over the
+benchmarks; so a lazy dataset is tested in chunks with the in-memory result.
 """
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
+from fastperf.data.chunked import run_planned
+from fastperf.data.samples import VariantSamples
 from fastperf.data.validation import (
     check_choice, check_key_clash, check_real, check_unit_interval, check_variants,
     check_whole_number,
 )
 from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
-from fastperf.io.tables import describe_group, key_list, value_column
+from fastperf.io.tables import (
+    column_name, describe_group, key_list, require_columns, value_column,
+)
 from fastperf.protocols.aggregate import check_weight_column
 from fastperf.protocols.relevance_common import (
     RANK_METHODS, binary_exponents, sample_medians, scaled_samples,
 )
-from fastperf.protocols.speedup_report import EXECUTION_TIMES, RESULT_COLUMNS, SpeedupTestResult
+from fastperf.protocols.speedup_overall import SIDES, speedup_finish
+from fastperf.protocols.speedup_report import RESULT_COLUMNS, SpeedupTestResult
 from fastperf.results.base import keyed_table
 from fastperf.results.figures import Runs
-from fastperf.results.render import format_cell
 
-__all__ = ["speedup_test"]
+__all__ = ["speedup_test", "speedup_plan", "speedup_stage", "speedup_finish"]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -222,55 +232,6 @@ def _ratio(numerator, denominator) -> np.ndarray:
     return numerator / denominator
 
 
-def _weighted_times(time_x, time_y, compared: np.ndarray, w: np.ndarray):
-    """W ET(C) and W ET(C') of the compared benchmarks, all divided by the same powers of 2
-    (exact) so that the sums of equation (1) do not overflow; a time is an array, or
-    (mean / 2**e, e) per benchmark."""
-    parts = [t if isinstance(t, tuple) else (t, np.zeros(t.shape, np.int64))
-             for t in (time_x, time_y)]
-    parts = [(scaled[compared], exponent[compared]) for scaled, exponent in parts]
-    w = w[compared]
-    with np.errstate(invalid="ignore"):  # the exponent of the largest |W| and |ET|
-        w_top = int(np.frexp(np.max(np.abs(w), initial=0.0))[1])
-        top = max(int(np.max(np.frexp(scaled)[1] + exponent, initial=0))
-                  for scaled, exponent in parts)
-    with np.errstate(under="ignore"):
-        return [np.ldexp(w, -w_top) * np.ldexp(scaled, (exponent - top).astype(np.int32))
-                for scaled, exponent in parts]
-
-
-def _overall(time_x: dict, time_y: dict, w: np.ndarray, compared: np.ndarray, higher: bool):
-    """Equations (1) and (2): S = sum W ET(C) / sum W ET(C'), G = 1 - 1/S (flipped to
-    candidate / baseline when higher is better). Both sums are divided by the same powers of
-    2 (exact), so that values near the float64 maximum do not overflow them."""
-    speedup, gain = {}, {}
-    for time in EXECUTION_TIMES:
-        wx, wy = _weighted_times(time_x[time], time_y[time], compared, w)
-        num, den = float(np.sum(wx)), float(np.sum(wy))
-        if higher:
-            num, den = den, num
-        s = num / den if compared.any() and den > 0 else float("nan")
-        speedup[time] = s
-        gain[time] = 1.0 - 1.0 / s if np.isfinite(s) else float("nan")
-    return speedup, gain
-
-
-def _proportion(significant: np.ndarray, compared: np.ndarray, confidence: float,
-                precision: float) -> dict[str, Any]:
-    """a of b accelerated, with R's prop.test interval and the benchmarks for precision r."""
-    from fastperf.stats.proportions import min_benchmarks, proportion_ci
-
-    a, b = int(np.sum(significant & compared)), int(np.sum(compared))
-    if b == 0:
-        return {"accelerated": 0, "compared": 0, "proportion": float("nan"),
-                "ci_low": float("nan"), "ci_high": float("nan"), "ci_valid": False,
-                "min_benchmarks": None}
-    ci = proportion_ci(a, b, confidence=confidence, method="prop.test")
-    return {"accelerated": a, "compared": b, "proportion": a / b, "ci_low": float(ci.low),
-            "ci_high": float(ci.high), "ci_valid": bool(ci.valid),
-            "min_benchmarks": int(min_benchmarks(a / b, precision, confidence))}
-
-
 # ---------------------------------------------------------------------------------------------
 # the protocol
 
@@ -297,7 +258,9 @@ def speedup_test(
     Parameters
     ----------
     data : measurement table (Arrow object, ``__arrow_c_stream__`` object, or path(s)); also
-        what `read_speedup_config` returns.
+        what `read_speedup_config` returns; or a lazy `fastperf.io.dataset.Dataset`
+        (``fastperf.read(..., lazy=True)``), tested benchmark by benchmark in chunks, with the
+        same result (`fastperf.data.chunked`).
     baseline, candidate : str
         The variants compared: X = baseline (the initial code), Y = candidate (the optimised
         one). A name that no row has is an error listing the variants present.
@@ -361,25 +324,200 @@ def speedup_test(
     Wilcoxon-Mann-Whitney (Mann & Whitney 1947). The proportion interval is R's ``prop.test``
     (Wilson's 1927 score interval with continuity correction, Newcombe 1998).
     """
-    from fastperf.engine.parametric import sample_moments_of
-    from fastperf.data.samples import check_positive, check_single_unit, group_weights, variant_samples
+    _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
+                median_method, by)  # the options first, before any data is read
+    column_name(value, "value")
+    options = {"baseline": baseline, "candidate": candidate, "by": by, "variant": variant,
+               "value": value, "alpha": alpha, "weights": weights,
+               "higher_is_better": higher_is_better, "large_sample": large_sample,
+               "precision": precision, "proportion_confidence": proportion_confidence,
+               "median_method": median_method, "unit": unit}
+    side: dict = {}
+    result = run_planned(data, lambda table: speedup_plan(table, **options), speedup_stage,
+                         speedup_finish, values=[value], side=side, function="speedup_test")
+    result.runs = side.get("runs")
+    return result
 
+
+# ---------------------------------------------------------------------------------------------
+# plan and stage (`fastperf.data.chunked`); the finish is in `speedup_overall`
+
+
+def _nulled(column: pa.ChunkedArray) -> bool:
+    """Whether every value of `column` is null, as a dataset's key table has a column that is
+    not a label there (a numeric one): its values are then only seen by the stage."""
+    return len(column) > 0 and column.null_count == len(column)
+
+
+def _find_variants(table: pa.Table, variant: str, names: Sequence[str]) -> bool:
+    """An `InputError` (listing the variants present) for a variant of `names` that no row has;
+    False when the column is all null (a dataset's numeric variant column): the finish looks
+    for them then."""
+    from fastperf.data.grouping import code_of, key_codes
+
+    column = table.column(variant)
+    if _nulled(column):
+        return False
+    _, dictionary = key_codes(column, variant)
+    for name in dict.fromkeys(names):
+        code_of(dictionary, name, f"the {variant!r} column")
+    return True
+
+
+def _plan_weights(table: pa.Table, weights, keys: list[str]):
+    """`weights` as the stage takes them (a mapping as a dict), checked as far as the table's
+    key combinations allow: the column exists; the mapping has an entry, a positive finite
+    number, for every benchmark."""
+    from fastperf.data.grouping import key_codes
+    from fastperf.data.samples import group_weights
+
+    if weights is None:
+        return None
+    if isinstance(weights, str):
+        require_columns(table, [weights], hint="weights= names a column of per-benchmark weights")
+        return weights
+    if not isinstance(weights, Mapping) or len(keys) != 1:
+        group_weights(table, weights, keys, None)  # raises: no mapping, or several key columns
+    weights = dict(weights)
+    column = table.column(keys[0])
+    if not _nulled(column):
+        codes, dictionary = key_codes(column, keys[0])
+        present = pa.DictionaryArray.from_arrays(pa.array(np.unique(codes), pa.int32()),
+                                                 dictionary)
+        group_weights(table, weights, keys, SimpleNamespace(keys=pa.table({keys[0]: present})))
+    return weights
+
+
+def speedup_plan(table: pa.Table, *, baseline: str, candidate: str,
+                 by: str | Sequence[str] = "benchmark", variant: str = "variant",
+                 value: str = "value", alpha: float | str = 0.05,
+                 weights: str | Mapping[Any, float] | None = None, higher_is_better: bool = False,
+                 large_sample: int = 30, precision: float = 0.05,
+                 proportion_confidence: float | None = None, median_method: str = "auto",
+                 unit: str | None = "unit") -> dict:
+    """The plan of `speedup_test` (`fastperf.data.chunked`): its checked options and columns.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table.
+    baseline, candidate, by, variant, value, alpha, weights, higher_is_better, large_sample,
+    precision, proportion_confidence, median_method, unit
+        See `speedup_test`.
+
+    Returns
+    -------
+    dict
+        The options normalised, ``weights`` (None, a column name or a dict), and the
+        partition and order: the benchmark key columns.
+
+    Raises
+    ------
+    InputError
+        An invalid option, an empty table, a missing column, a variant that no row has, an
+        alpha or weights column that is missing or not numeric, a weights mapping without an
+        entry for some benchmark.
+    """
     alpha, large_sample, precision, proportion_confidence = _speedup_iv(
         baseline, candidate, alpha, large_sample, precision, proportion_confidence,
         median_method, by)
     keys = key_list(by)
-    vs = variant_samples(data, variants=[baseline, candidate], by=keys, variant=variant,
-                         value=value)
-    check_single_unit(vs, unit)
+    column_name(value, "value")
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    require_columns(table, keys + [variant, value])
+    variants_checked = _find_variants(table, variant, [baseline, candidate])
+    if isinstance(alpha, str) and alpha not in table.column_names:
+        raise InputError(f"alpha={alpha!r} names no column; the table has {table.column_names}")
+    check_weight_column(table, weights)
+    plan_weights = _plan_weights(table, weights, keys)
+    if proportion_confidence is None:
+        proportion_confidence = round(1.0 - alpha, 12) if not isinstance(alpha, str) else 0.95
+    return {
+        "keys": keys, "variant": variant, "value": value, "baseline": baseline,
+        "candidate": candidate, "alpha": alpha, "weights": plan_weights,
+        "weights_label": weights if isinstance(weights, str) or weights is None else "mapping",
+        "higher_is_better": higher_is_better, "large_sample": large_sample,
+        "precision": precision, "proportion_confidence": proportion_confidence,
+        "median_method": median_method, "unit": unit, "variants_checked": variants_checked,
+        "partition": keys, "order": keys,
+    }
+
+
+def _chunk_samples(table: pa.Table, keys: list[str], variant: str, value: str,
+                   names: Sequence[str]) -> tuple[VariantSamples, pa.Array]:
+    """`fastperf.data.samples.variant_samples` of `table`, where a variant of `names` may be
+    absent (its samples are then empty: the plan has found it in the whole table); and the
+    variant column's distinct values."""
+    from fastperf.data.grouping import code_of, group_rows, key_codes
+    from fastperf.data.samples import grouped_values
+    from fastperf.kernels.grouping import take_segments
+
+    table, groups, grouped = grouped_values(table, keys + [variant], value)
+    benchmarks = group_rows(groups.keys, keys)
+    benchmark_of_group = np.repeat(np.arange(benchmarks.n_groups), benchmarks.sizes)
+    codes, dictionary = key_codes(groups.keys.column(variant), variant)
+    samples, dropped = {}, {}
+    for name in names:
+        take = np.full(benchmarks.n_groups, -1, dtype=np.int64)
+        try:
+            chosen = np.flatnonzero(codes == code_of(dictionary, name, f"the {variant!r} column"))
+            take[benchmark_of_group[chosen]] = chosen
+        except InputError:  # no row of this chunk has it
+            pass
+        kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
+        samples[name], dropped[name] = Samples(kept, offsets), n_dropped
+    return (VariantSamples(benchmarks.keys, samples, dropped, table, groups, benchmarks.offsets),
+            dictionary)
+
+
+def speedup_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+    """The per-benchmark rows of `speedup_test` for the benchmarks of `table`
+    (`fastperf.data.chunked`): speedups and both protocols, with the hidden columns the
+    overall figures need.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Complete benchmarks (every row of each).
+    plan : dict
+        `speedup_plan`.
+    side : dict or None
+        When a dict, receives ``"runs"``: the samples for the report's figures.
+
+    Returns
+    -------
+    pyarrow.Table
+        The keys, the columns listed in `speedup_test`, then ``__mean_<side>`` (divided by
+        ``2**__exponent``), ``__median_<side>``, ``__min_<side>``, ``__weight``, ``__compared``
+        and ``__ks_messages`` (`fastperf.protocols.speedup_overall`).
+
+    Raises
+    ------
+    InputError
+        Mixed units within a benchmark, a value <= 0 or infinite, an alpha or weight column
+        that varies within a benchmark or is out of range.
+
+    Notes
+    -----
+    Sections 2 and 3 of Touati, Worms & Briais (2013), seed 002: the observed speedups, the
+    mean protocol (Figure 1) and the median protocol (Figure 2), each benchmark on its own.
+    """
+    from fastperf.engine.parametric import sample_moments_of
+    from fastperf.data.samples import check_positive, check_single_unit, group_weights
+
+    keys, baseline, candidate = plan["keys"], plan["baseline"], plan["candidate"]
+    vs, variants = _chunk_samples(table, keys, plan["variant"], plan["value"],
+                                  (baseline, candidate))
+    check_single_unit(vs, plan["unit"])
     xs, ys = vs.samples[baseline], vs.samples[candidate]
     check_positive(xs, vs.keys, f"baseline {baseline!r}")
     check_positive(ys, vs.keys, f"candidate {candidate!r}")
-    levels = _benchmark_alpha(vs, alpha)
-    check_weight_column(vs.table, weights)
+    levels = _benchmark_alpha(vs, plan["alpha"])
+    weights = plan["weights"]
     what = "weight column" if isinstance(weights, str) else "weight"
     w = vs.per_benchmark(group_weights(vs.table, weights, keys, vs.groups), what)
-    if proportion_confidence is None:
-        proportion_confidence = round(1.0 - alpha, 12) if not isinstance(alpha, str) else 0.95
+    large_sample, higher_is_better = plan["large_sample"], plan["higher_is_better"]
 
     n1, n2 = xs.sizes, ys.sizes
     compared = (n1 > 0) & (n2 > 0)
@@ -409,7 +547,7 @@ def speedup_test(
     mean_columns, mean_notes, not_run = _mean_protocol(xs_scaled, ys_scaled, moments_x,
                                                        moments_y, levels, large, better)
     median_columns, median_notes, ks_messages = _median_protocol(
-        xs_scaled, ys_scaled, levels, large, better, median_method)
+        xs_scaled, ys_scaled, levels, large, better, plan["median_method"])
     columns = {**speedups, **mean_columns, **median_columns}
     for name in ("mean_significant", "median_significant"):
         columns[name] = columns[name] & compared
@@ -421,53 +559,21 @@ def speedup_test(
     # compared, but a test of the mean protocol could not run (one value a side, two constant
     # samples): its p-value is null, so the status names the test and why; still compared
     status = np.where(compared & (not_run != "ok"), not_run, status)
-    table = keyed_table(vs.keys, {
+    # the variants seen, for the finish's message when the plan could not look for them
+    seen = [] if plan["variants_checked"] else [repr(v) for v in variants.to_pylist()
+                                                 if v is not None]
+    if side is not None:
+        side["runs"] = Runs(baseline, candidate, xs, ys, ("strip", "ecdf", "qq"))
+    return keyed_table(vs.keys, {
         "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": vs.n_dropped[baseline],
         "n_dropped_candidate": vs.n_dropped[candidate], "alpha": levels,
         **{name: _null_where_not_run(name, columns[name]) for name in RESULT_COLUMNS[5:-2]},
         "status": status, "warnings": notes,
+        **{f"__{time}_{name}": values for time, pair in (("mean", (moments_x[2], moments_y[2])),
+                                                          ("median", (median_x, median_y)),
+                                                          ("min", (min_x, min_y)))
+           for name, values in zip(SIDES, pair)},
+        "__exponent": exponent, "__weight": w, "__compared": compared,
+        "__ks_messages": pa.array(["\n".join(ks_messages)] + [""] * (len(n1) - 1), pa.string()),
+        "__variants": pa.array([seen] + [[]] * (len(n1) - 1), pa.list_(pa.string())),
     })
-
-    overall_speedup, overall_gain = _overall(time_x, time_y, w, compared, higher_is_better)
-    summary = {
-        "function": "speedup_test", "baseline": baseline, "candidate": candidate,
-        "alpha": alpha, "higher_is_better": higher_is_better, "large_sample": large_sample,
-        "median_method": median_method, "benchmarks": len(n1),
-        "benchmarks_compared": int(compared.sum()),
-        "missing_baseline": int((n1 == 0).sum()), "missing_candidate": int((n2 == 0).sum()),
-        "dropped": int(vs.n_dropped[baseline].sum() + vs.n_dropped[candidate].sum()),
-        "weights": weights if isinstance(weights, str) or weights is None else "mapping",
-        "overall_speedup": overall_speedup, "overall_gain": overall_gain,
-        "proportion_confidence": proportion_confidence, "precision": precision,
-        "mean": _proportion(columns["mean_significant"], compared, proportion_confidence,
-                            precision),
-        "median": _proportion(columns["median_significant"], compared, proportion_confidence,
-                              precision),
-    }
-    result = SpeedupTestResult(table, summary, *_messages(vs.keys, notes, status, compared,
-                                                          ks_messages, summary))
-    result.runs = Runs(baseline, candidate, xs, ys, ("strip", "ecdf", "qq"))
-    return result
-
-
-def _messages(keys: pa.Table, notes: np.ndarray, status: np.ndarray, compared: np.ndarray,
-              ks_messages: list[str], summary: dict) -> tuple[list[str], list[str]]:
-    """The warning and error files: one line per benchmark with a note / not compared."""
-    noted, failed = np.flatnonzero(notes != ""), np.flatnonzero(~compared)
-
-    def names(rows: np.ndarray) -> list[str]:  # only the benchmarks reported
-        return [", ".join(format_cell(v) for v in row.values())
-                for row in keys.take(pa.array(rows, pa.int64())).to_pylist()]
-
-    warnings = [f"{name}: {note}" for name, note in zip(names(noted), notes[noted])]
-    warnings += ks_messages
-    if summary["dropped"]:
-        warnings.append(f"{summary['dropped']} null/NaN values dropped (see n_dropped_baseline, "
-                        "n_dropped_candidate)")
-    for protocol in ("mean", "median"):
-        p = summary[protocol]
-        if p["compared"] and not p["ci_valid"]:
-            warnings.append(f"the proportion interval of the {protocol} may not be accurate: "
-                            "the validity condition a(1 - a/b) > 5 is not satisfied")
-    errors = [f"{name}: {reason}: not compared" for name, reason in zip(names(failed), status[failed])]
-    return warnings, errors
