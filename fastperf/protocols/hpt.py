@@ -18,10 +18,13 @@ from fastperf.data.arrays import Samples
 from fastperf.data.validation import (
     check_choice, check_levels, check_real, check_unit_interval,
 )
+from fastperf.data.chunked import run_planned, visible
 from fastperf.errors import InputError
 from fastperf.stats.multitest import fwer_bound
-from fastperf.io.read import load_table
 from fastperf.io.tables import key_list
+from fastperf.protocols.relevance_chunks import (
+    check_relevance_table, chunk_variant_samples, column_samples, samples_column,
+)
 from fastperf.protocols.relevance_common import (
     SCALES, check_comparison, not_tested_warnings, rank_sum_tests, ratio_name,
     ratio_out_of_range, sample_medians, signed_rank_tests,
@@ -29,7 +32,7 @@ from fastperf.protocols.relevance_common import (
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
 
-__all__ = ["hpt", "HptResult", "HPT_COLUMNS"]
+__all__ = ["hpt", "HptResult", "HPT_COLUMNS", "hpt_plan", "hpt_stage", "hpt_finish"]
 
 #: Per-benchmark columns of `hpt` (after the keys); a key column may not take one of these names.
 HPT_COLUMNS = [
@@ -146,24 +149,27 @@ class HptResult(BenchmarkResult):
         return "```\n" + self.header() + "\n```\n\n" + super().to_markdown()
 
 
-def _hpt_level2(a: Samples, b: Samples, ratio: np.ndarray, log_ratio: np.ndarray,
-                tested: np.ndarray, log_r: float, alpha: float, method: str,
-                scale: str) -> tuple[dict[str, Any], tuple]:
-    """HPT at speedup r = exp(log_r) (the candidate slowed by r): level 1 per benchmark, the
-    scores (log_ratio - log r, or ratio / r - 1 on the ratio scale), and level 2's one-sided
-    signed-rank test over the tested benchmarks' scores."""
+def _hpt_level1(a: Samples, b: Samples, ratio: np.ndarray, log_ratio: np.ndarray,
+                tested: np.ndarray, log_r: float, alpha: float, method: str, scale: str) -> tuple:
+    """HPT's level 1 at speedup r = exp(log_r) (the candidate slowed by r): per benchmark the
+    two-sided rank-sum test, and the score (log_ratio - log r, or ratio / r - 1 on the ratio
+    scale) of the significant ones, 0 for the others."""
     p1, _, u, method1 = rank_sum_tests(a, b, log_r, "two-sided", method)
     with np.errstate(invalid="ignore"):
         significant = tested & (p1 <= alpha)
     change = log_ratio - log_r if scale == "log" else ratio / math.exp(log_r) - 1.0
     score = np.where(significant, change, 0.0)
+    return p1, u, method1, significant, score
+
+
+def _hpt_level2(score: np.ndarray, tested: np.ndarray, method: str) -> dict[str, Any]:
+    """HPT's level 2: the one-sided signed-rank test over the tested benchmarks' scores."""
     scores = score[tested]
     p2, _, t_plus, method2, n_zero = signed_rank_tests(
         Samples(scores, np.array([0, scores.size], dtype=np.int64)), "greater", method)
-    level2 = {"n": int(scores.size - n_zero[0]), "statistic": float(t_plus[0]),
-              "pvalue": float(p2[0]), "reliability": float(1.0 - p2[0]),
-              "method_used": str(method2[0])}
-    return level2, (p1, u, method1, significant, score)
+    return {"n": int(scores.size - n_zero[0]), "statistic": float(t_plus[0]),
+            "pvalue": float(p2[0]), "reliability": float(1.0 - p2[0]),
+            "method_used": str(method2[0])}
 
 
 def _largest_speedup(reliability_at: Callable[[int], float], confidence: float,
@@ -263,9 +269,35 @@ def hpt(
     continuity correction, then the one-sided Wilcoxon signed-rank test of the scores; the
     reliability is 1 - p of that test.
     """
-    from fastperf.engine.ranks import log_values
-    from fastperf.data.samples import check_positive, check_single_unit, variant_samples
+    side: dict[str, Any] = {}
+    result = run_planned(
+        data, lambda t: hpt_plan(
+            t, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+            alpha=alpha, confidences=confidences, method=method,
+            higher_is_better=higher_is_better, max_speedup=max_speedup, unit=unit, scale=scale),
+        hpt_stage, hpt_finish, values=[value], side=side, function="hpt")
+    result.runs = side.get("runs")
+    return result
 
+
+def hpt_plan(table: pa.Table, *, baseline, candidate, by, variant, value, alpha, confidences,
+             method, higher_is_better, max_speedup, unit, scale) -> dict:
+    """The plan of `hpt` (`fastperf.data.chunked`): its checked options and key columns.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table.
+    baseline, candidate, by, variant, value, alpha, confidences, method, higher_is_better, \
+max_speedup, unit, scale
+        See `hpt`.
+
+    Returns
+    -------
+    dict
+        The options and ``keys``, the benchmark key columns (the ``partition`` and the
+        ``order``).
+    """
     alpha = check_unit_interval(alpha, "alpha")
     levels = check_levels(confidences, "confidences")
     if isinstance(candidate, (list, tuple)) or candidate is None:
@@ -274,42 +306,60 @@ def hpt(
     check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS)
     check_choice(scale, "scale", SCALES)
     max_speedup = check_real(max_speedup, "max_speedup", low=1.0, high=1000.0)
-    vs = variant_samples(load_table(data), variants=[baseline, candidate], by=key_list(by),
-                         variant=variant, value=value)
-    check_single_unit(vs, unit)
+    keys = key_list(by)
+    check_relevance_table(table, keys, variant, value, [baseline, candidate])
+    return {"baseline": baseline, "candidate": candidate, "keys": keys, "variant": variant,
+            "value": value, "alpha": alpha, "levels": levels, "method": method,
+            "higher_is_better": higher_is_better, "max_speedup": max_speedup, "unit": unit,
+            "scale": scale, "partition": keys, "order": keys}
+
+
+def hpt_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+    """HPT's level 1 for the benchmarks of `table` (`fastperf.data.chunked`).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Complete benchmarks.
+    plan : dict
+        `hpt_plan`.
+    side : dict or None
+        Receives ``"runs"`` (the runs, for the report's figures).
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per benchmark: every column of `hpt`'s table, and the hidden ``__a`` and
+        ``__b``, the logs of the ratio's numerator and denominator runs, which the speedup
+        search tests again at each speedup.
+    """
+    from fastperf.engine.ranks import log_values
+    from fastperf.data.samples import check_positive, check_single_unit
+
+    baseline, candidate, higher = plan["baseline"], plan["candidate"], plan["higher_is_better"]
+    vs = chunk_variant_samples(table, [baseline, candidate], plan["keys"], plan["variant"],
+                               plan["value"])
+    check_single_unit(vs, plan["unit"])
     xs, ys = vs.samples[baseline], vs.samples[candidate]
     check_positive(xs, vs.keys, f"baseline {baseline!r}")
     check_positive(ys, vs.keys, f"candidate {candidate!r}")
-    num, den = (ys, xs) if higher_is_better else (xs, ys)
+    num, den = (ys, xs) if higher else (xs, ys)
     a, b = log_values(num, "numerator"), log_values(den, "denominator")
     median_x, median_y = sample_medians(xs), sample_medians(ys)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-        ratio = median_y / median_x if higher_is_better else median_x / median_y
-        log_ratio = np.log(ratio)  # once: every step of the speedup search shifts it
+        ratio = median_y / median_x if higher else median_x / median_y
+        log_ratio = np.log(ratio)
     n_x, n_y = xs.sizes, ys.sizes
     status = np.select([(n_x == 0) & (n_y == 0), n_x == 0, n_y == 0],
                        ["missing baseline and candidate", "missing baseline", "missing candidate"],
                        default="ok")
     status = ratio_out_of_range(ratio, status)  # 1e308 against 1e-300: no ratio to score
     tested = status == "ok"
-
-    cache: dict[int, float] = {}
-
-    def reliability_at(k: int) -> float:
-        if k not in cache:
-            cache[k] = _hpt_level2(a, b, ratio, log_ratio, tested, math.log(k / 100.0), alpha,
-                                   method, scale)[0]["reliability"]
-        return cache[k]
-
-    level2, (p1, u, method1, significant, score) = _hpt_level2(a, b, ratio, log_ratio, tested,
-                                                               0.0, alpha, method, scale)
-    cache[100] = level2["reliability"]
-    k_max = int(round(max_speedup * 100))
-    found = [_largest_speedup(reliability_at, c, k_max) for c in levels]
-    speedups = pa.table({"confidence": pa.array(levels, pa.float64()),
-                         "speedup": pa.array([r for r, _ in found], pa.float64()),
-                         "capped": pa.array([c for _, c in found], pa.bool_())})
-    table = keyed_table(vs.keys, {
+    p1, u, method1, significant, score = _hpt_level1(a, b, ratio, log_ratio, tested, 0.0,
+                                                     plan["alpha"], plan["method"], plan["scale"])
+    if isinstance(side, dict):
+        side["runs"] = Runs(baseline, candidate, xs, ys)
+    return keyed_table(vs.keys, {
         "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": vs.n_dropped[baseline],
         "n_dropped_candidate": vs.n_dropped[candidate],
         "median_baseline": median_x, "median_candidate": median_y,
@@ -317,17 +367,63 @@ def hpt(
         "statistic": np.where(tested, u, np.nan), "pvalue": np.where(tested, p1, np.nan),
         "method": np.where(tested, method1, "none"), "significant": significant,
         "score": np.where(tested, score, np.nan), "status": status,
+        "__a": samples_column(a), "__b": samples_column(b),
     })
+
+
+def hpt_finish(rows: pa.Table, plan: dict, info: dict) -> HptResult:
+    """HPT's level 2 from the rows of every benchmark (`fastperf.data.chunked`): the
+    reliability, the largest speedup per confidence, the summary.
+
+    Parameters
+    ----------
+    rows : pyarrow.Table
+        `hpt_stage` rows of every benchmark, in output order.
+    plan : dict
+        `hpt_plan`.
+    info : dict
+        ``input_rows``.
+
+    Returns
+    -------
+    HptResult
+    """
+    def column(name):
+        return rows.column(name).to_numpy(zero_copy_only=False)
+
+    alpha, method, scale = plan["alpha"], plan["method"], plan["scale"]
+    status = column("status")
+    tested = status == "ok"
+    level2 = _hpt_level2(column("score"), tested, method)
+    a, b = column_samples(rows.column("__a")), column_samples(rows.column("__b"))
+    ratio = column("ratio_median")  # NaN where not tested, which scores 0
+    with np.errstate(invalid="ignore", divide="ignore"):
+        log_ratio = np.log(ratio)  # once: every step of the speedup search shifts it
+
+    cache: dict[int, float] = {100: level2["reliability"]}
+
+    def reliability_at(k: int) -> float:
+        if k not in cache:
+            score = _hpt_level1(a, b, ratio, log_ratio, tested, math.log(k / 100.0), alpha,
+                                method, scale)[4]
+            cache[k] = _hpt_level2(score, tested, method)["reliability"]
+        return cache[k]
+
+    k_max = int(round(plan["max_speedup"] * 100))
+    levels = plan["levels"]
+    found = [_largest_speedup(reliability_at, c, k_max) for c in levels]
+    speedups = pa.table({"confidence": pa.array(levels, pa.float64()),
+                         "speedup": pa.array([r for r, _ in found], pa.float64()),
+                         "capped": pa.array([c for _, c in found], pa.bool_())})
     n_tested = int(tested.sum())
+    higher = plan["higher_is_better"]
     summary = {
-        "function": "hpt", "baseline": baseline, "candidate": candidate,
-        "ratio": ratio_name(higher_is_better), "higher_is_better": higher_is_better,
+        "function": "hpt", "baseline": plan["baseline"], "candidate": plan["candidate"],
+        "ratio": ratio_name(higher), "higher_is_better": higher,
         "alpha": alpha, "method": method, "scale": scale, "benchmarks_tested": n_tested,
-        "significant": int(significant.sum()), **level2,
+        "significant": int(column("significant").sum()), **level2,
         "fwer_uncorrected": float(fwer_bound(alpha, n_tested + 1)),
     }
-    warnings = dropped_warnings(vs.n_dropped[baseline] + vs.n_dropped[candidate], "benchmark(s)",
-                                "n_dropped_baseline / n_dropped_candidate")
-    result = HptResult(table, summary, warnings + not_tested_warnings(status), speedups)
-    result.runs = Runs(baseline, candidate, xs, ys)
-    return result
+    warnings = dropped_warnings(column("n_dropped_baseline") + column("n_dropped_candidate"),
+                                "benchmark(s)", "n_dropped_baseline / n_dropped_candidate")
+    return HptResult(visible(rows), summary, warnings + not_tested_warnings(status), speedups)

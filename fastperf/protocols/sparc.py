@@ -14,28 +14,27 @@ correction comes from `fastperf.stats.multitest`.
 """
 from __future__ import annotations
 
-import math
 from typing import Any, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from fastperf.data.arrays import Samples
+from fastperf.data.chunked import run_planned, visible
 from fastperf.data.validation import check_choice, check_unit_interval
-from fastperf.io.read import load_table
 from fastperf.io.tables import key_list, require_columns
+from fastperf.protocols.relevance_chunks import check_relevance_table
 from fastperf.protocols.relevance_common import (
-    SCALES, not_tested_warnings, check_comparison, concat_samples, equivalence_bounds,
-    joined_methods, log_ratios, rank_sum_tests, ratio_name, ratio_out_of_range,
-    row_names, sample_medians, signed_rank_tests,
+    SCALES, not_tested_warnings, check_comparison, equivalence_bounds, ratio_name,
+)
+from fastperf.protocols.sparc_parts import (
+    design_warnings, family_levels, min_runs_to_conclude, overall_tests, sparc_stage,
 )
 from fastperf.stats.multitest import fwer_bound
-from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
-from fastperf.results.figures import Runs
+from fastperf.results.base import BenchmarkResult
 from fastperf.results.render import render_text
 
 __all__ = ["sparc", "SparcResult", "CONCLUSIONS", "CORRECTIONS", "SCALES", "SPARC_COLUMNS",
-           "SPARC_TEXT_COLUMNS"]
+           "SPARC_TEXT_COLUMNS", "sparc_plan", "sparc_stage", "sparc_finish"]
 
 #: SPARC's four conclusions (Table I), in the order (reject difference?, reject equivalence?) =
 #: (yes, no), (yes, yes), (no, yes), (no, no).
@@ -184,154 +183,12 @@ def _sparc_iv(margin, alpha, adjust, scale):
     return bounds, log_bounds, alpha
 
 
-def _paired_design(table, baseline, candidates, keys, variant, value, pair, higher, unit):
-    """Per comparison, the pairs matched by `pair`: the ratio samples, the sides' medians, the
-    pairing counts and warnings (one pairing pass per candidate, every benchmark at once)."""
-    from fastperf.data.samples import check_positive, check_single_unit, paired_variant_samples
-
-    ratios, logs, medians_x, medians_y, counts, keys_parts, warnings = [], [], [], [], [], [], []
-    for name in candidates:
-        pairs = paired_variant_samples(table, baseline=baseline, candidate=name, by=keys,
-                                       variant=variant, value=value, run=pair)
-        check_single_unit(pairs, unit)
-        check_positive(pairs.baseline, pairs.keys, f"baseline {baseline!r}")
-        check_positive(pairs.candidate, pairs.keys, f"candidate {name!r}")
-        num, den = (pairs.candidate, pairs.baseline) if higher else (pairs.baseline, pairs.candidate)
-        with np.errstate(over="ignore", under="ignore"):  # a ratio past float64: its log is kept
-            ratios.append(Samples(num.values / den.values, num.offsets))
-        logs.append(Samples(log_ratios(num.values, den.values), num.offsets))
-        medians_x.append(sample_medians(pairs.baseline))
-        medians_y.append(sample_medians(pairs.candidate))
-        counts.append({"n_unmatched": pairs.n_unmatched, "n_dropped": pairs.n_dropped,
-                       "n_duplicated": pairs.n_duplicated})
-        keys_parts.append(pairs.keys)
-        unmatched = np.flatnonzero(pairs.n_unmatched)
-        if unmatched.size:
-            warnings.append(
-                f"{int(pairs.n_unmatched.sum())} run(s) present for only one of {baseline!r} "
-                f"and {name!r} were excluded in {unmatched.size} benchmark(s) (see n_unmatched): "
-                f"{row_names(pairs.keys, unmatched)}")
-        warnings += pairs.duplicate_warnings()
-        dropped = int(pairs.n_dropped.sum())
-        if dropped:
-            warnings.append(f"{dropped} pair(s) with a null/NaN value dropped (see n_dropped)")
-    columns = {k: np.concatenate([c[k] for c in counts]) for k in counts[0]}
-    return (keys_parts, concat_samples(ratios), concat_samples(logs), np.concatenate(medians_x),
-            np.concatenate(medians_y), columns, warnings)
-
-
-def _sparc_paired(ratios: Samples, logs: Samples, bounds, log_bounds, scale: str, method: str):
-    """The three signed-rank tests of the ratios: against 1 (two-sided), the upper bound
-    (less), the lower bound (greater); on the logs (`logs`, against 0 and the bounds' logs)
-    when `scale` is "log"."""
-    if scale == "log":
-        values = logs.values
-        centres = (0.0, log_bounds[1], log_bounds[0])
-    else:
-        values = ratios.values
-        centres = (1.0, bounds[1], bounds[0])
-
-    def shifted(centre):
-        return Samples(values - centre, ratios.offsets)
-
-    p_diff, z_diff, t_plus, method_diff, n_zero = signed_rank_tests(shifted(centres[0]),
-                                                                    "two-sided", method)
-    p_up, z_up, _, method_up, _ = signed_rank_tests(shifted(centres[1]), "less", method)
-    p_low, z_low, _, method_low, _ = signed_rank_tests(shifted(centres[2]), "greater", method)
-    return (p_diff, z_diff, p_up, z_up, p_low, z_low, t_plus,
-            joined_methods(method_diff, method_up, method_low), n_zero)
-
-
-def _sparc_unpaired(num: Samples, den: Samples, log_bounds, method: str):
-    """The three rank-sum tests of the logs: numerator against denominator (two-sided), and
-    against the denominator shifted by log(high) (less) and log(low) (greater); ranks do not
-    depend on the scale."""
-    from fastperf.engine.ranks import log_values
-
-    a, b = log_values(num, "numerator"), log_values(den, "denominator")
-    p_diff, z_diff, u, method_diff = rank_sum_tests(a, b, 0.0, "two-sided", method)
-    p_up, z_up, _, method_up = rank_sum_tests(a, b, log_bounds[1], "less", method)
-    p_low, z_low, _, method_low = rank_sum_tests(a, b, log_bounds[0], "greater", method)
-    return (p_diff, z_diff, p_up, z_up, p_low, z_low, u,
-            joined_methods(method_diff, method_up, method_low))
-
-
-def _family_levels(p_diff, p_eq, tested, n_overall: int, alpha: float, correction: str):
-    """Reject H0+ / the equivalence nulls per benchmark, and the level of each overall test.
-
-    The family holds m = 2 × (benchmarks tested) + `n_overall` tests (SPARC eq. 2 counts the
-    difference and the equivalence test of every benchmark plus the overall test). Bonferroni:
-    every test at alpha / m. Holm: the overall tests at their Bonferroni share alpha / m, the
-    benchmarks' tests by Holm's step-down at the rest, alpha (1 - n_overall / m); the
-    family-wise error stays <= alpha either way. "none": every test at alpha.
-    """
-    from fastperf.stats.multitest import multipletests
-
-    m = 2 * int(tested.sum()) + n_overall
-    reject_diff = np.zeros(p_diff.shape, dtype=bool)
-    reject_eq = np.zeros(p_diff.shape, dtype=bool)
-    if correction == "none":
-        per_test = alpha
-    else:
-        per_test = alpha / m if m else alpha
-    if correction == "holm" and tested.any():
-        k = int(tested.sum())
-        result = multipletests(np.concatenate([p_diff[tested], p_eq[tested]]),
-                               alpha=alpha * (1.0 - n_overall / m), method="holm")
-        reject_diff[tested], reject_eq[tested] = result.reject[:k], result.reject[k:]
-    else:
-        with np.errstate(invalid="ignore"):
-            reject_diff = tested & (p_diff <= per_test)
-            reject_eq = tested & (p_eq <= per_test)
-    return reject_diff, reject_eq, m, per_test
-
-
 def _conclusions(reject_diff, reject_eq, tested) -> np.ndarray:
     """Table I of the paper; None where the benchmark was not tested."""
     code = np.where(reject_diff, np.where(reject_eq, 1, 0), np.where(reject_eq, 2, 3))
     out = np.array(CONCLUSIONS, dtype=object)[code]
     out[~tested] = None
     return out
-
-
-def _overall_tests(ratio_median, log_median, relevant, comparison, candidates, method: str,
-                   level: float, scale: str):
-    """Per candidate, the two-sided signed-rank test of the relevant benchmarks' median ratios
-    against 1 (their logs `log_median` against 0 on the log scale; SPARC section III-C: the
-    others are excluded), exact where cheap; the centre is their median (on the log scale,
-    exp of the median log)."""
-    n_comparisons = len(candidates)
-    counts = np.bincount(comparison[relevant], minlength=n_comparisons)
-    offsets = np.zeros(n_comparisons + 1, dtype=np.int64)
-    np.cumsum(counts, out=offsets[1:])
-    if scale == "log":
-        medians = Samples(log_median[relevant], offsets)
-        centre = np.exp(sample_medians(medians))
-    else:
-        medians = Samples(ratio_median[relevant] - 1.0, offsets)
-        centre = sample_medians(Samples(ratio_median[relevant], offsets))
-    p, z, t_plus, method_used, n_zero = signed_rank_tests(medians, "two-sided", method)
-    nonzero = (counts - n_zero).astype(float)
-    faster = t_plus > nonzero * (nonzero + 1) / 4  # T+ above its null mean: ratios above 1
-    with np.errstate(invalid="ignore"):
-        reject = p <= level
-    verdict = np.where(counts == 0, "no relevant differences",
-                       np.where(~reject, "no significant overall difference",
-                                np.where(faster, "candidate faster", "candidate slower")))
-    empty = counts == 0
-    return pa.table({
-        "candidate": pa.array(list(candidates),
-                              pa.string() if all(isinstance(c, str) for c in candidates) else None),
-        "n": counts,
-        "ratio_median": np.where(empty, np.nan, centre),
-        "statistic": np.where(empty, np.nan, t_plus),
-        "pvalue": np.where(empty, np.nan, p),
-        "z": np.where(empty, np.nan, z),
-        "method": np.where(empty, "none", method_used),
-        "alpha": np.full(n_comparisons, level),
-        "reject": reject & ~empty,
-        "verdict": verdict,
-    })
 
 
 def sparc(
@@ -455,129 +312,110 @@ def sparc(
     symmetric about their centre (Wilcoxon 1945; Hollander, Wolfe & Chicken 2014, ch. 3.1),
     which log ratios satisfy under no change and r - 1 does not: hence ``scale="log"``.
     """
-    bounds, log_bounds, alpha = _sparc_iv(margin, alpha, adjust, scale)
-    # one name of any type (a string, a number, a date) or a list of names; check_comparison
-    # names a missing or repeated one
-    candidates = list(candidate) if isinstance(candidate, (list, tuple)) else [candidate]
-    min_runs = check_comparison("sparc", baseline, candidates, method, by, min_runs,
-                                SPARC_COLUMNS)
-    keys = key_list(by)
-    table = load_table(data)
-    if pair is not None:
-        require_columns(table, [pair], hint="pass pair=None for unpaired (independent) runs")
-
-    if pair is not None:
-        keys_parts, ratios, logs, median_x, median_y, counts, warnings = _paired_design(
-            table, baseline, candidates, keys, variant, value, pair, higher_is_better, unit)
-        n = ratios.sizes
-        p_diff, z_diff, p_up, z_up, p_low, z_low, statistic, method_used, n_zero = \
-            _sparc_paired(ratios, logs, bounds, log_bounds, scale, method)
-        if scale == "log":  # the median on the test's scale: symmetric under swapping the sides
-            log_median = sample_medians(logs)
-            with np.errstate(over="ignore"):
-                ratio_median = np.exp(log_median)
-        else:
-            ratio_median = sample_medians(ratios)
-            log_median = None
-        count_columns = {"n": n, "n_zero": n_zero, **counts}
-    else:
-        keys_parts, num, den, median_x, median_y, count_columns, warnings = _unpaired_design(
-            table, baseline, candidates, keys, variant, value, higher_is_better, unit)
-        n = count_columns["n"]
-        p_diff, z_diff, p_up, z_up, p_low, z_low, statistic, method_used = \
-            _sparc_unpaired(num, den, log_bounds, method)
-        num_median, den_median = (median_y, median_x) if higher_is_better else (median_x, median_y)
-        runs = Runs(baseline, candidates[0] if len(candidates) == 1 else "candidate",
-                    *((den, num) if higher_is_better else (num, den)))
-        with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
-            ratio_median = num_median / den_median
-        log_median = log_ratios(num_median, den_median)
-
-    n_benchmarks = [len(k) for k in keys_parts]
-    comparison = np.repeat(np.arange(len(candidates)), n_benchmarks)
-    status = np.where(n == 0, "no runs to compare",
-                      np.where(n < min_runs, f"too few runs (fewer than {min_runs})", "ok"))
-    status = ratio_out_of_range(ratio_median, status)  # e.g. 1e308 against 1e-300
-    tested = status == "ok"
-    p_eq = np.fmax(p_up, p_low)
-    reject_diff, reject_eq, m, per_test = _family_levels(
-        p_diff, p_eq, tested, len(candidates) if overall else 0, alpha, adjust)
-    conclusion = _conclusions(reject_diff, reject_eq, tested)
-    tests = {
-        "statistic": statistic, "pvalue_difference": p_diff, "z_difference": z_diff,
-        "pvalue_upper": p_up, "z_upper": z_up, "pvalue_lower": p_low, "z_lower": z_low,
-        "pvalue_equivalence": p_eq,
-    }
-    tests = {k: np.where(tested, v, np.nan) for k, v in tests.items()}
-    result_table = keyed_table(_stack_keys(keys_parts, candidates, candidate), {
-        **count_columns, "median_baseline": median_x, "median_candidate": median_y,
-        "ratio_median": ratio_median, **tests, "method": np.where(tested, method_used, "none"),
-        "reject_difference": reject_diff, "reject_equivalence": reject_eq,
-        "conclusion": pa.array(conclusion, pa.string()), "status": status,
-    })
-
-    overall_table = None
-    if overall:
-        overall_table = _overall_tests(ratio_median, log_median, conclusion == CONCLUSIONS[0],
-                                       comparison, candidates, method, per_test, scale)
-    summary = {
-        "function": "sparc", "design": "paired" if pair is not None else "unpaired",
-        "pair": pair, "baseline": baseline, "candidates": candidates,
-        "ratio": ratio_name(higher_is_better), "higher_is_better": higher_is_better,
-        "scale": scale, "margin": margin, "equivalence_bounds": bounds, "alpha": alpha,
-        "adjust": adjust, "method": method, "tests": m, "alpha_corrected": per_test,
-        "fwer_uncorrected": float(fwer_bound(alpha, m)),
-        "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
-        "min_runs_to_conclude": _min_runs_to_conclude(per_test, pair is not None),
-    }
-    result = SparcResult(result_table, summary, warnings + not_tested_warnings(status),
-                         overall_table)
-    result.runs = None if pair is not None else runs
+    side: dict[str, Any] = {}
+    result = run_planned(
+        data, lambda t: sparc_plan(
+            t, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+            pair=pair, margin=margin, alpha=alpha, adjust=adjust, method=method,
+            overall=overall, higher_is_better=higher_is_better, min_runs=min_runs, unit=unit,
+            scale=scale),
+        sparc_stage, sparc_finish, values=[value], side=side, function="sparc")
+    result.runs = side.get("runs")
     return result
 
 
-def _unpaired_design(table, baseline, candidates, keys, variant, value, higher, unit):
-    """Per comparison, the two sides' samples (numerator, denominator of the ratio), their
-    medians and counts, from one grouping pass over all the variants."""
-    from fastperf.data.samples import check_positive, check_single_unit, variant_samples
+def sparc_plan(table: pa.Table, *, baseline, candidate, by, variant, value, pair, margin, alpha,
+               adjust, method, overall, higher_is_better, min_runs, unit, scale) -> dict:
+    """The plan of `sparc` (`fastperf.data.chunked`): its checked options and key columns.
 
-    vs = variant_samples(table, variants=[baseline, *candidates], by=keys, variant=variant,
-                         value=value)
-    check_single_unit(vs, unit)
-    xs = vs.samples[baseline]
-    check_positive(xs, vs.keys, f"baseline {baseline!r}")
-    for name in candidates:
-        check_positive(vs.samples[name], vs.keys, f"candidate {name!r}")
-    ys = concat_samples([vs.samples[name] for name in candidates])
-    median_x = np.tile(sample_medians(xs), len(candidates))  # the baseline's medians, once
-    xs = concat_samples([xs] * len(candidates))
-    n_x, n_y = xs.sizes, ys.sizes
-    dropped_x = np.tile(vs.n_dropped[baseline], len(candidates))
-    dropped_y = np.concatenate([vs.n_dropped[name] for name in candidates])
-    counts = {"n": np.minimum(n_x, n_y), "n_baseline": n_x, "n_candidate": n_y,
-              "n_dropped_baseline": dropped_x, "n_dropped_candidate": dropped_y}
-    num, den = (ys, xs) if higher else (xs, ys)
-    warnings = dropped_warnings(dropped_x + dropped_y, "benchmark(s)",
-                                "n_dropped_baseline / n_dropped_candidate")
-    return ([vs.keys] * len(candidates), num, den, median_x, sample_medians(ys), counts, warnings)
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table.
+    baseline, candidate, by, variant, value, pair, margin, alpha, adjust, method, overall, \
+higher_is_better, min_runs, unit, scale
+        See `sparc`.
+
+    Returns
+    -------
+    dict
+        The options, ``keys`` (the benchmark key columns, also the ``partition``), and the
+        ``order``: the keys, after a ``candidate`` column (in the order given) when the
+        candidates were given as a list.
+    """
+    bounds, log_bounds, alpha = _sparc_iv(margin, alpha, adjust, scale)
+    # one name of any type (a string, a number, a date) or a list of names; check_comparison
+    # names a missing or repeated one
+    listed = isinstance(candidate, (list, tuple))
+    candidates = list(candidate) if listed else [candidate]
+    min_runs = check_comparison("sparc", baseline, candidates, method, by, min_runs,
+                                SPARC_COLUMNS)
+    keys = key_list(by)
+    if pair is not None:
+        require_columns(table, [pair], hint="pass pair=None for unpaired (independent) runs")
+    check_relevance_table(table, keys, variant, value, [baseline, *candidates],
+                          [pair] if pair is not None else [])
+    plan = {
+        "baseline": baseline, "candidates": candidates, "listed": listed, "keys": keys,
+        "variant": variant, "value": value, "pair": pair, "margin": margin, "bounds": bounds,
+        "log_bounds": log_bounds, "alpha": alpha, "adjust": adjust, "method": method,
+        "overall": bool(overall), "higher_is_better": higher_is_better, "min_runs": min_runs,
+        "unit": unit, "scale": scale, "partition": keys,
+        "order": (["candidate"] if listed else []) + keys,
+    }
+    if listed:
+        plan["order_values"] = {"candidate": candidates}
+    return plan
 
 
-def _stack_keys(keys_parts: list[pa.Table], candidates: list[str], candidate) -> pa.Table:
-    """The key tables of the comparisons, one after the other, with a leading ``candidate``
-    column when `candidate` was a list."""
-    if not isinstance(candidate, (list, tuple)):
-        return keys_parts[0]
-    names = np.repeat(np.array(candidates, dtype=object), [len(k) for k in keys_parts]).tolist()
-    stacked = pa.concat_tables(keys_parts)
-    text = all(isinstance(n, str) for n in candidates)
-    return stacked.add_column(0, "candidate", pa.array(names, pa.string() if text else None))
+def sparc_finish(rows: pa.Table, plan: dict, info: dict) -> SparcResult:
+    """The result of `sparc` from its rows (`fastperf.data.chunked`): the family-wise
+    correction over every benchmark's tests, the conclusions, the overall tests, the summary.
 
+    Parameters
+    ----------
+    rows : pyarrow.Table
+        `sparc_stage` rows of every benchmark, in output order.
+    plan : dict
+        `sparc_plan`.
+    info : dict
+        ``input_rows``.
 
-def _min_runs_to_conclude(level: float, paired: bool) -> dict[str, int] | None:
-    """The fewest pairs with which an (untied) exact test can reject at `level`: 2/2^n <= level
-    for the two-sided difference test, 1/2^n for each one-sided equivalence test (paired runs;
-    None for unpaired runs, where it depends on both sides' sizes)."""
-    if not paired:
-        return None
-    return {"difference": int(math.ceil(math.log2(2.0 / level))),
-            "equivalence": int(math.ceil(math.log2(1.0 / level)))}
+    Returns
+    -------
+    SparcResult
+    """
+    def column(name):
+        return rows.column(name).to_numpy(zero_copy_only=False)
+
+    candidates, paired = plan["candidates"], plan["pair"] is not None
+    status = column("status")
+    tested = status == "ok"
+    reject_diff, reject_eq, m, per_test = family_levels(
+        column("pvalue_difference"), column("pvalue_equivalence"), tested,
+        len(candidates) if plan["overall"] else 0, plan["alpha"], plan["adjust"])
+    conclusion = _conclusions(reject_diff, reject_eq, tested)
+    table = visible(rows)
+    for name, values in (("reject_difference", pa.array(reject_diff)),
+                         ("reject_equivalence", pa.array(reject_eq)),
+                         ("conclusion", pa.array(conclusion, pa.string()))):
+        table = table.set_column(table.column_names.index(name), name, values)
+    overall_table = None
+    if plan["overall"]:
+        overall_table = overall_tests(column("ratio_median"), column("__log_median"),
+                                      conclusion == CONCLUSIONS[0], column("__comparison"),
+                                      candidates, plan["method"], per_test, plan["scale"])
+    alpha = plan["alpha"]
+    summary = {
+        "function": "sparc", "design": "paired" if paired else "unpaired",
+        "pair": plan["pair"], "baseline": plan["baseline"], "candidates": candidates,
+        "ratio": ratio_name(plan["higher_is_better"]),
+        "higher_is_better": plan["higher_is_better"], "scale": plan["scale"],
+        "margin": plan["margin"], "equivalence_bounds": plan["bounds"], "alpha": alpha,
+        "adjust": plan["adjust"], "method": plan["method"], "tests": m,
+        "alpha_corrected": per_test, "fwer_uncorrected": float(fwer_bound(alpha, m)),
+        "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
+        "min_runs_to_conclude": min_runs_to_conclude(per_test, paired),
+    }
+    return SparcResult(table, summary, design_warnings(rows, plan) + not_tested_warnings(status),
+                       overall_table)
