@@ -8,7 +8,9 @@ Table level: `anova` (one test per `by` group of a measurement table, the `facto
 the alternatives) and `contrasts`. Array level: `f_oneway` (scipy's signature, batched over the
 axes other than `axis`). Both take per-cell counts, means and variances from the
 ``sample_moments`` kernel; the table is whole-array numpy over the groups' cell segments
-(``np.add.reduceat``); p-values and critical values come from ``scipy.special`` directly.
+(``np.add.reduceat``, `fastperf.designs.anova_core`); p-values and critical values come from
+``scipy.special`` directly. Out of core or on Spark (`fastperf.data.chunked`), a chunk holds
+whole `by` groups (`anova_plan`).
 """
 from __future__ import annotations
 
@@ -24,11 +26,16 @@ from fastperf.data.validation import (
 from fastperf.data.arrays import Samples, as_float_array, as_samples, last_axis, shaped
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, TestResult, dropped_warnings, keyed_table
-from fastperf.io.tables import key_list
+from fastperf.io.tables import column_name, key_list, require_columns
+from fastperf.data.chunked import run_planned
+from fastperf.data.grouping import group_rows
 from fastperf.engine.intervals import student_quantile
 from fastperf.engine.parametric import INFINITE
+from fastperf.designs.anova_core import SUMS_OVERFLOW, one_way
+from fastperf.protocols.group_order import in_key_order, key_dictionaries, key_ranks
 
-__all__ = ["anova", "contrasts", "f_oneway", "AnovaResult", "ContrastResult", "FOnewayResult"]
+__all__ = ["anova", "contrasts", "f_oneway", "AnovaResult", "ContrastResult", "FOnewayResult",
+           "anova_plan", "anova_stage", "anova_finish"]
 
 GROUP_COLUMNS = [
     "k", "n", "n_dropped", "ssa", "sse", "sst", "df_alternatives", "df_error", "df_total", "msa",
@@ -36,127 +43,6 @@ GROUP_COLUMNS = [
 ]
 EFFECT_COLUMNS = ["n", "n_dropped", "mean", "effect"]
 CONTRAST_METHODS = ("standard", "lilja")
-#: Status of a group whose F and p are computed (on scaled values) but whose sums of squares,
-#: mean squares or effects exceed the float64 range (those are NaN).
-SUMS_OVERFLOW = "sums of squares beyond the float64 range: NaN, F and p kept"
-
-
-# ----------------------------------------------------------------------------------------------
-# The core: the ANOVA table from per-cell moments, all groups at once
-
-
-@dataclass(frozen=True)
-class _Table:
-    """Per-group figures (arrays of length n_groups) and per-cell effects."""
-
-    k: np.ndarray
-    n: np.ndarray
-    ssa: np.ndarray
-    sse: np.ndarray
-    df_a: np.ndarray
-    df_e: np.ndarray
-    msa: np.ndarray
-    mse: np.ndarray
-    f: np.ndarray
-    pvalue: np.ndarray
-    f_critical: np.ndarray
-    df_welch: np.ndarray | None
-    effect: np.ndarray
-    status: np.ndarray
-    mse_scaled: np.ndarray  # mse * 4**-scale: finite and nonzero where mse under- or overflows
-    scale: np.ndarray
-    share_a: np.ndarray
-    share_e: np.ndarray
-
-
-def _one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(), sums=True) -> _Table:
-    """The one-way ANOVA of every group; group g's cells are ``starts[g]:starts[g + 1]``.
-
-    `n`, `mean`, `var`, `exponent` are per cell (n = values used; cells with n = 0 do not count
-    as alternatives; the mean is ``mean * 2**exponent`` and the variance
-    ``var * 4**exponent``, as ``scaled_moments`` gives them).
-    `extra_status` holds (condition per group, message) pairs checked first. Each group is
-    computed scaled by the power of two of its largest cell, then its sums of squares and
-    effects scaled back: finite data give a finite F; `sums` True: sums of squares or effects
-    beyond the float64 range give the status `SUMS_OVERFLOW` (F and p kept).
-    """
-    from scipy.special import fdtrc, fdtri
-
-    n_groups = starts.shape[0]
-    cells_per_group = np.diff(np.append(starts, n.shape[0]))
-    cell_group = np.repeat(np.arange(n_groups), cells_per_group)
-    nf = n.astype(np.float64)
-    used = n > 0
-
-    def total(x):
-        return np.add.reduceat(x, starts) if n_groups else np.zeros(0)
-
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
-        scale = (np.maximum.reduceat(np.where(used, exponent, np.iinfo(np.int64).min), starts)
-                 if n_groups else np.zeros(0, dtype=np.int64))
-        scale = np.where(scale == np.iinfo(np.int64).min, 0, scale)
-        cell_scale = scale[cell_group]
-        mean = np.ldexp(mean, exponent - cell_scale)
-        var = np.ldexp(var, 2 * (exponent - cell_scale))
-        k = total(used.astype(np.int64))
-        n_group = total(n.astype(np.int64))
-        grand_mean = total(np.where(used, nf * mean, 0.0)) / n_group
-        effect = mean - grand_mean[cell_group]
-        ssa = total(np.where(used, nf * effect * effect, 0.0))
-        sse = total(np.where(n > 1, (nf - 1.0) * var, 0.0))
-        df_a, df_e = k - 1, n_group - k
-        msa = np.where(df_a > 0, ssa / df_a, np.nan)
-        mse = np.where(df_e > 0, sse / df_e, np.nan)
-        f = msa / mse
-        ssa_scaled, sse_scaled, mse_scaled = ssa, sse, mse  # zero exactly when unscaled are
-        share_a = np.where(ssa + sse > 0, ssa / (ssa + sse), np.nan)
-        share_e = np.where(ssa + sse > 0, sse / (ssa + sse), np.nan)
-        ssa, sse = np.ldexp(ssa, 2 * scale), np.ldexp(sse, 2 * scale)
-        msa, mse = np.ldexp(msa, 2 * scale), np.ldexp(mse, 2 * scale)
-        effect = np.ldexp(effect, cell_scale)
-        overflow = total((used & ~np.isfinite(effect)).astype(np.int64)) > 0
-        overflow |= np.isinf(ssa) | np.isinf(sse) | np.isinf(ssa + sse)
-        dfn, dfd = df_a.astype(np.float64), df_e.astype(np.float64)
-        df_welch = None
-        conditions = list(extra_status) + [
-            (k < 2, "fewer than 2 alternatives with values"),
-            (df_e < 1, "no error degrees of freedom (1 value per alternative)"),
-            ((sse_scaled == 0) & (ssa_scaled == 0), "all values equal"),
-        ]
-        if welch:
-            w = np.where(used, nf / var, 0.0)
-            w_total = total(w)
-            welch_mean = total(np.where(used, w * mean, 0.0)) / w_total
-            a = total(np.where(used, w * (mean - welch_mean[cell_group]) ** 2, 0.0)) / dfn
-            lam = total(np.where(used, (1.0 - w / w_total[cell_group]) ** 2 / (nf - 1.0), 0.0))
-            kf = k.astype(np.float64)
-            f = a / (1.0 + 2.0 * (kf - 2.0) / (kf * kf - 1.0) * lam)
-            dfd = (kf * kf - 1.0) / (3.0 * lam)
-            df_welch = dfd
-            unusable = total((used & ~((n > 1) & (var > 0))).astype(np.int64)) > 0
-            conditions.append((unusable, "an alternative has fewer than 2 values or zero "
-                                         "variance (Welch's ANOVA needs both)"))
-        else:
-            # zero variance within every alternative but different means: F = inf, p = 0 (scipy)
-            conditions.append((sse_scaled == 0, "zero variance within alternatives"))
-        conditions.append((~np.isfinite(f), "F statistic beyond the float64 range"))
-        if sums:
-            conditions.append((overflow, SUMS_OVERFLOW))
-        status = np.select([c for c, _ in conditions], [m for _, m in conditions], default="ok")
-        status = np.broadcast_to(status, (n_groups,)).copy()
-        infinite = status == "zero variance within alternatives"
-        failed = (status != "ok") & ~infinite & (status != SUMS_OVERFLOW)
-        f = np.where(failed, np.nan, np.where(infinite, np.inf, f))
-        pvalue = np.where(failed, np.nan, np.where(infinite, 0.0, fdtrc(dfn, dfd, f)))
-        crit_ok = ~failed & (dfn > 0) & (dfd > 0)
-        f_critical = np.where(crit_ok, fdtri(np.where(crit_ok, dfn, 1.0),
-                                             np.where(crit_ok, dfd, 1.0), 1.0 - alpha), np.nan)
-        if df_welch is not None:
-            df_welch = np.where(failed, np.nan, df_welch)
-    return _Table(k, n_group, ssa, sse, df_a, df_e, msa, mse, f, pvalue, f_critical, df_welch,
-                  effect, status, mse_scaled, scale, share_a, share_e)
-
-
 # ----------------------------------------------------------------------------------------------
 # Table level
 
@@ -305,35 +191,87 @@ def anova(
     "The Art of Computer Systems Performance Analysis", ch. 20 (one-factor experiments,
     allocation of variation SSA / SST). Welch's ANOVA: Welch (1951), Biometrika 38, 330-336.
     """
-    from fastperf.kernels.moments import scaled_moments
-    from fastperf.data.grouping import group_rows
-    from fastperf.data.samples import grouped_values
-    from fastperf.io.read import load_table
+    check_unit_interval(alpha, "alpha")  # before the table is read
+    options = dict(factor=factor, value=value, by=by, alpha=alpha, equal_var=equal_var)
+    return run_planned(data, lambda t: anova_plan(t, **options), anova_stage, anova_finish,
+                       values=[value], function="anova")
 
-    alpha = check_unit_interval(alpha, "alpha")
-    table = load_table(data)
-    keys = _anova_iv(table, by, factor, value)
-    _, groups, grouped = grouped_values(table, keys + [factor], value)
+
+def anova_plan(table: pa.Table, **options) -> dict:
+    """The plan of `anova` (`fastperf.data.chunked`).
+
+    Each `by` group is tested on its own, so a chunk holds whole groups (``"partition"``: the
+    `by` keys; all the table without them). Its stage gives one row per (group, alternative)
+    cell, in the order of ``.effects``; the plan holds the factor's levels in the whole table's
+    order (`fastperf.protocols.group_order`), which number the alternatives of ``.contrasts``
+    and order each group's cells, so that its sums run in the in-memory order.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table.
+    **options
+        The options of `anova` (factor, value, by, alpha, equal_var).
+
+    Returns
+    -------
+    dict
+    """
+    alpha = check_unit_interval(options["alpha"], "alpha")
+    factor, value = options["factor"], options["value"]
+    keys = _anova_iv(table, options["by"], factor, value)
+    column_name(value, "value")
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    require_columns(table, keys + [factor, value])
+    welch = not check_flag(options["equal_var"], "equal_var")
+    return {"keys": keys, "factor": factor, "value": value, "alpha": alpha, "welch": welch,
+            "levels": key_dictionaries(table, [factor])[factor], "partition": keys,
+            "order": keys + [factor]}
+
+
+def anova_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+    """The rows of `anova` for the `by` groups of `table` (`fastperf.data.chunked`).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Complete `by` groups.
+    plan : dict
+        `anova_plan`.
+    side : dict or None
+        Unused.
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per (group, alternative) cell: the columns of ``.effects``, the level's
+        number (``__level``), and on each group's first cell (flagged in ``__first``) its
+        ANOVA row (``__group_<column>``), its number of cells (``__cells``) and what
+        `contrasts` needs (``__mse_scaled``, ``__scale``).
+    """
+    from fastperf.kernels.moments import scaled_moments
+    from fastperf.data.samples import grouped_values
+
+    keys, factor, levels = plan["keys"], plan["factor"], plan["levels"]
+    _, groups, grouped = grouped_values(table, keys + [factor], plan["value"])
+    # each group's cells in the whole table's order of the levels
+    groups, take = in_key_order(groups, keys, [factor], {factor: levels})
+    if take is not None:
+        grouped = grouped[take]
     n, n_nan, mean, scaled_mean, var, exponent = scaled_moments(grouped, groups.offsets,
                                                                 n_rows=grouped.shape[0])
     del grouped
     # the cells are ordered by the `by` keys first, so each group's cells are adjacent
-    if keys:
-        by_groups = group_rows(groups.keys, keys)
-        by_keys = by_groups.keys
-        starts = by_groups.offsets[:-1]
-    else:
-        by_keys = None
-        starts = np.zeros(1, dtype=np.int64)
-    welch = not check_flag(equal_var, "equal_var")
-    res = _one_way(n, scaled_mean, var, exponent, starts, alpha, welch)
+    starts = group_rows(groups.keys, keys).offsets[:-1] if keys else np.zeros(1, np.int64)
+    welch = plan["welch"]
+    res = one_way(n, scaled_mean, var, exponent, starts, plan["alpha"], welch)
     n_dropped = np.add.reduceat(n_nan, starts)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         sst = res.ssa + res.sse
         overflow = res.status == SUMS_OVERFLOW
         ssa, sse, sst, msa, mse = (np.where(overflow, np.nan, a)
                                    for a in (res.ssa, res.sse, sst, res.msa, res.mse))
-        share_a, share_e = res.share_a, res.share_e
         effect = np.where(np.isfinite(res.effect), res.effect, np.nan)
     columns = {
         "k": res.k, "n": res.n, "n_dropped": n_dropped, "ssa": ssa, "sse": sse,
@@ -343,32 +281,72 @@ def anova(
         columns["df_welch"] = res.df_welch
     columns.update({
         "df_total": res.n - 1, "msa": msa, "mse": mse, "f": res.f, "pvalue": res.pvalue,
-        "f_critical": res.f_critical, "share_alternatives": share_a, "share_error": share_e,
-        "status": res.status,
+        "f_critical": res.f_critical, "share_alternatives": res.share_a,
+        "share_error": res.share_e, "status": res.status,
     })
-    out = keyed_table(by_keys, columns) if by_keys is not None else pa.table(
-        {name: pa.array(col) for name, col in columns.items()})
-    effects = keyed_table(groups.keys, {"n": n, "n_dropped": n_nan, "mean": mean,
-                                        "effect": effect})
+    hidden = {"__cells": np.diff(np.append(starts, n.shape[0])), "__mse_scaled": res.mse_scaled,
+              "__scale": res.scale}
+    first = np.zeros(n.shape[0], dtype=bool)
+    first[starts] = True
+    position = np.zeros(n.shape[0], dtype=np.int64)
+    position[starts] = np.arange(starts.shape[0])
+    at_first = pa.array(position, mask=~first)
+    cells = {"n": n, "n_dropped": n_nan, "mean": mean, "effect": effect,
+             "__level": key_ranks(groups.keys, factor, levels), "__first": first}
+    cells.update({"__group_" + name: pa.array(column).take(at_first)
+                  for name, column in columns.items()})
+    cells.update({name: pa.array(column).take(at_first) for name, column in hidden.items()})
+    return keyed_table(groups.keys, cells)
 
-    factor_column = groups.keys.column(factor).combine_chunks()
-    level = factor_column.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    dictionary = factor_column.dictionary.to_pylist()
+
+def anova_finish(rows: pa.Table, plan: dict, info: dict) -> AnovaResult:
+    """The result of `anova` from its rows (`fastperf.data.chunked`): the ANOVA table, the
+    effects, the alternatives, the summary and the warnings.
+
+    Parameters
+    ----------
+    rows : pyarrow.Table
+        `anova_stage` rows of every cell, in output order.
+    plan : dict
+        `anova_plan`.
+    info : dict
+        ``input_rows``.
+
+    Returns
+    -------
+    AnovaResult
+    """
+    keys, factor, alpha = plan["keys"], plan["factor"], plan["alpha"]
+    first = rows.filter(rows.column("__first"))
+    columns = {name[len("__group_"):]: first.column(name).combine_chunks()
+               for name in first.column_names if name.startswith("__group_")}
+    figures = {name: column.to_numpy(zero_copy_only=False) for name, column in columns.items()}
+    figures.update({name: first.column(name).to_numpy(zero_copy_only=False)
+                    for name in ("__cells", "__mse_scaled", "__scale")})
+    by_keys = first.select(keys) if keys else None
+    out = keyed_table(by_keys, columns) if by_keys is not None else pa.table(columns)
+    effects = rows.select(keys + [factor] + EFFECT_COLUMNS)
+
+    n = rows.column("n").to_numpy()
+    level = rows.column("__level").to_numpy()
+    dictionary = plan["levels"].to_pylist()
     alternatives = [dictionary[c] for c in np.unique(level)]
-    cells = _Cells(np.repeat(np.arange(starts.shape[0]), np.diff(np.append(starts, n.shape[0]))),
-                   level, n, effect, starts, res.n, mse, res.df_e, res.status,
-                   len(dictionary), res.mse_scaled, res.scale)
+    starts = np.append(0, np.cumsum(figures["__cells"])[:-1]).astype(np.int64)
+    cells = _Cells(np.repeat(np.arange(starts.shape[0]), figures["__cells"]), level, n,
+                   rows.column("effect").to_numpy(), starts, figures["n"], figures["mse"],
+                   figures["df_error"], figures["status"], len(dictionary),
+                   figures["__mse_scaled"], figures["__scale"])
 
-    status = res.status
-    not_ok = int((status != "ok").sum())
+    n_dropped = figures["n_dropped"]
+    not_ok = int((figures["status"] != "ok").sum())
     warnings = dropped_warnings(n_dropped)
     if not_ok:
         warnings.append(f"{not_ok} group(s) could not be tested (see status)")
     summary = {
-        "function": "anova", "equal_var": not welch,
-        "alternatives": len(alternatives), "values": int(res.n.sum()),
+        "function": "anova", "equal_var": not plan["welch"],
+        "alternatives": len(alternatives), "values": int(figures["n"].sum()),
         "dropped": int(n_dropped.sum()), "alpha": alpha,
-        "groups_significant": int((res.pvalue < alpha).sum()),
+        "groups_significant": int((figures["pvalue"] < alpha).sum()),
     }
     return AnovaResult(out, effects, summary, warnings, alternatives=alternatives,
                        keys=by_keys, cells=cells)
@@ -578,7 +556,7 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
         return np.add.reduceat(condition.astype(np.int64), starts) > 0 if size else np.zeros(0, bool)
 
     # an infinite value makes its cell's mean inf or NaN (finite values never do)
-    res = _one_way(n, scaled_mean, var, exponent, starts, 0.05, not equal_var, sums=False,
+    res = one_way(n, scaled_mean, var, exponent, starts, 0.05, not equal_var, sums=False,
                    extra_status=[(any_cell((n > 0) & ~np.isfinite(mean)), INFINITE),
                                  (any_cell(nan > 0), "NaN in input"),
                                  (any_cell(n == 0), "an empty sample")])

@@ -9,7 +9,8 @@ weighted or not. Two ways to give it an interval, as the article does:
   propagation, S = sqrt(sum((df/dx_i * S_i)^2)) (Table 6: S = 0.104), with Table 7's closed forms.
 
 Everything is whole-array arithmetic over the grouper's segments; no Python loop over variants or
-benchmarks.
+benchmarks. Out of core or on Spark (`fastperf.data.chunked`), a chunk holds whole variants
+(`aggregate_score_plan`).
 """
 from __future__ import annotations
 
@@ -23,14 +24,16 @@ from fastperf.data.validation import check_choice, check_confidence
 from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, keyed_table
-from fastperf.io.read import load_table
+from fastperf.data.chunked import run_planned, visible
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
 from fastperf.data.grouping import key_codes, group_rows
 from fastperf.engine.intervals import student_quantile
 from fastperf.data.samples import group_weights
+from fastperf.protocols.group_order import distinct_keys, in_key_order
 
-__all__ = ["aggregate_score", "AggregateResult", "score_gradient"]
+__all__ = ["aggregate_score", "AggregateResult", "score_gradient", "propagation_from_moments",
+           "aggregate_score_plan", "aggregate_score_stage", "aggregate_score_finish"]
 
 KINDS = ("geomean", "mean", "weighted")
 #: The status of a propagated score whose every benchmark has zero variance: the score and its
@@ -180,6 +183,16 @@ def aggregate_score(
     propagation S = sqrt(sum (df/dx_i S_i)^2) with the closed-form derivatives); the
     Welch-Satterthwaite degrees of freedom are Satterthwaite (1946) and Welch (1947).
     """
+    options = dict(variant=variant, by=by, value=value, kind=kind, weights=weights,
+                   method=method, confidence=confidence, run=run, baseline=baseline, unit=unit)
+    _options(**options)  # before the table is read
+    return run_planned(data, lambda t: aggregate_score_plan(t, **options), aggregate_score_stage,
+                       aggregate_score_finish, function="aggregate_score",
+                       values=[value] + [c for c in (run, weights) if isinstance(c, str)])
+
+
+def _options(*, variant, value, kind, weights, method, confidence, run, unit, **_):
+    """The options checked; the value, variant, unit and run columns and the confidence."""
     value = column_name(value, "value")
     variant = column_name(variant, "variant")
     unit = column_name(unit, "unit", allow_none=True)
@@ -188,11 +201,36 @@ def aggregate_score(
     check_choice(method, "method", METHODS)
     if kind == "weighted" and weights is None:
         raise InputError('kind="weighted" needs weights= (a column name or a mapping)')
-    confidence = check_confidence(confidence)
-    table = load_table(data)
+    return value, variant, unit, run, check_confidence(confidence)
+
+
+def aggregate_score_plan(table: pa.Table, **options) -> dict:
+    """The plan of `aggregate_score` (`fastperf.data.chunked`).
+
+    Every variant is scored over its own benchmarks, so a chunk holds whole variants
+    (``"partition"`` is the variant column, with both methods: a score's sums over the
+    benchmarks then run within one chunk, in the whole table's order of the benchmarks, and
+    give the in-memory figures bit for bit; out of core, a variant's rows must fit the memory
+    limit). The plan holds the number of benchmarks of the whole table (for the status
+    "missing benchmarks") and the order of each benchmark key's values
+    (`fastperf.protocols.group_order`).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table.
+    **options
+        The options of `aggregate_score` (variant, by, value, kind, weights, method,
+        confidence, run, baseline, unit).
+
+    Returns
+    -------
+    dict
+    """
+    value, variant, unit, run, confidence = _options(**options)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
-    keys = key_list(by)
+    keys = key_list(options["by"])
     require_columns(table, keys + [variant, value])
     if has_column(table, unit):
         units = table.column(unit).unique().to_pylist()
@@ -202,10 +240,36 @@ def aggregate_score(
                 f"keep one (e.g. table.filter(pyarrow.compute.equal(table[{unit!r}], {units[0]!r}))"
                 ", or --unit on the command line)"
             )
-    geometric = kind == "geomean"
+    benchmarks, key_order = distinct_keys(table, keys)
+    return {**options, "value": value, "variant": variant, "unit": unit, "run": run,
+            "confidence": confidence, "keys": keys, "benchmarks": benchmarks,
+            "key_order": key_order, "partition": [variant], "order": [variant]}
 
-    # one group per (variant, benchmark); a variant's groups are adjacent
-    groups = group_rows(table, [variant] + keys)
+
+def aggregate_score_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+    """The rows of `aggregate_score` for the variants of `table` (`fastperf.data.chunked`).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Every row of its variants.
+    plan : dict
+        `aggregate_score_plan`.
+    side : dict or None
+        Unused.
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per variant, every column but the ratio to the baseline, and the hidden
+        ``__unmatched`` (measurements with a null run).
+    """
+    variant, keys, value, weights = plan["variant"], plan["keys"], plan["value"], plan["weights"]
+    geometric = plan["kind"] == "geomean"
+    # one group per (variant, benchmark); a variant's groups are adjacent, its benchmarks in
+    # the whole table's order
+    groups, _ = in_key_order(group_rows(table, [variant] + keys), [variant], keys,
+                             plan["key_order"])
     values = value_column(table, value)
     grouped = groups.gather(values)
     if np.isinf(grouped).any():
@@ -222,15 +286,15 @@ def aggregate_score(
     starts = variants.offsets[:-1]
     variant_of_group = np.repeat(np.arange(variants.n_groups), variants.sizes)
     n_benchmarks = variants.sizes
-    bench = group_rows(groups.keys, keys)  # every benchmark of the table, for completeness
     check_weight_column(table, weights)
     raw_w = group_weights(table, weights, keys, groups)
     w = raw_w / np.add.reduceat(raw_w, starts)[variant_of_group]
-    missing = bench.n_groups - n_benchmarks
+    missing = plan["benchmarks"] - n_benchmarks
     status = np.where(missing > 0, "missing benchmarks: " + missing.astype(str), "ok").astype(object)
 
-    unmatched = 0  # measurements whose run is null (per-run): they match no run
-    if method == "propagation":
+    # measurements whose run is null (per-run), per variant: they match no run
+    unmatched = np.zeros(variants.n_groups, dtype=np.int64)
+    if plan["method"] == "propagation":
         score, sd, se, df, n = _propagation(grouped, groups, starts, w, geometric)
         n_runs = np.add.reduceat(n, starts)
         n_dropped = np.zeros(variants.n_groups, dtype=np.int64)
@@ -239,13 +303,13 @@ def aggregate_score(
                           "benchmarks with fewer than 2 values: " + few.astype(str), status)
     else:
         score, sd, se, df, n_runs, n_dropped, status, unmatched = _per_run(
-            table, groups, variants, grouped, n_benchmarks, w, geometric, run, status)
+            table, groups, variants, grouped, n_benchmarks, w, geometric, plan["run"], status)
 
     status = np.where((status == "ok") & (se == 0), ZERO_VARIANCE, status)
     status = np.where((status == "ok") & ~(np.isfinite(score) & np.isfinite(sd)),
                       "score or sd outside the float64 range", status)
     with np.errstate(over="ignore", invalid="ignore"):
-        half = student_quantile(df, confidence) * se
+        half = student_quantile(df, plan["confidence"]) * se
         low, high = score - half, score + half
     # an interval end beyond float64 (score + t se > 1.8e308): the score, sd, se and df stand,
     # the end is shown as inf
@@ -258,15 +322,42 @@ def aggregate_score(
         "score": np.where(kept, score, np.nan), "sd": np.where(kept, sd, np.nan),
         "se": np.where(kept, se, np.nan), "df": np.where(failed, np.nan, df),
         "ci_low": np.where(failed, np.nan, low), "ci_high": np.where(failed, np.nan, high),
+        "status": status.astype(str), "__unmatched": unmatched,
     }
+    return keyed_table(variants.keys, columns)
+
+
+def aggregate_score_finish(rows: pa.Table, plan: dict, info: dict) -> AggregateResult:
+    """The result of `aggregate_score` from its rows (`fastperf.data.chunked`): the ratio to
+    the baseline, the summary and the warnings.
+
+    Parameters
+    ----------
+    rows : pyarrow.Table
+        `aggregate_score_stage` rows of every variant, in output order.
+    plan : dict
+        `aggregate_score_plan`.
+    info : dict
+        ``input_rows``.
+
+    Returns
+    -------
+    AggregateResult
+    """
+    baseline = plan["baseline"]
+    out = visible(rows)
+    status = out.column("status").to_numpy(zero_copy_only=False)
+    failed = (status != "ok") & (status != INTERVAL_OVERFLOW)
+    n_dropped = out.column("n_runs_dropped").to_numpy()
+    unmatched = int(rows.column("__unmatched").to_numpy().sum())
     if baseline is not None:
-        columns.update(_ratio_to_baseline(variants.keys.column(variant), baseline, columns,
-                                          confidence))
-        shown = np.isfinite(columns["ratio"]) & ~np.isinf(columns["ratio_ci_low"]) \
-            & ~np.isinf(columns["ratio_ci_high"])
+        columns = {name: out.column(name).to_numpy() for name in ("score", "se", "df")}
+        ratio = _ratio_to_baseline(out.column(plan["variant"]), baseline, columns,
+                                   plan["confidence"])
+        shown = np.isfinite(ratio["ratio"]) & ~np.isinf(ratio["ratio_ci_low"]) \
+            & ~np.isinf(ratio["ratio_ci_high"])
         status = np.where((status == "ok") & ~shown, RATIO_OVERFLOW, status)
-    columns["status"] = status.astype(str)
-    out = keyed_table(variants.keys, columns)
+        out = keyed_table(out.drop_columns(["status"]), {**ratio, "status": status.astype(str)})
     warnings = []
     if unmatched:
         warnings.append(f"{unmatched} measurement(s) with a null run left out: they match no "
@@ -279,15 +370,18 @@ def aggregate_score(
     if beyond:
         warnings.append(f"{beyond} variant(s) with an interval or ratio beyond the float64 range "
                         "(shown as inf; see status)")
-    summary = {"kind": kind, "method": method, "confidence": confidence,
-               "benchmarks": bench.n_groups, "variants": variants.n_groups, "baseline": baseline}
+    summary = {"kind": plan["kind"], "method": plan["method"], "confidence": plan["confidence"],
+               "benchmarks": plan["benchmarks"], "variants": out.num_rows, "baseline": baseline}
     return AggregateResult(out, summary, warnings)
 
 
 def _run_positions(table: pa.Table, run: str, groups) -> np.ndarray:
-    """The run index (int32) of each value, in group order: an integer run column shifted to
-    start at 0 (when its range is compact), any other run column by its dictionary codes; -1
-    for a null (or NaN) run, which matches no run."""
+    """The run index (int32) of each value, in group order, in the order of the run values:
+    an integer run column shifted to start at 0 (when its range is compact), any other run
+    column by the rank of its value among the column's distinct values; -1 for a null (or NaN)
+    run, which matches no run. The order of the values, not of their first appearance, so that
+    a chunk of the table (`fastperf.data.chunked`) sums each variant's run scores in the same
+    order as the whole table."""
     column = table.column(run)
     if pa.types.is_integer(column.type) and column.null_count == 0 and table.num_rows:
         runs = column.to_numpy()
@@ -296,18 +390,30 @@ def _run_positions(table: pa.Table, run: str, groups) -> np.ndarray:
             return groups.gather((runs - low).astype(np.int32, copy=False))
     unknown = pc.is_null(column, nan_is_null=True)
     if not pc.any(unknown).as_py():
-        codes, _ = key_codes(column, run)
-        return groups.gather(codes)
+        return groups.gather(_value_ranks(*key_codes(column, run)))
     known = pc.invert(unknown)
     codes = np.full(table.num_rows, -1, dtype=np.int32)
     mask = np.asarray(known.to_numpy(zero_copy_only=False), dtype=bool)
     if mask.any():
-        codes[mask], _ = key_codes(column.filter(known), run)
+        codes[mask] = _value_ranks(*key_codes(column.filter(known), run))
     return groups.gather(codes)
 
 
+def _value_ranks(codes: np.ndarray, dictionary: pa.Array) -> np.ndarray:
+    """`codes` (int32) renumbered in the order of their values in `dictionary` (as they are
+    where Arrow cannot sort the type)."""
+    try:
+        order = pc.sort_indices(dictionary).to_numpy(zero_copy_only=False)
+    except (pa.ArrowNotImplementedError, pa.ArrowTypeError, pa.ArrowInvalid):
+        return codes
+    rank = np.empty(len(dictionary), dtype=np.int32)
+    rank[order] = np.arange(len(dictionary), dtype=np.int32)
+    return rank[codes]
+
+
 def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, status):
-    """Per-run scores of every variant, then their moments (the article's Table 5 procedure)."""
+    """Per-run scores of every variant, then their moments (the article's Table 5 procedure);
+    the measurements with a null run per variant."""
     from fastperf.kernels.aggregate import per_run_totals
     from fastperf.kernels.moments import sample_moments
     from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
@@ -317,7 +423,8 @@ def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, 
     if has_column(table, run):
         positions = _run_positions(table, run, groups)
         n_positions = int(positions.max()) + 1 if positions.size else 0
-        unmatched = int((positions < 0).sum())
+        unmatched = np.add.reduceat((positions < 0).astype(np.int64),
+                                    groups.offsets[variants.offsets[:-1]])
         matched_by = "run"
     else:
         first_of_variant = variants.offsets[:-1][variant_of_group]
@@ -330,7 +437,7 @@ def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, 
                 f"{sizes[first_of_variant[g]]}; add a run column, or use method='propagation'"
             )
         positions = np.empty(0, dtype=np.int32)
-        unmatched = 0
+        unmatched = np.zeros(variants.n_groups, dtype=np.int64)
         n_positions = int(sizes.max()) if sizes.size else 0
         matched_by = "position"
     total, count, seen = per_run_totals(grouped, groups.offsets, variants.offsets, positions, w,
@@ -420,6 +527,42 @@ def _propagation(grouped, groups, starts, w, geometric):
     scaled = scaled_samples(samples, exponent)
     n, _, means, variances = sample_moments(scaled.values, scaled.offsets,
                                             n_rows=scaled.values.shape[0])
+    score, sd, se, df = propagation_from_moments(n, means, variances, exponent, starts, w,
+                                                 geometric)
+    return score, sd, se, df, n
+
+
+def propagation_from_moments(n, means, variances, exponent, starts, w, geometric):
+    """Error propagation (Pakhomov, Tables 6 and 7) from each benchmark's moments.
+
+    Parameters
+    ----------
+    n : numpy.ndarray of int
+        Values per benchmark (segments of benchmarks one variant after the other).
+    means, variances : numpy.ndarray
+        Each benchmark's mean and variance (ddof=1) of its values divided by
+        ``2**exponent`` (`fastperf.protocols.relevance_common.scaled_samples`).
+    exponent : numpy.ndarray of int
+        Each benchmark's power of 2 (`fastperf.protocols.relevance_common.binary_exponents`).
+    starts : numpy.ndarray of int
+        Segment k (a variant) starts at ``starts[k]``.
+    w : numpy.ndarray
+        Each benchmark's weight, normalised to sum 1 within its segment.
+    geometric : bool
+        The geometric mean (else the arithmetic mean).
+
+    Returns
+    -------
+    score, sd, se, df : numpy.ndarray
+        One per segment: f at the means, the propagated sd and se, the Welch-Satterthwaite df.
+
+    Notes
+    -----
+    S = sqrt(sum (df/dx_i S_i)^2) with the closed forms of `score_gradient`; se the same with
+    S_i / sqrt(n_i); df = se^4 / sum((df/dx_i S_i / sqrt(n_i))^4 / (n_i - 1)) (Satterthwaite
+    1946, Welch 1947). Moments computed chunk by chunk with the same kernels give the same
+    figures as `aggregate_score`, bit for bit.
+    """
     sd_i = np.sqrt(variances)  # in units of 2**exponent, as the means
     root_n = np.sqrt(n)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
@@ -440,4 +583,4 @@ def _propagation(grouped, groups, starts, w, geometric):
         segment_of = np.repeat(np.arange(starts.shape[0]), np.diff(np.append(starts, n.shape[0])))
         share = (part_se / norm[segment_of]) ** 2
         df = 1.0 / np.add.reduceat(share * share / (n - 1), starts)
-    return score, sd, se, df, n
+    return score, sd, se, df

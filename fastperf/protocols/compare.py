@@ -11,12 +11,15 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
+from fastperf.data.chunked import run_planned, visible
+from fastperf.data.grouping import code_of, key_codes
 from fastperf.data.units import unit_directions, unit_names
 from fastperf.data.validation import check_key_clash, check_variants, variant_list
 from fastperf.engine.intervals import median_interval_minimum_size, median_interval_ranks
 from fastperf.engine.pvalues import first_reason
 from fastperf.engine.ranks import rank_sum_test, sort_samples
 from fastperf.errors import InputError
+from fastperf.io.dataset import Dataset
 from fastperf.io.summaries import is_summary_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, require_columns
@@ -29,7 +32,8 @@ from fastperf.protocols.relevance_common import concat_samples
 from fastperf.results.base import dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
 
-__all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS"]
+__all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS", "compare_plan",
+           "compare_stage", "compare_finish"]
 
 
 def _medians(samples: Samples, confidence: float):
@@ -90,8 +94,10 @@ def compare(
 
     Parameters
     ----------
-    data : measurement table (Arrow object, path or paths)
-        One row per measurement.
+    data : measurement table (Arrow object, path or paths) or lazy `fastperf.io.dataset.Dataset`
+        One row per measurement. A lazy dataset (``fastperf.read(..., lazy=True)``) is compared
+        in group-complete chunks within its memory limit, with the same result
+        (`fastperf.data.chunked`; the runs behind the report's figures are kept in memory only).
     baseline : str
         The reference variant.
     candidate : str or sequence of str
@@ -140,6 +146,34 @@ def compare(
     without direction) when the adjusted p < alpha and |delta| >= threshold; else
     ``equivalent`` when `margin` is given and met; else ``no change``.
     """
+    options = _checked(baseline, candidate, variant, value, unit, alpha, adjust, confidence,
+                       margin, threshold, higher_is_better, method)
+    if not isinstance(data, Dataset):
+        data = load_table(data)
+        if data.num_rows == 0:
+            raise InputError("the measurement table is empty (0 rows)")
+        if is_summary_table(data):
+            return compare_summaries(
+                data, baseline=baseline, candidates=options["candidates"],
+                several=options["several"], by=by, variant=options["variant"],
+                unit=options["unit"], alpha=options["alpha"], adjust=adjust,
+                confidence=options["confidence"], margin=options["margin"],
+                threshold=options["threshold"], higher_is_better=higher_is_better)
+    side: dict = {}
+    result = run_planned(
+        data, lambda t: compare_plan(
+            t, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+            unit=unit, alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
+            threshold=threshold, higher_is_better=higher_is_better, method=method),
+        compare_stage, compare_finish, values=[options["value"]], side=side,
+        function="compare")
+    result.runs = side.get("runs")
+    return result
+
+
+def _checked(baseline, candidate, variant, value, unit, alpha, adjust, confidence, margin,
+             threshold, higher_is_better, method) -> dict:
+    """The options of `compare`, checked (the errors of a call that reads no table)."""
     value = column_name(value, "value")
     variant = column_name(variant, "variant")
     unit = column_name(unit, "unit", allow_none=True)
@@ -150,26 +184,123 @@ def compare(
     if not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
         raise InputError(f"candidate must name variant(s) other than the baseline {baseline!r}, "
                          f"each once; got {candidate!r}")
-    table = load_table(data)
+    return {"baseline": baseline, "candidates": candidates,
+            "several": isinstance(candidate, (list, tuple)), "variant": variant,
+            "value": value, "unit": unit, "alpha": alpha, "adjust": adjust,
+            "confidence": confidence, "margin": margin, "threshold": threshold,
+            "higher_is_better": higher_is_better, "method": method}
+
+
+def compare_plan(table: pa.Table, *, baseline, candidate, by=None, variant="variant",
+                 value="value", unit="unit", alpha=0.05, adjust="bh", confidence=0.95,
+                 margin=None, threshold=0.0, higher_is_better=None, method="auto") -> dict:
+    """The plan of `compare` (`fastperf.data.chunked`): the options checked, the benchmark's
+    key columns and the configuration that tells the variants apart.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table: only which key combinations exist
+        is looked at (`benchmark_identity` reads the distinct (variant, configuration) pairs).
+    baseline, candidate, by, variant, value, unit, alpha, adjust, confidence, margin, threshold,
+    higher_is_better, method
+        See `compare`.
+
+    Returns
+    -------
+    dict
+        The checked options, ``keys`` and ``variant_keys`` (`benchmark_identity`),
+        ``"partition"`` (the benchmark's key columns, without the unit), ``"order"``
+        (``candidate`` with several candidates, then the keys) and ``"order_values"``.
+
+    Raises
+    ------
+    InputError
+        Bad options, an empty table, missing columns, a key column named like an output
+        column, or a variant that no row has.
+    """
+    plan = _checked(baseline, candidate, variant, value, unit, alpha, adjust, confidence,
+                    margin, threshold, higher_is_better, method)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
-    if is_summary_table(table):
-        return compare_summaries(
-            table, baseline=baseline, candidates=candidates,
-            several=isinstance(candidate, (list, tuple)), by=by, variant=variant, unit=unit,
-            alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
-            threshold=threshold, higher_is_better=higher_is_better)
+    variant, value, unit = plan["variant"], plan["value"], plan["unit"]
+    names = [baseline, *plan["candidates"]]
     require_columns(table, [variant, value])
-    keys, variant_keys = benchmark_identity(table, by, variant, unit, [baseline, *candidates])
+    keys, variant_keys = benchmark_identity(table, by, variant, unit, names)
     check_key_clash(keys, ("candidate",) + COLUMNS, "compare", value)
+    _, dictionary = key_codes(table.column(variant), variant)
+    for name in dict.fromkeys(names):  # every variant compared must have rows
+        code_of(dictionary, name, f"the {variant!r} column")
+    several = plan["several"]
+    plan.update(keys=keys, variant_keys=variant_keys,
+                partition=[k for k in keys if k != unit],
+                order=(["candidate"] if several else []) + keys,
+                order_values={"candidate": plan["candidates"]} if several else {})
+    return plan
+
+
+def _present(table: pa.Table, variant: str, names: list) -> list:
+    """The variants of `names` that some row of `table` has."""
+    _, dictionary = key_codes(table.column(variant), variant)
+    present = []
+    for name in names:
+        try:
+            code_of(dictionary, name, variant)
+        except InputError:
+            continue
+        present.append(name)
+    return present
+
+
+def _moments(samples: Samples):
+    """n, mean, variance and power of 2 of each sample, as `aggregate_score`'s error
+    propagation computes them (the values divided by 2**exponent first)."""
+    from fastperf.kernels.moments import sample_moments
+    from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
+
+    exponent = binary_exponents(samples)
+    scaled = scaled_samples(samples, exponent)
+    n, _, mean, variance = sample_moments(scaled.values, scaled.offsets,
+                                          n_rows=scaled.values.shape[0])
+    return {"n": n, "mean": mean, "variance": variance, "exponent": exponent}
+
+
+def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+    """The rows of `compare` for the benchmarks of `table` (`fastperf.data.chunked`).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Every row of some benchmarks (all their variants and units).
+    plan : dict
+        `compare_plan`.
+    side : dict or None
+        When a dict, receives ``"runs"``: the sorted runs of each row (`Runs`, for the
+        report's figures).
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per (candidate, benchmark, unit): the key columns and `COLUMNS` (with
+        ``pvalue_adjusted`` and ``verdict`` left for `compare_finish`), then the hidden
+        columns ``__testable``, ``__sign``, ``__positive``, ``__equivalent`` and each side's
+        moments ``__{n,mean,variance,exponent}_{baseline,candidate}`` (the overall score).
+    """
     from fastperf.data.samples import variant_samples
 
-    vs = variant_samples(table, variants=[baseline, *candidates], by=keys, variant=variant,
-                         value=value)
+    baseline, candidates = plan["baseline"], plan["candidates"]
+    keys, variant, value, unit = plan["keys"], plan["variant"], plan["value"], plan["unit"]
+    alpha, confidence, margin = plan["alpha"], plan["confidence"], plan["margin"]
+    present = _present(table, variant, [baseline, *candidates])
+    vs = variant_samples(table, variants=present, by=keys, variant=variant, value=value)
     k, c = len(vs.keys), len(candidates)
-    base = sort_samples(vs.samples[baseline])
+    none = Samples(np.empty(0), np.zeros(k + 1, dtype=np.int64))  # a variant without rows here
+    samples = {name: vs.samples.get(name, none) for name in [baseline, *candidates]}
+    dropped = {name: vs.n_dropped.get(name, np.zeros(k, dtype=np.int64))
+               for name in [baseline, *candidates]}
+    base = sort_samples(samples[baseline])
     xs = concat_samples([base] * c)
-    ys = sort_samples(concat_samples([vs.samples[name] for name in candidates]))
+    ys = sort_samples(concat_samples([samples[name] for name in candidates]))
     n_x, n_y = xs.sizes, ys.sizes
     med_x, lo_x, hi_x = _medians(xs, confidence)
     med_y, lo_y, hi_y = _medians(ys, confidence)
@@ -179,7 +310,8 @@ def compare(
     positive = (first(xs) > 0) & (first(ys) > 0)
     # the test on the values themselves (a log could merge two close values into a tie), the
     # effect on their logs where positive (the ratio)
-    u, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", method, True, "omit")
+    u, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", plan["method"],
+                                                       True, "omit")
     state = raw_state.on_logs(positive)
     all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
     p = np.where(np.isnan(p) & all_equal, 1.0, p)  # one value on both sides: nothing changed
@@ -196,18 +328,14 @@ def compare(
             equivalent = positive & (np.exp(eq_low) >= 1 - margin) & (np.exp(eq_high) <= 1 + margin)
 
     testable = _smallest_pvalue_reaches(n_x, n_y, alpha) & np.isfinite(p)
-    p_adjusted = adjusted_pvalues(p, testable, adjust, alpha)
     sign = np.sign(np.nan_to_num(med_y - med_x))
     sign = np.where(sign == 0, np.sign(np.nan_to_num(estimate)), sign)
     # equal medians and no Hodges-Lehmann shift: the side the rank statistic leans to
     sign = np.where(sign == 0, np.sign(np.nan_to_num(u - n_x * n_y / 2.0)), sign)
 
     units = unit_names(vs.keys.column(unit), unit) if unit in keys else [None] * k
-    directions = unit_directions(dict.fromkeys(units), higher_is_better)
-    direction = np.array([directions[u] for u in units] * c, dtype=object)
-    with np.errstate(invalid="ignore"):
-        verdict = verdicts_of(testable, p_adjusted < alpha, sign, delta, threshold, direction,
-                            equivalent)
+    directions = unit_directions(dict.fromkeys(units), plan["higher_is_better"])
+    direction = [directions[u] for u in units] * c
 
     n_min = median_interval_minimum_size(confidence, rule="shortest")
     no_interval = np.isnan(lo_x) | np.isnan(hi_x) | np.isnan(lo_y) | np.isnan(hi_y)
@@ -217,85 +345,132 @@ def compare(
          f"too few runs: the smallest p-value 2/C(m+n, m) exceeds alpha={alpha:g}",
          "values <= 0: no ratio interval",
          f"fewer than {n_min} runs: no {confidence:g} median interval"], "ok")
-    dropped_x = np.tile(vs.n_dropped[baseline], c)
-    dropped_y = np.concatenate([vs.n_dropped[name] for name in candidates])
     columns = {
-        "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": dropped_x,
-        "n_dropped_candidate": dropped_y, "median_baseline": med_x, "ci_baseline_low": lo_x,
+        "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": np.tile(dropped[baseline], c),
+        "n_dropped_candidate": np.concatenate([dropped[name] for name in candidates]),
+        "median_baseline": med_x, "ci_baseline_low": lo_x,
         "ci_baseline_high": hi_x, "median_candidate": med_y, "ci_candidate_low": lo_y,
         "ci_candidate_high": hi_y, "delta": delta, "ratio": ratio, "ci_low": ci_low,
         "ci_high": ci_high, "pvalue": p,
-        "pvalue_adjusted": p_adjusted, "method": method_used,
+        "pvalue_adjusted": np.full(k * c, np.nan), "method": method_used,  # set by the finish
         "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
-        "verdict": pa.array(verdict.tolist(), pa.string()), "status": status}
+        "verdict": pa.nulls(k * c, pa.string()), "status": status,
+        "__testable": testable, "__sign": sign, "__positive": positive,
+        "__equivalent": equivalent}
+    # what the overall score needs of each side of each row (`aggregate_score`'s propagation)
+    for name, moments in (("baseline", _moments(base)), ("candidate", _moments(ys))):
+        for what, values in moments.items():
+            columns[f"__{what}_{name}"] = np.tile(values, c) if name == "baseline" else values
     if vs.keys.num_columns == 0:  # by=[]: one benchmark per candidate, no key column
         key_table = pa.table({"_": pa.nulls(k * c)}).drop_columns(["_"])
     else:
         key_table = pa.concat_tables([vs.keys] * c)
-    if isinstance(candidate, (list, tuple)):
+    if plan["several"]:
         key_table = key_table.add_column(
             0, "candidate", pa.array(np.repeat(np.array(candidates, dtype=object), k).tolist(),
                                      pa.string() if all(isinstance(n, str) for n in candidates)
                                      else None))
-    out = keyed_table(key_table, columns)
+    if side is not None:
+        side["runs"] = Runs(baseline, candidates[0] if c == 1 else "candidate", xs, ys)
+    return keyed_table(key_table, columns)
 
-    overall = _overall(out, xs, ys, positive, testable, candidates, units, k, baseline,
-                       confidence, unit if unit in keys else None)
-    warnings = dropped_warnings(dropped_x + dropped_y, "comparison(s)",
-                                "n_dropped_baseline / n_dropped_candidate")
-    unknown = sorted({str(u) for u, d in directions.items() if d is None})
+
+def compare_finish(rows: pa.Table, plan: dict, info: dict) -> CompareResult:
+    """The result of `compare` from its rows (`fastperf.data.chunked`): the p-values adjusted
+    over every comparison of the run, the verdicts, the overall table, the summary.
+
+    Parameters
+    ----------
+    rows : pyarrow.Table
+        `compare_stage` rows of every benchmark, in output order (candidate-major).
+    plan : dict
+        `compare_plan`.
+    info : dict
+        ``input_rows``.
+
+    Returns
+    -------
+    CompareResult
+    """
+    candidates, keys, unit = plan["candidates"], plan["keys"], plan["unit"]
+    alpha, adjust, threshold = plan["alpha"], plan["adjust"], plan["threshold"]
+    c = len(candidates)
+    k = rows.num_rows // c
+    column = lambda name: rows.column(name).to_numpy(zero_copy_only=False)  # noqa: E731
+    testable = column("__testable").astype(bool)
+    p_adjusted = adjusted_pvalues(column("pvalue"), testable, adjust, alpha)
+    direction = column("direction")
+    with np.errstate(invalid="ignore"):
+        verdict = verdicts_of(testable, p_adjusted < alpha, column("__sign"), column("delta"),
+                              threshold, direction, column("__equivalent").astype(bool))
+    names = rows.column_names
+    rows = rows.set_column(names.index("pvalue_adjusted"), "pvalue_adjusted",
+                           pa.array(p_adjusted))
+    rows = rows.set_column(names.index("verdict"), "verdict",
+                           pa.array(verdict.tolist(), pa.string()))
+    out = visible(rows)
+    unit_key = unit if unit in keys else None
+    units = unit_names(out.column(unit).slice(0, k), unit) if unit_key else [None] * k
+    moments = {name: column(name) for name in names if name.startswith("__")}
+    n_x, n_y = column("n_baseline"), column("n_candidate")
+
+    def score(use):
+        values = _score_ratio(moments, use & testable & (n_x > 1) & (n_y > 1),
+                              plan["confidence"])
+        return dict(zip(("score_ratio", "score_ci_low", "score_ci_high"), values))
+
+    overall = overall_table(out, candidates, units, k, unit_key, "median",
+                            column("__positive").astype(bool), extra=score)
+    warnings = dropped_warnings(column("n_dropped_baseline") + column("n_dropped_candidate"),
+                                "comparison(s)", "n_dropped_baseline / n_dropped_candidate")
+    unknown = sorted({str(u) for u, d in zip(units * c, direction) if d == "unknown"})
     if unknown:
         warnings.append(f"unit(s) {unknown} have no known direction: a significant change is "
                         "'changed', not better/worse; say which way is better with "
                         "higher_is_better= (CLI: --higher-is-better / --direction UNIT=higher)")
     counts = {v: int(np.sum(verdict == v)) for v in VERDICTS}
     summary = {
-        "function": "compare", "baseline": baseline, "candidates": candidates, "keys": keys,
-        "variant_keys": variant_keys, "alpha": alpha, "adjust": adjust,
-        "comparisons": int(testable.sum()), "confidence": confidence, "margin": margin,
-        "threshold": threshold, "method": method, "verdicts": counts,
-        "largest_regressions": largest_regressions(out, keys),
+        "function": "compare", "baseline": plan["baseline"], "candidates": candidates,
+        "keys": keys, "variant_keys": plan["variant_keys"], "alpha": alpha, "adjust": adjust,
+        "comparisons": int(testable.sum()), "confidence": plan["confidence"],
+        "margin": plan["margin"], "threshold": threshold, "method": plan["method"],
+        "verdicts": counts, "largest_regressions": largest_regressions(out, keys),
     }
-    result = CompareResult(out, summary, warnings, overall, keys, unit if unit in keys else None)
-    result.runs = Runs(baseline, candidates[0] if c == 1 else "candidate", xs, ys)
-    return result
+    return CompareResult(out, summary, warnings, overall, keys, unit_key)
 
 
-def _overall(out: pa.Table, xs: Samples, ys: Samples, positive, testable, candidates, units,
-             k: int, baseline: str, confidence: float, unit: str | None) -> pa.Table:
-    """Per (candidate, unit): benchstat's geomean of medians, the aggregate score ratio with its
-    interval, and the verdict counts."""
-    from fastperf.protocols.aggregate import aggregate_score
+def _score_ratio(moments: dict, use: np.ndarray, confidence: float) -> tuple[float, float, float]:
+    """`aggregate_score` (geometric mean, error propagation, ratio to the baseline) of the
+    chosen rows' runs on each side, from each side's moments: the candidate's score over the
+    baseline's, with its interval, the same figures as ``aggregate_score(method="propagation",
+    baseline=...)`` on those runs."""
+    from fastperf.engine.intervals import student_quantile
+    from fastperf.protocols.aggregate import propagation_from_moments
 
-    def score(use):
-        values = _score_ratio(xs, ys, use & testable & (xs.sizes > 1) & (ys.sizes > 1),
-                              baseline, confidence, aggregate_score)
-        return dict(zip(("score_ratio", "score_ci_low", "score_ci_high"), values))
-
-    return overall_table(out, candidates, units, k, unit, "median", positive, extra=score)
-
-
-def _score_ratio(xs: Samples, ys: Samples, use: np.ndarray, baseline: str, confidence: float,
-                 aggregate_score) -> tuple[float, float, float]:
-    """`aggregate_score` (geometric mean, error propagation) of the chosen benchmarks' runs on
-    each side: the candidate's score over the baseline's, with its interval."""
     rows = np.flatnonzero(use)
     if rows.size < 1:
         return math.nan, math.nan, math.nan
-    from fastperf.kernels.grouping import take_segments
-
-    parts = []
-    for code, samples in enumerate((xs, ys)):
-        values, _, _ = take_segments(samples.values, samples.offsets, rows, False)
-        sizes = samples.sizes[rows]
-        parts.append(pa.table({"benchmark": pa.array(np.repeat(rows, sizes)),
-                               "variant": pa.DictionaryArray.from_arrays(
-                                   np.full(values.shape[0], code, dtype=np.int8),
-                                   pa.array(["baseline", "candidate"])),
-                               "value": pa.array(values)}))
-    table = pa.concat_tables(parts)
-    scores = aggregate_score(table, method="propagation", baseline="baseline", unit=None,
-                             run=None, confidence=confidence).groups.to_pylist()
-    row = next(r for r in scores if r["variant"] == "candidate")
-    return row["ratio"], row["ratio_ci_low"], row["ratio_ci_high"]
-
+    n, mean, variance, exponent = (
+        np.concatenate([moments[f"__{what}_baseline"][rows],
+                        moments[f"__{what}_candidate"][rows]])
+        for what in ("n", "mean", "variance", "exponent"))
+    # two segments (baseline, candidate) of the same benchmarks, weights 1 / benchmarks
+    sizes = np.array([rows.size, rows.size], dtype=np.int64)
+    starts = np.array([0, rows.size], dtype=np.int64)
+    raw_w = np.ones(2 * rows.size)
+    w = raw_w / np.add.reduceat(raw_w, starts)[np.repeat(np.arange(2), sizes)]
+    score, sd, se, df = propagation_from_moments(n, mean, variance, exponent, starts, w, True)
+    # `aggregate_score`'s statuses: a zero se keeps the score (no df); a score or sd beyond
+    # float64 keeps nothing
+    zero = se == 0
+    beyond = ~zero & ~(np.isfinite(score) & np.isfinite(sd))
+    score, se = np.where(~beyond, score, np.nan), np.where(~beyond, se, np.nan)
+    df = np.where(zero | beyond, np.nan, df)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+        ratio = score / score[0]
+        rel, rel_b = (se / score) ** 2, (se[0] / score[0]) ** 2
+        rel_se = np.sqrt(rel + rel_b)
+        df_ratio = (rel + rel_b) ** 2 / (rel ** 2 / df + rel_b ** 2 / df[0])
+        half = student_quantile(df_ratio, confidence) * rel_se
+        low, high = ratio * np.exp(-half), ratio * np.exp(half)
+    return float(ratio[1]), float(low[1]), float(high[1])
