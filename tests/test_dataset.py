@@ -192,3 +192,28 @@ def test_the_command_line_reads_a_dataset_within_a_memory_limit(dataset_dir, tmp
                           "--memory-limit", "lots"], capture_output=True, text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert "--memory-limit" in bad.stderr
+
+
+def test_numeric_key_columns_are_in_the_key_table(tmp_path):
+    # a numeric variant or factor and a numeric `by` column: the plans need their values
+    table = measurements(benchmarks=20)
+    variant = pa.array([1 if v == "old" else 2
+                        for v in table.column("variant").cast(pa.string()).to_pylist()],
+                       pa.int64())
+    table = table.set_column(table.column_names.index("variant"), "variant", variant)
+    size = pa.array([int(b[-2:]) % 4 for b in
+                     table.column("benchmark").cast(pa.string()).to_pylist()], pa.int64())
+    table = table.append_column("size", size)
+    write_dataset(table, tmp_path, partition_by=())
+    lazy = fastperf.read(str(tmp_path), memory_limit=20_000)
+    whole = lazy.to_table()
+    assert not lazy.fits_in_memory(20_000)
+    assert_identical_results(fastperf.plan_runs(lazy), fastperf.plan_runs(whole))
+    assert fastperf.plan_runs(lazy).separation is not None
+    got = fastperf.anova(lazy, factor="variant", by=["benchmark", "size"])
+    assert_identical_results(got, fastperf.anova(whole, factor="variant",
+                                                 by=["benchmark", "size"]), extra=("effects",))
+    wide = fastperf.read(str(tmp_path), memory_limit=60_000)
+    assert not wide.fits_in_memory(60_000)
+    assert_identical_results(fastperf.describe(wide, by=["size"], variant="variant"),
+                             fastperf.describe(whole, by=["size"], variant="variant"))

@@ -170,7 +170,7 @@ def _encoded_keys(rows: pa.Table, schema: pa.Schema, first_appearance: dict[str,
 
 def run_planned(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Stage,
                 finish: Finish, *, values: Iterable[str | None] = (), side: dict | None = None,
-                function: str = "this function"):
+                function: str = "this function", keys: Iterable[Any] = ()):
     """Run a planned function on in-memory data or, chunk by chunk, on a lazy `Dataset`.
 
     Parameters
@@ -186,6 +186,9 @@ def run_planned(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Stage,
         Passed to `stage` on the in-memory path.
     function : str
         The function's name, for messages.
+    keys : iterable of str, sequences of str or None
+        The columns the function groups by, as its options name them: a dataset's key table
+        holds them whatever their type (other numeric columns are left null there).
 
     Returns
     -------
@@ -193,8 +196,11 @@ def run_planned(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Stage,
     """
     if isinstance(data, Dataset):
         if not data.fits_in_memory(memory_limit_of(data)):
+            named = [k for item in keys for k in ([item] if isinstance(item, str) else
+                                                  (item or [])) if isinstance(k, str)]
             return run_out_of_core(data, make_plan, stage, finish,
-                                   values=[v for v in values if v], function=function)
+                                   values=[v for v in values if v], function=function,
+                                   keys=named)
         data = data.to_table()
     table = load_table(data)
     plan = make_plan(table)
@@ -222,7 +228,8 @@ def memory_limit_of(dataset: Dataset) -> int:
 
 
 def run_out_of_core(dataset: Dataset, make_plan: Callable[[pa.Table], Plan], stage: Stage,
-                    finish: Finish, *, values: Sequence[str], function: str):
+                    finish: Finish, *, values: Sequence[str], function: str,
+                    keys: Sequence[str] = ()):
     """Run a planned function over a lazy dataset in group-complete chunks.
 
     The plan is made from the dataset's key table; one scan finds each key column's
@@ -232,14 +239,14 @@ def run_out_of_core(dataset: Dataset, make_plan: Callable[[pa.Table], Plan], sta
     Parameters
     ----------
     dataset : `fastperf.io.dataset.Dataset`
-    make_plan, stage, finish, values, function
+    make_plan, stage, finish, values, function, keys
         See `run_planned`.
 
     Returns
     -------
     Result
     """
-    plan = make_plan(dataset.key_table(values))
+    plan = make_plan(dataset.key_table(values, keys))
     order_columns = [c for c in plan["order"] if c not in plan.get("order_values", {})]
     layout = dataset.layout(plan["partition"], order_columns, memory_limit_of(dataset))
     parts = [stage(chunk, plan, None)

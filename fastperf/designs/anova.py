@@ -194,7 +194,7 @@ def anova(
     check_unit_interval(alpha, "alpha")  # before the table is read
     options = dict(factor=factor, value=value, by=by, alpha=alpha, equal_var=equal_var)
     return run_planned(data, lambda t: anova_plan(t, **options), anova_stage, anova_finish,
-                       values=[value], function="anova")
+                       values=[value], keys=[by, factor], function="anova")
 
 
 def anova_plan(table: pa.Table, **options) -> dict:

@@ -339,13 +339,15 @@ class Dataset:
 
     # ---------------------------------------------------------------------------- planning
 
-    def label_columns(self, values: Sequence[str]) -> list[str]:
-        """The columns whose distinct combinations make the key table: every column but the
-        value columns, ``run`` and numeric columns.
+    def label_columns(self, values: Sequence[str], keys: Sequence[str] = ()) -> list[str]:
+        """The columns whose distinct combinations make the key table: the `keys` a function
+        groups by, and every other column but the value columns, ``run`` and numeric columns
+        (a per-row number such as a timestamp would make it as large as the data).
 
         Parameters
         ----------
         values : sequence of str
+        keys : sequence of str
 
         Returns
         -------
@@ -353,6 +355,9 @@ class Dataset:
         """
         out = []
         for name, kind in zip(self.columns, self._dataset.schema.types):
+            if name in keys and name not in values:
+                out.append(name)
+                continue
             if name in values or name == "run":
                 continue
             if pa.types.is_floating(kind) or pa.types.is_integer(kind) \
@@ -393,7 +398,7 @@ class Dataset:
             return None
         return merge_counts(parts, columns).sort_by("first_row")
 
-    def key_table(self, values: Sequence[str]) -> pa.Table:
+    def key_table(self, values: Sequence[str], keys: Sequence[str] = ()) -> pa.Table:
         """Every column, holding the distinct combinations of the label columns
         (`label_columns`), the others null: what a plan may look at.
 
@@ -401,12 +406,14 @@ class Dataset:
         ----------
         values : sequence of str
             The value columns.
+        keys : sequence of str
+            Columns kept whatever their type (`label_columns`).
 
         Returns
         -------
         pyarrow.Table
         """
-        labels = self.label_columns(values)
+        labels = self.label_columns(values, keys)
         combos = self._combinations(labels, "keys") if labels else None
         n = combos.num_rows if combos is not None else 1
         schema = pa.schema([pa.field(n_, t) for n_, t in

@@ -187,7 +187,7 @@ def aggregate_score(
                    method=method, confidence=confidence, run=run, baseline=baseline, unit=unit)
     _options(**options)  # before the table is read
     return run_planned(data, lambda t: aggregate_score_plan(t, **options), aggregate_score_stage,
-                       aggregate_score_finish, function="aggregate_score",
+                       aggregate_score_finish, function="aggregate_score", keys=[by, variant],
                        values=[value] + [c for c in (run, weights) if isinstance(c, str)])
 
 

@@ -165,7 +165,7 @@ def compare(
             t, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             unit=unit, alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
             threshold=threshold, higher_is_better=higher_is_better, method=method),
-        compare_stage, compare_finish, values=[options["value"]], side=side,
+        compare_stage, compare_finish, values=[options["value"]], side=side, keys=[by, variant, unit],
         function="compare")
     result.runs = side.get("runs")
     return result

@@ -275,7 +275,8 @@ def hpt(
             t, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             alpha=alpha, confidences=confidences, method=method,
             higher_is_better=higher_is_better, max_speedup=max_speedup, unit=unit, scale=scale),
-        hpt_stage, hpt_finish, values=[value], side=side, function="hpt")
+        hpt_stage, hpt_finish, values=[value], side=side, function="hpt",
+        keys=[by, variant, unit])
     result.runs = side.get("runs")
     return result
 

@@ -329,7 +329,8 @@ def plan_runs(
                    confidence=confidence, assurance=assurance, baseline=baseline,
                    candidate=candidate, unit=unit)
     return run_planned(data, lambda t: plan_runs_plan(t, **options), plan_runs_stage,
-                       plan_runs_finish, values=[value], function="plan_runs")
+                       plan_runs_finish, values=[value], function="plan_runs",
+                       keys=[by, variant, unit])
 
 
 def plan_runs_plan(table: pa.Table, **options) -> dict:

@@ -319,7 +319,8 @@ def sparc(
             pair=pair, margin=margin, alpha=alpha, adjust=adjust, method=method,
             overall=overall, higher_is_better=higher_is_better, min_runs=min_runs, unit=unit,
             scale=scale),
-        sparc_stage, sparc_finish, values=[value], side=side, function="sparc")
+        sparc_stage, sparc_finish, values=[value], side=side, function="sparc",
+        keys=[by, variant, unit])
     result.runs = side.get("runs")
     return result
 

@@ -334,7 +334,8 @@ def speedup_test(
                "median_method": median_method, "unit": unit}
     side: dict = {}
     result = run_planned(data, lambda table: speedup_plan(table, **options), speedup_stage,
-                         speedup_finish, values=[value], side=side, function="speedup_test")
+                         speedup_finish, values=[value], side=side, function="speedup_test",
+                         keys=[by, variant, unit])
     result.runs = side.get("runs")
     return result
 

@@ -168,7 +168,8 @@ def describe(
     return run_planned(
         table, lambda t: describe_plan(t, by=by, variant=variant, value=value, unit=unit,
                                        confidence=confidence),
-        describe_stage, describe_finish, values=[value], function="describe")
+        describe_stage, describe_finish, values=[value], function="describe",
+        keys=[by, variant, unit])
 
 
 def describe_plan(table: pa.Table, *, by, variant, value, unit, confidence) -> dict:
