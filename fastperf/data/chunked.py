@@ -42,6 +42,7 @@ import pyarrow.compute as pc
 
 from fastperf.data.budget import available_memory
 from fastperf.io.dataset import MEMORY_FRACTION, Dataset
+from fastperf.io.layout import named_keys
 from fastperf.io.read import load_table
 
 __all__ = ["HIDDEN", "run_planned", "run_out_of_core", "memory_limit_of", "finish_parts", "output_order", "visible"]
@@ -196,11 +197,9 @@ def run_planned(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Stage,
     """
     if isinstance(data, Dataset):
         if not data.fits_in_memory(memory_limit_of(data)):
-            named = [k for item in keys for k in ([item] if isinstance(item, str) else
-                                                  (item or [])) if isinstance(k, str)]
             return run_out_of_core(data, make_plan, stage, finish,
                                    values=[v for v in values if v], function=function,
-                                   keys=named)
+                                   keys=named_keys(keys))
         data = data.to_table()
     table = load_table(data)
     plan = make_plan(table)

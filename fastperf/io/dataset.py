@@ -32,7 +32,7 @@ import pyarrow.compute as pc
 from fastperf.errors import InputError
 from fastperf.io.common import normalise_tabular
 from fastperf.io.layout import (Layout, combined_ids, first_appearance_dictionary, key_text,
-                                merge_counts, plain_array)
+                                label_columns, merge_counts, plain_array)
 from fastperf.progress import ProgressBar, wants_progress
 
 __all__ = ["Dataset", "open_if_lazy", "is_lazy_source",
@@ -340,9 +340,7 @@ class Dataset:
     # ---------------------------------------------------------------------------- planning
 
     def label_columns(self, values: Sequence[str], keys: Sequence[str] = ()) -> list[str]:
-        """The columns whose distinct combinations make the key table: the `keys` a function
-        groups by, and every other column but the value columns, ``run`` and numeric columns
-        (a per-row number such as a timestamp would make it as large as the data).
+        """The columns of the key table (`fastperf.io.layout.label_columns`).
 
         Parameters
         ----------
@@ -353,18 +351,9 @@ class Dataset:
         -------
         list of str
         """
-        out = []
-        for name, kind in zip(self.columns, self._dataset.schema.types):
-            if name in keys and name not in values:
-                out.append(name)
-                continue
-            if name in values or name == "run":
-                continue
-            if pa.types.is_floating(kind) or pa.types.is_integer(kind) \
-                    or pa.types.is_decimal(kind):
-                continue
-            out.append(name)
-        return out
+        schema = pa.schema([pa.field(n, t) for n, t in
+                            zip(self.columns, self._dataset.schema.types)])
+        return label_columns(schema, values, keys)
 
     def _combinations(self, columns: list[str], what: str) -> pa.Table:
         """Distinct combinations of `columns` in first-appearance order, with their rows

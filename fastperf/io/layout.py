@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = ["Layout", "combined_ids", "key_ranks", "plain_array", "key_text", "merge_counts",
-           "first_appearance_dictionary"]
+           "first_appearance_dictionary", "label_columns", "named_keys"]
 
 
 @dataclass(frozen=True)
@@ -135,3 +135,47 @@ def first_appearance_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:
     new_codes = pa.array(renumber[raw], kind.index_type, mask=~valid)
     return pa.chunked_array([pa.DictionaryArray.from_arrays(
         new_codes, dictionary.take(pa.array(order, pa.int64())))], kind)
+
+
+def named_keys(keys) -> list[str]:
+    """The column names in `keys`: strings, sequences of strings or None, flattened.
+
+    Parameters
+    ----------
+    keys : iterable
+
+    Returns
+    -------
+    list of str
+    """
+    return [k for item in keys for k in ([item] if isinstance(item, str) else (item or []))
+            if isinstance(k, str)]
+
+
+def label_columns(schema: pa.Schema, values, keys=()) -> list[str]:
+    """The columns whose distinct combinations make a key table (`fastperf.data.chunked`):
+    the `keys` a function groups by, whatever their type, and every other column but the
+    value columns, ``run`` and numeric columns (a per-row number such as a timestamp would
+    make the key table as large as the data).
+
+    Parameters
+    ----------
+    schema : pyarrow.Schema
+    values : sequence of str
+    keys : iterable of str, sequences of str or None
+
+    Returns
+    -------
+    list of str
+    """
+    keys = named_keys(keys)
+    out = []
+    for field in schema:
+        kind = field.type
+        numeric = (pa.types.is_floating(kind) or pa.types.is_integer(kind)
+                   or pa.types.is_decimal(kind))
+        if field.name in values:
+            continue
+        if field.name in keys or not (numeric or field.name == "run"):
+            out.append(field.name)
+    return out
