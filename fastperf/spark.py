@@ -45,7 +45,7 @@ import pyarrow.compute as pc
 from fastperf.data.chunked import finish_parts
 from fastperf.errors import InputError
 from fastperf.io.common import encode_labels, normalise_tabular
-from fastperf.io.layout import label_columns
+from fastperf.io.layout import label_columns, plain_array
 from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_plan,
                                           aggregate_score_stage)
 from fastperf.protocols.compare import compare_finish, compare_plan, compare_stage
@@ -368,8 +368,8 @@ def _combinations(tagged, columns: list[str]) -> pa.Table:
 
 def _unique(column) -> pa.Array:
     """The distinct values of a column (nulls included) in their order, plain."""
-    column = _plain_array(column)
-    return _plain_array(pc.unique(column))
+    column = plain_array(column)
+    return plain_array(pc.unique(column))
 
 
 def _key_table(schema: pa.Schema, labels: list[str], combos: pa.Table) -> pa.Table:
@@ -440,7 +440,7 @@ def _decoded_schema(schema: pa.Schema) -> pa.Schema:
 
 def _conformed(table: pa.Table, schema: pa.Schema) -> pa.Table:
     """`table`'s columns of `schema`, decoded and cast to its types."""
-    return pa.Table.from_arrays([_plain_array(table.column(f.name)).cast(f.type)
+    return pa.Table.from_arrays([plain_array(table.column(f.name)).cast(f.type)
                                  for f in schema], schema=schema)
 
 
@@ -451,11 +451,3 @@ def _encoded_like(column, kind: pa.DataType):
     encoded = pc.dictionary_encode(column.cast(kind.value_type))
     return encoded.cast(kind)
 
-
-def _plain_array(column):
-    """A column as one array, without dictionary encoding."""
-    if isinstance(column, pa.ChunkedArray):
-        column = column.combine_chunks() if column.num_chunks != 1 else column.chunk(0)
-    if pa.types.is_dictionary(column.type):
-        column = column.cast(column.type.value_type)
-    return column

@@ -55,16 +55,22 @@ def assert_identical_results(got, want, extra: tuple[str, ...] = ()) -> None:
 
 
 def first_appearance(table: pa.Table, columns) -> dict[str, pa.Array]:
-    """Each column's distinct values (nulls included) in first-appearance order, plain."""
+    """Each column's distinct values (nulls included) in the order an in-memory run groups
+    them: first appearance for a plain column, the dictionary's order for a dictionary-encoded
+    one without nulls (`fastperf.data.grouping.key_codes`)."""
+    from fastperf.data.grouping import key_codes
+
     out = {}
     for name in columns:
         if name not in table.column_names:
             continue
         column = table.column(name)
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        unique = pc.unique(column)
-        out[name] = unique.combine_chunks() if isinstance(unique, pa.ChunkedArray) else unique
+        if pa.types.is_dictionary(column.type) and not column.null_count:
+            out[name] = key_codes(column, name)[1]
+        else:
+            if pa.types.is_dictionary(column.type):
+                column = column.cast(column.type.value_type)
+            out[name] = pa.array(list(dict.fromkeys(column.to_pylist())), column.type)
     return out
 
 
@@ -107,3 +113,21 @@ def write_dataset(table: pa.Table, directory, *, partition_by=("variant",), rows
                      partitioning=list(partition_by) or None, partitioning_flavor="hive",
                      max_rows_per_file=rows_per_file, max_rows_per_group=rows_per_group,
                      existing_data_behavior="overwrite_or_ignore")
+
+
+#: how a dataset is written in the tests: many small files and row groups (a benchmark's rows
+#: across files), or one file a partition cut in small row groups
+LAYOUTS = {"small_files": {"rows_per_file": 50, "rows_per_group": 20},
+           "row_groups": {"rows_per_file": 10**7, "rows_per_group": 20}}
+
+
+def lazy_pair(table: pa.Table, directory, memory_limit: int = 200_000, **write):
+    """The dataset written from `table`, opened lazily with a small memory limit (so that it
+    runs in chunks), and the same files read whole (the oracle's input)."""
+    import fastperf
+
+    write_dataset(table, directory, **write)
+    dataset = fastperf.read(str(directory), lazy=True, memory_limit=memory_limit)
+    assert not dataset.fits_in_memory(memory_limit)
+    whole = fastperf.read(str(directory), lazy=True).to_table()
+    return dataset, whole

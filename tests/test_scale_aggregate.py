@@ -22,8 +22,8 @@ from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_scor
                                           aggregate_score_stage)
 from fastperf.protocols.group_order import distinct_keys, in_key_order, key_ranks
 from fastperf.data.chunked import finish_parts
-from scale_checks import (assert_identical_results, first_appearance, run_in_parts,
-                          write_dataset)
+from scale_checks import (LAYOUTS, assert_identical_results, first_appearance, lazy_pair,
+                          run_in_parts)
 
 DEFAULTS = dict(variant="variant", by="benchmark", value="value", kind="geomean", weights=None,
                 method="per-run", confidence=0.95, run="run", baseline=None, unit="unit")
@@ -223,18 +223,8 @@ def test_group_order_moves_nothing_on_the_whole_table():
 
 # ------------------------------------------------------------------------------ lazy dataset
 
-LAYOUTS = {"small_files": {"rows_per_file": 50, "rows_per_group": 20},
-           "row_groups": {"rows_per_file": 10**7, "rows_per_group": 20}}
 
 
-def _lazy_pair(table: pa.Table, directory, **write):
-    """The dataset written from `table`, opened lazily with a small memory limit (so that it
-    runs in chunks of whole variants), and the same files read whole."""
-    write_dataset(table, directory, **write)
-    dataset = fastperf.read(str(directory), lazy=True, memory_limit=200_000)
-    assert not dataset.fits_in_memory(200_000)
-    whole = fastperf.read(str(directory), lazy=True).to_table()
-    return dataset, whole
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -243,7 +233,7 @@ def _lazy_pair(table: pa.Table, directory, **write):
                          ids=["per_run", "propagation", "mean"])
 def test_lazy_dataset_gives_the_in_memory_result(tmp_path, options, layout):
     table = fastperf.simulate(40, 10, variants=["old", "new", "next", "last"], seed=4).table
-    dataset, whole = _lazy_pair(table, tmp_path, **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, **LAYOUTS[layout])
     assert_identical_results(aggregate_score(dataset, **options),
                              aggregate_score(whole, **options))
 
@@ -251,7 +241,7 @@ def test_lazy_dataset_gives_the_in_memory_result(tmp_path, options, layout):
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_lazy_dataset_of_the_hand_table(tmp_path, layout):
     table = hand_table(6, benchmarks=30)
-    dataset, whole = _lazy_pair(table, tmp_path, partition_by=("cfg",), **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, partition_by=("cfg",), **LAYOUTS[layout])
     for options in ({"baseline": "V0"}, {"weights": "w", "method": "propagation"},
                     {"by": ["benchmark", "cfg"]}):
         assert_identical_results(aggregate_score(dataset, **options),

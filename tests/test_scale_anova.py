@@ -17,8 +17,8 @@ import fastperf
 from fastperf import InputError, anova
 from fastperf.data.chunked import finish_parts
 from fastperf.designs.anova import anova_finish, anova_plan, anova_stage
-from scale_checks import (assert_identical_results, first_appearance, run_in_parts,
-                          write_dataset)
+from scale_checks import (LAYOUTS, assert_identical_results, first_appearance, lazy_pair,
+                          run_in_parts)
 
 DEFAULTS = dict(factor="variant", value="value", by=None, alpha=0.05, equal_var=True)
 LEVELS = ("A", "B", "C", "D")
@@ -159,18 +159,8 @@ def test_plan_errors_come_from_the_whole_table_and_stage_errors_from_a_chunk():
 
 # ------------------------------------------------------------------------------ lazy dataset
 
-LAYOUTS = {"small_files": {"rows_per_file": 50, "rows_per_group": 20},
-           "row_groups": {"rows_per_file": 10**7, "rows_per_group": 20}}
 
 
-def _lazy_pair(table: pa.Table, directory, **write):
-    """The dataset written from `table`, opened lazily with a small memory limit (so that it
-    runs in chunks), and the same files read whole."""
-    write_dataset(table, directory, **write)
-    dataset = fastperf.read(str(directory), lazy=True, memory_limit=200_000)
-    assert not dataset.fits_in_memory(200_000)
-    whole = fastperf.read(str(directory), lazy=True).to_table()
-    return dataset, whole
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -179,13 +169,13 @@ def _lazy_pair(table: pa.Table, directory, **write):
                          ids=["classic", "welch"])
 def test_lazy_dataset_gives_the_in_memory_result(tmp_path, options, layout):
     table = fastperf.simulate(120, 9, variants=["old", "new", "next"], seed=4).table
-    dataset, whole = _lazy_pair(table, tmp_path, **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, **LAYOUTS[layout])
     assert_same_anova(anova(dataset, **options), anova(whole, **options))
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_lazy_dataset_of_the_hand_table(tmp_path, layout):
     table = hand_table(6, benchmarks=80)
-    dataset, whole = _lazy_pair(table, tmp_path, partition_by=("cfg",), **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, partition_by=("cfg",), **LAYOUTS[layout])
     for options in ({"by": "benchmark"}, {"by": ["benchmark", "cfg"], "equal_var": False}):
         assert_same_anova(anova(dataset, **options), anova(whole, **options))

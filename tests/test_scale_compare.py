@@ -15,6 +15,7 @@ import pyarrow as pa
 import pytest
 
 import fastperf
+from scale_checks import first_appearance
 from fastperf.data.chunked import HIDDEN, finish_parts
 from fastperf.protocols.compare import compare, compare_finish, compare_plan, compare_stage
 
@@ -56,24 +57,6 @@ def assert_same_result(got, want) -> None:
     assert got.key_columns == want.key_columns and got.unit_column == want.unit_column
 
 
-def first_appearance(table: pa.Table, columns) -> dict:
-    """Each column's distinct values (nulls included) in the order an in-memory run groups
-    them: first appearance for a plain column, the dictionary's order for a dictionary-encoded
-    one (`fastperf.data.grouping.key_codes`)."""
-    from fastperf.data.grouping import key_codes
-
-    out = {}
-    for name in columns:
-        if name not in table.column_names:
-            continue
-        column = table.column(name)
-        if pa.types.is_dictionary(column.type) and not column.null_count:
-            out[name] = key_codes(column, name)[1]
-        else:
-            if pa.types.is_dictionary(column.type):
-                column = column.cast(column.type.value_type)
-            out[name] = pa.array(list(dict.fromkeys(column.to_pylist())), column.type)
-    return out
 
 
 def split(table: pa.Table, columns, parts: int, seed: int) -> list[pa.Table]:

@@ -20,7 +20,8 @@ import fastperf
 from fastperf import InputError, hpt
 from fastperf.data.chunked import HIDDEN, finish_parts
 from fastperf.protocols.hpt import hpt_finish, hpt_plan, hpt_stage
-from scale_checks import assert_identical_results, group_complete_parts, write_dataset
+from scale_checks import (assert_identical_results, first_appearance, group_complete_parts,
+                          write_dataset)
 
 DEFAULTS = dict(by="benchmark", variant="variant", value="value", alpha=0.05,
                 confidences=(0.9, 0.95, 0.99), method="auto", higher_is_better=False,
@@ -31,24 +32,6 @@ def plan_of(table, **options):
     return hpt_plan(table, **{**DEFAULTS, **options})
 
 
-def first_appearance(table: pa.Table, columns) -> dict:
-    """Each column's distinct values (nulls included) in the order an in-memory run groups
-    them: first appearance for a plain column, the dictionary's order for a dictionary-encoded
-    one without nulls (`fastperf.data.grouping.key_codes`)."""
-    from fastperf.data.grouping import key_codes
-
-    out = {}
-    for name in columns:
-        if name not in table.column_names:
-            continue
-        column = table.column(name)
-        if pa.types.is_dictionary(column.type) and not column.null_count:
-            out[name] = key_codes(column, name)[1]
-        else:
-            if pa.types.is_dictionary(column.type):
-                column = column.cast(column.type.value_type)
-            out[name] = pa.array(list(dict.fromkeys(column.to_pylist())), column.type)
-    return out
 
 
 def chunked(table, n_parts=3, seed=0, **options):

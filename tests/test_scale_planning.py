@@ -17,7 +17,7 @@ import fastperf
 from fastperf import InputError, plan_runs
 from fastperf.data.grouping import group_rows
 from fastperf.protocols.planning import plan_runs_finish, plan_runs_plan, plan_runs_stage
-from scale_checks import assert_identical_results, run_in_parts, write_dataset
+from scale_checks import (LAYOUTS, assert_identical_results, lazy_pair, run_in_parts)
 
 DEFAULTS = dict(by="benchmark", variant="variant", value="value", target="relative_halfwidth",
                 precision=0.01, confidence=0.95, assurance=0.8, baseline=None, candidate=None,
@@ -191,18 +191,8 @@ def test_plan_errors_come_from_the_whole_table():
 
 # ------------------------------------------------------------------------------ lazy dataset
 
-LAYOUTS = {"small_files": {"rows_per_file": 50, "rows_per_group": 20},
-           "row_groups": {"rows_per_file": 10**7, "rows_per_group": 20}}
 
 
-def _lazy_pair(table: pa.Table, directory, **write):
-    """The dataset written from `table`, opened lazily with a small memory limit (so that it
-    runs in chunks), and the same files read whole."""
-    write_dataset(table, directory, **write)
-    dataset = fastperf.read(str(directory), lazy=True, memory_limit=200_000)
-    assert not dataset.fits_in_memory(200_000)
-    whole = fastperf.read(str(directory), lazy=True).to_table()
-    return dataset, whole
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -210,7 +200,7 @@ def _lazy_pair(table: pa.Table, directory, **write):
                                           "precision": 1e-7}], ids=["default", "plug_in"])
 def test_lazy_dataset_gives_the_in_memory_result(tmp_path, options, layout):
     table = fastperf.simulate(150, 21, seed=4).table
-    dataset, whole = _lazy_pair(table, tmp_path, **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, **LAYOUTS[layout])
     got, want = plan_runs(dataset, **options), plan_runs(whole, **options)
     assert_identical_results(got, want, extra=("separation",))
     assert got.separation is not None
@@ -219,7 +209,7 @@ def test_lazy_dataset_gives_the_in_memory_result(tmp_path, options, layout):
 @pytest.mark.parametrize("layout", LAYOUTS)
 def test_lazy_dataset_of_the_hand_table(tmp_path, layout):
     table = hand_table(5, benchmarks=120, variants=("X", "Y", "Z"))
-    dataset, whole = _lazy_pair(table, tmp_path, partition_by=("cfg",), **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, partition_by=("cfg",), **LAYOUTS[layout])
     for options in ({}, {"baseline": "Z", "candidate": "Y"}, {"by": ["benchmark", "cfg"]},
                     {"variant": None}):
         assert_identical_results(plan_runs(dataset, **options), plan_runs(whole, **options),

@@ -19,7 +19,8 @@ import fastperf
 from fastperf import InputError, sparc
 from fastperf.data.chunked import HIDDEN, finish_parts
 from fastperf.protocols.sparc import sparc_finish, sparc_plan, sparc_stage
-from scale_checks import assert_identical_results, group_complete_parts, write_dataset
+from scale_checks import (assert_identical_results, first_appearance, group_complete_parts,
+                          write_dataset)
 
 DEFAULTS = dict(by="benchmark", variant="variant", value="value", pair="run", margin=0.05,
                 alpha=0.05, adjust="bonferroni", method="auto", overall=True,
@@ -74,24 +75,6 @@ def assert_same(got, want) -> None:
     assert got.to_json() == want.to_json()
 
 
-def first_appearance(table: pa.Table, columns) -> dict:
-    """Each column's distinct values (nulls included) in the order an in-memory run groups
-    them: first appearance for a plain column, the dictionary's order for a dictionary-encoded
-    one without nulls (`fastperf.data.grouping.key_codes`)."""
-    from fastperf.data.grouping import key_codes
-
-    out = {}
-    for name in columns:
-        if name not in table.column_names:
-            continue
-        column = table.column(name)
-        if pa.types.is_dictionary(column.type) and not column.null_count:
-            out[name] = key_codes(column, name)[1]
-        else:
-            if pa.types.is_dictionary(column.type):
-                column = column.cast(column.type.value_type)
-            out[name] = pa.array(list(dict.fromkeys(column.to_pylist())), column.type)
-    return out
 
 
 def chunked(table, n_parts=3, seed=0, **options):

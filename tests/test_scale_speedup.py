@@ -14,7 +14,7 @@ import pytest
 import fastperf
 from fastperf import InputError, speedup_test
 from fastperf.protocols.speedup import speedup_finish, speedup_plan, speedup_stage
-from scale_checks import assert_identical_results, run_in_parts, write_dataset
+from scale_checks import (LAYOUTS, assert_identical_results, lazy_pair, run_in_parts)
 
 SIM = {"baseline": "baseline", "candidate": "candidate"}
 HAND = {"baseline": "X", "candidate": "Y"}
@@ -166,20 +166,8 @@ def test_a_benchmark_error_is_raised_by_its_chunk():
 
 # ------------------------------------------------------------------------------ lazy dataset
 
-#: how the dataset is written: many small files and row groups (a benchmark's rows across
-#: files), or one file a partition cut in small row groups
-LAYOUTS = {"small_files": {"rows_per_file": 50, "rows_per_group": 20},
-           "row_groups": {"rows_per_file": 10**7, "rows_per_group": 20}}
 
 
-def _lazy_pair(table: pa.Table, directory, **write):
-    """The dataset written from `table`, opened lazily with a small memory limit (so that it
-    runs in chunks), and the same files read whole."""
-    write_dataset(table, directory, **write)
-    dataset = fastperf.read(str(directory), lazy=True, memory_limit=200_000)
-    assert not dataset.fits_in_memory(200_000)
-    whole = fastperf.read(str(directory), lazy=True).to_table()
-    return dataset, whole
 
 
 @pytest.mark.parametrize("layout", LAYOUTS)
@@ -187,7 +175,7 @@ def _lazy_pair(table: pa.Table, directory, **write):
                          ids=["default", "higher_large"])
 def test_lazy_dataset_gives_the_in_memory_result(tmp_path, options, layout):
     table = fastperf.simulate(150, 31, seed=4).table
-    dataset, whole = _lazy_pair(table, tmp_path, **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, **LAYOUTS[layout])
     got, want = speedup_test(dataset, **options), speedup_test(whole, **options)
     assert_same_result(got, want)
     assert got.runs is None and want.runs is not None
@@ -197,7 +185,7 @@ def test_lazy_dataset_gives_the_in_memory_result(tmp_path, options, layout):
 def test_lazy_dataset_with_numeric_weight_and_alpha_columns(tmp_path, layout):
     # numeric columns are not in the dataset's key table: the stage reads them per benchmark
     table = hand_table(seed=7, n=200)
-    dataset, whole = _lazy_pair(table, tmp_path, **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, **LAYOUTS[layout])
     for options in ({**HAND, "weights": "w"}, {**HAND, "alpha": "a"},
                     {**HAND, "by": ["benchmark", "cfg"]}):
         got, want = speedup_test(dataset, **options), speedup_test(whole, **options)
@@ -212,7 +200,7 @@ def test_lazy_dataset_with_a_numeric_variant_column(tmp_path, layout):
     variant = pa.array([1 if v == "baseline" else 2
                         for v in table.column("variant").to_pylist()], pa.int64())
     table = table.set_column(table.column_names.index("variant"), "variant", variant)
-    dataset, whole = _lazy_pair(table, tmp_path, partition_by=(), **LAYOUTS[layout])
+    dataset, whole = lazy_pair(table, tmp_path, partition_by=(), **LAYOUTS[layout])
     assert speedup_plan(dataset.key_table(["value"]), baseline="1",
                         candidate="2")["variants_checked"] is False
     for data in (whole, dataset):

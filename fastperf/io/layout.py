@@ -52,6 +52,7 @@ class Layout:
         """
         return self.chunk_of_key[combined_ids(self, batch)]
 
+
 def merge_counts(parts: list[pa.Table], columns: list[str]) -> pa.Table:
     """Partial (combination, rows, first row) tables as one."""
     table = pa.concat_tables(parts)
@@ -59,12 +60,14 @@ def merge_counts(parts: list[pa.Table], columns: list[str]) -> pa.Table:
         [("count_all", "sum"), ("first_row", "min")])
     return merged.rename_columns(columns + ["count_all", "first_row"])
 
+
 def combined_ids(layout: Layout, table) -> np.ndarray:
     """Each row's combined partition key: the mixed-radix number of its ranks."""
     combined = np.zeros(table.num_rows, dtype=np.int64)
     for name, values in zip(layout.partition, layout.key_values):
         combined = combined * len(values) + key_ranks(table.column(name), values)
     return combined
+
 
 def key_ranks(column, values: pa.Array) -> np.ndarray:
     """The position in `values` of each item of `column` (int64); a dictionary-encoded column
@@ -83,6 +86,7 @@ def key_ranks(column, values: pa.Array) -> np.ndarray:
         out.append(rank.to_numpy(zero_copy_only=False).astype(np.int64))
     return out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, np.int64)
 
+
 def plain_array(column):
     """A column or array without dictionary encoding, as one array."""
     if isinstance(column, pa.ChunkedArray):
@@ -90,6 +94,7 @@ def plain_array(column):
     if pa.types.is_dictionary(column.type):
         column = column.cast(column.type.value_type)
     return column
+
 
 def key_text(layout: Layout, key: int) -> str:
     parts = []
