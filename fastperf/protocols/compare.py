@@ -28,6 +28,7 @@ from fastperf.protocols.compare_common import (
     checked_options, largest_regressions, overall_table, verdicts_of,
 )
 from fastperf.protocols.compare_summaries import compare_summaries
+from fastperf.protocols.relevance_chunks import present_variants
 from fastperf.protocols.relevance_common import concat_samples
 from fastperf.results.base import dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
@@ -239,18 +240,6 @@ def compare_plan(table: pa.Table, *, baseline, candidate, by=None, variant="vari
     return plan
 
 
-def _present(table: pa.Table, variant: str, names: list) -> list:
-    """The variants of `names` that some row of `table` has."""
-    _, dictionary = key_codes(table.column(variant), variant)
-    present = []
-    for name in names:
-        try:
-            code_of(dictionary, name, variant)
-        except InputError:
-            continue
-        present.append(name)
-    return present
-
 
 def _moments(samples: Samples):
     """n, mean, variance and power of 2 of each sample, as `aggregate_score`'s error
@@ -291,7 +280,7 @@ def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
     baseline, candidates = plan["baseline"], plan["candidates"]
     keys, variant, value, unit = plan["keys"], plan["variant"], plan["value"], plan["unit"]
     alpha, confidence, margin = plan["alpha"], plan["confidence"], plan["margin"]
-    present = _present(table, variant, [baseline, *candidates])
+    present = present_variants(table, variant, [baseline, *candidates])
     vs = variant_samples(table, variants=present, by=keys, variant=variant, value=value)
     k, c = len(vs.keys), len(candidates)
     none = Samples(np.empty(0), np.zeros(k + 1, dtype=np.int64))  # a variant without rows here
