@@ -217,3 +217,13 @@ def test_numeric_key_columns_are_in_the_key_table(tmp_path):
     assert not wide.fits_in_memory(60_000)
     assert_identical_results(fastperf.describe(wide, by=["size"], variant="variant"),
                              fastperf.describe(whole, by=["size"], variant="variant"))
+
+
+def test_progress_bars_over_the_scan_and_the_chunks(dataset_dir, capsys):
+    lazy = fastperf.read(str(dataset_dir), memory_limit=20_000, progress=True)
+    fastperf.describe(lazy)
+    err = capsys.readouterr().err
+    assert "scan keys" in err and "describe chunks" in err
+    quiet = fastperf.read(str(dataset_dir), memory_limit=20_000, progress=False)
+    fastperf.describe(quiet)
+    assert capsys.readouterr().err == ""

@@ -42,6 +42,9 @@ __all__ = ["Dataset", "open_if_lazy", "is_lazy_source",
 #: ranks and per-group arrays of the heaviest function (`compare`), measured by
 #: bench/test_scale_bench.py.
 WORK_FACTOR = 6.0
+#: The work of scanning one row, in the steps of `fastperf.progress.wants_progress` (a bar is
+#: drawn at a terminal from about 10 million rows).
+SCAN_STEPS_PER_ROW = 100
 #: Rows per scanned batch.
 BATCH_ROWS = 1 << 20
 #: The default memory limit: this fraction of the machine's available memory.
@@ -360,9 +363,10 @@ class Dataset:
         (``count_all``) and first row (``first_row``)."""
         parts: list[pa.Table] = []
         bar = None
-        rows = self.count_rows() if wants_progress(self.progress, 0) else 0
-        if rows:
-            bar = ProgressBar(f"scan {what}", rows, unit="rows")
+        if self.progress is not False:
+            rows = self.count_rows()
+            if rows and wants_progress(self.progress, rows * SCAN_STEPS_PER_ROW):
+                bar = ProgressBar(f"scan {what}", rows, unit="rows")
         done = 0
         try:
             for batch in self._batches(columns):
@@ -498,7 +502,7 @@ class Dataset:
         schema = pa.schema([pa.field(n, t) for n, t in
                             zip(self.columns, self._dataset.schema.types)])
         bar = None
-        if wants_progress(self.progress, layout.rows * 100.0):
+        if wants_progress(self.progress, layout.rows * SCAN_STEPS_PER_ROW * 2):
             bar = ProgressBar(f"{function} chunks", layout.n_chunks + 1, unit="passes")
         with tempfile.TemporaryDirectory(prefix="fastperf-chunks-") as spill:
             # one pass: every row to its chunk's Arrow IPC file (the external partition pass)
