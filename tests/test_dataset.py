@@ -108,10 +108,16 @@ def test_a_group_larger_than_the_memory_limit_is_a_clear_error(dataset_dir):
         fastperf.describe(lazy)
 
 
-def test_a_dataset_that_fits_is_read_once_in_memory(dataset_dir):
+def test_a_dataset_that_fits_is_read_once_in_memory(dataset_dir, monkeypatch):
     lazy = fastperf.read(str(dataset_dir))              # default limit: half the free memory
     assert lazy.fits_in_memory(10**9)
-    assert_identical_results(fastperf.describe(lazy), fastperf.describe(lazy.to_table()))
+    want = fastperf.describe(fastperf.read(str(dataset_dir), lazy=True).to_table())
+    reads = []
+    monkeypatch.setattr(Dataset, "layout", lambda *a, **k: pytest.fail("chunked"))
+    original = Dataset.to_table
+    monkeypatch.setattr(Dataset, "to_table", lambda self: reads.append(1) or original(self))
+    assert_identical_results(fastperf.describe(lazy), want)
+    assert reads == [1]
 
 
 def test_the_memory_model(dataset_dir):
@@ -227,3 +233,54 @@ def test_progress_bars_over_the_scan_and_the_chunks(dataset_dir, capsys):
     quiet = fastperf.read(str(dataset_dir), memory_limit=20_000, progress=False)
     fastperf.describe(quiet)
     assert capsys.readouterr().err == ""
+
+
+def test_a_dataset_keeps_the_configuration_columns_a_file_declares(tmp_path):
+    # Go files declare goos/goarch/pkg as configuration: compare groups by them
+    table = fastperf.read(["examples/old.txt", "examples/new.txt"])
+    (tmp_path / "d").mkdir()
+    pq.write_table(table, tmp_path / "d" / "go.parquet")
+    direct = fastperf.compare(fastperf.read(str(tmp_path / "d" / "go.parquet")),
+                              baseline="old", candidate="new")
+    lazy = fastperf.read(str(tmp_path / "d"), memory_limit=15_000)
+    assert not lazy.fits_in_memory(15_000)
+    chunked = fastperf.compare(lazy, baseline="old", candidate="new")
+    assert chunked.summary["keys"] == direct.summary["keys"]
+    assert "pkg" in chunked.summary["keys"]
+    assert_identical_results(chunked, direct, extra=("overall",))
+
+
+@pytest.mark.parametrize("kwargs, match", [
+    ({"benchmark": "variant"}, "variant"),
+    ({"variant": "no_such_column"}, "no_such_column"),
+    ({"run": "no_such_column"}, "no_such_column"),
+    ({"lazy": 1}, "lazy= must be None, True or False"),
+])
+def test_role_columns_are_checked_as_for_a_file(dataset_dir, kwargs, match):
+    with pytest.raises(InputError, match=match):
+        fastperf.read(str(dataset_dir), **{"lazy": True, **kwargs})
+
+
+def test_timestamps_stay_out_of_the_key_table(tmp_path):
+    table = measurements(benchmarks=4)
+    stamps = pa.array(np.arange(table.num_rows) * 10**9, pa.timestamp("ns"))
+    write_dataset(table.append_column("at", stamps), tmp_path)
+    lazy = fastperf.read(str(tmp_path))
+    keys = lazy.key_table(["value"])
+    assert keys.column("at").null_count == keys.num_rows
+    assert keys.num_rows == 4 * 2  # benchmark x variant (one unit)
+
+
+def test_the_partition_pass_in_waves_of_open_files(dataset_dir, monkeypatch):
+    import fastperf.io.dataset as dataset_module
+
+    monkeypatch.setattr(dataset_module, "MAX_OPEN_CHUNKS", 2)
+    lazy = fastperf.read(str(dataset_dir), memory_limit=20_000)
+    assert lazy.layout(["benchmark"], ["benchmark"], 20_000).n_chunks > 4
+    assert_identical_results(fastperf.describe(lazy), fastperf.describe(lazy.to_table()))
+
+
+def test_a_table_without_a_key_column_that_does_not_fit(dataset_dir):
+    lazy = fastperf.read(str(dataset_dir), memory_limit=20_000)
+    with pytest.raises(InputError, match="the whole table .* has"):
+        fastperf.describe(lazy, by=None, variant=None, unit=None)

@@ -107,10 +107,9 @@ def output_order(rows: pa.Table, plan: Plan,
             if values.type != column.type:
                 values = values.cast(column.type)
         rank = pc.index_in(column, value_set=values, skip_nulls=False)
-        rank = rank.to_numpy(zero_copy_only=False)
-        if np.isnan(rank.astype(float)).any() if rank.dtype == object else False:
+        if rank.null_count:
             raise AssertionError(f"a value of {name!r} is missing from its order")
-        ranks.append(np.asarray(rank, dtype=np.int64))
+        ranks.append(rank.to_numpy(zero_copy_only=False).astype(np.int64))
     if not ranks:
         return np.arange(rows.num_rows, dtype=np.int64)
     return np.lexsort(ranks[::-1]).astype(np.int64)

@@ -19,10 +19,8 @@ batches in order gives by construction.
 """
 from __future__ import annotations
 
-import glob as globbing
 import math
 import os
-from pathlib import Path
 from typing import Any, Iterator, Sequence
 
 import numpy as np
@@ -31,6 +29,8 @@ import pyarrow.compute as pc
 
 from fastperf.errors import InputError
 from fastperf.io.common import normalise_tabular
+from fastperf.io.dataset_sources import dataset_files, dataset_format, is_lazy_source
+from fastperf.io.tabular import short_reason
 from fastperf.io.layout import (Layout, combined_ids, first_appearance_dictionary, key_text,
                                 label_columns, merge_counts, plain_array)
 from fastperf.progress import ProgressBar, wants_progress
@@ -45,6 +45,9 @@ WORK_FACTOR = 6.0
 #: The work of scanning one row, in the steps of `fastperf.progress.wants_progress` (a bar is
 #: drawn at a terminal from about 10 million rows).
 SCAN_STEPS_PER_ROW = 100
+#: Chunk files written at once in the partition pass (one scan per this many chunks): below
+#: the usual limit of 1,024 open files.
+MAX_OPEN_CHUNKS = 256
 #: Rows per scanned batch.
 BATCH_ROWS = 1 << 20
 #: The default memory limit: this fraction of the machine's available memory.
@@ -53,92 +56,16 @@ MEMORY_FRACTION = 0.5
 #: alone splits the rows (a coarser split, still group-complete).
 MAX_KEY_SPACE = 10_000_000
 
-FORMATS = {".parquet": "parquet", ".pq": "parquet", ".csv": "csv", ".arrow": "ipc",
-           ".feather": "ipc", ".ipc": "ipc"}
 
 
-def is_lazy_source(source: Any) -> bool:
-    """Whether `source` names a dataset read lazily by default: a directory holding only
-    Parquet, IPC or CSV files (not a tool's results tree), or a glob matching only such files.
-
-    Parameters
-    ----------
-    source : Any
-
-    Returns
-    -------
-    bool
-    """
-    if not isinstance(source, (str, os.PathLike)):
-        return False
-    text = os.fspath(source)
-    if any(ch in text for ch in "*?[") and not Path(text).exists():
-        matched = globbing.glob(text, recursive=True)
-        return bool(matched) and all(Path(p).suffix.lower() in FORMATS for p in matched)
-    path = Path(text)
-    if not path.is_dir():
-        return False
-    names = [Path(root) / f for root, _, files in os.walk(path) for f in files
-             if not f.startswith((".", "_"))]
-    return bool(names) and all(p.suffix.lower() in FORMATS for p in names)
 
 
-def _table_files(directory: Path) -> Iterator[Path]:
-    for root, dirs, files in os.walk(directory):
-        dirs[:] = sorted(d for d in dirs if not d.startswith((".", "_")))
-        for name in sorted(files):
-            if not name.startswith((".", "_")) and Path(name).suffix.lower() in FORMATS:
-                yield Path(root) / name
 
 
-def _files(source: Any) -> tuple[list[Path], Path | None]:
-    """The files of a source (sorted) and the directory hive partitions are relative to."""
-    sources = source if isinstance(source, (list, tuple)) else [source]
-    files: list[Path] = []
-    base = None
-    for item in sources:
-        if not isinstance(item, (str, os.PathLike)):
-            raise InputError(f"a lazy dataset is read from paths; got a {type(item).__name__}")
-        path = Path(item)
-        if path.is_dir():
-            found = list(_table_files(path))
-            if not found:
-                raise InputError(f"{path}: no Parquet, IPC or CSV file in this directory")
-            files += found
-            base = base or path
-        elif path.exists():
-            files.append(path)
-        else:
-            matched = sorted(Path(p) for p in globbing.glob(os.fspath(path), recursive=True)
-                             if Path(p).is_file())
-            if not matched:
-                raise InputError(f"{path}: no such file, directory or matching file")
-            files += matched
-            fixed = Path(*[part for part in _leading(path.parts)]) if path.parts else None
-            if base is None and fixed is not None and fixed.is_dir():
-                base = fixed  # hive folders below the pattern's fixed part
-    return files, base
 
 
-def _leading(parts: tuple[str, ...]) -> list[str]:
-    """The parts of a glob pattern before its first wildcard."""
-    out = []
-    for part in parts:
-        if any(ch in part for ch in "*?["):
-            break
-        out.append(part)
-    return out
 
 
-def _format_of(files: list[Path], format: str | None) -> str:
-    if format is not None:
-        return format
-    kinds = {FORMATS.get(p.suffix.lower()) for p in files}
-    if len(kinds) != 1 or None in kinds:
-        raise InputError(
-            "a lazy dataset needs files of one table format (Parquet, IPC or CSV, told by the "
-            f"extension): found {sorted(str(k) for k in kinds)}; pass format=")
-    return kinds.pop()
 
 
 class Dataset:
@@ -170,8 +97,8 @@ class Dataset:
                  progress: bool | None = None):
         import pyarrow.dataset as ds
 
-        files, base = _files(source)
-        self.format = _format_of(files, format)
+        files, base = dataset_files(source)
+        self.format = dataset_format(files, format)
         self.paths = [str(p) for p in files]
         self.roles = dict(roles or {r: r for r in ("benchmark", "variant", "value", "run",
                                                    "unit")})
@@ -195,12 +122,23 @@ class Dataset:
                              f"{str(exc).splitlines()[0][:300]}") from None
         renamed = {source_name: role for role, source_name in self.roles.items()}
         self.columns = [renamed.get(n, n) for n in self._dataset.schema.names]
+        # the role columns checked as reading a file checks them (same messages)
+        normalise_tabular(self._dataset.schema.empty_table(), self.roles,
+                          where=f"dataset {self.paths[0]}")
         if self.roles["benchmark"] not in self._dataset.schema.names \
                 or self.roles["value"] not in self._dataset.schema.names:
             missing = [self.roles[r] for r in ("benchmark", "value")
                        if self.roles[r] not in self._dataset.schema.names]
             raise InputError(f"the dataset has no column {missing[0]!r}; its columns: "
                              f"{self._dataset.schema.names}")
+
+    @property
+    def schema(self) -> pa.Schema:
+        """The columns under their role names, as stored, with the files' schema metadata
+        (the configuration columns a file declares, `fastperf.io.common.config_columns`)."""
+        return pa.schema([pa.field(n, t) for n, t in
+                          zip(self.columns, self._dataset.schema.types)],
+                         metadata=self._dataset.schema.metadata)
 
     def __repr__(self) -> str:
         return (f"Dataset({len(self.paths)} {self.format} file(s), columns={self.columns}, "
@@ -300,8 +238,7 @@ class Dataset:
         pyarrow.Table
         """
         batches = list(self._batches())
-        schema = pa.schema([pa.field(n, t) for n, t in
-                            zip(self.columns, self._dataset.schema.types)])
+        schema = self.schema
         return self._normalised(pa.Table.from_batches(batches, schema=schema))
 
     def empty_table(self) -> pa.Table:
@@ -311,8 +248,7 @@ class Dataset:
         -------
         pyarrow.Table
         """
-        schema = pa.schema([pa.field(n, t) for n, t in
-                            zip(self.columns, self._dataset.schema.types)])
+        schema = self.schema
         return self._normalised(schema.empty_table())
 
     def bytes_per_row(self) -> float:
@@ -354,8 +290,7 @@ class Dataset:
         -------
         list of str
         """
-        schema = pa.schema([pa.field(n, t) for n, t in
-                            zip(self.columns, self._dataset.schema.types)])
+        schema = self.schema
         return label_columns(schema, values, keys)
 
     def _combinations(self, columns: list[str], what: str) -> pa.Table:
@@ -409,8 +344,7 @@ class Dataset:
         labels = self.label_columns(values, keys)
         combos = self._combinations(labels, "keys") if labels else None
         n = combos.num_rows if combos is not None else 1
-        schema = pa.schema([pa.field(n_, t) for n_, t in
-                            zip(self.columns, self._dataset.schema.types)])
+        schema = self.schema
         arrays = [combos.column(name) if name in labels else pa.nulls(n, kind)
                   for name, kind in zip(schema.names, schema.types)]
         self._key_combinations = combos
@@ -449,8 +383,8 @@ class Dataset:
             return Layout(0, {}, list(partition), [], np.zeros(1, np.int64), 0)
         first = {name: plain_array(pc.unique(plain_array(combos.column(name)))) for name in needed}
         space = math.prod(len(first[name]) for name in partition) if partition else 1
-        if space > MAX_KEY_SPACE:
-            partition = partition[:1]
+        if space > MAX_KEY_SPACE:  # the finest single column: a coarser, still complete split
+            partition = [max(partition, key=lambda name: len(first[name]))]
             space = len(first[partition[0]])
         key_values = [first[name] for name in partition]
         layout = Layout(0, first, list(partition), key_values, np.zeros(space, np.int64), 1)
@@ -499,52 +433,60 @@ class Dataset:
 
         import pyarrow.ipc as ipc
 
-        schema = pa.schema([pa.field(n, t) for n, t in
-                            zip(self.columns, self._dataset.schema.types)])
+        schema = self.schema
+        waves = range(0, layout.n_chunks, MAX_OPEN_CHUNKS)
         bar = None
         if wants_progress(self.progress, layout.rows * SCAN_STEPS_PER_ROW * 2):
-            bar = ProgressBar(f"{function} chunks", layout.n_chunks + 1, unit="passes")
-        with tempfile.TemporaryDirectory(prefix="fastperf-chunks-") as spill:
-            # one pass: every row to its chunk's Arrow IPC file (the external partition pass)
-            paths = [os.path.join(spill, f"{c}.arrows") for c in range(layout.n_chunks)]
-            writers: list = [None] * layout.n_chunks
-            try:
-                for batch in self._batches():
-                    ids = layout.chunk_ids(batch)
-                    order = np.argsort(ids, kind="stable")
-                    bounds = np.searchsorted(ids[order], np.arange(layout.n_chunks + 1))
-                    for c in np.flatnonzero(np.diff(bounds)):
-                        rows = batch.take(pa.array(order[bounds[c]:bounds[c + 1]]))
-                        if writers[c] is None:
-                            writers[c] = ipc.new_stream(paths[c], schema)
-                        writers[c].write_batch(rows)
-            except OSError as exc:
-                raise InputError(f"cannot write the chunks to {spill} ({exc}): set TMPDIR to "
-                                 "a folder with room for a copy of the data") from None
-            finally:
-                for writer in writers:
-                    if writer is not None:
-                        writer.close()
+            bar = ProgressBar(f"{function} chunks", layout.n_chunks + len(waves),
+                              unit="passes")
+        done = 0
+        try:
+            for first in waves:  # at most MAX_OPEN_CHUNKS files open at once
+                stop = min(first + MAX_OPEN_CHUNKS, layout.n_chunks)
+                with tempfile.TemporaryDirectory(prefix="fastperf-chunks-") as spill:
+                    written = self._spill(layout, first, stop, spill, schema, ipc)
+                    done += 1
+                    if bar:
+                        bar.update(done)
+                    for c in written:
+                        with pa.memory_map(written[c]) as source:
+                            table = ipc.open_stream(source).read_all()
+                        yield self._normalised(table)
+                        del table
+                        os.remove(written[c])
+                        pa.default_memory_pool().release_unused()
+                        done += 1
+                        if bar:
+                            bar.update(done)
+        finally:
             if bar:
-                bar.update(1)
-            for c in range(layout.n_chunks):
-                if writers[c] is None:
-                    continue
-                with pa.memory_map(paths[c]) as source:
-                    table = ipc.open_stream(source).read_all()
-                yield self._normalised(table)
-                del table
-                os.remove(paths[c])
-                pa.default_memory_pool().release_unused()
-                if bar:
-                    bar.update(c + 2)
-        if bar:
-            bar.close()
+                bar.close()
 
-
-
-
-
+    def _spill(self, layout: Layout, first: int, stop: int, spill: str, schema: pa.Schema,
+               ipc) -> dict[int, str]:
+        """One scan: the rows of chunks first..stop-1 to one Arrow IPC stream file each (the
+        external partition pass); the files written, by chunk, in chunk order."""
+        paths = {c: os.path.join(spill, f"{c}.arrows") for c in range(first, stop)}
+        writers: dict = {}
+        try:
+            for batch in self._batches():
+                ids = layout.chunk_ids(batch)
+                order = np.argsort(ids, kind="stable")
+                bounds = np.searchsorted(ids[order], np.arange(layout.n_chunks + 1))
+                for c in np.flatnonzero(np.diff(bounds)):
+                    if not first <= c < stop:
+                        continue
+                    rows = batch.take(pa.array(order[bounds[c]:bounds[c + 1]]))
+                    if c not in writers:
+                        writers[c] = ipc.new_stream(paths[c], schema)
+                    writers[c].write_batch(rows)
+        except OSError as exc:
+            raise InputError(f"cannot write the chunks to {spill} ({short_reason(exc)}): set "
+                             "TMPDIR to a folder with room for a copy of the data") from None
+        finally:
+            for writer in writers.values():
+                writer.close()
+        return {c: paths[c] for c in sorted(writers)}
 
 
 def open_if_lazy(source: Any, lazy: bool | None, *, in_memory: bool, format: str | None,
@@ -575,7 +517,7 @@ def open_if_lazy(source: Any, lazy: bool | None, *, in_memory: bool, format: str
     InputError
         Bad ``lazy`` or ``memory_limit``; options that a lazy read cannot honour.
     """
-    if lazy not in (None, True, False):
+    if lazy is not None and not isinstance(lazy, bool):
         raise InputError(f"lazy= must be None, True or False, got {lazy!r}")
     several = isinstance(source, (list, tuple)) and len(source) > 0
     if lazy or (lazy is None and not in_memory and (

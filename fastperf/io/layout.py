@@ -83,6 +83,8 @@ def key_ranks(column, values: pa.Array) -> np.ndarray:
         if values.type != chunk.type:
             chunk = chunk.cast(values.type)
         rank = pc.index_in(chunk, value_set=values, skip_nulls=False)
+        if rank.null_count:  # the layout's values come from the same scan: never
+            raise AssertionError("a partition key missing from the dataset's layout")
         out.append(rank.to_numpy(zero_copy_only=False).astype(np.int64))
     return out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, np.int64)
 
@@ -97,6 +99,9 @@ def plain_array(column):
 
 
 def key_text(layout: Layout, key: int) -> str:
+    """The partition key `key` as ``column=value, ...`` (the whole table when no column)."""
+    if not layout.partition:
+        return "the whole table (no key column to split it by)"
     parts = []
     for name, values in reversed(list(zip(layout.partition, layout.key_values))):
         key, rank = divmod(key, len(values))
@@ -160,7 +165,7 @@ def named_keys(keys) -> list[str]:
 def label_columns(schema: pa.Schema, values, keys=()) -> list[str]:
     """The columns whose distinct combinations make a key table (`fastperf.data.chunked`):
     the `keys` a function groups by, whatever their type, and every other column but the
-    value columns, ``run`` and numeric columns (a per-row number such as a timestamp would
+    value columns, ``run``, numeric and temporal columns (a per-row number or timestamp would
     make the key table as large as the data).
 
     Parameters
@@ -178,7 +183,7 @@ def label_columns(schema: pa.Schema, values, keys=()) -> list[str]:
     for field in schema:
         kind = field.type
         numeric = (pa.types.is_floating(kind) or pa.types.is_integer(kind)
-                   or pa.types.is_decimal(kind))
+                   or pa.types.is_decimal(kind) or pa.types.is_temporal(kind))
         if field.name in values:
             continue
         if field.name in keys or not (numeric or field.name == "run"):
