@@ -284,3 +284,16 @@ def test_a_table_without_a_key_column_that_does_not_fit(dataset_dir):
     lazy = fastperf.read(str(dataset_dir), memory_limit=20_000)
     with pytest.raises(InputError, match="the whole table .* has"):
         fastperf.describe(lazy, by=None, variant=None, unit=None)
+
+
+def test_a_stored_dictionary_with_unused_entries(tmp_path):
+    # a Parquet writer may store its whole dictionary, values no row uses included
+    table = measurements(benchmarks=12)
+    names = table.column("benchmark").combine_chunks()
+    padded = pa.DictionaryArray.from_arrays(
+        names.indices, pa.concat_arrays([names.dictionary, pa.array(["never_used"])]))
+    (tmp_path / "d").mkdir()
+    pq.write_table(table.set_column(0, "benchmark", padded), tmp_path / "d" / "a.parquet")
+    lazy = fastperf.read(str(tmp_path / "d"), memory_limit=20_000)
+    assert not lazy.fits_in_memory(20_000)
+    assert_identical_results(fastperf.describe(lazy), fastperf.describe(lazy.to_table()))

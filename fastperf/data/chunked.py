@@ -38,11 +38,10 @@ from typing import Any, Callable, Iterable, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from fastperf.data.budget import available_memory
 from fastperf.io.dataset import MEMORY_FRACTION, Dataset
-from fastperf.io.layout import named_keys
+from fastperf.io.layout import key_ranks, named_keys
 from fastperf.io.read import load_table
 
 __all__ = ["HIDDEN", "run_planned", "run_out_of_core", "memory_limit_of", "finish_parts", "output_order", "visible"]
@@ -98,18 +97,13 @@ def output_order(rows: pa.Table, plan: Plan,
         if name not in rows.column_names:
             continue
         column = rows.column(name)
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        if name in explicit:
-            values = pa.array(explicit[name], column.type)
-        else:
-            values = first_appearance[name]
-            if values.type != column.type:
-                values = values.cast(column.type)
-        rank = pc.index_in(column, value_set=values, skip_nulls=False)
-        if rank.null_count:
+        kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+        values = (pa.array(explicit[name], kind) if name in explicit
+                  else first_appearance[name].cast(kind))
+        rank = key_ranks(column, values)
+        if (rank < 0).any():
             raise AssertionError(f"a value of {name!r} is missing from its order")
-        ranks.append(rank.to_numpy(zero_copy_only=False).astype(np.int64))
+        ranks.append(rank)
     if not ranks:
         return np.arange(rows.num_rows, dtype=np.int64)
     return np.lexsort(ranks[::-1]).astype(np.int64)
@@ -161,9 +155,8 @@ def _encoded_keys(rows: pa.Table, schema: pa.Schema, first_appearance: dict[str,
         kind = schema.field(name).type
         if name in first_appearance and pa.types.is_dictionary(kind):
             dictionary = first_appearance[name].cast(kind.value_type)
-            index = pc.index_in(rows.column(i), value_set=dictionary, skip_nulls=False)
-            encoded = pa.DictionaryArray.from_arrays(index.combine_chunks().cast(kind.index_type),
-                                                     dictionary)
+            index = pa.array(key_ranks(rows.column(i), dictionary), kind.index_type)
+            encoded = pa.DictionaryArray.from_arrays(index, dictionary)
             rows = rows.set_column(i, pa.field(name, kind), encoded)
     return rows
 

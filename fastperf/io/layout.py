@@ -65,13 +65,33 @@ def combined_ids(layout: Layout, table) -> np.ndarray:
     """Each row's combined partition key: the mixed-radix number of its ranks."""
     combined = np.zeros(table.num_rows, dtype=np.int64)
     for name, values in zip(layout.partition, layout.key_values):
-        combined = combined * len(values) + key_ranks(table.column(name), values)
+        rank = key_ranks(table.column(name), values)
+        if (rank < 0).any():  # the layout's values come from a scan of the same rows: never
+            raise AssertionError(f"a value of {name!r} missing from the dataset's layout")
+        combined = combined * len(values) + rank
     return combined
 
 
 def key_ranks(column, values: pa.Array) -> np.ndarray:
-    """The position in `values` of each item of `column` (int64); a dictionary-encoded column
-    is looked up by its dictionary, then its indices, without decoding."""
+    """The position in `values` of each item of `column`, -1 for an item `values` lacks.
+
+    Parameters
+    ----------
+    column : pyarrow.Array or ChunkedArray
+        Plain or dictionary-encoded; a dictionary-encoded chunk without nulls is looked up by
+        its dictionary (whose unused entries may be missing from `values`), then its indices,
+        without decoding.
+    values : pyarrow.Array
+        Distinct values, plain (a null among them matches a null).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+
+    Notes
+    -----
+    Arrow's ``index_in`` (hash lookup): no formula.
+    """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
     out = []
     for chunk in chunks:
@@ -83,9 +103,7 @@ def key_ranks(column, values: pa.Array) -> np.ndarray:
         if values.type != chunk.type:
             chunk = chunk.cast(values.type)
         rank = pc.index_in(chunk, value_set=values, skip_nulls=False)
-        if rank.null_count:  # the layout's values come from the same scan: never
-            raise AssertionError("a partition key missing from the dataset's layout")
-        out.append(rank.to_numpy(zero_copy_only=False).astype(np.int64))
+        out.append(rank.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64))
     return out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, np.int64)
 
 

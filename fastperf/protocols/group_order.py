@@ -17,10 +17,10 @@ from typing import Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from fastperf.data.grouping import Groups, group_rows, key_codes
 from fastperf.errors import InputError
+from fastperf.io.layout import key_ranks as layout_ranks
 
 __all__ = ["key_dictionaries", "key_ranks", "in_key_order", "distinct_keys"]
 
@@ -110,26 +110,13 @@ def key_ranks(keys: pa.Table, name: str, dictionary: pa.Array) -> np.ndarray:
     InputError
         A value that `dictionary` lacks (a plan made from another table).
     """
-    column = keys.column(name)
-    column = column.combine_chunks() if isinstance(column, pa.ChunkedArray) else column
-    if pa.types.is_dictionary(column.type) and column.null_count == 0:
-        own = column.dictionary
-        indices = column.indices.to_numpy(zero_copy_only=False).astype(np.int64)
-    else:
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
-        own, indices = column, np.arange(len(column), dtype=np.int64)
-    if own.equals(dictionary):
-        return indices
-    if own.type != dictionary.type:
-        own = own.cast(dictionary.type)
-    position = pc.index_in(own, value_set=dictionary, skip_nulls=False)
-    missing = pc.is_null(position).to_numpy(zero_copy_only=False)[indices]
+    rank = layout_ranks(keys.column(name), dictionary)
+    missing = rank < 0
     if missing.any():
-        value = own[int(indices[np.argmax(missing)])].as_py()
+        value = keys.column(name)[int(np.argmax(missing))].as_py()
         raise InputError(f"column {name!r} holds {value!r}, which the plan's table lacks: a "
                          "plan must be made from the whole table or from its key table")
-    return position.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)[indices]
+    return rank
 
 
 def in_key_order(groups: Groups, outer: Sequence[str], inner: Sequence[str],
