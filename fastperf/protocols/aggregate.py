@@ -32,7 +32,7 @@ from fastperf.engine.intervals import student_quantile
 from fastperf.data.samples import group_weights
 from fastperf.protocols.group_order import distinct_keys, in_key_order
 
-__all__ = ["aggregate_score", "AggregateResult", "score_gradient", "propagation_from_moments",
+__all__ = ["aggregate_score", "AggregateResult", "score_gradient", "propagation_from_moments", "propagation_moments",
            "aggregate_score_plan", "aggregate_score_stage", "aggregate_score_finish"]
 
 KINDS = ("geomean", "mean", "weighted")
@@ -517,19 +517,26 @@ def _segment_norm(x: np.ndarray, starts: np.ndarray) -> np.ndarray:
 
 def _propagation(grouped, groups, starts, w, geometric):
     """Error propagation (Pakhomov, Tables 6 and 7): score, sd, se, Welch-Satterthwaite df and
-    the counts, with every benchmark's values divided by a power of 2 (exact) before their
-    moments, so values near 1.8e308 or 1e-308 give finite moments."""
+    the counts, from `propagation_moments`."""
+    n, means, variances, exponent = propagation_moments(Samples(grouped, groups.offsets))
+    score, sd, se, df = propagation_from_moments(n, means, variances, exponent, starts, w,
+                                                 geometric)
+    return score, sd, se, df, n
+
+
+def propagation_moments(samples: Samples):
+    """n, mean, variance and power of 2 of each of `samples` (`Samples`) for the error
+    propagation: the values divided by 2**exponent (exact) first, so that values near 1.8e308
+    or 1e-308 give finite moments; means and variances are in units of 2**exponent, 4**exponent.
+    """
     from fastperf.kernels.moments import sample_moments
     from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
 
-    samples = Samples(grouped, groups.offsets)
     exponent = binary_exponents(samples)
     scaled = scaled_samples(samples, exponent)
     n, _, means, variances = sample_moments(scaled.values, scaled.offsets,
                                             n_rows=scaled.values.shape[0])
-    score, sd, se, df = propagation_from_moments(n, means, variances, exponent, starts, w,
-                                                 geometric)
-    return score, sd, se, df, n
+    return n, means, variances, exponent
 
 
 def propagation_from_moments(n, means, variances, exponent, starts, w, geometric):

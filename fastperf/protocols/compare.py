@@ -241,19 +241,6 @@ def compare_plan(table: pa.Table, *, baseline, candidate, by=None, variant="vari
 
 
 
-def _moments(samples: Samples):
-    """n, mean, variance and power of 2 of each sample, as `aggregate_score`'s error
-    propagation computes them (the values divided by 2**exponent first)."""
-    from fastperf.kernels.moments import sample_moments
-    from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
-
-    exponent = binary_exponents(samples)
-    scaled = scaled_samples(samples, exponent)
-    n, _, mean, variance = sample_moments(scaled.values, scaled.offsets,
-                                          n_rows=scaled.values.shape[0])
-    return {"n": n, "mean": mean, "variance": variance, "exponent": exponent}
-
-
 def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
     """The rows of `compare` for the benchmarks of `table` (`fastperf.data.chunked`).
 
@@ -347,7 +334,10 @@ def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
         "__testable": testable, "__sign": sign, "__positive": positive,
         "__equivalent": equivalent}
     # what the overall score needs of each side of each row (`aggregate_score`'s propagation)
-    for name, moments in (("baseline", _moments(base)), ("candidate", _moments(ys))):
+    from fastperf.protocols.aggregate import propagation_moments
+
+    for name, sides in (("baseline", base), ("candidate", ys)):
+        moments = dict(zip(("n", "mean", "variance", "exponent"), propagation_moments(sides)))
         for what, values in moments.items():
             columns[f"__{what}_{name}"] = np.tile(values, c) if name == "baseline" else values
     if vs.keys.num_columns == 0:  # by=[]: one benchmark per candidate, no key column
