@@ -28,7 +28,7 @@ from fastperf.protocols.compare_common import (
     checked_options, largest_regressions, overall_table, verdicts_of,
 )
 from fastperf.protocols.compare_summaries import compare_summaries
-from fastperf.protocols.relevance_chunks import present_variants
+from fastperf.protocols.relevance_chunks import chunk_variant_samples
 from fastperf.protocols.relevance_common import concat_samples
 from fastperf.results.base import dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
@@ -262,18 +262,13 @@ def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
         columns ``__testable``, ``__sign``, ``__positive``, ``__equivalent`` and each side's
         moments ``__{n,mean,variance,exponent}_{baseline,candidate}`` (the overall score).
     """
-    from fastperf.data.samples import variant_samples
-
     baseline, candidates = plan["baseline"], plan["candidates"]
     keys, variant, value, unit = plan["keys"], plan["variant"], plan["value"], plan["unit"]
     alpha, confidence, margin = plan["alpha"], plan["confidence"], plan["margin"]
-    present = present_variants(table, variant, [baseline, *candidates])
-    vs = variant_samples(table, variants=present, by=keys, variant=variant, value=value)
+    # a variant without rows in this chunk: empty samples
+    vs = chunk_variant_samples(table, [baseline, *candidates], keys, variant, value)
     k, c = len(vs.keys), len(candidates)
-    none = Samples(np.empty(0), np.zeros(k + 1, dtype=np.int64))  # a variant without rows here
-    samples = {name: vs.samples.get(name, none) for name in [baseline, *candidates]}
-    dropped = {name: vs.n_dropped.get(name, np.zeros(k, dtype=np.int64))
-               for name in [baseline, *candidates]}
+    samples, dropped = vs.samples, vs.n_dropped
     base = sort_samples(samples[baseline])
     xs = concat_samples([base] * c)
     ys = sort_samples(concat_samples([samples[name] for name in candidates]))
