@@ -109,6 +109,7 @@ class Dataset:
         self.memory_limit = None if memory_limit is None else int(memory_limit)
         self.progress = progress
         self._filter = None
+        self._bytes_per_row: float | None = None
         file_format = {"parquet": ds.ParquetFileFormat(), "ipc": ds.IpcFileFormat(),
                        "csv": ds.CsvFileFormat()}[self.format]
         partitioning = ds.HivePartitioning.discover() if base is not None else None
@@ -252,16 +253,19 @@ class Dataset:
         return self._normalised(schema.empty_table())
 
     def bytes_per_row(self) -> float:
-        """Arrow bytes per row of the first batch (all columns), at least 8.
+        """Arrow bytes per row of the first batch (all columns), at least 8; read once.
 
         Returns
         -------
         float
         """
-        for batch in self._batches():
-            if batch.num_rows:
-                return max(8.0, batch.nbytes / batch.num_rows)
-        return 8.0
+        if self._bytes_per_row is None:
+            self._bytes_per_row = 8.0
+            for batch in self._batches():
+                if batch.num_rows:
+                    self._bytes_per_row = max(8.0, batch.nbytes / batch.num_rows)
+                    break
+        return self._bytes_per_row
 
     def fits_in_memory(self, memory_limit: int) -> bool:
         """Whether the whole table, worked on, stays within `memory_limit` bytes.
