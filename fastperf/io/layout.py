@@ -144,8 +144,8 @@ def first_appearance_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:
 
     Notes
     -----
-    Arrow's ``unify_dictionaries``, then the codes renumbered by their first row
-    (``numpy.unique(..., return_index=True)``): no string is built.
+    Arrow's ``unify_dictionaries``, then the codes renumbered by their first row (one
+    scattered write, in reverse, O(n)): no string is built.
     """
     unified = pa.table({"k": column}).unify_dictionaries().column(0)
     kind = column.type
@@ -156,8 +156,11 @@ def first_appearance_dictionary(column: pa.ChunkedArray) -> pa.ChunkedArray:
     codes = indices.combine_chunks()
     valid = codes.is_valid().to_numpy(zero_copy_only=False)
     raw = codes.fill_null(0).to_numpy(zero_copy_only=False).astype(np.int64)
-    used, first = np.unique(raw[valid], return_index=True)
-    order = used[np.argsort(first, kind="stable")]
+    kept = raw[valid]
+    first = np.full(max(len(dictionary), 1), kept.size, dtype=np.int64)
+    first[kept[::-1]] = np.arange(kept.size - 1, -1, -1)  # the last write is the first row
+    used = np.flatnonzero(first < kept.size)
+    order = used[np.argsort(first[used], kind="stable")]
     renumber = np.zeros(max(len(dictionary), 1), dtype=np.int64)
     renumber[order] = np.arange(order.size)
     new_codes = pa.array(renumber[raw], kind.index_type, mask=~valid)
