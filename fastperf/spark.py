@@ -45,7 +45,7 @@ import pyarrow.compute as pc
 from fastperf.data.chunked import finish_parts
 from fastperf.errors import InputError
 from fastperf.io.common import encode_labels, normalise_tabular
-from fastperf.io.layout import label_columns, plain_array
+from fastperf.io.layout import distinct_in_order, label_columns, plain_array
 from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_plan,
                                           aggregate_score_stage)
 from fastperf.protocols.compare import compare_finish, compare_plan, compare_stage
@@ -314,11 +314,11 @@ def run_spark(data: Any, make_plan: Callable[[pa.Table], dict], stage: Callable,
     plan = make_plan(_key_table(schema, labels, combos))
     order = [c for c in plan["order"]
              if c not in plan.get("order_values", {}) and c in schema.names]
-    first_appearance = {c: _unique(combos.column(c)) for c in order if c in labels}
+    first_appearance = {c: distinct_in_order(combos.column(c)) for c in order if c in labels}
     others = [c for c in order if c not in labels]
     if others:
         more = _combinations(tagged, others)
-        first_appearance.update({c: _unique(more.column(c)) for c in others})
+        first_appearance.update({c: distinct_in_order(more.column(c)) for c in others})
     partition = [c for c in plan["partition"] if c in schema.names]
     template = _stage_template(tagged, partition, plan, stage)
     plain = _decoded_schema(template.schema)
@@ -365,11 +365,6 @@ def _combinations(tagged, columns: list[str]) -> pa.Table:
     table = table.take(pa.array(np.argsort(first, kind="stable")))
     return table.filter(pc.greater(table.column(COUNT), 0))
 
-
-def _unique(column) -> pa.Array:
-    """The distinct values of a column (nulls included) in their order, plain."""
-    column = plain_array(column)
-    return plain_array(pc.unique(column))
 
 
 def _key_table(schema: pa.Schema, labels: list[str], combos: pa.Table) -> pa.Table:

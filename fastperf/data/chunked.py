@@ -44,7 +44,8 @@ from fastperf.io.dataset import MEMORY_FRACTION, Dataset
 from fastperf.io.layout import key_ranks, named_keys
 from fastperf.io.read import load_table
 
-__all__ = ["HIDDEN", "run_planned", "run_out_of_core", "memory_limit_of", "finish_parts", "output_order", "visible"]
+__all__ = ["HIDDEN", "run_planned", "run_out_of_core", "memory_limit_of", "finish_parts",
+           "output_order", "visible"]
 
 #: The prefix of the hidden columns a stage passes to its finish.
 HIDDEN = "__"

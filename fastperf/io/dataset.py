@@ -25,14 +25,14 @@ from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
-import pyarrow.compute as pc
 
 from fastperf.errors import InputError
 from fastperf.io.common import normalise_tabular
 from fastperf.io.dataset_sources import dataset_files, dataset_format, is_lazy_source
 from fastperf.io.tabular import short_reason
-from fastperf.io.layout import (Layout, combined_ids, first_appearance_dictionary, key_text,
-                                label_columns, merge_counts, plain_array)
+from fastperf.io.layout import (Layout, combined_ids, distinct_in_order,
+                                first_appearance_dictionary, key_text, label_columns,
+                                merge_counts, plain_array)
 from fastperf.progress import ProgressBar, wants_progress
 
 __all__ = ["Dataset", "open_if_lazy", "is_lazy_source",
@@ -102,10 +102,10 @@ class Dataset:
         self.paths = [str(p) for p in files]
         self.roles = dict(roles or {r: r for r in ("benchmark", "variant", "value", "run",
                                                    "unit")})
-        if memory_limit is not None and (isinstance(memory_limit, bool) or not isinstance(memory_limit, (int, np.integer)) \
-                or memory_limit <= 0):
-            raise InputError(f"memory_limit (--memory-limit) must be a positive number of bytes, got "
-                             f"{memory_limit!r}")
+        whole = isinstance(memory_limit, (int, np.integer)) and not isinstance(memory_limit, bool)
+        if memory_limit is not None and not (whole and memory_limit > 0):
+            raise InputError("memory_limit (--memory-limit) must be a positive number of bytes, "
+                             f"got {memory_limit!r}")
         self.memory_limit = None if memory_limit is None else int(memory_limit)
         self.progress = progress
         self._filter = None
@@ -385,7 +385,7 @@ class Dataset:
             combos = self._combinations(needed, "keys")
         if combos is None:
             return Layout(0, {}, list(partition), [], np.zeros(1, np.int64), 0)
-        first = {name: plain_array(pc.unique(plain_array(combos.column(name)))) for name in needed}
+        first = {name: distinct_in_order(combos.column(name)) for name in needed}
         space = math.prod(len(first[name]) for name in partition) if partition else 1
         if space > MAX_KEY_SPACE:  # the finest single column: a coarser, still complete split
             partition = [max(partition, key=lambda name: len(first[name]))]

@@ -9,7 +9,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 __all__ = ["Layout", "combined_ids", "key_ranks", "plain_array", "key_text", "merge_counts",
-           "first_appearance_dictionary", "label_columns", "named_keys"]
+           "first_appearance_dictionary", "label_columns", "named_keys", "distinct_in_order"]
 
 
 @dataclass(frozen=True)
@@ -105,6 +105,21 @@ def key_ranks(column, values: pa.Array) -> np.ndarray:
         rank = pc.index_in(chunk, value_set=values, skip_nulls=False)
         out.append(rank.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64))
     return out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, np.int64)
+
+
+def distinct_in_order(column) -> pa.Array:
+    """The distinct values of a column (a null included), in their order in it, plain: a
+    column of key combinations sorted by first row gives each value's first appearance.
+
+    Parameters
+    ----------
+    column : pyarrow.Array or ChunkedArray
+
+    Returns
+    -------
+    pyarrow.Array
+    """
+    return plain_array(pc.unique(plain_array(column)))
 
 
 def plain_array(column):
