@@ -297,3 +297,12 @@ def test_a_stored_dictionary_with_unused_entries(tmp_path):
     lazy = fastperf.read(str(tmp_path / "d"), memory_limit=20_000)
     assert not lazy.fits_in_memory(20_000)
     assert_identical_results(fastperf.describe(lazy), fastperf.describe(lazy.to_table()))
+
+
+def test_key_ranks_of_half_floats_and_of_the_listed_values_themselves():
+    from fastperf.io.layout import key_ranks
+
+    listed = pa.array([0.0, 1.5, None], pa.float16())  # Arrow's index_in has no float16 kernel
+    column = pa.chunked_array([pa.array([1.5, None, 0.0, 2.0], pa.float16())])
+    assert key_ranks(column, listed).tolist() == [1, 2, 0, -1]
+    assert key_ranks(listed, listed).tolist() == [0, 1, 2]

@@ -93,6 +93,8 @@ def key_ranks(column, values: pa.Array) -> np.ndarray:
     Arrow's ``index_in`` (hash lookup): no formula.
     """
     chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    if pa.types.is_float16(values.type):  # Arrow's hash lookup has no half-float kernel
+        values = values.cast(pa.float32())
     out = []
     for chunk in chunks:
         if pa.types.is_dictionary(chunk.type) and chunk.null_count == 0:
@@ -102,6 +104,9 @@ def key_ranks(column, values: pa.Array) -> np.ndarray:
         chunk = plain_array(chunk)
         if values.type != chunk.type:
             chunk = chunk.cast(values.type)
+        if chunk.equals(values):  # already the listed values, in order
+            out.append(np.arange(len(chunk), dtype=np.int64))
+            continue
         rank = pc.index_in(chunk, value_set=values, skip_nulls=False)
         out.append(rank.fill_null(-1).to_numpy(zero_copy_only=False).astype(np.int64))
     return out[0] if len(out) == 1 else np.concatenate(out) if out else np.zeros(0, np.int64)
