@@ -441,9 +441,11 @@ def _warmup(args) -> None:
     if args.jobs is not None:  # warmup takes it unchecked: checked here
         check_whole_number(args.jobs, "--jobs (worker processes)", minimum=1, maximum=256)
     done = warmup(jobs=args.jobs, parallel=args.parallel, progress=progress_stream())
+    native = (f"native kernels: {done['native']} builds shipped" if done["native"] else
+              "native kernels: none (this install JIT-compiles every kernel)")
     print(f"fastperf warmup: {done['tasks']} tasks in {done['seconds']:.1f} s; compiled "
           f"{done['compiled']} specializations ({done['compile_seconds']:.1f} s of compiling, "
-          f"0 when all were cached); Numba cache: {done['cache']}")
+          f"0 when all were cached); Numba cache: {done['cache']}; {native}")
 
 
 def _report(args) -> int:

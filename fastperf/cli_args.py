@@ -370,8 +370,10 @@ def add_compare_arguments(c: argparse.ArgumentParser) -> None:
 def _add_warmup_and_demo(sub) -> None:
     """The ``warmup`` and ``demo`` subcommands, then ``--debug`` and ``--no-progress`` after
     every subcommand."""
-    w = sub.add_parser("warmup", help="compile every kernel into Numba's disk cache, so that later "
-                                      "commands start in a fraction of a second")
+    w = sub.add_parser("warmup", help="compile into Numba's disk cache every kernel that the "
+                                      "installed native kernels do not serve (all of them in an "
+                                      "install without them), so that later commands compile "
+                                      "nothing")
     w.add_argument("--jobs", type=whole_number, default=None, metavar="N",
                    help="worker processes (default: the CPUs available)")
     w.add_argument("--parallel", action="store_true",

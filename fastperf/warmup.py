@@ -162,9 +162,12 @@ def warmup(jobs: int | None = None, parallel: bool = False,
     -------
     dict
         ``tasks``, ``compiled`` (specializations compiled: 0 when everything was cached),
-        ``compile_seconds``, ``seconds`` (wall time) and ``cache`` (Numba's cache directory,
-        or "beside the package" when unset).
+        ``compile_seconds``, ``seconds`` (wall time), ``cache`` (Numba's cache directory,
+        or "beside the package" when unset) and ``native`` (the kernel builds the installed
+        native module serves, which need no JIT: `fastperf.kernels.builds`).
     """
+    from fastperf.kernels.builds import native_builds
+
     start = time.perf_counter()
     runs = [(i, p) for p in ((False, True) if parallel else (False,)) for i in range(len(TASKS))]
     if jobs is None:
@@ -186,7 +189,8 @@ def warmup(jobs: int | None = None, parallel: bool = False,
         bar.close()
     return {"tasks": len(runs), "compiled": compiled, "compile_seconds": seconds,
             "seconds": time.perf_counter() - start,
-            "cache": os.environ.get("NUMBA_CACHE_DIR") or "beside the package (__pycache__)"}
+            "cache": os.environ.get("NUMBA_CACHE_DIR") or "beside the package (__pycache__)",
+            "native": sum(len(builds) for builds in native_builds().values())}
 
 
 def progress_stream() -> TextIO | None:

@@ -42,8 +42,12 @@ print(json.dumps({{"hits": sum(stats.cache_hits.values()), "misses": sum(stats.c
 """
 
 
+#: The JIT's cache is what these tests check: the native kernels (tests/test_native.py) off.
+JIT = {"FASTPERF_NATIVE": "0"}
+
+
 def test_parallel_builds_are_cached_apart_from_the_serial_ones(tmp_path):
-    env = {"NUMBA_CACHE_DIR": str(tmp_path)}
+    env = {"NUMBA_CACHE_DIR": str(tmp_path), **JIT}
 
     def call(build):
         return json.loads(run_python(PARALLEL_KERNEL.format(build=build), env).splitlines()[-1])
@@ -76,8 +80,8 @@ print(json.dumps([[r["kernel"], r["args"]] for r in log.records]))
 
 
 def test_a_second_process_compiles_nothing_for_compare_and_describe():
-    run_python(COMMANDS)  # compiles what is not cached yet (nothing once the suite has run)
-    compiled = json.loads(run_python(COMMANDS).splitlines()[-1])
+    run_python(COMMANDS, JIT)  # compiles what is not cached yet (nothing once the suite has run)
+    compiled = json.loads(run_python(COMMANDS, JIT).splitlines()[-1])
     assert compiled == []
 
 
@@ -85,10 +89,11 @@ def test_after_warmup_the_commands_compile_nothing(tmp_path):
     # run outside the checkout: `python -m` puts the working folder first on sys.path, and the
     # checkout's source tree has no fastperf.examples (pip installs examples/ there)
     out = subprocess.run([sys.executable, "-m", "fastperf", "warmup"], capture_output=True,
-                         text=True, timeout=1800, cwd=tmp_path)
+                         text=True, timeout=1800, cwd=tmp_path, env={**os.environ, **JIT})
     assert out.returncode == 0, out.stderr[-3000:]
     assert out.stdout.startswith("fastperf warmup: 6 tasks in ")
-    compiled = json.loads(run_python(COMMANDS).splitlines()[-1])
+    assert out.stdout.rstrip().endswith("native kernels: none (this install JIT-compiles every kernel)")
+    compiled = json.loads(run_python(COMMANDS, JIT).splitlines()[-1])
     assert compiled == []
 
 

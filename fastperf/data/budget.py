@@ -11,6 +11,7 @@ available.
 from __future__ import annotations
 
 import os
+import sys
 
 from fastperf.errors import InputError
 
@@ -71,12 +72,12 @@ def describe_cost(steps: float, bytes_needed: float) -> str:
 def concurrent_groups(groups: int) -> int:
     """How many groups a batched kernel can hold in flight at once: Numba's thread count
     (each thread works on one group at a time), at most `groups`, at least 1."""
-    try:
-        import numba
-
+    numba = sys.modules.get("numba")  # not imported where the native builds serve every call
+    if numba is not None:
         threads = int(numba.get_num_threads())
-    except Exception:
-        threads = os.cpu_count() or 1
+    else:  # Numba's default: NUMBA_NUM_THREADS, else the CPUs this process may run on
+        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        threads = int(os.environ.get("NUMBA_NUM_THREADS") or cpus or 1)
     return max(1, min(int(groups), threads))
 
 

@@ -67,10 +67,9 @@ def median_interval_ranks(
         0 in either bound alone where that side of the interval is unbounded.
     coverage : float64 array, the exact coverage of those order statistics (NaN where none).
     """
-    from scipy.special import bdtr
-
     if rule == "shortest":
         return _shortest_median_ranks(n, confidence)
+    from scipy.special import bdtr
     confidence = check_confidence(confidence)
     n = np.asarray(n, dtype=np.int64)
     sizes, inverse = np.unique(n, return_inverse=True)

@@ -220,7 +220,7 @@ class RankSumState(EffectState):
         # the work grows with the m n differences, not the m + n values: large groups (long
         # segments of a history) go parallel sooner than many small ones (benchmarks of 30 runs)
         pairs = int(np.dot(xs.sizes.astype(np.float64), ys.sizes.astype(np.float64))) // 16
-        return difference_order_statistics(xs.values, xs.offsets, ys.values, ys.offsets, ranks,
+        return difference_order_statistics(xs.values, xs.offsets, ys.values, ys.offsets, ranks, -1,
                                            n_rows=max(kernel_rows(xs) + kernel_rows(ys), pairs))
 
 
@@ -360,10 +360,13 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
     sigma = rank_sum_sigma(m, n, tie_term)
     with np.errstate(divide="ignore", invalid="ignore"):
         z = (u - mn / 2 - (0.5 if use_continuity else 0.0)) / sigma
-    from scipy.special import ndtr
-
     factor = 2.0 if alternative == "two-sided" else 1.0
-    p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
+    if asymptotic.any():
+        from scipy.special import ndtr
+
+        p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
+    else:  # every p is exact or NaN (below): no normal tail, nor scipy.special's import (0.25 s)
+        p = np.full(z.shape, np.nan)
     # every value tied: sigma 0 and U = mn/2, its null mean; the null distribution is that one
     # point, so p = 1 (as above) and z is reported as 0 (not the -inf of 0.5 / 0)
     z = np.where(sigma == 0, 0.0, z)
@@ -381,13 +384,15 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
 def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, confidence: float):
     """k of the interval [V_(k), V_(total+1−k)] per test: from the exact null distribution where
     `exact` (``quantile(size_key, level)``, once per distinct size), else normal."""
-    from scipy.special import ndtri
-
     alpha = 1.0 - confidence
     level = alpha / 2 if alternative == "two-sided" else alpha
-    with np.errstate(invalid="ignore"):
-        k_normal = np.floor(total / 2.0 + 0.5 - ndtri(1.0 - level) * sigma)
-    k = np.where(np.isfinite(k_normal), k_normal, 1).astype(np.int64)
+    k = np.ones(np.shape(total), dtype=np.int64)
+    if not exact.all():  # the normal rank; scipy.special only imported where one is needed
+        from scipy.special import ndtri
+
+        with np.errstate(invalid="ignore"):
+            k_normal = np.floor(total / 2.0 + 0.5 - ndtri(1.0 - level) * sigma)
+        k = np.where(np.isfinite(k_normal), k_normal, 1).astype(np.int64)
     if exact.any():
         distinct, inverse = distinct_rows(size_keys[exact])
         per_size = np.array([quantile(tuple(int(v) for v in key), level) for key in distinct])

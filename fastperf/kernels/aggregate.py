@@ -1,8 +1,7 @@
 """Per-run aggregate scores: one pass accumulating every (variant, run) cell."""
 import numpy as np
-from numba import prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, prange
 
 
 @group_kernel(min_rows=5_000_000)

@@ -1,22 +1,42 @@
-"""How group kernels are compiled: one Python function, a serial build and a parallel one, both cached.
+"""How kernels are compiled and called: shipped native code first, Numba's JIT otherwise.
 
-A kernel that loops ``prange`` over groups is compiled twice from the same source: a serial
-build used for small inputs, where threads would not pay off (a ``prange`` loop costs a fixed
-overhead per call, which on a loaded 2-core machine exceeds what light kernels gain), and a
-parallel build used once the input is large enough. Both are compiled with ``cache=True``: Numba
-0.68 caches ``parallel=True`` builds (parfors) like serial ones, which
-``tests/test_compile_cache.py`` checks in a second process, so each build is compiled once per
-machine and loaded from disk afterwards. Per-group work is independent, so both builds give
-identical results.
+Every kernel is a plain Python function over numpy arrays, decorated with this module's `njit`
+(or `group_kernel` for a loop ``prange`` over groups). The decorator returns a `Kernel`, which
+imports nothing heavy: a call first looks for the kernel's ahead-of-time compiled build for the
+arguments' types in ``fastperf.kernels.compiled``, an extension module compiled from the same
+sources by Numba's AOT compiler when fastperf is installed (``setup.py``,
+`fastperf.kernels.native_build`). Only a call that module has no build for (another dtype, a
+non-contiguous array, a parallel build) imports Numba and JIT-compiles, as before: all kernels
+at once get their Numba dispatchers (`jit_all`), each compiled from a copy of its function whose
+globals name the other kernels' dispatchers and ``numba.prange``, so that kernels calling kernels
+compile as one. A process served by the native module never imports Numba (0.3 s) nor loads
+JIT-cached code (about 20 ms a kernel): docs/startup.md gives the figures.
+
+The native module is used only when it was built from the kernel sources in place: it exports a
+function named after the digest of ``fastperf/kernels/*.py`` (`source_digest`), so an edited
+checkout falls back to the JIT rather than running stale code. ``FASTPERF_NATIVE=0`` turns the
+native module off. Both builds compile the same LLVM IR without fast-math (no reassociation, no
+FMA contraction), so they give bit-identical results, which ``tests/test_native.py`` checks.
+
+A kernel that loops ``prange`` over groups has a serial build used for small inputs, where
+threads would not pay off (a ``prange`` loop costs a fixed overhead per call, which on a loaded
+2-core machine exceeds what light kernels gain), and a parallel JIT build used once the input
+is large enough. JIT builds use ``cache=True``: Numba 0.68 caches ``parallel=True`` builds
+(parfors) like serial ones, which ``tests/test_compile_cache.py`` checks in a second process,
+so each is compiled once per machine and loaded from disk afterwards. Per-group work is
+independent, so every build gives identical results.
 """
 from __future__ import annotations
 
+import hashlib
+import importlib
+import os
 import time
 import types
+from pathlib import Path
 from typing import Callable
 
 import numpy as np
-from numba import njit
 
 #: Default size from which the parallel build is used. Threads cost a fixed overhead per call
 #: (tens of microseconds to milliseconds when the other core is busy, as on a loaded 2-core CI
@@ -25,6 +45,27 @@ PARALLEL_MIN_ROWS = 1_000_000
 
 #: Tests set this to 0 to force the parallel builds (see tests/conftest.py).
 FORCE_PARALLEL = False
+
+#: Stands for ``numba.prange`` in kernel modules (``from fastperf.kernels.builds import
+#: prange``) until `jit_all` gives the JIT the real one; the AOT build compiles it as ``range``.
+prange = range
+
+#: The ahead-of-time compiled extension module (built by setup.py; absent in a bare checkout).
+NATIVE_MODULE = "fastperf.kernels.compiled"
+
+#: Every kernel made by `njit` or `group_kernel`, in definition order.
+KERNELS: list["Kernel"] = []
+
+#: While a list, `Kernel.__call__` appends (kernel name, argument types) of every call to it:
+#: how `fastperf.kernels.native_build` learns which builds to compile ahead of time.
+CALL_LOG: list[tuple[str, tuple[str, ...]]] | None = None
+
+_native: dict[str, dict[tuple[str, ...], Callable]] | None = None
+_jitted = 0  # KERNELS[:_jitted] have their JIT dispatchers
+_jit_namespaces: dict[int, dict] = {}  # a kernel module's globals, as the JIT sees them
+
+_ARRAY_TYPES = {1: "{}[::1]", 2: "{}[:, ::1]", 3: "{}[:, :, ::1]"}
+_INT64 = (-(2 ** 63), 2 ** 63)
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
@@ -54,15 +95,172 @@ def parallel_twin(fn: Callable) -> Callable:
     return twin
 
 
+def argument_type(value) -> str | None:
+    """The type name a native build is keyed on (``"float64[::1]"``, ``"int64"``, ``"bool"``),
+    or None for a value no native build takes (a non-contiguous or byte-swapped array, an
+    object): the spelling of `fastperf.kernels.native_signatures`."""
+    if isinstance(value, np.ndarray):
+        flags = value.flags
+        if not (flags.c_contiguous and flags.aligned and value.dtype.isnative):
+            return None
+        form = _ARRAY_TYPES.get(value.ndim)
+        return form.format(value.dtype.name) if form else None
+    if isinstance(value, (bool, np.bool_)):
+        return "bool"
+    if isinstance(value, int):
+        return "int64" if _INT64[0] <= value < _INT64[1] else None
+    if isinstance(value, float):
+        return "float64"
+    if isinstance(value, np.generic) and value.dtype.kind in "iuf":
+        return value.dtype.name
+    return None
+
+
+def source_digest() -> str:
+    """SHA-256 (first 16 hex digits) of the kernel sources, ``fastperf/kernels/*.py`` by name:
+    the native module exports ``digest_<this>`` and is used only where it matches."""
+    digest = hashlib.sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def native_export_name(kernel: str, index: int) -> str:
+    """The native module's name for build `index` of the manifest, of kernel `kernel`."""
+    return f"{kernel.replace('.', '__')}__{index}"
+
+
+def native_builds() -> dict[str, dict[tuple[str, ...], Callable]]:
+    """The native module's builds by kernel name and argument types (empty when the module is
+    absent, turned off by ``FASTPERF_NATIVE=0``, or built from other kernel sources)."""
+    global _native
+    if _native is None:
+        _native = {}
+        if os.environ.get("FASTPERF_NATIVE", "1") != "0":
+            try:
+                module = importlib.import_module(NATIVE_MODULE)
+            except ImportError:
+                module = None
+            if module is not None and hasattr(module, f"digest_{source_digest()}"):
+                from fastperf.kernels.native_signatures import SIGNATURES
+
+                for index, (kernel, args, _result) in enumerate(SIGNATURES):
+                    build = getattr(module, native_export_name(kernel, index), None)
+                    if build is not None:
+                        _native.setdefault(kernel, {})[tuple(args)] = build
+    return _native
+
+
+def jit_all() -> None:
+    """Give every kernel its Numba dispatcher (compiled lazily, on first use, or loaded from
+    Numba's disk cache); the first call that needs the JIT runs this once.
+
+    Each dispatcher compiles a copy of its kernel's function whose globals are the module's,
+    with kernels replaced by their dispatchers and ``prange`` by ``numba.prange``: kernels
+    calling kernels then compile as Numba code, while the module's own names stay `Kernel`
+    objects, so Python callers keep taking the native builds first.
+    """
+    global _jitted
+    if _jitted == len(KERNELS):
+        return
+    import numba
+
+    fresh, _jitted = KERNELS[_jitted:], len(KERNELS)  # kernel modules import lazily: new ones
+    touched = {}
+    for kernel in fresh:
+        module_globals = kernel.py_func.__globals__
+        namespace = _jit_namespaces.setdefault(id(module_globals), dict(module_globals))
+        touched[id(namespace)] = namespace
+        fn = kernel.py_func
+        copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__,
+                                  fn.__closure__)
+        copy.__qualname__, copy.__module__, copy.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
+        kernel.jit_function = copy
+        kernel.dispatcher = numba.njit(**kernel.options)(copy)
+    for namespace in touched.values():
+        for name, value in list(namespace.items()):
+            if isinstance(value, Kernel):
+                namespace[name] = value.dispatcher
+            elif value is range and name == "prange":
+                namespace[name] = numba.prange
+
+
+class Kernel:
+    """A kernel: its native build for the arguments' types when there is one, else Numba's JIT.
+
+    Attributes other than the call (``signatures``, ``stats``, ``targetoptions``...) are the
+    Numba dispatcher's, which asking for them creates (importing Numba).
+    """
+
+    def __init__(self, fn: Callable, options: dict, native: bool = True):
+        self.py_func = fn
+        self.options = options
+        self.name = f"{fn.__module__}.{fn.__qualname__}"
+        self.native = native
+        self.__doc__ = fn.__doc__
+        self.__name__ = fn.__name__
+        self.__qualname__ = fn.__qualname__
+        self.__module__ = fn.__module__
+        KERNELS.append(self)
+
+    def __call__(self, *args, **kwargs):
+        if self.native and not kwargs:
+            builds = native_builds().get(self.name)
+            key = tuple(argument_type(a) for a in args) if builds or CALL_LOG is not None else ()
+            if CALL_LOG is not None:
+                CALL_LOG.append((self.name, key))
+            if builds:
+                build = builds.get(key)
+                if build is not None:
+                    return build(*args)
+        return self.__getattr__("dispatcher")(*args, **kwargs)
+
+    def __getattr__(self, name: str):
+        if name.startswith("__"):
+            raise AttributeError(name)
+        jit_all()  # sets the attributes dispatcher and jit_function
+        dispatcher = self.__dict__["dispatcher"]
+        return self.__dict__[name] if name in ("dispatcher", "jit_function") else getattr(dispatcher, name)
+
+    def __repr__(self) -> str:
+        return f"<fastperf kernel {self.name}>"
+
+
+def njit(fn: Callable | None = None, **options) -> Kernel | Callable:
+    """Decorator: make `fn` a `Kernel` (``@njit`` or ``@njit(cache=True, inline="always")``);
+    the options are Numba's, used when the kernel is JIT-compiled.
+
+    Parameters
+    ----------
+    fn : callable, optional
+        The kernel's Python function (when used as ``@njit`` without arguments).
+    **options
+        `numba.njit` options for the JIT build.
+
+    Returns
+    -------
+    Kernel or callable
+        The kernel, or a decorator making one.
+
+    Notes
+    -----
+    Lazy by design: nothing is compiled or imported until a call needs the JIT. No formula.
+    """
+    if fn is None:
+        return lambda f: Kernel(f, options)
+    return Kernel(fn, options)
+
+
 class GroupKernel:
-    """A kernel over groups with a serial and a parallel (prange) build, both disk-cached."""
+    """A kernel over groups: a serial build (native or JIT) and a parallel (prange) JIT build."""
 
     def __init__(self, fn, min_rows: int = PARALLEL_MIN_ROWS, inputs: int = 0):
         self.py_func = fn
         self.min_rows = min_rows
         self.inputs = inputs
-        self.serial = njit(cache=True)(fn)
-        self.parallel = njit(parallel=True, cache=True)(parallel_twin(fn))
+        self.serial = Kernel(fn, {"cache": True})
+        self.parallel = Kernel(parallel_twin(fn), {"parallel": True, "cache": True}, native=False)
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
 
@@ -98,8 +296,8 @@ def group_kernel(fn: Callable | None = None, *, min_rows: int = PARALLEL_MIN_ROW
 
     Notes
     -----
-    Two builds from one source because threads cost more than they gain on small inputs; both
-    are cached on disk. No formula.
+    Two builds from one source because threads cost more than they gain on small inputs; the
+    JIT builds are cached on disk. No formula.
     """
     if fn is None:
         return lambda f: GroupKernel(f, min_rows, inputs)

@@ -18,9 +18,8 @@ within each segment, as Matteson & James and MongoDB's signal-processing-algorit
 Welch's t-test between the two sides (Hunter / Apache Otava, Fleming et al. 2023).
 """
 import numpy as np
-from numba import njit, prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.random import integer_below, resample_key, sample_key
 
 #: The method codes of `next_change`.

@@ -4,9 +4,8 @@ Groups arrive as contiguous slices ``grouped[offsets[g]:offsets[g + 1]]`` of one
 (see ``fastperf.data.grouping``); NaN marks a missing value (a null in the Arrow column).
 """
 import numpy as np
-from numba import prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, prange
 from fastperf.kernels.order_statistics import move_nan_last, select
 
 

@@ -5,9 +5,8 @@ one contiguous slice: ``grouped[offsets[g]:offsets[g + 1]]`` holds group ``g``'s
 order.
 """
 import numpy as np
-from numba import njit, prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, njit, prange
 
 
 @njit(cache=True)

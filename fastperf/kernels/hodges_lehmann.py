@@ -28,9 +28,8 @@ and gather about a quarter of their sums. The ranks of a group are served in asc
 those in one gathered bracket (the median's middle pair) by one multi-selection in its buffer.
 """
 import numpy as np
-from numba import njit, prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.order_statistics import partition, select
 from fastperf.kernels.random import GOLDEN, mix64, sample_key
 

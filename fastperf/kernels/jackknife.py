@@ -21,8 +21,8 @@ statistic does), so the leave-one-out statistics are bit for bit those of recomp
 import math
 
 import numpy as np
-from numba import njit
 
+from fastperf.kernels.builds import njit
 from fastperf.kernels.resampling_scale import scale_exponent
 
 __all__ = ["loo_ranks", "loo_difference_ranks", "jackknife_sums"]

@@ -5,7 +5,8 @@ n = round(n1 n2 / (n1 + n2)) (scipy's ``kstwo.sf``; Simard & L'Ecuyer 2011, J. S
 branch, which the engine evaluates in bulk with ``scipy.special.smirnov``.
 """
 import numpy as np
-from numba import njit
+
+from fastperf.kernels.builds import njit
 
 __all__ = ["asymp_sample_size", "one_sided_asymp_pvalue", "kolmogorov_cdf_durbin",
            "kolmogorov_cdf_pomeranz", "kolmogorov_cdf_pelz_good", "kolmogorov_sf"]

@@ -8,7 +8,8 @@ samples, the exact p-value conditional on the tie pattern (Schröer & Trenkler 1
 import math
 
 import numpy as np
-from numba import njit
+
+from fastperf.kernels.builds import njit
 
 __all__ = ["TWO_SIDED", "LESS", "GREATER", "gcd", "factorial_table", "binom",
            "prob_outside_square", "prob_outside_band", "count_paths_outside", "exact_pvalue",

@@ -7,9 +7,8 @@ that is finite; `scaled_moments` returns that scale, `sample_moments` the varian
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, njit, prange
 
 #: Values whose largest magnitude lies in [2**-SAFE_EXPONENT, 2**SAFE_EXPONENT] are summed as
 #: they are (sums of n squares of deviations cannot overflow or underflow there); others are

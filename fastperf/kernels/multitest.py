@@ -6,9 +6,8 @@ Every arithmetic step is the one ``statsmodels.stats.multitest.multipletests`` p
 same order, so corrected p-values and rejections are identical to statsmodels' bit for bit.
 """
 import numpy as np
-from numba import prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, prange
 
 BONFERRONI = 0
 HOLM = 1

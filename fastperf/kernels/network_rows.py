@@ -8,7 +8,9 @@ hypergeometric probabilities, `hypergeom_pmf`; the arcs of a stage of several sm
 at a time (`accumulate`).
 """
 import numpy as np
-from numba import njit, uint64
+from numpy import uint64
+
+from fastperf.kernels.builds import njit
 
 __all__ = ["hypergeom_pmf", "grow", "block_sums", "head_sum", "tail_sum", "accumulate",
            "STAGE_COMBOS", "stage_combos"]

@@ -12,9 +12,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.order_statistics import sorted_copy
 
 #: The sample sizes Royston's approximations cover.

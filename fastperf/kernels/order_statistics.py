@@ -4,7 +4,8 @@ Used wherever a median or a few order statistics of a group are needed; expected
 the group size, against n log n for a sort.
 """
 import numpy as np
-from numba import njit
+
+from fastperf.kernels.builds import njit
 
 
 @njit(cache=True)

@@ -11,9 +11,8 @@ depend on threads. Memory is O(n) per test in flight; no null distribution is st
 import math
 
 import numpy as np
-from numba import njit, prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.order_statistics import select
 from fastperf.kernels.random import integer_below, stream_key, uniform
 

@@ -7,7 +7,8 @@ golden-ratio increment. No state is shared between threads or groups, so the sam
 same result in any group order and with any number of threads.
 """
 import numpy as np
-from numba import njit
+
+from fastperf.kernels.builds import njit
 
 GOLDEN = np.uint64(0x9E3779B97F4A7C15)
 _M1 = np.uint64(0xBF58476D1CE4E5B9)

@@ -6,7 +6,8 @@ Midranks are half-integers; doubled they are exact integers, so rank sums come b
 variance (Hollander & Wolfe 1999, §3.1, §4.1).
 """
 import numpy as np
-from numba import njit
+
+from fastperf.kernels.builds import njit
 
 __all__ = ["merge_tally"]
 

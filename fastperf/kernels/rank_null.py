@@ -16,7 +16,9 @@ Everything is float64 probabilities (never counts), so nothing overflows; values
 underflow (to subnormals or 0) and lose their relative accuracy.
 """
 import numpy as np
-from numba import njit, uint64
+from numpy import uint64
+
+from fastperf.kernels.builds import njit
 
 __all__ = ["rank_sum_null_pmf", "signed_rank_null_pmf", "coin_product_lower", "compensated_sum",
            "gcd"]

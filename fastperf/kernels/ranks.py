@@ -10,9 +10,8 @@ approximation's variance (Hollander & Wolfe 1999, §3.1, §4.1; scipy's ``_get_m
 exact conditional distributions in `rank_sum_ties` and `signed_rank_ties`.
 """
 import numpy as np
-from numba import njit, prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.order_statistics import move_nan_last, sorted_copy
 from fastperf.kernels.rank_merge import merge_tally
 

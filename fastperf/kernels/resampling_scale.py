@@ -11,7 +11,8 @@ the result is scaled back. So a sample times 1e-208 gives a standard error times
 import math
 
 import numpy as np
-from numba import njit
+
+from fastperf.kernels.builds import njit
 
 __all__ = ["SAFE_EXPONENT", "scale_exponent", "largest_magnitude", "spread", "scaled_variance",
            "safe_mean", "reflect", "lerp"]

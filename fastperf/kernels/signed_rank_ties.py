@@ -7,9 +7,8 @@ underflow (to subnormals or 0) and lose their relative accuracy. Small tails are
 from positive terms, never taken as 1 - cdf.
 """
 import numpy as np
-from numba import njit, prange
 
-from fastperf.kernels.builds import group_kernel
+from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.rank_null import coin_product_lower, compensated_sum, gcd
 
 __all__ = ["signed_rank_tie_tails"]

@@ -5,8 +5,8 @@ asymptotic p-values (``method="auto"``).
 import math
 
 import numpy as np
-from numba import njit
 
+from fastperf.kernels.builds import njit
 from fastperf.kernels.rank_null import gcd
 
 __all__ = ["estimated_tie_tail_cost", "tie_tail_costs"]

@@ -1,0 +1,184 @@
+"""The native kernels: fastperf.kernels.compiled, compiled ahead of time from the kernel sources
+by Numba's AOT compiler when fastperf is installed (setup.py, fastperf.kernels.native_build).
+
+Oracles: the JIT build of the same kernels (a process with ``FASTPERF_NATIVE=0``), whose
+results every other test checks against scipy, R and brute force; ``sys.modules`` (what a
+process imported); and numpy's own view of the argument types.
+"""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from fastperf.kernels import builds
+from fastperf.kernels.native_signatures import SIGNATURES
+
+#: Set to 0 to run fastperf on the JIT only; these tests then check nothing native.
+NATIVE_OFF = os.environ.get("FASTPERF_NATIVE", "1") == "0"
+
+
+def run_python(code: str, env: dict | None = None) -> str:
+    """Run `code` in a new interpreter and return its stdout (failing on a non-zero exit)."""
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                            env={**os.environ, **(env or {})}, timeout=1800)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result.stdout
+
+
+@pytest.fixture
+def native():
+    """The native builds; a failure (not a skip) where the installed fastperf lacks them."""
+    if NATIVE_OFF:
+        pytest.skip("FASTPERF_NATIVE=0: the native kernels are turned off")
+    table = builds.native_builds()
+    assert table, ("fastperf.kernels.compiled is missing or was built from other kernel "
+                   "sources: `pip install .` compiles it (setup.py), as does `python setup.py "
+                   "build_ext --inplace` in a checkout")
+    return table
+
+
+def test_every_manifest_build_is_in_the_module(native):
+    served = {(name, key) for name, keys in native.items() for key in keys}
+    assert served == {(name, tuple(args)) for name, args, _ in SIGNATURES}
+
+
+EVERY_TASK = """
+import sys
+from fastperf.kernels.native_build import record_calls
+calls = record_calls()
+print(sorted(m for m in ("numba", "llvmlite") if m in sys.modules))
+import json
+print(json.dumps(calls))
+"""
+
+
+def test_every_task_runs_native_and_the_manifest_is_current(native):
+    """fastperf.warmup's tasks (every public function, through its kernel-picking paths) and
+    the command line on the shipped examples: no kernel call needs the JIT, so Numba is never
+    imported, and the calls are exactly the manifest's (regenerate it with ``python -m
+    fastperf.kernels.native_build`` when this fails after a kernel change)."""
+    imported, calls = run_python(EVERY_TASK).splitlines()[-2:]
+    recorded = {(name, tuple(args)) for name, args in json.loads(calls)}
+    assert recorded == {(name, tuple(args)) for name, args, _ in SIGNATURES}
+    assert imported == "[]"
+
+
+IDENTITY = """
+import hashlib, json, warnings
+import numpy as np
+import pyarrow as pa
+warnings.simplefilter("ignore")
+import fastperf
+from fastperf.io.read import example_table
+
+go = example_table()
+independent = fastperf.simulate(12, 30, seed=1).table
+paired = fastperf.simulate(12, 30, seed=2, paired=True).table
+rng = np.random.default_rng(3)
+x, y = rng.lognormal(size=(2, 4, 25))
+tied_x, tied_y = np.round(x, 1), np.round(y, 1)
+commits = np.repeat(np.arange(40), 2)
+history = pa.table({"benchmark": ["a"] * commits.size, "commit": commits,
+                    "value": np.exp(rng.normal(0, 0.01, commits.size)) * (1 + 0.1 * (commits >= 20))})
+calls = {
+    "compare": lambda: fastperf.compare(go, baseline="old", candidate="new"),
+    "compare simulated": lambda: fastperf.compare(independent, baseline="baseline",
+                                                  candidate="candidate"),
+    "speedup_test": lambda: fastperf.speedup_test(go, baseline="old", candidate="new"),
+    "hpt": lambda: fastperf.hpt(independent, baseline="baseline", candidate="candidate"),
+    "sparc": lambda: fastperf.sparc(paired, baseline="baseline", candidate="candidate",
+                                    pair="run"),
+    "describe": lambda: fastperf.describe(go),
+    "plan_runs": lambda: fastperf.plan_runs(independent),
+    "aggregate_score": lambda: fastperf.aggregate_score(paired, method="per-run"),
+    "anova": lambda: fastperf.anova(paired, factor="variant", by="benchmark"),
+    "mannwhitneyu": lambda: fastperf.mannwhitneyu(tied_x, tied_y, axis=-1),
+    "wilcoxon": lambda: fastperf.wilcoxon(x, y, axis=-1),
+    "ks_2samp": lambda: fastperf.ks_2samp(tied_x, tied_y, axis=-1),
+    "shapiro": lambda: fastperf.shapiro(x, axis=-1),
+    "bootstrap": lambda: fastperf.bootstrap((x, y), statistic="median_ratio", n_resamples=200,
+                                            seed=0),
+    "permutation_test": lambda: fastperf.permutation_test((x, y), n_resamples=200, seed=0),
+    "paired permutation": lambda: fastperf.permutation_test(
+        (x, y), statistic="median_diff", paired=True, n_resamples=200, seed=0),
+    "ttest_ind": lambda: fastperf.ttest_ind(x, y, axis=-1),
+    "ftest": lambda: fastperf.ftest(x, y, axis=-1),
+    "rankdata": lambda: fastperf.rankdata(tied_x, axis=-1),
+    "multipletests": lambda: fastperf.multipletests(rng.uniform(size=20)),
+    "changepoints": lambda: fastperf.changepoints(history, order="commit", permutations=19),
+}
+
+
+def digest(value, h=None):
+    h = h or hashlib.sha256()
+    if value is None:
+        h.update(b"None")
+    elif hasattr(value, "to_json"):
+        h.update(value.to_json().encode())
+    elif isinstance(value, (tuple, list)):
+        for item in value:
+            digest(item, h)
+    elif isinstance(value, (np.ndarray, np.generic, float, int, str)):
+        part = np.asarray(value)
+        h.update(part.dtype.str.encode() + str(part.shape).encode())
+        h.update(part.tobytes() if part.dtype != object else repr(part.tolist()).encode())
+    else:
+        for name in getattr(value, "_fields", None) or sorted(vars(value)):
+            h.update(name.encode())
+            digest(getattr(value, name), h)
+    return h.hexdigest()
+
+print(json.dumps({name: digest(call()) for name, call in calls.items()}))
+"""
+
+
+def test_native_and_jit_builds_give_bit_identical_results(native):
+    """Every public function's whole result (tables, summaries, warnings, JSON floats written
+    to round-trip) from the native builds and from the JIT builds of the same kernels."""
+    native_run = json.loads(run_python(IDENTITY).splitlines()[-1])
+    jit_run = json.loads(run_python(IDENTITY, {"FASTPERF_NATIVE": "0"}).splitlines()[-1])
+    assert native_run == jit_run
+
+
+def test_a_module_built_from_other_sources_is_not_used(monkeypatch, native):
+    monkeypatch.setattr(builds, "_native", None)
+    monkeypatch.setattr(builds, "source_digest", lambda: "0" * 16)
+    assert builds.native_builds() == {}
+    monkeypatch.setattr(builds, "_native", None)  # the next call loads the real one again
+
+
+def test_argument_types_as_numba_would_see_them():
+    values = np.arange(12.0)
+    assert builds.argument_type(values) == "float64[::1]"
+    assert builds.argument_type(values.reshape(3, 4)) == "float64[:, ::1]"
+    assert builds.argument_type(values[::2]) is None  # not contiguous: Numba's layout "A"
+    assert builds.argument_type(values.reshape(3, 4).T) is None  # Fortran order
+    assert builds.argument_type(values.astype(">f8")) is None  # byte-swapped
+    assert builds.argument_type(builds.read_only(values)) == "float64[::1]"
+    assert builds.argument_type(np.zeros(3, np.int32)) == "int32[::1]"
+    assert builds.argument_type(np.zeros(3, bool)) == "bool[::1]"
+    assert builds.argument_type(True) == builds.argument_type(np.bool_(False)) == "bool"
+    assert builds.argument_type(3) == builds.argument_type(np.int64(3)) == "int64"
+    assert builds.argument_type(2 ** 63) is None  # Numba would type it uint64
+    assert builds.argument_type(np.uint64(3)) == "uint64"
+    assert builds.argument_type(0.5) == builds.argument_type(np.float64(0.5)) == "float64"
+    assert builds.argument_type(np.int32(3)) == "int32"
+    assert builds.argument_type(None) is None
+    assert builds.argument_type("text") is None
+
+
+def test_a_call_without_a_native_build_takes_the_jit_with_the_same_result(native):
+    """A strided array has no native build: the JIT compiles one; same moments either way."""
+    from fastperf.kernels.moments import sample_moments
+
+    values = np.random.default_rng(5).lognormal(size=80)
+    offsets = np.array([0, 5, 12, 40])
+    contiguous = sample_moments.serial(values[::2].copy(), offsets)
+    strided = sample_moments.serial(values[::2], offsets)
+    for a, b in zip(contiguous, strided):
+        np.testing.assert_array_equal(a, b)
+    # the strided call compiled (or loaded) a JIT build for Numba's any-layout arrays
+    assert any(signature[0].layout == "A" for signature in sample_moments.serial.signatures)
