@@ -1,6 +1,6 @@
 """setuptools build of fastperf: the metadata is in pyproject.toml; this file adds the native
 kernels, ``fastperf.kernels.compiled``, compiled ahead of time by Numba from the kernel sources
-(`fastperf.kernels.native_build`), so that an installed fastperf runs without a JIT compile.
+(`fastperf.native_build`), so that an installed fastperf runs without a JIT compile.
 
 Should that compile fail (a platform Numba's AOT compiler does not support), the install goes
 on without the module and fastperf compiles its kernels with Numba's JIT at run time instead.
@@ -23,7 +23,7 @@ class BuildNativeKernels(build_ext):
             return super().build_extension(ext)
         sys.path.insert(0, str(Path(__file__).resolve().parent))
         try:
-            from fastperf.kernels.native_build import compile_native
+            from fastperf.native_build import compile_native
 
             compile_native(self.get_ext_fullpath(ext.name), verbose=bool(self.verbose > 1))
             self.built_native = True

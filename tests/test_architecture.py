@@ -23,6 +23,7 @@ LAYERS = {
     "stats": 4,
     "protocols": 5, "designs": 5,
     "cli": 6, "cli_args": 6, "warmup": 6, "__init__": 6, "__main__": 6, "spark": 6,
+    "native_build": 6,
 }
 MAX_LINES = 600
 

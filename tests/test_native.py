@@ -1,5 +1,5 @@
 """The native kernels: fastperf.kernels.compiled, compiled ahead of time from the kernel sources
-by Numba's AOT compiler when fastperf is installed (setup.py, fastperf.kernels.native_build).
+by Numba's AOT compiler when fastperf is installed (setup.py, fastperf.native_build).
 
 Oracles: the JIT build of the same kernels (a process with ``FASTPERF_NATIVE=0``), whose
 results every other test checks against scipy, R and brute force; ``sys.modules`` (what a
@@ -47,7 +47,7 @@ def test_every_manifest_build_is_in_the_module(native):
 
 EVERY_TASK = """
 import sys
-from fastperf.kernels.native_build import record_calls
+from fastperf.native_build import record_calls
 calls = record_calls()
 print(sorted(m for m in ("numba", "llvmlite") if m in sys.modules))
 import json
@@ -59,7 +59,7 @@ def test_every_task_runs_native_and_the_manifest_is_current(native):
     """fastperf.warmup's tasks (every public function, through its kernel-picking paths) and
     the command line on the shipped examples: no kernel call needs the JIT, so Numba is never
     imported, and the calls are exactly the manifest's (regenerate it with ``python -m
-    fastperf.kernels.native_build`` when this fails after a kernel change)."""
+    fastperf.native_build`` when this fails after a kernel change)."""
     imported, calls = run_python(EVERY_TASK).splitlines()[-2:]
     recorded = {(name, tuple(args)) for name, args in json.loads(calls)}
     assert recorded == {(name, tuple(args)) for name, args, _ in SIGNATURES}

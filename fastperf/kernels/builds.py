@@ -5,7 +5,7 @@ Every kernel is a plain Python function over numpy arrays, decorated with this m
 imports nothing heavy: a call first looks for the kernel's ahead-of-time compiled build for the
 arguments' types in ``fastperf.kernels.compiled``, an extension module compiled from the same
 sources by Numba's AOT compiler when fastperf is installed (``setup.py``,
-`fastperf.kernels.native_build`). Only a call that module has no build for (another dtype, a
+`fastperf.native_build`). Only a call that module has no build for (another dtype, a
 non-contiguous array, a parallel build) imports Numba and JIT-compiles, as before: all kernels
 at once get their Numba dispatchers (`jit_all`), each compiled from a copy of its function whose
 globals name the other kernels' dispatchers and ``numba.prange``, so that kernels calling kernels
@@ -57,7 +57,7 @@ NATIVE_MODULE = "fastperf.kernels.compiled"
 KERNELS: list["Kernel"] = []
 
 #: While a list, `Kernel.__call__` appends (kernel name, argument types) of every call to it:
-#: how `fastperf.kernels.native_build` learns which builds to compile ahead of time.
+#: how `fastperf.native_build` learns which builds to compile ahead of time.
 CALL_LOG: list[tuple[str, tuple[str, ...]]] | None = None
 
 _native: dict[str, dict[tuple[str, ...], Callable]] | None = None
