@@ -6,6 +6,9 @@ a new empty folder, so it compiles everything it needs; a second process then ru
 that cache (the warm case). Numba's event API (``fastperf.kernels.builds.CompileLog``) records
 each specialization compiled. Printed: per scenario, the wall time cold and warm, the number of
 specializations and the compile time, and the kernels whose compile dominates.
+
+This profiles the JIT (``FASTPERF_NATIVE=0``): an install with the native kernels
+(``fastperf.kernels.compiled``, docs/startup.md) compiles nothing for these scenarios.
 """
 from __future__ import annotations
 
@@ -67,7 +70,8 @@ def driver(scenario: str | list[str]) -> str:
 
 def run(scenario: str | list[str], cache_dir: str) -> dict:
     """Run one scenario in a fresh process on the Numba cache `cache_dir`; wall time and log."""
-    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir)
+    # the JIT's compile: the native kernels (fastperf.kernels.compiled) would compile nothing
+    env = dict(os.environ, NUMBA_CACHE_DIR=cache_dir, FASTPERF_NATIVE="0")
     start = time.perf_counter()
     out = subprocess.run([sys.executable, "-c", driver(scenario)], env=env, cwd=REPO,
                          capture_output=True, text=True, check=True).stdout

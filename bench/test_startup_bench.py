@@ -10,7 +10,9 @@ one each, they take a minute):
   ``NUMBA_CACHE_DIR``);
 - the first ``speedup_test`` / ``sparc`` / ``compare`` call of a fresh process (after the import,
   the table read), warm cache: what the call itself adds, module imports and cache loads included;
-- ``fastperf warmup`` on an empty cache, then the command again on that cache.
+- ``fastperf warmup`` on an empty cache, then the command again on that cache;
+- the cold command with the native kernels turned off (``FASTPERF_NATIVE=0``): what an install
+  without them (or before them) pays, Numba's JIT compiling every kernel.
 
 Printed as seconds and as ratios to the floor; goals of the instant-start issue beside them.
 """
@@ -79,6 +81,10 @@ def test_startup_figures():
         rows.append(("fastperf warmup, cold cache", wall([py, "-m", "fastperf", "warmup"], env),
                      60.0))
         rows.append(("then fastperf compare old.txt new.txt", median_wall(command, 3, env), 0.4))
+    with tempfile.TemporaryDirectory() as cold:
+        env = {"NUMBA_CACHE_DIR": cold, "FASTPERF_NATIVE": "0"}
+        rows.append(("fastperf compare old.txt new.txt, cold cache, JIT only (FASTPERF_NATIVE=0)",
+                     wall(command, env), None))
     floor = rows[0][1]
     print(f"\nstart-up, {os.cpu_count()} CPUs; floor {floor:.3f} s")
     print("| what | seconds | / floor | goal |")

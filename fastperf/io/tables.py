@@ -19,19 +19,8 @@ from fastperf.errors import InputError
 __all__ = [
     "as_table", "is_in_memory_table", "is_measurement_table", "require_columns", "has_column",
     "duplicated_columns", "key_list", "column_name", "as_float64", "value_column",
-    "describe_group", "arrow_array",
+    "describe_group",
 ]
-
-def arrow_array(values: Any, type: pa.DataType | None = None) -> pa.Array:
-    """``pyarrow.array(values, type)``, a Python list or tuple passed as a numpy object array.
-
-    Given a list, pyarrow imports pandas (0.3 s) to ask whether it is a pandas object; given a
-    numpy array it does not. The conversion is the same: None is null, a float NaN stays NaN.
-    """
-    if isinstance(values, (list, tuple)):  # fromiter: each item one object, lists included
-        values = np.fromiter(values, dtype=object, count=len(values))
-    return pa.array(values, type)
-
 
 #: Schema metadata key under which `as_table` records the names it found more than once.
 DUPLICATES_KEY = b"fastperf.duplicated_columns"

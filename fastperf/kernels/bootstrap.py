@@ -13,31 +13,15 @@ import numpy as np
 
 from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.jackknife import (
-    jackknife_sums,
-    loo_difference_ranks,
-    loo_ranks,
-    pairwise_differences,
+    jackknife_sums, loo_difference_ranks, loo_ranks, pairwise_differences,
 )
 from fastperf.kernels.order_statistics import select, sorted_copy
 from fastperf.kernels.random import draw_indices, fill_indices, resample_key, sample_key
 from fastperf.kernels.resampling_scale import (
-    largest_magnitude,
-    reflect,
-    scale_exponent,
-    spread,
-)
-from fastperf.kernels.resampling_scale import (
-    lerp as _lerp,
-)
-from fastperf.kernels.resampling_scale import (
-    safe_mean as _mean,
+    largest_magnitude, lerp as _lerp, reflect, safe_mean as _mean, scale_exponent, spread,
 )
 from fastperf.kernels.studentized import (
-    PIVOT_DIFF,
-    PIVOT_LOG_RATIO,
-    PIVOT_MEAN,
-    pivot,
-    pivot_standard_error,
+    PIVOT_DIFF, PIVOT_LOG_RATIO, PIVOT_MEAN, pivot, pivot_standard_error,
 )
 
 #: Statistic codes (the API maps names to these).

@@ -23,6 +23,7 @@ import math
 import numpy as np
 
 from fastperf.kernels.builds import njit
+
 from fastperf.kernels.resampling_scale import scale_exponent
 
 __all__ = ["loo_ranks", "loo_difference_ranks", "jackknife_sums"]

@@ -15,20 +15,9 @@ so that p agrees with ``scipy.stats.ks_2samp`` to rounding.
 import numpy as np
 
 from fastperf.kernels.builds import group_kernel, njit, prange
-from fastperf.kernels.ks_asymptotic import (
-    asymp_sample_size,
-    kolmogorov_sf,
-    one_sided_asymp_pvalue,
-)
-from fastperf.kernels.ks_exact import (
-    GREATER,
-    LESS,
-    TWO_SIDED,
-    exact_pvalue,
-    gcd,
-    tie_block_ends,
-    tied_exact_pvalue,
-)
+from fastperf.kernels.ks_asymptotic import asymp_sample_size, kolmogorov_sf, one_sided_asymp_pvalue
+from fastperf.kernels.ks_exact import (GREATER, LESS, TWO_SIDED, exact_pvalue, gcd, tie_block_ends,
+                                       tied_exact_pvalue)
 from fastperf.kernels.order_statistics import sorted_copy
 
 __all__ = [

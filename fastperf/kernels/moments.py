@@ -16,6 +16,43 @@ from fastperf.kernels.builds import group_kernel, njit, prange
 SAFE_EXPONENT = 300
 
 
+@njit(cache=True, inline="always")
+def neumaier_add(total, compensation, value):
+    """One step of Neumaier's compensated sum: (total + value, the running rounding error)."""
+    t = total + value
+    if abs(total) >= abs(value):
+        compensation += (total - t) + value
+    else:
+        compensation += (value - t) + total
+    return t, compensation
+
+
+@njit(cache=True, inline="always")
+def two_product(a, b):
+    """a * b as an unevaluated sum p + e, exactly (Dekker 1971, "A floating-point technique for
+    extending the available precision", Numer. Math. 18, 224-242; Veltkamp's splitting)."""
+    p = a * b
+    split = 134217729.0  # 2**27 + 1
+    t = split * a
+    a_high = t - (t - a)
+    a_low = a - a_high
+    t = split * b
+    b_high = t - (t - b)
+    b_low = b - b_high
+    return p, ((a_high * b_high - p) + a_high * b_low + a_low * b_high) + a_low * b_low
+
+
+@njit(cache=True, inline="always")
+def compensated_mean(total, compensation, count):
+    """(total + compensation) / count, the rounding of the quotient corrected once by its exact
+    residual (`two_product`), so the mean is that of the compensated sum to about an ulp."""
+    high = total + compensation
+    low = compensation - (high - total)  # high + low == total + compensation exactly
+    m = high / count
+    p, e = two_product(m, float(count))
+    return m + (((high - p) - e) + low) / count
+
+
 @njit(cache=True)
 def segment_moments(values, start, stop):
     """Count, mean, scaled variance and scale exponent of the non-NaN values[start:stop].
@@ -45,24 +82,29 @@ def segment_moments(values, start, stop):
 
     Notes
     -----
-    The corrected two-pass algorithm (Chan, Golub & LeVeque 1983, "Algorithms for computing the
-    sample variance: analysis and recommendations", The American Statistician 37(3), 242-247;
-    R's ``mean`` refines the mean the same way): the mean m of the first pass is refined by the
-    mean of the deviations d = x - m, and the variance is (sum d^2 - (sum d)^2 / n) / (n - 1).
-    Accurate when the spread is tiny relative to the mean; a constant sample has its value as
-    mean and variance exactly 0. Scaling by a power of two is exact (but for values 2**1074
+    The mean is the first pass's compensated sum over n (Neumaier 1974, "Rundungsfehleranalyse
+    einiger Verfahren zur Summation endlicher Summen", ZAMM 54, 39-51: the rounding error of
+    each addition is carried along, so the sum is accurate to about one rounding whatever the
+    cancellation). The variance is the corrected two-pass algorithm (Chan, Golub & LeVeque 1983,
+    "Algorithms for computing the sample variance: analysis and recommendations", The American
+    Statistician 37(3), 242-247): with the deviations d = x - m from that mean,
+    (sum d^2 - (sum d)^2 / n) / (n - 1). Accurate when the spread is tiny relative to the mean;
+    a constant sample has its value as mean and variance exactly 0. (The mean is not refined by
+    the mean deviation, as R's ``mean`` does: where the values cancel, each d carries its own
+    rounding, and that refinement moved correctly rounded means by 1e-14.) Scaling by a power of two is exact (but for values 2**1074
     times smaller than the largest, which vanish against it), so the results are those of the
     unscaled algorithm wherever that one neither overflows nor underflows.
     """
     count = 0
     total = 0.0
+    compensation = 0.0
     low = np.inf
     high = -np.inf
     for j in range(start, stop):
         v = values[j]
         if v == v:
             count += 1
-            total += v
+            total, compensation = neumaier_add(total, compensation, v)
             low = min(low, v)
             high = max(high, v)
     if count == 0:
@@ -76,12 +118,15 @@ def segment_moments(values, start, stop):
                              or largest < 2.0 ** -SAFE_EXPONENT):
         exponent = math.frexp(largest)[1]
         total = 0.0
+        compensation = 0.0
         for j in range(start, stop):
             v = values[j]
             if v == v:
-                total += math.ldexp(v, -exponent)
+                total, compensation = neumaier_add(total, compensation, math.ldexp(v, -exponent))
         scale = 0.0  # marks the scaled pass below
     m = total / count
+    if m - m == 0.0:  # finite: the mean of the compensated sum (an infinite one stays as it is)
+        m = compensated_mean(total, compensation, count)
     deviations = 0.0
     squares = 0.0
     for j in range(start, stop):
@@ -92,8 +137,7 @@ def segment_moments(values, start, stop):
             d = v - m
             deviations += d
             squares += d * d
-    scaled = m + deviations / count
-    m = scaled
+    scaled = m
     if exponent != 0:
         # the mean of values within [low, high] lies there: rounding must not push it out
         m = min(max(math.ldexp(scaled, exponent), low), high)

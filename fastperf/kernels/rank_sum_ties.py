@@ -17,14 +17,7 @@ import numpy as np
 
 from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.network_rows import (
-    STAGE_COMBOS,
-    accumulate,
-    block_sums,
-    grow,
-    head_sum,
-    hypergeom_pmf,
-    stage_combos,
-    tail_sum,
+    STAGE_COMBOS, accumulate, block_sums, grow, head_sum, hypergeom_pmf, stage_combos, tail_sum,
 )
 from fastperf.kernels.rank_null import gcd
 

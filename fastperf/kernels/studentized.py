@@ -10,6 +10,7 @@ import math
 import numpy as np
 
 from fastperf.kernels.builds import njit
+
 from fastperf.kernels.resampling_scale import scaled_variance
 
 #: Pivot kinds: the mean of x, the difference of means, the log of the ratio of means.

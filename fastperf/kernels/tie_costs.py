@@ -7,6 +7,7 @@ import math
 import numpy as np
 
 from fastperf.kernels.builds import njit
+
 from fastperf.kernels.rank_null import gcd
 
 __all__ = ["estimated_tie_tail_cost", "tie_tail_costs"]
