@@ -386,7 +386,7 @@ def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, c
     `exact` (``quantile(size_key, level)``, once per distinct size), else normal."""
     alpha = 1.0 - confidence
     level = alpha / 2 if alternative == "two-sided" else alpha
-    k = np.ones(np.shape(total), dtype=np.int64)
+    k = np.ones(np.broadcast(total, sigma).shape, dtype=np.int64)
     if not exact.all():  # the normal rank; scipy.special only imported where one is needed
         from scipy.special import ndtri
 

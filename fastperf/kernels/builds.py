@@ -140,7 +140,7 @@ def native_builds() -> dict[str, dict[tuple[str, ...], Callable]]:
         if os.environ.get("FASTPERF_NATIVE", "1") != "0":
             try:
                 module = importlib.import_module(NATIVE_MODULE)
-            except ImportError:
+            except Exception:  # noqa: BLE001 - absent, or unloadable here (another numpy ABI): the JIT
                 module = None
             if module is not None and hasattr(module, f"digest_{source_digest()}"):
                 from fastperf.kernels.native_signatures import SIGNATURES
