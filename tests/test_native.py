@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -21,9 +22,14 @@ NATIVE_OFF = os.environ.get("FASTPERF_NATIVE", "1") == "0"
 
 
 def run_python(code: str, env: dict | None = None) -> str:
-    """Run `code` in a new interpreter and return its stdout (failing on a non-zero exit)."""
+    """Run `code` in a new interpreter and return its stdout (failing on a non-zero exit).
+
+    It runs in this folder, not the checkout's root: ``python -c`` puts the working folder first
+    on sys.path, and the source tree has neither the compiled module nor fastperf.examples
+    (``pip install`` adds both)."""
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
-                            env={**os.environ, **(env or {})}, timeout=1800)
+                            env={**os.environ, **(env or {})}, timeout=1800,
+                            cwd=Path(__file__).resolve().parent)
     assert result.returncode == 0, result.stderr[-3000:]
     return result.stdout
 
@@ -188,7 +194,6 @@ def test_only_the_build_modules_import_numba():
     """Kernels take njit and prange from kernels.builds, which imports Numba only when a call
     needs the JIT: any other import of Numba would put it back on every process's path."""
     import ast
-    from pathlib import Path
 
     package = Path(builds.__file__).resolve().parents[1]
     importers = set()
