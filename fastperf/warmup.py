@@ -166,12 +166,13 @@ def warmup(jobs: int | None = None, parallel: bool = False,
         or "beside the package" when unset) and ``native`` (the kernel builds the installed
         native module serves, which need no JIT: `fastperf.kernels.builds`).
     """
+    from fastperf.data.budget import available_cpus
     from fastperf.kernels.builds import native_builds
 
     start = time.perf_counter()
     runs = [(i, p) for p in ((False, True) if parallel else (False,)) for i in range(len(TASKS))]
     if jobs is None:
-        jobs = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+        jobs = available_cpus()
     compiled, seconds = 0, 0.0
 
     context = multiprocessing.get_context("spawn")  # no fork of a process with Numba's threads

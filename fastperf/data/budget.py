@@ -15,8 +15,8 @@ import sys
 
 from fastperf.errors import InputError
 
-__all__ = ["physical_memory", "available_memory", "format_bytes", "check_budget",
-           "MAX_OPERATIONS", "concurrent_groups"]
+__all__ = ["physical_memory", "available_memory", "available_cpus", "format_bytes",
+           "check_budget", "MAX_OPERATIONS", "concurrent_groups"]
 
 #: Work refused outright: 10**14 elementary steps (value copies, comparisons, random draws) is
 #: over a day at 10**9 steps per second, 10**4 times the largest calls fastperf is tuned for.
@@ -76,9 +76,14 @@ def concurrent_groups(groups: int) -> int:
     if numba is not None:
         threads = int(numba.get_num_threads())
     else:  # Numba's default: NUMBA_NUM_THREADS, else the CPUs this process may run on
-        cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-        threads = int(os.environ.get("NUMBA_NUM_THREADS") or cpus or 1)
+        threads = int(os.environ.get("NUMBA_NUM_THREADS") or available_cpus())
     return max(1, min(int(groups), threads))
+
+
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the OS tells it), at least 1."""
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    return max(1, cpus or 1)
 
 
 def _duration(operations: float) -> str:

@@ -66,15 +66,12 @@ def _ends(samples: Samples, index: np.ndarray) -> np.ndarray:
 def _smallest_pvalue_reaches(m: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
     """Whether the two-sided rank-sum test of sizes m, n can reach `alpha` at all: its smallest
     p-value, 2 / C(m + n, m), is at most alpha."""
-    m, n = m.astype(np.int64), n.astype(np.int64)
-    sizes, inverse = distinct_rows(np.stack([m, n], axis=1).reshape(-1, 2))
+    sizes, inverse = distinct_rows(np.stack([m, n], axis=1))
     # log C(m + n, m) once per distinct pair of sizes, by the C library's lgamma (scipy's
     # gammaln agrees to rounding; the 1e-12 below absorbs it)
     log_choose = np.array([math.lgamma(a + b + 1) - math.lgamma(a + 1) - math.lgamma(b + 1)
-                           if a >= 0 and b >= 0 else math.nan for a, b in sizes.tolist()])
-    log_choose = log_choose[inverse] if sizes.size else np.zeros(m.shape)
-    with np.errstate(invalid="ignore"):
-        return (m > 0) & (n > 0) & (math.log(2.0) - log_choose <= math.log(alpha) + 1e-12)
+                           for a, b in sizes.tolist()], dtype=np.float64)[inverse]
+    return (m > 0) & (n > 0) & (math.log(2.0) - log_choose <= math.log(alpha) + 1e-12)
 
 
 def compare(
