@@ -15,6 +15,15 @@ one each, they take a minute):
   without them (or before them) pays, Numba's JIT compiling every kernel.
 
 Printed as seconds and as ratios to the floor; goals of the instant-start issue beside them.
+
+Every process runs with Python's bytecode cache on (``PYTHONDONTWRITEBYTECODE`` removed from
+its environment; the first, untimed run writes fastperf's ``.pyc`` files), as for an installed
+package, whose ``.pyc`` files pip writes at install: without them each process compiles
+fastperf's sources again, about 0.2 s of the command's time on this machine.
+
+One more row per first call: the same call with ``scipy.special`` imported before the timer,
+i.e. what the call costs apart from loading scipy.special, which each of the three needs (the
+t, F and normal functions) and which takes 0.1-0.25 s to import.
 """
 import os
 import statistics
@@ -31,6 +40,7 @@ REPEATS = 5
 FIRST_CALL = """
 import time, fastperf
 table = fastperf.read([{old!r}, {new!r}])
+{before}
 start = time.perf_counter()
 fastperf.{call}
 print(time.perf_counter() - start)
@@ -42,10 +52,14 @@ CALLS = {
 }
 
 
+#: The environment of every process: this one's, with the bytecode cache on (see above).
+AS_INSTALLED = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+
+
 def wall(argv: list[str], env: dict | None = None) -> float:
     """Seconds a process takes, start to exit."""
     start = time.perf_counter()
-    subprocess.run(argv, check=True, capture_output=True, env={**os.environ, **(env or {})})
+    subprocess.run(argv, check=True, capture_output=True, env={**AS_INSTALLED, **(env or {})})
     return time.perf_counter() - start
 
 
@@ -53,12 +67,14 @@ def median_wall(argv: list[str], repeats: int = REPEATS, env: dict | None = None
     return statistics.median(wall(argv, env) for _ in range(repeats))
 
 
-def first_call(name: str) -> float:
-    code = FIRST_CALL.format(old=OLD, new=NEW, call=CALLS[name])
+def first_call(name: str, before: str = "") -> float:
+    """Median seconds of the first `name` call of a fresh process, after the table is read and
+    the statement `before` run."""
+    code = FIRST_CALL.format(old=OLD, new=NEW, call=CALLS[name], before=before)
     times = []
     for _ in range(REPEATS):
         out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True,
-                             text=True).stdout
+                             text=True, env=AS_INSTALLED).stdout
         times.append(float(out.strip().splitlines()[-1]))
     return statistics.median(times)
 
@@ -66,13 +82,15 @@ def first_call(name: str) -> float:
 def test_startup_figures():
     py = sys.executable
     command = [py, "-m", "fastperf", "compare", OLD, NEW]
-    wall(command)  # fills the cache for the warm figures
+    wall(command)  # fills the caches (Numba's, the bytecode) for the warm figures
     rows = [("floor: python -c 'import numpy, pyarrow'",
              median_wall([py, "-c", "import numpy, pyarrow"]), None)]
     rows.append(("import fastperf", median_wall([py, "-c", "import fastperf"]), 0.2))
     rows.append(("fastperf compare old.txt new.txt, warm cache", median_wall(command), 0.4))
     for name in CALLS:
         rows.append((f"first {name}() call in a fresh process, warm cache", first_call(name), 0.1))
+        rows.append(("the same, scipy.special imported before the timer",
+                     first_call(name, "import scipy.special"), None))
     with tempfile.TemporaryDirectory() as cold:
         env = {"NUMBA_CACHE_DIR": cold}
         rows.append(("fastperf compare old.txt new.txt, cold cache", wall(command, env), 10.0))

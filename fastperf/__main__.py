@@ -1,6 +1,6 @@
 """``python -m fastperf``: the same as the ``fastperf`` command."""
 import sys
 
-from fastperf.cli import main
+from fastperf.cli import command
 
-sys.exit(main())
+sys.exit(command())

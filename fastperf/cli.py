@@ -330,9 +330,6 @@ def _given(**kwargs):
 
 
 def _compare(args) -> None:
-    from fastperf.io.speedup_config import read_speedup_config
-    from fastperf.protocols.speedup import speedup_test
-
     protocol = args.protocol or ("speedup-test" if args.config is not None else "compare")
     _protocol_options(args, protocol)
     proportion_confidence = args.proportion_confidence
@@ -343,6 +340,8 @@ def _compare(args) -> None:
             raise InputError("--config reads the Speedup-Test tool's files: give measurement "
                              "FILEs (and --unit) or --config, not both")
         # the file's lines carry their own levels: --alpha is only their default here
+        from fastperf.io.speedup_config import read_speedup_config
+
         if proportion_confidence is None:  # the file's levels may vary: the global one here
             proportion_confidence = round(1.0 - args.alpha, 12)
         table = read_speedup_config(args.config, baseline=args.baseline or "initial",
@@ -363,6 +362,8 @@ def _compare(args) -> None:
         result = _relevance(args, table, baseline, candidate, protocol)
         _write(result, args.format, args.output, top=args.top)
         return None
+    from fastperf.protocols.speedup import speedup_test
+
     result = _call(speedup_test, table, flags=COMPARE_FLAGS, baseline=baseline,
                    candidate=candidate, by="benchmark", alpha=alpha, weights=weights,
                    higher_is_better=args.higher_is_better,
@@ -546,5 +547,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status or 0
 
 
+class _PandasHidden:
+    """A meta-path finder for which pandas is not installed: `command` puts it first."""
+
+    @staticmethod
+    def find_spec(name, path=None, target=None):
+        if name == "pandas" or name.startswith("pandas."):
+            raise ModuleNotFoundError(f"No module named {name!r} (the fastperf command does not "
+                                      "load pandas)", name=name)
+        return None
+
+
+def command() -> int:
+    """The ``fastperf`` command and ``python -m fastperf``: `main` in a process of its own.
+
+    The process never loads pandas, which fastperf does not use: pyarrow imports it, where it
+    is installed, the first time it converts Python objects or numpy arrays (to recognise
+    pandas types that the command never passes), and that import alone costs the command about
+    0.25 s. With pandas hidden, pyarrow takes the path of an install without pandas, which
+    fastperf supports in any case. A Python program calling `main` keeps its pandas.
+
+    Returns
+    -------
+    int
+        `main`'s exit status.
+    """
+    if "pandas" not in sys.modules:
+        sys.meta_path.insert(0, _PandasHidden)
+    return main()
+
+
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(command())

@@ -158,3 +158,22 @@ def test_factorial_command(tmp_path, capsys):
     assert main(["factorial", str(path), "--factors", "cache,opt"]) == 0
     assert "effects:" in capsys.readouterr().out
     assert exit_code(["factorial", str(path), "--factors", "cache,nope"]) == 2
+
+
+@pytest.mark.parametrize("argv", [["compare", OLD, NEW], ["compare", OLD, NEW, "--format", "json"],
+                                  ["describe", OLD, NEW, "--format", "csv"]])
+def test_the_command_hides_pandas_and_prints_the_same(argv, capsys):
+    """The process of ``python -m fastperf`` (and of the ``fastperf`` script: the same
+    `command`) never loads pandas, which pyarrow would import on its first conversion; what it
+    prints is byte for byte what `main` prints in this process, where pandas is loaded."""
+    pytest.importorskip("pandas")  # without it there is nothing to hide
+    import pandas  # noqa: F401  (pyarrow sees it here)
+
+    assert main(argv) == 0
+    in_process = capsys.readouterr().out
+    code = ("import sys\nfrom fastperf.cli import command\nstatus = command()\n"
+            "print('pandas loaded:', 'pandas' in sys.modules, file=sys.stderr)\nsys.exit(status)")
+    done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stderr.splitlines()[-1] == "pandas loaded: False"
+    assert done.stdout == in_process

@@ -10,9 +10,7 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
-import pyarrow.feather as feather
 import pyarrow.ipc as ipc
-import pyarrow.parquet as pq
 
 from fastperf.errors import InputError
 from fastperf.progress import READ_STEPS_PER_BYTE, ProgressBar, wants_progress
@@ -88,6 +86,8 @@ def read_parquet(path: Path, content: bytes | None = None, progress: bool | None
     -----
     Apache Parquet format, read by ``pyarrow.parquet.read_table``.
     """
+    import pyarrow.parquet as pq  # here: it loads Arrow's file systems (S3, GCS, ...)
+
     from fastperf.io.common import LABEL_COLUMNS
 
     try:
@@ -106,6 +106,7 @@ def _batches_with_bar(path: Path, dictionary_columns: list[str]) -> pa.Table:
     counting its rows: the same table as ``pq.read_table`` (which runs the same scanner, and
     whose chunks are the row groups too), at the same speed."""
     import pyarrow.dataset as ds
+    import pyarrow.parquet as pq
 
     options = ds.ParquetReadOptions(dictionary_columns=dictionary_columns)
     dataset = ds.dataset(str(path), format=ds.ParquetFileFormat(read_options=options))
@@ -214,6 +215,8 @@ def read_ipc(path: Path, content: bytes | None = None) -> pa.Table:
         magic = content[:6]
     try:
         if magic[:4] == b"FEA1":
+            import pyarrow.feather as feather  # here: it loads pyarrow's pandas adapter
+
             return _named(feather.read_table(path if content is None else pa.BufferReader(content)),
                           path, "Feather")
         # a memory map (not closed here: the table's buffers keep it alive) avoids a copy

@@ -107,13 +107,16 @@ def benchmark_identity(table: pa.Table, by, variant: str, unit: str | None, vari
 
         names = pc.cast(table.column(variant), pa.string())
         compared = table.filter(pc.is_in(names, pa.array(variants, pa.string())))
-        compared_names = pc.cast(compared.column(variant), pa.string())
-        for name in configuration:
-            pairs = pa.table({"v": compared_names,
-                              "c": pc.cast(compared.column(name), pa.string())})
-            pairs = pairs.group_by(["v", "c"]).aggregate([]).to_pylist()  # distinct pairs
-            seen = {v: {p["c"] for p in pairs if p["v"] == v} for v in variants}
-            separate = all(seen[variants[0]].isdisjoint(seen[other]) for other in variants[1:])
+        variant_codes, variant_names = key_codes(pc.cast(compared.column(variant), pa.string()),
+                                                 variant)
+        present = variant_names.to_pylist()
+        of_baseline = variant_codes == (present.index(variants[0]) if variants[0] in present
+                                        else -1)
+        for name in configuration:  # values compared as text, null a value of its own
+            codes, values = key_codes(pc.cast(compared.column(name), pa.string()), name)
+            in_baseline = np.zeros(len(values), dtype=bool)
+            in_baseline[codes[of_baseline]] = True
+            separate = not in_baseline[codes[~of_baseline]].any()  # no value shared
             (variant_keys if separate else keys).append(name)
     return with_unit(keys, table, unit), variant_keys
 
