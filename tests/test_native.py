@@ -204,3 +204,48 @@ def test_only_the_build_modules_import_numba():
             if any(name.split(".")[0] == "numba" for name in names):
                 importers.add(path.relative_to(package).as_posix())
     assert importers == {"kernels/builds.py", "native_build.py"}
+
+
+JIT_START = """
+import json, sys
+import numpy as np
+from fastperf.kernels import builds
+from fastperf.kernels.ranks import sort_segments
+
+values = np.random.default_rng(9).lognormal(size=400)
+offsets = np.array([0, 31, 62, 200, 400])
+expected = [np.sort(values[a:b]) for a, b in zip(offsets[:-1], offsets[1:])]
+steps = []
+def call(n_rows):
+    out = sort_segments(values, offsets, n_rows=n_rows)
+    same = all(np.array_equal(out[a:b], e) for a, b, e in zip(offsets[:-1], offsets[1:], expected))
+    steps.append({"same": same, "numba": "numba" in sys.modules,
+                  "parallel_compiled": "numba" in sys.modules and bool(
+                      sort_segments.parallel.signatures)})
+threshold = sort_segments.min_rows
+{body}
+print(json.dumps(steps))
+"""
+
+
+def test_large_inputs_run_native_until_the_jit_start_pays(native):
+    """Above its threshold a group kernel's build is the parallel one, a JIT build: in a process
+    that has not started the JIT, the native serial build runs instead (Numba not imported),
+    until the serial time so spent reaches JIT_START_SECONDS; same result either way."""
+    body = ("call(threshold)\ncall(10 * threshold)\n"
+            "builds.JIT_START_SECONDS = builds._serial_instead  # reached\ncall(threshold)")
+    steps = json.loads(run_python(JIT_START.replace("{body}", body)))
+    assert all(step["same"] for step in steps)
+    assert [step["numba"] for step in steps] == [False, False, True]
+    assert steps[-1]["parallel_compiled"]
+
+
+def test_a_huge_input_starts_the_jit_at_once(native):
+    """JIT_START_FACTOR times the threshold: seconds of serial work, the parallel build at once;
+    below the threshold the serial build, with or without the JIT started."""
+    body = ("call(threshold - 1)\ncall(builds.JIT_START_FACTOR * threshold)\n"
+            "call(threshold - 1)")
+    steps = json.loads(run_python(JIT_START.replace("{body}", body)))
+    assert all(step["same"] for step in steps)
+    assert [step["numba"] for step in steps] == [False, True, True]
+    assert steps[-1]["parallel_compiled"]

@@ -21,7 +21,8 @@ FMA contraction), so they give bit-identical results, which ``tests/test_native.
 A kernel that loops ``prange`` over groups has a serial build used for small inputs, where
 threads would not pay off (a ``prange`` loop costs a fixed overhead per call, which on a loaded
 2-core machine exceeds what light kernels gain), and a parallel JIT build used once the input
-is large enough. JIT builds use ``cache=True``: Numba 0.68 caches ``parallel=True`` builds
+is large enough, and, in a process that has not started the JIT, large enough to repay its
+start too (`GroupKernel`). JIT builds use ``cache=True``: Numba 0.68 caches ``parallel=True`` builds
 (parfors) like serial ones, which ``tests/test_compile_cache.py`` checks in a second process,
 so each is compiled once per machine and loaded from disk afterwards. Per-group work is
 independent, so every build gives identical results.
@@ -46,6 +47,18 @@ PARALLEL_MIN_ROWS = 1_000_000
 #: Tests set this to 0 to force the parallel builds (see tests/conftest.py).
 FORCE_PARALLEL = False
 
+#: The parallel builds are JIT builds: in a process that has not started the JIT, the first one
+#: must also repay its start, importing Numba and loading the builds from its disk cache (about
+#: 1 s on 2 cores; 45 s for ``fastperf compare`` of 10,000 benchmarks where the cache is empty,
+#: as on a fresh CI runner). Until then a group kernel with a native build runs it serially on
+#: inputs above its threshold, unless the input is this many times the threshold (seconds of
+#: serial work: the thresholds sit at 10-40 ms of it)...
+JIT_START_FACTOR = 100
+#: ... or the serial time spent so on inputs above the threshold reaches this many seconds,
+#: the JIT's warm start: a long session of large calls then starts it, having spent at most
+#: about twice what the threads would have saved (the ski-rental rule).
+JIT_START_SECONDS = 1.0
+
 #: Stands for ``numba.prange`` in kernel modules (``from fastperf.kernels.builds import
 #: prange``) until `jit_all` gives the JIT the real one; the AOT build compiles it as ``range``.
 prange = range
@@ -62,6 +75,7 @@ CALL_LOG: list[tuple[str, tuple[str, ...]]] | None = None
 
 _native: dict[str, dict[tuple[str, ...], Callable]] | None = None
 _jitted = 0  # KERNELS[:_jitted] have their JIT dispatchers
+_serial_instead = 0.0  # seconds of native serial calls that the thresholds gave to threads
 _jit_namespaces: dict[int, dict] = {}  # a kernel module's globals, as the JIT sees them
 
 _ARRAY_TYPES = {1: "{}[::1]", 2: "{}[:, ::1]", 3: "{}[:, :, ::1]"}
@@ -265,11 +279,23 @@ class GroupKernel:
         self.__name__ = fn.__name__
 
     def __call__(self, *args, n_rows: int):
-        """Run the build suited to `n_rows`, the number of rows the call touches."""
-        build = self.parallel if FORCE_PARALLEL or n_rows >= self.min_rows else self.serial
+        """Run the build suited to `n_rows`, the number of rows the call touches: the serial
+        one below `min_rows`; above, the parallel one, unless the JIT has yet to start and its
+        start would cost more than the threads gain (`JIT_START_FACTOR`, `JIT_START_SECONDS`).
+        Every build gives the same result."""
+        global _serial_instead
         if self.inputs:  # read-only inputs: one specialization, writable or not at the caller
             args = tuple(read_only(a) for a in args[:self.inputs]) + args[self.inputs:]
-        return build(*args)
+        if not FORCE_PARALLEL and n_rows < self.min_rows:
+            return self.serial(*args)
+        if (FORCE_PARALLEL or _jitted or _serial_instead >= JIT_START_SECONDS
+                or n_rows >= JIT_START_FACTOR * self.min_rows
+                or not native_builds().get(self.serial.name)):
+            return self.parallel(*args)
+        start = time.perf_counter()
+        result = self.serial(*args)
+        _serial_instead += time.perf_counter() - start
+        return result
 
 
 def group_kernel(fn: Callable | None = None, *, min_rows: int = PARALLEL_MIN_ROWS,
