@@ -228,24 +228,22 @@ print(json.dumps(steps))
 """
 
 
-def test_large_inputs_run_native_until_the_jit_start_pays(native):
+@pytest.mark.parametrize("body, imports_numba", [
+    # above the threshold, the JIT not started: the native serial build, until the serial time
+    # so spent reaches JIT_START_SECONDS
+    ("call(threshold)\ncall(10 * threshold)\n"
+     "builds.JIT_START_SECONDS = builds._serial_instead  # reached\ncall(threshold)",
+     [False, False, True]),
+    # JIT_START_FACTOR times the threshold (seconds of serial work): the parallel build at once;
+    # below the threshold the serial build, whether the JIT started or not
+    ("call(threshold - 1)\ncall(builds.JIT_START_FACTOR * threshold)\ncall(threshold - 1)",
+     [False, True, True]),
+], ids=["until-the-serial-time-pays", "a-huge-input"])
+def test_large_inputs_run_native_until_the_jit_start_pays(native, body, imports_numba):
     """Above its threshold a group kernel's build is the parallel one, a JIT build: in a process
-    that has not started the JIT, the native serial build runs instead (Numba not imported),
-    until the serial time so spent reaches JIT_START_SECONDS; same result either way."""
-    body = ("call(threshold)\ncall(10 * threshold)\n"
-            "builds.JIT_START_SECONDS = builds._serial_instead  # reached\ncall(threshold)")
+    that has not started the JIT, the native serial build runs instead (Numba not imported)
+    while the JIT's start would cost more than threads gain; same result either way."""
     steps = json.loads(run_python(JIT_START.replace("{body}", body)))
     assert all(step["same"] for step in steps)
-    assert [step["numba"] for step in steps] == [False, False, True]
-    assert steps[-1]["parallel_compiled"]
-
-
-def test_a_huge_input_starts_the_jit_at_once(native):
-    """JIT_START_FACTOR times the threshold: seconds of serial work, the parallel build at once;
-    below the threshold the serial build, with or without the JIT started."""
-    body = ("call(threshold - 1)\ncall(builds.JIT_START_FACTOR * threshold)\n"
-            "call(threshold - 1)")
-    steps = json.loads(run_python(JIT_START.replace("{body}", body)))
-    assert all(step["same"] for step in steps)
-    assert [step["numba"] for step in steps] == [False, True, True]
+    assert [step["numba"] for step in steps] == imports_numba
     assert steps[-1]["parallel_compiled"]
