@@ -339,9 +339,9 @@ def _compare(args) -> None:
         if args.files or args.unit is not None:
             raise InputError("--config reads the Speedup-Test tool's files: give measurement "
                              "FILEs (and --unit) or --config, not both")
-        # the file's lines carry their own levels: --alpha is only their default here
         from fastperf.io.speedup_config import read_speedup_config
 
+        # the file's lines carry their own levels: --alpha is only their default here
         if proportion_confidence is None:  # the file's levels may vary: the global one here
             proportion_confidence = round(1.0 - args.alpha, 12)
         table = read_speedup_config(args.config, baseline=args.baseline or "initial",

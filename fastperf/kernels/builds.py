@@ -22,8 +22,8 @@ A kernel that loops ``prange`` over groups has a serial build used for small inp
 threads would not pay off (a ``prange`` loop costs a fixed overhead per call, which on a loaded
 2-core machine exceeds what light kernels gain), and a parallel JIT build used once the input
 is large enough, and, in a process that has not started the JIT, large enough to repay its
-start too (`GroupKernel`). JIT builds use ``cache=True``: Numba 0.68 caches ``parallel=True`` builds
-(parfors) like serial ones, which ``tests/test_compile_cache.py`` checks in a second process,
+start too (`GroupKernel`). JIT builds use ``cache=True``: Numba 0.68 caches ``parallel=True``
+builds (parfors) like serial ones, which ``tests/test_compile_cache.py`` checks in a second process,
 so each is compiled once per machine and loaded from disk afterwards. Per-group work is
 independent, so every build gives identical results.
 """
