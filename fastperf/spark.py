@@ -366,7 +366,6 @@ def _combinations(tagged, columns: list[str]) -> pa.Table:
     return table.filter(pc.greater(table.column(COUNT), 0))
 
 
-
 def _key_table(schema: pa.Schema, labels: list[str], combos: pa.Table) -> pa.Table:
     """Every column, the distinct label combinations, the others null: what a plan sees, as
     `fastperf.io.dataset.Dataset.key_table` makes it."""

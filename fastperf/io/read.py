@@ -112,8 +112,9 @@ def read(
         ``variant`` (``dictionary<int32, string>``), ``run`` (int64), ``unit``
         (``dictionary<int32, string>``), ``value`` (float64, nulls kept), each where the
         source has it, in this order, then the source's extra columns (e.g. ``iterations``
-        for Go and Google Benchmark) and the configuration columns of tool files (Go ``key: value`` lines, Google Benchmark
-        ``context``, pyperf metadata differing between benchmarks): strings, null where a row
+        for Go and Google Benchmark) and the configuration columns of tool files (Go
+        ``key: value`` lines, Google Benchmark ``context``, pyperf metadata differing
+        between benchmarks): strings, null where a row
         has no value, declared in the schema metadata (`fastperf.io.common.config_columns`);
         several files declare the ordered union of their lists.
 

@@ -91,9 +91,10 @@ def segment_moments(values, start, stop):
     (sum d^2 - (sum d)^2 / n) / (n - 1). Accurate when the spread is tiny relative to the mean;
     a constant sample has its value as mean and variance exactly 0. (The mean is not refined by
     the mean deviation, as R's ``mean`` does: where the values cancel, each d carries its own
-    rounding, and that refinement moved correctly rounded means by 1e-14.) Scaling by a power of two is exact (but for values 2**1074
-    times smaller than the largest, which vanish against it), so the results are those of the
-    unscaled algorithm wherever that one neither overflows nor underflows.
+    rounding, and that refinement moved correctly rounded means by 1e-14.) Scaling by a power
+    of two is exact (but for values 2**1074 times smaller than the largest, which vanish
+    against it), so the results are those of the unscaled algorithm wherever that one neither
+    overflows nor underflows.
     """
     count = 0
     total = 0.0

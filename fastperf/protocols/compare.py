@@ -240,7 +240,6 @@ def compare_plan(table: pa.Table, *, baseline, candidate, by=None, variant="vari
     return plan
 
 
-
 def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
     """The rows of `compare` for the benchmarks of `table` (`fastperf.data.chunked`).
 
