@@ -16,7 +16,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "fastperf"
 #: Layer of each top-level part of the package (docs/architecture.md): a module may import
 #: modules of its own layer or of lower ones.
 LAYERS = {
-    "errors": 0, "kernels": 0, "progress": 0,
+    "errors": 0, "kernels": 0, "progress": 0, "special_functions": 0,
     "io": 1,
     "data": 2,
     "engine": 3, "results": 3,

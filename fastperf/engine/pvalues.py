@@ -31,7 +31,7 @@ def symmetric_pvalue(cdf, statistic, alternative: str):
 
 def normal_pvalue(z, alternative: str):
     """p of a standard normal deviate `z` for `alternative` (`symmetric_pvalue` with Φ)."""
-    from scipy.special import ndtr
+    from fastperf.special_functions import ndtr
 
     return symmetric_pvalue(ndtr, z, alternative)
 

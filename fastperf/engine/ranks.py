@@ -362,10 +362,10 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
         z = (u - mn / 2 - (0.5 if use_continuity else 0.0)) / sigma
     factor = 2.0 if alternative == "two-sided" else 1.0
     if asymptotic.any():
-        from scipy.special import ndtr
+        from fastperf.special_functions import ndtr
 
         p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
-    else:  # every p is exact or NaN (below): no normal tail, nor scipy.special's import (0.25 s)
+    else:  # every p is exact or NaN (below): no normal tail, nor the special functions' load
         p = np.full(z.shape, np.nan)
     # every value tied: sigma 0 and U = mn/2, its null mean; the null distribution is that one
     # point, so p = 1 (as above) and z is reported as 0 (not the -inf of 0.5 / 0)
@@ -387,8 +387,8 @@ def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, c
     alpha = 1.0 - confidence
     level = alpha / 2 if alternative == "two-sided" else alpha
     k = np.ones(np.broadcast(total, sigma).shape, dtype=np.int64)
-    if not exact.all():  # the normal rank; scipy.special only imported where one is needed
-        from scipy.special import ndtri
+    if not exact.all():  # the normal rank; the special functions only loaded where needed
+        from fastperf.special_functions import ndtri
 
         with np.errstate(invalid="ignore"):
             k_normal = np.floor(total / 2.0 + 0.5 - ndtri(1.0 - level) * sigma)

@@ -191,7 +191,7 @@ def _slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples
 def _search(point_values, series_offsets, active, min_size, max_changes, method, alpha,
             permutations, seed):
     """The bisection rounds: change positions (relative, ascending) and their p-values."""
-    from scipy.special import stdtr
+    from fastperf.special_functions import stdtr
 
     from fastperf.kernels.changepoints import next_change
 
