@@ -113,3 +113,16 @@ def test_kernels_are_plain_njit_loops_without_arrow():
         if ".kernels." in module:
             text = path.read_text()
             assert "pyarrow" not in text and "forceobj" not in text and "fastmath=True" not in text, module
+
+
+def test_special_functions_come_from_one_module():
+    """scipy's special functions are taken from `fastperf.special_functions` (which loads them
+    without scipy.special's package import, docs/startup.md), never imported directly."""
+    for module, path in MODULES.items():
+        if module == "fastperf.special_functions":
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module else
+                     [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
+            assert not any(n == "scipy.special" or n.startswith("scipy.special.") for n in names), \
+                f"{module} imports scipy.special: use fastperf.special_functions"
