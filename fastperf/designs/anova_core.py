@@ -81,7 +81,9 @@ def one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(),
     Lilja (seed 000): SSA = sum n_j (m_j - m)^2, SSE = sum (n_j - 1) s_j^2, F = MSA / MSE;
     Welch (1951) for ``welch``.
     """
-    from fastperf.special_functions import fdtrc, fdtri
+    from fastperf.special_functions import special_function
+
+    fdtrc, fdtri = special_function("fdtrc"), special_function("fdtri")
 
     n_groups = starts.shape[0]
     cells_per_group = np.diff(np.append(starts, n.shape[0]))

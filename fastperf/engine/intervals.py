@@ -14,7 +14,9 @@ __all__ = ["student_quantile", "student_halfwidth", "median_interval_ranks",
 
 def student_quantile(df: np.ndarray, confidence: float) -> np.ndarray:
     """The two-sided Student coefficient t[(1 + c)/2; df] (NaN where df is NaN or < 1)."""
-    from fastperf.special_functions import stdtrit
+    from fastperf.special_functions import special_function
+
+    stdtrit = special_function("stdtrit")
 
     confidence = check_confidence(confidence)
     df = np.asarray(df, dtype=np.float64)
@@ -69,7 +71,9 @@ def median_interval_ranks(
     """
     if rule == "shortest":
         return _shortest_median_ranks(n, confidence)
-    from fastperf.special_functions import bdtr
+    from fastperf.special_functions import special_function
+
+    bdtr = special_function("bdtr")
     confidence = check_confidence(confidence)
     n = np.asarray(n, dtype=np.int64)
     sizes, inverse = np.unique(n, return_inverse=True)

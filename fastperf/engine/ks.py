@@ -43,7 +43,9 @@ def ks_pairs(xs: Samples, ys: Samples, alternative: str, method: str, center: st
     status = np.asarray(ks.STATUS_MESSAGES)[status_code]
     smirnov_branch = source == ks.FROM_SMIRNOV
     if smirnov_branch.any():
-        from fastperf.special_functions import smirnov
+        from fastperf.special_functions import special_function
+
+        smirnov = special_function("smirnov")
 
         n1, n2 = np.diff(x_offsets)[smirnov_branch], np.diff(y_offsets)[smirnov_branch]
         m, n = np.maximum(n1, n2).astype(float), np.minimum(n1, n2).astype(float)

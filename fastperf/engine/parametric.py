@@ -62,13 +62,17 @@ def status_of(conditions: list[tuple[np.ndarray, str]], size: int) -> np.ndarray
 
 def t_pvalue(t, df, alternative):
     """p-value of Student's t with `df` degrees of freedom; tails computed directly."""
-    from fastperf.special_functions import stdtr
+    from fastperf.special_functions import special_function
+
+    stdtr = special_function("stdtr")
 
     return symmetric_pvalue(lambda s: stdtr(df, s), t, alternative)
 
 
 def t_quantile(p, df):
-    from fastperf.special_functions import stdtrit
+    from fastperf.special_functions import special_function
+
+    stdtrit = special_function("stdtrit")
 
     return stdtrit(df, p)
 
@@ -201,7 +205,9 @@ def f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative, exponent1=0, exponen
     F = s1² / s2² ~ F(n1 - 1, n2 - 1) (Snedecor 1934; R's ``var.test``), the ratio of the
     scaled variances times 4**(exponent1 - exponent2).
     """
-    from fastperf.special_functions import fdtr, fdtrc
+    from fastperf.special_functions import special_function
+
+    fdtr, fdtrc = special_function("fdtr"), special_function("fdtrc")
 
     df1, df2 = (n1 - 1).astype(float), (n2 - 1).astype(float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):

@@ -31,7 +31,9 @@ def symmetric_pvalue(cdf, statistic, alternative: str):
 
 def normal_pvalue(z, alternative: str):
     """p of a standard normal deviate `z` for `alternative` (`symmetric_pvalue` with Φ)."""
-    from fastperf.special_functions import ndtr
+    from fastperf.special_functions import special_function
+
+    ndtr = special_function("ndtr")
 
     return symmetric_pvalue(ndtr, z, alternative)
 

@@ -362,7 +362,9 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
         z = (u - mn / 2 - (0.5 if use_continuity else 0.0)) / sigma
     factor = 2.0 if alternative == "two-sided" else 1.0
     if asymptotic.any():
-        from fastperf.special_functions import ndtr
+        from fastperf.special_functions import special_function
+
+        ndtr = special_function("ndtr")
 
         p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
     else:  # every p is exact or NaN (below): no normal tail, nor the special functions' load
@@ -388,7 +390,9 @@ def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, c
     level = alpha / 2 if alternative == "two-sided" else alpha
     k = np.ones(np.broadcast(total, sigma).shape, dtype=np.int64)
     if not exact.all():  # the normal rank; the special functions only loaded where needed
-        from fastperf.special_functions import ndtri
+        from fastperf.special_functions import special_function
+
+        ndtri = special_function("ndtri")
 
         with np.errstate(invalid="ignore"):
             k_normal = np.floor(total / 2.0 + 0.5 - ndtri(1.0 - level) * sigma)

@@ -116,7 +116,9 @@ def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | 
     >>> float(student_coefficients(2, 0.95))  # doctest: +ELLIPSIS
     12.7062...
     """
-    from fastperf.special_functions import stdtrit
+    from fastperf.special_functions import special_function
+
+    stdtrit = special_function("stdtrit")
 
     try:
         n = np.asarray(ns, dtype=np.float64)

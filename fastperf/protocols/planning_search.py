@@ -81,7 +81,10 @@ def smallest_runs(scale: np.ndarray, bound: np.ndarray, confidence: float, *,
     (F_gamma never went below both on the grid); the lower bound is checked, not trusted: where
     the bound already holds at ``lo - 1`` the search restarts from N = 3.
     """
-    from fastperf.special_functions import chdtri, fdtri, ndtri
+    from fastperf.special_functions import special_function
+
+    chdtri, fdtri = special_function("chdtri"), special_function("fdtri")
+    ndtri = special_function("ndtri")
 
     if assurance is None:
         f_min = f_limit = np.ones(scale.shape)
@@ -163,7 +166,9 @@ def assurance_reached(runs: np.ndarray, pilot_runs: np.ndarray, sd: np.ndarray,
     -----
     Harris, Horvitz & Mood (1948): ``S^2 / s^2 ~ F(N - 1, m - 1)`` for normal runs.
     """
-    from fastperf.special_functions import fdtr
+    from fastperf.special_functions import special_function
+
+    fdtr = special_function("fdtr")
 
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         x = (bound / student_halfwidth(runs, sd, confidence)) ** 2

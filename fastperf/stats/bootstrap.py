@@ -251,11 +251,12 @@ def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
 def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, confidence: float,
          seed: int, n_resamples: int, keep: bool, progress=None):
     """Call the kernel; returns (estimate, low, high, se, accel, status strings, distribution)."""
-    from fastperf.special_functions import ndtri
-
     from fastperf.data.budget import describe_cost
     from fastperf.kernels.bootstrap import bootstrap_intervals
     from fastperf.progress import progress_chunks
+    from fastperf.special_functions import special_function
+
+    ndtri = special_function("ndtri")
 
     size = len(xs)
     two = ys is not None

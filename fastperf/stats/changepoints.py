@@ -191,9 +191,10 @@ def _slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples
 def _search(point_values, series_offsets, active, min_size, max_changes, method, alpha,
             permutations, seed):
     """The bisection rounds: change positions (relative, ascending) and their p-values."""
-    from fastperf.special_functions import stdtr
-
     from fastperf.kernels.changepoints import next_change
+    from fastperf.special_functions import special_function
+
+    stdtr = special_function("stdtr")
 
     n_series = series_offsets.shape[0] - 1
     sizes = np.diff(series_offsets)

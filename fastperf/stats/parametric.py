@@ -232,7 +232,9 @@ class FTestResult(TestResult):
 
     def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
         """Two-sided interval of σ₁²/σ₂²: [F / f[(1+c)/2], F / f[(1−c)/2]] (R's ``var.test``)."""
-        from fastperf.special_functions import fdtri
+        from fastperf.special_functions import special_function
+
+        fdtri = special_function("fdtri")
 
         confidence = check_confidence(confidence)
         f = np.asarray(self.statistic, dtype=float)

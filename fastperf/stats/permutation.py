@@ -83,7 +83,9 @@ def _check_size(xs: Samples, ys: Samples, valid, exact, paired: bool,
     n_resamples rearrangements (or the full enumeration when exact: C(n1 + n2, n1) or 2**n of
     them, each at most n_resamples) of its n1 + n2 values; the memory is a few copies of the
     values."""
-    from fastperf.special_functions import gammaln
+    from fastperf.special_functions import special_function
+
+    gammaln = special_function("gammaln")
 
     from fastperf.data.budget import check_budget
 
