@@ -1,5 +1,6 @@
 """The house rules of docs/architecture.md, checked on the source: layers import only downwards,
-no module imports another module's underscore name, no import cycle, no module over 600 lines.
+no module imports another module's underscore name, no import cycle, no module over 600 lines;
+Numba and scipy.special are imported in their one place each (kernels.builds, special_functions).
 
 The oracle is the source itself, read with `ast` (every import, module-level or inside a
 function), against the layer table written out here from docs/architecture.md.
@@ -115,15 +116,32 @@ def test_kernels_are_plain_njit_loops_without_arrow():
             assert "pyarrow" not in text and "forceobj" not in text and "fastmath=True" not in text, module
 
 
+def imported_names(path: Path) -> list[str]:
+    """Every module an import statement in `path` names, fastperf's or not; ``from X import y``
+    gives X and X.y (y may be a submodule)."""
+    names = []
+    for node in ast.walk(ast.parse(path.read_text())):
+        if isinstance(node, ast.ImportFrom) and node.module:
+            names += [node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
+        elif isinstance(node, ast.Import):
+            names += [alias.name for alias in node.names]
+    return names
+
+
+def importers_of(package: str) -> set[str]:
+    """The fastperf modules that import `package` or one of its submodules."""
+    return {module for module, path in MODULES.items()
+            if any(n == package or n.startswith(package + ".") for n in imported_names(path))}
+
+
 def test_special_functions_come_from_one_module():
     """scipy's special functions are taken from `fastperf.special_functions` (which loads them
     without scipy.special's package import, docs/startup.md), never imported directly."""
-    for module, path in MODULES.items():
-        if module == "fastperf.special_functions":
-            continue
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = ([node.module] + [f"{node.module}.{alias.name}" for alias in node.names]
-                     if isinstance(node, ast.ImportFrom) and node.module else
-                     [alias.name for alias in node.names] if isinstance(node, ast.Import) else [])
-            assert not any(n == "scipy.special" or n.startswith("scipy.special.") for n in names), \
-                f"{module} imports scipy.special: use fastperf.special_functions"
+    assert importers_of("scipy.special") <= {"fastperf.special_functions"}, \
+        "import scipy's special functions through fastperf.special_functions"
+
+
+def test_only_the_build_modules_import_numba():
+    """Kernels take njit and prange from kernels.builds, which imports Numba only when a call
+    needs the JIT: any other import of Numba would put it back on every process's path."""
+    assert importers_of("numba") == {"fastperf.kernels.builds", "fastperf.native_build"}

@@ -190,22 +190,6 @@ def test_a_call_without_a_native_build_takes_the_jit_with_the_same_result(native
     assert any(signature[0].layout == "A" for signature in sample_moments.serial.signatures)
 
 
-def test_only_the_build_modules_import_numba():
-    """Kernels take njit and prange from kernels.builds, which imports Numba only when a call
-    needs the JIT: any other import of Numba would put it back on every process's path."""
-    import ast
-
-    package = Path(builds.__file__).resolve().parents[1]
-    importers = set()
-    for path in package.rglob("*.py"):
-        for node in ast.walk(ast.parse(path.read_text())):
-            names = ([alias.name for alias in node.names] if isinstance(node, ast.Import) else
-                     [node.module or ""] if isinstance(node, ast.ImportFrom) else [])
-            if any(name.split(".")[0] == "numba" for name in names):
-                importers.add(path.relative_to(package).as_posix())
-    assert importers == {"kernels/builds.py", "native_build.py"}
-
-
 JIT_START = """
 import json, sys
 import numpy as np
