@@ -212,6 +212,19 @@ print(json.dumps(steps))
 """
 
 
+def test_jit_all_before_any_kernel_module_starts_the_jit(native):
+    """`builds.jit_all()` in a process that has imported no kernel module yet (as a benchmark or
+    a long-running service does first) starts the JIT all the same: a kernel imported after it
+    takes its parallel build above the threshold at once, not the native serial build."""
+    script = JIT_START.replace(
+        "from fastperf.kernels import builds\n",
+        "from fastperf.kernels import builds\nassert not builds.KERNELS\nbuilds.jit_all()\n")
+    serial_seconds, steps = map(json.loads, run_python(script.replace(
+        "{body}", "call(threshold)\nprint(json.dumps(builds._serial_instead))")).splitlines())
+    assert serial_seconds == 0.0  # no native serial call stood in for the parallel build
+    assert steps == [{"same": True, "numba": True, "parallel_compiled": True}]
+
+
 @pytest.mark.parametrize("body, imports_numba", [
     # above the threshold, the JIT not started: the native serial build, until the serial time
     # so spent reaches JIT_START_SECONDS

@@ -75,6 +75,7 @@ CALL_LOG: list[tuple[str, tuple[str, ...]]] | None = None
 
 _native: dict[str, dict[tuple[str, ...], Callable]] | None = None
 _jitted = 0  # KERNELS[:_jitted] have their JIT dispatchers
+_jit_started = False  # `jit_all` ran: Numba is imported, kernels imported later get the JIT too
 _serial_instead = 0.0  # seconds of native serial calls that the thresholds gave to threads
 _jit_namespaces: dict[int, dict] = {}  # a kernel module's globals, as the JIT sees them
 
@@ -168,17 +169,21 @@ def native_builds() -> dict[str, dict[tuple[str, ...], Callable]]:
 
 def jit_all() -> None:
     """Give every kernel its Numba dispatcher (compiled lazily, on first use, or loaded from
-    Numba's disk cache); the first call that needs the JIT runs this once.
+    Numba's disk cache); the first call that needs the JIT runs this once. From then on the
+    JIT counts as started, for kernels of modules imported later too: group kernels take their
+    parallel builds above their thresholds (`GroupKernel`).
 
     Each dispatcher compiles a copy of its kernel's function whose globals are the module's,
     with kernels replaced by their dispatchers and ``prange`` by ``numba.prange``: kernels
     calling kernels then compile as Numba code, while the module's own names stay `Kernel`
     objects, so Python callers keep taking the native builds first.
     """
-    global _jitted
-    if _jitted == len(KERNELS):
+    global _jitted, _jit_started
+    if _jit_started and _jitted == len(KERNELS):
         return
     import numba
+
+    _jit_started = True  # even before any kernel module is imported (`GroupKernel` asks)
 
     fresh, _jitted = KERNELS[_jitted:], len(KERNELS)  # kernel modules import lazily: new ones
     touched = {}
@@ -288,7 +293,7 @@ class GroupKernel:
             args = tuple(read_only(a) for a in args[:self.inputs]) + args[self.inputs:]
         if not FORCE_PARALLEL and n_rows < self.min_rows:
             return self.serial(*args)
-        if (FORCE_PARALLEL or _jitted or _serial_instead >= JIT_START_SECONDS
+        if (FORCE_PARALLEL or _jit_started or _serial_instead >= JIT_START_SECONDS
                 or n_rows >= JIT_START_FACTOR * self.min_rows
                 or not native_builds().get(self.serial.name)):
             return self.parallel(*args)
