@@ -83,11 +83,10 @@ def _check_size(xs: Samples, ys: Samples, valid, exact, paired: bool,
     n_resamples rearrangements (or the full enumeration when exact: C(n1 + n2, n1) or 2**n of
     them, each at most n_resamples) of its n1 + n2 values; the memory is a few copies of the
     values."""
+    from fastperf.data.budget import check_budget
     from fastperf.special_functions import special_function
 
     gammaln = special_function("gammaln")
-
-    from fastperf.data.budget import check_budget
 
     n1 = xs.sizes.astype(np.float64)
     n2 = np.zeros_like(n1) if paired else ys.sizes.astype(np.float64)
