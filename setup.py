@@ -2,8 +2,10 @@
 kernels, ``fastperf.kernels.compiled``, compiled ahead of time by Numba from the kernel sources
 (`fastperf.native_build`), so that an installed fastperf runs without a JIT compile.
 
-Should that compile fail (a platform Numba's AOT compiler does not support), the install goes
-on without the module and fastperf compiles its kernels with Numba's JIT at run time instead.
+Should that compile fail (a platform Numba's AOT compiler does not support, or a Numba without
+``numba.pycc``: pyproject.toml pins the verified range), the install goes on without the module
+and fastperf compiles its kernels with Numba's JIT at run time instead; ``fastperf --version``
+and a one-line note on each command's stderr say so (docs/startup.md).
 """
 import sys
 import traceback
@@ -27,10 +29,11 @@ class BuildNativeKernels(build_ext):
 
             compile_native(self.get_ext_fullpath(ext.name), verbose=bool(self.verbose > 1))
             self.built_native = True
-        except Exception:  # noqa: BLE001 - the JIT remains; say why loudly
+        except Exception as exc:  # noqa: BLE001 - the JIT remains; say why loudly
             traceback.print_exc()
-            print(f"warning: fastperf's native kernels ({NATIVE}) were not built; fastperf will "
-                  "compile its kernels with Numba's JIT at run time (slow first calls)",
+            print(f"warning: fastperf's native kernels ({NATIVE}) were not built "
+                  f"({type(exc).__name__}: {exc}); fastperf will compile its kernels with "
+                  "Numba's JIT at run time (slow first calls; `fastperf --version` says so)",
                   file=sys.stderr)
         finally:
             sys.path.pop(0)

@@ -7,18 +7,38 @@ The parser lives in `fastperf.cli_args`.
 from __future__ import annotations
 
 import math
+import os
 import re
 import sys
+import tempfile
 import traceback
 from typing import Sequence
 
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.csv as pacsv
+import pyarrow.parquet as pq
 
 from fastperf.cli_args import PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, build_parser, column_list
 from fastperf.data.validation import check_real, check_unit_interval, check_whole_number
+from fastperf.designs.anova import anova
+from fastperf.designs.factorial import factorial
 from fastperf.errors import InputError
+from fastperf.io.dataset import Dataset
+from fastperf.io.read import example_table, read
+from fastperf.io.speedup_config import read_speedup_config
+from fastperf.kernels.builds import native_status
 from fastperf.progress import progress_default
+from fastperf.protocols.aggregate import aggregate_score
+from fastperf.protocols.compare import compare
+from fastperf.protocols.hpt import hpt
+from fastperf.protocols.planning import plan_runs
+from fastperf.protocols.sparc import sparc
+from fastperf.protocols.speedup import speedup_test
 from fastperf.results.render import csv_table, format_cell
+from fastperf.stats.changepoints import changepoints
+from fastperf.stats.describe import describe
+from fastperf.warmup import progress_stream, warmup
 
 DEMO_FILES = ["old.txt", "new.txt"]
 #: The demo's HTML report, in the temporary directory.
@@ -34,9 +54,6 @@ def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
     one in the HTML report's interval figures.
     """
     if fmt in ("csv", "parquet"):
-        import pyarrow.csv as pacsv
-        import pyarrow.parquet as pq
-
         stdout = None if output or fmt == "csv" else _binary_stdout()
         sink = output if output else pa.BufferOutputStream()
         table = result.table if table is None else table
@@ -104,8 +121,6 @@ def _read(args) -> pa.Table:
     """The FILEs as one table; the ``--benchmark``, ``--variant`` and ``--value`` columns come
     out under those role names (``benchmark``, ``variant``, ``value``), which every later step
     uses (`_role`)."""
-    from fastperf.io.read import read
-
     if args.variant is None and args.command not in ("describe", "changepoints"):
         raise InputError("--variant none: only describe and changepoints work without "
                          "variants; name the variant column, or leave --variant out")
@@ -163,8 +178,6 @@ def _call(function, *args, flags: dict[str, str], **kwargs):
 
 
 def _describe(args) -> None:
-    from fastperf.stats.describe import describe
-
     result = _call(describe, _read(args), flags={"confidence": "--confidence"},
                    by=_role(args, args.by), variant=None if args.variant is None else "variant",
                    unit=args.unit, confidence=args.confidence)
@@ -175,12 +188,8 @@ def _only_unit(table: pa.Table, unit: str | None) -> pa.Table:
     """The measurements in `unit` (all of them when `unit` is None)."""
     if unit is None:
         return table
-    import pyarrow.compute as pc
-
     if "unit" not in table.column_names:
         raise InputError("--unit: the input has no unit column")
-    from fastperf.io.dataset import Dataset
-
     if isinstance(table, Dataset):
         table = table.where("unit", unit)
     else:
@@ -191,8 +200,6 @@ def _only_unit(table: pa.Table, unit: str | None) -> pa.Table:
 
 
 def _aggregate(args) -> None:
-    from fastperf.protocols.aggregate import aggregate_score
-
     table = _only_unit(_read(args), args.unit)
     result = _call(aggregate_score, table, flags={"confidence": "--confidence"}, kind=args.kind,
                    method=args.method, weights=_role(args, args.weights),
@@ -201,8 +208,6 @@ def _aggregate(args) -> None:
 
 
 def _plan(args) -> None:
-    from fastperf.protocols.planning import plan_runs
-
     flags = {"precision": "--precision", "confidence": "--confidence",
              "assurance": "--assurance"}
     result = _call(plan_runs, _read(args), flags=flags, target=args.target,
@@ -212,8 +217,6 @@ def _plan(args) -> None:
 
 
 def _anova(args) -> None:
-    from fastperf.designs.anova import anova
-
     result = _call(anova, _read(args), flags={"alpha": "--alpha"},
                    factor=_role(args, args.factor), by=_role(args, args.by), alpha=args.alpha,
                    equal_var=not args.welch)
@@ -221,8 +224,6 @@ def _anova(args) -> None:
 
 
 def _factorial(args) -> None:
-    from fastperf.designs.factorial import factorial
-
     result = _call(factorial, _read(args), flags={"confidence": "--confidence"},
                    factors=_role(args, args.factors), by=_role(args, args.by), log=args.log,
                    confidence=args.confidence)
@@ -232,8 +233,6 @@ def _factorial(args) -> None:
 
 def _changepoints(args) -> int:
     """`fastperf changepoints`: the change table, and the gate ``--fail-on worse [--since]``."""
-    from fastperf.stats.changepoints import changepoints
-
     if args.since is not None and args.fail_on is None:
         raise InputError("--since is used only with --fail-on worse")
     result = _call(changepoints, _read(args), flags={
@@ -274,8 +273,6 @@ def _variant_names(table: pa.Table, args, several: bool) -> tuple[str, str | lis
     if "variant" not in table.column_names:
         raise InputError("the input has no variant column; name the files' variants with "
                          "--variants")
-    from fastperf.io.dataset import Dataset
-
     values = (table.distinct("variant") if isinstance(table, Dataset)
               else table.column("variant").unique())
     present = [str(v) for v in values.to_pylist() if v is not None]
@@ -339,8 +336,6 @@ def _compare(args) -> None:
         if args.files or args.unit is not None:
             raise InputError("--config reads the Speedup-Test tool's files: give measurement "
                              "FILEs (and --unit) or --config, not both")
-        from fastperf.io.speedup_config import read_speedup_config
-
         # the file's lines carry their own levels: --alpha is only their default here
         if proportion_confidence is None:  # the file's levels may vary: the global one here
             proportion_confidence = round(1.0 - args.alpha, 12)
@@ -362,8 +357,6 @@ def _compare(args) -> None:
         result = _relevance(args, table, baseline, candidate, protocol)
         _write(result, args.format, args.output, top=args.top)
         return None
-    from fastperf.protocols.speedup import speedup_test
-
     result = _call(speedup_test, table, flags=COMPARE_FLAGS, baseline=baseline,
                    candidate=candidate, by="benchmark", alpha=alpha, weights=weights,
                    higher_is_better=args.higher_is_better,
@@ -378,8 +371,6 @@ def _compare(args) -> None:
 
 def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
     """`fastperf compare` with the default protocol: the regression detector and its gate."""
-    from fastperf.protocols.compare import compare
-
     higher = args.direction if args.direction is not None else (
         True if args.higher_is_better else None)
     fail_threshold = 0.0
@@ -418,9 +409,6 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
 def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
     """`sparc` or `hpt` on the table (the options of other protocols already refused by
     `_protocol_options`)."""
-    from fastperf.protocols.hpt import hpt
-    from fastperf.protocols.sparc import sparc
-
     options = _given(method=args.method, scale=args.scale)
     if protocol == "sparc":
         pair = _role(args, args.pair)
@@ -437,8 +425,6 @@ def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
 
 
 def _warmup(args) -> None:
-    from fastperf.warmup import progress_stream, warmup
-
     if args.jobs is not None:  # warmup takes it unchecked: checked here
         check_whole_number(args.jobs, "--jobs (worker processes)", minimum=1, maximum=256)
     done = warmup(jobs=args.jobs, parallel=args.parallel, progress=progress_stream())
@@ -456,13 +442,6 @@ def _report(args) -> int:
 
 
 def _demo(args) -> None:
-    import os
-    import tempfile
-
-    from fastperf.io.read import example_table
-    from fastperf.protocols.compare import compare
-    from fastperf.stats.describe import describe
-
     table = example_table(DEMO_FILES)
     if args.format == "text" and not args.output:
         print("fastperf demo: Go's encoding benchmarks (golang.org/x/perf test data), "
@@ -488,6 +467,21 @@ def _one_line(exc: BaseException, limit: int = 500) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
+#: Whether this process has printed `note_without_native_kernels`'s note.
+native_note_printed = False
+
+
+def note_without_native_kernels() -> None:
+    """Say on stderr, once per process, that the native kernels do not serve it: why, what it
+    costs and the fix (`fastperf.kernels.builds.native_status`); nothing when they do."""
+    global native_note_printed
+    status = native_status()
+    if status.active or native_note_printed:
+        return
+    native_note_printed = True
+    print(f"fastperf: note: native kernels {status.explain()}", file=sys.stderr)
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Entry point of the ``fastperf`` command.
 
@@ -511,7 +505,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     Each subcommand calls one table-level function (describe, aggregate_score, plan_runs, anova,
     factorial, speedup_test / sparc / hpt); their docstrings cite the methods' sources.
     """
-    args = build_parser().parse_args(argv)
+    args = build_parser().parse_args(argv)  # --help and --version exit here
+    note_without_native_kernels()
     debug = getattr(args, "debug", False)
     try:
         if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
@@ -547,33 +542,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     return status or 0
 
 
-class _PandasHidden:
-    """A meta-path finder for which pandas is not installed: `command` puts it first."""
-
-    @staticmethod
-    def find_spec(name, path=None, target=None):
-        if name == "pandas" or name.startswith("pandas."):
-            raise ModuleNotFoundError(f"No module named {name!r} (the fastperf command does not "
-                                      "load pandas)", name=name)
-        return None
-
-
 def command() -> int:
-    """The ``fastperf`` command and ``python -m fastperf``: `main` in a process of its own.
-
-    The process never loads pandas, which fastperf does not use: pyarrow imports it, where it
-    is installed, the first time it converts Python objects or numpy arrays (to recognise
-    pandas types that the command never passes), and that import alone costs the command about
-    0.25 s. With pandas hidden, pyarrow takes the path of an install without pandas, which
-    fastperf supports in any case. A Python program calling `main` keeps its pandas.
+    """The ``fastperf`` command and ``python -m fastperf``: `main` with the process's arguments.
 
     Returns
     -------
     int
         `main`'s exit status.
     """
-    if "pandas" not in sys.modules:
-        sys.meta_path.insert(0, _PandasHidden)
     return main()
 
 

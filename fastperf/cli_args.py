@@ -9,9 +9,13 @@ says which of ``compare``'s protocols use which option.
 from __future__ import annotations
 
 import argparse
+import sys
+
+from fastperf import __version__
+from fastperf.kernels.builds import native_status
 
 __all__ = ["build_parser", "column_list", "FORMATS", "PROTOCOLS", "PROTOCOL_OPTIONS",
-           "PROTOCOL_SPELLINGS", "Parser"]
+           "PROTOCOL_SPELLINGS", "Parser", "VersionAction", "version_text"]
 
 FORMATS = ["text", "markdown", "json", "csv", "parquet", "html"]
 PROTOCOLS = ["compare", "speedup-test", "sparc", "hpt"]
@@ -168,6 +172,26 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
 
 
+def version_text() -> str:
+    """What ``fastperf --version`` prints: the version, then whether the native kernels serve
+    this process and, if not, why and the fix (`fastperf.kernels.builds.native_status`)."""
+    return f"fastperf {__version__}\nnative kernels: {native_status().explain()}"
+
+
+class VersionAction(argparse.Action):
+    """``--version``: print `version_text` on stdout and exit 0 (argparse's ``"version"``
+    action would rewrap its lines)."""
+
+    def __init__(self, option_strings, dest=argparse.SUPPRESS, default=argparse.SUPPRESS,
+                 help=None):  # noqa: A002 - argparse's keyword
+        super().__init__(option_strings=option_strings, dest=dest, default=default, nargs=0,
+                         help=help)
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        print(version_text(), file=sys.stdout)
+        parser.exit()
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``fastperf`` command: a global ``--debug`` and one subcommand per
     table-level function, plus ``warmup`` and ``demo``."""
@@ -175,6 +199,9 @@ def build_parser() -> argparse.ArgumentParser:
         prog="fastperf",
         description="Rigorous, fast statistics for performance comparisons.",
     )
+    parser.add_argument("--version", action=VersionAction,
+                        help="print the version and whether the native kernels are active (if "
+                             "not: why, and the fix), then exit")
     parser.add_argument("--debug", action="store_true", help=DEBUG_HELP)
     parser.add_argument("--no-progress", action="store_true", help=NO_PROGRESS_HELP)
     sub = parser.add_subparsers(dest="command", required=True, parser_class=Parser)

@@ -15,11 +15,17 @@ is current and that a process running those tasks never imports Numba.
 """
 from __future__ import annotations
 
+import contextlib
 import importlib
+import io
 import pkgutil
+import tempfile
+import warnings
+from importlib import resources
 from pathlib import Path
 
 from fastperf.kernels import builds
+from fastperf.kernels.native_signatures import SIGNATURES
 
 __all__ = ["compile_native", "import_kernel_modules", "manifest_text", "numba_type",
            "record_calls", "record_signatures", "type_spec"]
@@ -42,7 +48,7 @@ def import_kernel_modules() -> None:
 def numba_type(spec: str):
     """The Numba type a manifest spelling names: ``"float64[::1]"``, ``"int64[:, ::1]"``,
     ``"bool"``, ``"Tuple(float64[::1], int64)"``, ``"UniTuple(int64[::1], 3)"``, ``"none"``."""
-    from numba import types
+    from numba import types  # deferred: record_calls' process must not import Numba
 
     spec = spec.strip()
     if spec.startswith("UniTuple(") or spec.startswith("Tuple("):
@@ -70,7 +76,7 @@ def split_top_level(text: str) -> list[str]:
 
 def type_spec(numba_type_) -> str:
     """The manifest spelling of a Numba type (the inverse of `numba_type`)."""
-    from numba import types
+    from numba import types  # deferred: record_calls' process must not import Numba
 
     t = numba_type_
     if isinstance(t, types.Array):
@@ -89,8 +95,7 @@ def type_spec(numba_type_) -> str:
 def record_calls() -> list[tuple[str, tuple[str, ...]]]:
     """Run the warm-up tasks and the command line on the shipped examples in this process;
     return every (kernel, argument types) called from Python, sorted."""
-    import warnings
-
+    # deferred: setup.py imports this module where pip's build has Numba and numpy, no pyarrow
     from fastperf.warmup import TASKS
 
     builds.CALL_LOG = []
@@ -108,9 +113,6 @@ def record_calls() -> list[tuple[str, tuple[str, ...]]]:
 def record_signatures() -> list[tuple[str, tuple[str, ...], str]]:
     """`record_calls` with each build's return type, which the JIT infers (compiling it or
     loading it from Numba's cache): the manifest's entries."""
-    import contextlib
-    import io
-
     calls = record_calls()
     import_kernel_modules()
     by_name = {kernel.name: kernel for kernel in builds.KERNELS}
@@ -129,13 +131,7 @@ def record_signatures() -> list[tuple[str, tuple[str, ...], str]]:
 
 def run_command_line_examples() -> None:
     """The CLI commands a CI job runs first, on the shipped Go examples (output discarded)."""
-    import contextlib
-    import io
-    import tempfile
-
-    from importlib import resources
-
-    from fastperf.cli import main
+    from fastperf.cli import main  # deferred: as fastperf.warmup in record_calls
 
     folder = resources.files("fastperf.examples")
     old, new = str(folder / "old.txt"), str(folder / "new.txt")
@@ -191,10 +187,8 @@ def compile_native(output_file: str | Path, verbose: bool = False) -> Path:
     Numba's AOT compiler (``numba.pycc.CC``) with its default generic CPU target, so that the
     module runs on any machine of the architecture. No formula.
     """
-    from numba import types
-    from numba.pycc import CC
-
-    from fastperf.kernels.native_signatures import SIGNATURES
+    from numba import types  # deferred: as in numba_type
+    from numba.pycc import CC  # deferred: as in numba_type
 
     output_file = Path(output_file)
     import_kernel_modules()

@@ -24,6 +24,8 @@ import sys
 import time
 from typing import Iterator, TextIO
 
+import numpy as np
+
 from fastperf.errors import InputError
 
 __all__ = ["ProgressBar", "wants_progress", "check_progress", "progress_default", "progress_chunks",
@@ -192,8 +194,6 @@ def progress_chunks(label: str, size: int, progress, steps: float, estimate: str
     if not wants_progress(progress, steps):
         yield 0, size
         return
-    import numpy as np
-
     w = np.ones(size) if weights is None else np.maximum(np.asarray(weights, float), 0.0)
     if size and not w.sum() > 0:
         w = np.ones(size)

@@ -14,9 +14,17 @@ import multiprocessing
 import os
 import sys
 import time
+import warnings
 from concurrent.futures import ProcessPoolExecutor, as_completed
 from typing import Callable, TextIO
 
+import numpy as np
+import pyarrow as pa
+
+import fastperf
+from fastperf.data.budget import available_cpus
+from fastperf.io.read import example_table
+from fastperf.kernels import builds
 from fastperf.progress import AUTO_MIN_STEPS, ProgressBar, wants_progress
 
 __all__ = ["TASKS", "warmup"]
@@ -24,16 +32,11 @@ __all__ = ["TASKS", "warmup"]
 
 def _tables():
     """Small tables that reach every kernel: Go files (tied integer ns/op) and simulated runs."""
-    import fastperf
-    from fastperf.io.read import example_table
-
     return example_table(), fastperf.simulate(12, 30, seed=1).table, fastperf.simulate(12, 30, seed=2,
                                                                             paired=True).table
 
 
 def _compare_protocols():
-    import fastperf
-
     go, independent, paired = _tables()
     for table, (base, cand) in ((go, ("old", "new")), (independent, ("baseline", "candidate"))):
         fastperf.compare(table, baseline=base, candidate=cand)
@@ -44,8 +47,6 @@ def _compare_protocols():
 
 
 def _summaries():
-    import fastperf
-
     go, independent, paired = _tables()
     for table in (go, independent):
         fastperf.describe(table)
@@ -56,10 +57,6 @@ def _summaries():
 
 
 def _rank_tests():
-    import numpy as np
-
-    import fastperf
-
     rng = np.random.default_rng(0)
     for size in (8, 40, 400):  # exact, exact with ties, asymptotic
         x, y = rng.lognormal(size=(2, 3, size))
@@ -71,10 +68,6 @@ def _rank_tests():
 
 
 def _other_tests():
-    import numpy as np
-
-    import fastperf
-
     rng = np.random.default_rng(0)
     for size in (8, 40, 400):
         x, y = rng.lognormal(size=(2, 3, size))
@@ -88,10 +81,6 @@ def _other_tests():
 
 
 def _resampling():
-    import numpy as np
-
-    import fastperf
-
     rng = np.random.default_rng(0)
     x, y = rng.lognormal(size=(2, 3, 30))
     for statistic in ("median_ratio", "mean_ratio"):
@@ -104,11 +93,6 @@ def _resampling():
 
 
 def _changepoints():
-    import numpy as np
-    import pyarrow as pa
-
-    import fastperf
-
     rng = np.random.default_rng(0)
     commits = np.repeat(np.arange(40), 2)
     values = np.exp(rng.normal(0, 0.01, commits.size)) * np.where(commits >= 20, 1.1, 1.0)
@@ -133,10 +117,6 @@ def run_task(index: int, parallel: bool) -> tuple[int, float]:
 
     Returns the specializations it compiled and their compile seconds.
     """
-    import warnings
-
-    from fastperf.kernels import builds
-
     builds.FORCE_PARALLEL = parallel
     with warnings.catch_warnings(), builds.CompileLog() as log:
         warnings.simplefilter("ignore")
@@ -166,9 +146,6 @@ def warmup(jobs: int | None = None, parallel: bool = False,
         or "beside the package" when unset) and ``native`` (the kernel builds the installed
         native module serves, which need no JIT: `fastperf.kernels.builds`).
     """
-    from fastperf.data.budget import available_cpus
-    from fastperf.kernels.builds import native_builds
-
     start = time.perf_counter()
     runs = [(i, p) for p in ((False, True) if parallel else (False,)) for i in range(len(TASKS))]
     if jobs is None:
@@ -191,7 +168,7 @@ def warmup(jobs: int | None = None, parallel: bool = False,
     return {"tasks": len(runs), "compiled": compiled, "compile_seconds": seconds,
             "seconds": time.perf_counter() - start,
             "cache": os.environ.get("NUMBA_CACHE_DIR") or "beside the package (__pycache__)",
-            "native": sum(len(builds) for builds in native_builds().values())}
+            "native": sum(len(types) for types in builds.native_builds().values())}
 
 
 def progress_stream() -> TextIO | None:

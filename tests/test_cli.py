@@ -1,5 +1,11 @@
 """The command line: outputs in every format, the demo, and exit status 2 on bad input."""
+import contextlib
+import csv
+import importlib
+import io
 import json
+import os
+import select
 import subprocess
 import sys
 from pathlib import Path
@@ -13,6 +19,7 @@ import pytest
 
 import fastperf
 from fastperf.cli import main
+from cli_calls import assert_clean_error, run_cli
 from tool_files import gbench_doc, write_go, write_json
 
 #: golang-perf's old.txt and new.txt, shipped with fastperf for its demo
@@ -162,18 +169,214 @@ def test_factorial_command(tmp_path, capsys):
 
 @pytest.mark.parametrize("argv", [["compare", OLD, NEW], ["compare", OLD, NEW, "--format", "json"],
                                   ["describe", OLD, NEW, "--format", "csv"]])
-def test_the_command_hides_pandas_and_prints_the_same(argv, capsys):
+def test_the_command_prints_what_main_prints(argv, capsys):
     """The process of ``python -m fastperf`` (and of the ``fastperf`` script: the same
-    `command`) never loads pandas, which pyarrow would import on its first conversion; what it
-    prints is byte for byte what `main` prints in this process, where pandas is loaded."""
-    pytest.importorskip("pandas")  # without it there is nothing to hide
-    import pandas  # noqa: F401  (pyarrow sees it here)
-
+    `command`) prints byte for byte what `main` prints in this process."""
     assert main(argv) == 0
     in_process = capsys.readouterr().out
-    code = ("import sys\nfrom fastperf.cli import command\nstatus = command()\n"
-            "print('pandas loaded:', 'pandas' in sys.modules, file=sys.stderr)\nsys.exit(status)")
+    code = "import sys\nfrom fastperf.cli import command\nsys.exit(command())"
     done = subprocess.run([sys.executable, "-c", code, *argv], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
-    assert done.stderr.splitlines()[-1] == "pandas loaded: False"
     assert done.stdout == in_process
+
+
+# -----------------------------------------------------------------------------------------------
+# Role options mean the same in every command; the error policy (internal errors, --debug,
+# memory, interrupts); --format parquet / csv to standard output
+# -----------------------------------------------------------------------------------------------
+
+
+# ---------------------------------------------------------------------------------------------
+# --benchmark / --variant / --value in every command
+
+
+def role_files(tmp_path):
+    """The same measurements with canonical and with custom column names."""
+    values = [1.0, 1.1, 0.9, 1.05, 0.95, 2.0, 2.2, 1.9, 2.1, 2.05] * 2
+    bench = ["a"] * 5 + ["b"] * 5 + ["a"] * 5 + ["b"] * 5
+    variant = ["old"] * 10 + ["new"] * 10
+    run = list(range(5)) * 4
+    canonical = tmp_path / "canonical.parquet"
+    custom = tmp_path / "custom.parquet"
+    pq.write_table(pa.table({"benchmark": bench, "variant": variant, "run": run,
+                             "value": values}), canonical)
+    pq.write_table(pa.table({"name": bench, "impl": variant, "run": run, "secs": values}), custom)
+    return canonical, custom
+
+
+ROLES = ["--benchmark", "name", "--variant", "impl", "--value", "secs"]
+
+
+@pytest.mark.parametrize("command", [
+    ["describe"], ["describe", "--by", "name"], ["aggregate"], ["plan"], ["anova"],
+    ["anova", "--factor", "impl", "--by", "name"],
+    ["compare", "--baseline", "old", "--candidate", "new"],
+    ["compare", "--baseline", "old", "--candidate", "new", "--by", "name"],
+    ["compare", "--baseline", "old", "--candidate", "new", "--protocol", "sparc", "--pair", "run"],
+    ["compare", "--baseline", "old", "--candidate", "new", "--protocol", "hpt"],
+    ["compare", "--baseline", "old", "--candidate", "new", "--protocol", "speedup-test"],
+])
+def test_role_options_mean_the_same_in_every_command(tmp_path, command):
+    canonical, custom = role_files(tmp_path)
+    plain = [{"name": "benchmark", "impl": "variant"}.get(a, a) for a in command]
+    code_c, out_c, err_c = run_cli([command[0], canonical] + plain[1:])
+    code_r, out_r, err_r = run_cli([command[0], custom] + command[1:] + ROLES)
+    assert code_c == 0, err_c
+    assert (code_r, err_r) == (0, err_c)
+    assert out_r == out_c
+
+
+def test_issue_reproducer_compare_benchmark_name(tmp_path):
+    path = tmp_path / "name.parquet"
+    pq.write_table(pa.table({"name": ["a"] * 6, "variant": ["x"] * 3 + ["y"] * 3,
+                             "value": [1.0, 2.0, 3.0, 4.0, 5.0, 6.0]}), path)
+    code, out, err = run_cli(["compare", path, "--benchmark", "name"])
+    assert code == 0, err
+    assert "not found" not in err and "a" in out
+
+
+def test_variant_none_only_for_describe(tmp_path):
+    canonical, _ = role_files(tmp_path)
+    assert run_cli(["describe", canonical, "--variant", "none"])[0] == 0
+    code, _, err = run_cli(["aggregate", canonical, "--variant", "none"])
+    assert_clean_error(code, err, match="--variant none")
+
+
+# ---------------------------------------------------------------------------------------------
+# the error policy: internal errors, --debug, memory, interrupts
+
+
+def go_file(tmp_path):
+    path = tmp_path / "go.txt"
+    path.write_text("".join(f"BenchmarkA 10 {v} ns/op\n" for v in (5, 6, 7)))
+    return path
+
+
+def raising(exc):
+    def fail(*args, **kwargs):
+        raise exc
+    return fail
+
+
+def test_internal_error_is_one_line_exit_1(tmp_path, monkeypatch):
+    import fastperf.cli as module  # where the command looks the function up
+
+    monkeypatch.setattr(module, "describe", raising(RuntimeError("boom\nsecond line")))
+    code, _, err = run_cli(["describe", go_file(tmp_path)])
+    assert code == 1
+    assert "Traceback" not in err
+    lines = err.strip().splitlines()
+    assert len(lines) == 1
+    assert lines[0].startswith("fastperf: internal error: RuntimeError: boom second line (")
+    assert "report" in lines[0] and "--debug" in lines[0]
+
+
+@pytest.mark.parametrize("where", ["before", "after"])
+def test_debug_prints_the_traceback(tmp_path, monkeypatch, where):
+    import fastperf.cli as module  # where the command looks the function up
+
+    monkeypatch.setattr(module, "describe", raising(RuntimeError("boom")))
+    argv = ["describe", go_file(tmp_path)]
+    argv = ["--debug"] + argv if where == "before" else argv + ["--debug"]
+    code, _, err = run_cli(argv)
+    assert code == 1
+    assert err.startswith("Traceback (most recent call last):")
+    assert "RuntimeError: boom" in err
+    assert err.strip().splitlines()[-1].startswith("fastperf: internal error: RuntimeError")
+
+
+def test_debug_on_bad_input_keeps_exit_2(tmp_path):
+    code, _, err = run_cli(["--debug", "describe", tmp_path / "missing.txt"])
+    assert code == 2
+    assert "Traceback" in err and err.strip().splitlines()[-1].startswith("fastperf: error:")
+
+
+def test_memory_error_exits_2_one_line(tmp_path, monkeypatch):
+    module = importlib.import_module("fastperf.cli")  # where the command looks `read` up
+
+    monkeypatch.setattr(module, "read", raising(MemoryError()))
+    code, _, err = run_cli(["describe", go_file(tmp_path)])
+    assert_clean_error(code, err, match="too large")
+
+
+def test_keyboard_interrupt_exits_130(tmp_path, monkeypatch):
+    module = importlib.import_module("fastperf.cli")  # where the command looks `read` up
+
+    monkeypatch.setattr(module, "read", raising(KeyboardInterrupt()))
+    code, _, err = run_cli(["describe", go_file(tmp_path)])
+    assert code == 130
+    assert "Traceback" not in err and err.strip() == "fastperf: interrupted"
+
+
+@pytest.mark.parametrize("argv", [
+    ["--help"], ["describe", "--help"], [], ["nonsense"], ["describe"],
+    ["describe", "x", "--confidence", "abc"], ["compare", "--threshold", "-1%", "x"],
+    ["compare", "--config"], ["warmup", "--jobs", "0"], ["describe", "--format", "xml", "x"],
+])
+def test_wrong_flags_are_one_line(argv):
+    code, out, err = run_cli(argv)
+    assert code in (0, 2)
+    assert "Traceback" not in err
+    if code == 2:
+        assert len(err.strip().splitlines()) == 1
+
+
+# --------------------------------------------------------------------------------------------
+# 4. --format parquet / csv to standard output
+# --------------------------------------------------------------------------------------------
+
+def old_benchmarks() -> int:
+    """The benchmarks of examples/old.txt, by hand-written parsing of its result lines."""
+    with open(OLD, encoding="utf-8") as fh:
+        return len({line.split()[0] for line in fh if line.startswith("Benchmark")})
+
+
+def test_issue_reproducer_parquet_to_captured_stdout_exit_2(capsys):
+    """Under pytest's capture, standard output has no binary file: exit 2, one line."""
+    code = main(["describe", OLD, "--format", "parquet"])
+    captured = capsys.readouterr()
+    lines = [ln for ln in captured.err.splitlines() if ln.strip()]
+    assert code == 2 and captured.out == ""
+    assert len(lines) == 1 and lines[0].startswith("fastperf: error:") and "-o FILE" in lines[0]
+
+
+def test_parquet_to_text_only_stdout_exit_2():
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = main(["describe", OLD, "--format", "parquet"])
+    assert code == 2 and out.getvalue() == ""
+    assert err.getvalue().count("\n") == 1 and "text-only" in err.getvalue()
+
+
+def test_csv_to_text_only_stdout_works():
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        code = main(["describe", OLD, "--format", "csv"])
+    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
+    assert code == 0 and len(rows) == old_benchmarks()
+    assert {r["n"] for r in rows} == {"10"}  # 20 result lines, 10 runs of each benchmark
+
+
+def test_parquet_to_a_pipe_works():
+    run = subprocess.run([sys.executable, "-m", "fastperf", "describe", OLD, "--format", "parquet"],
+                         capture_output=True, cwd=EXAMPLES.parent)
+    assert run.returncode == 0, run.stderr
+    table = pq.read_table(io.BytesIO(run.stdout))
+    assert table.num_rows == old_benchmarks()
+    assert table.column("n").to_pylist() == [10] * old_benchmarks()
+
+
+@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
+def test_parquet_to_a_terminal_refused():
+    master, slave = os.openpty()
+    try:
+        run = subprocess.run([sys.executable, "-m", "fastperf", "describe", OLD, "--format",
+                              "parquet"], stdout=slave, stderr=subprocess.PIPE, cwd=EXAMPLES.parent)
+        ready, _, _ = select.select([master], [], [], 0)
+        written = os.read(master, 65536) if ready else b""
+    finally:
+        os.close(slave)
+        os.close(master)
+    assert run.returncode == 2 and written == b""
+    lines = run.stderr.decode().splitlines()
+    assert lines == ["fastperf: error: refusing to write Parquet to a terminal; use -o FILE"]

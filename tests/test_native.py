@@ -3,8 +3,10 @@ by Numba's AOT compiler when fastperf is installed (setup.py, fastperf.native_bu
 
 Oracles: the JIT build of the same kernels (a process with ``FASTPERF_NATIVE=0``), whose
 results every other test checks against scipy, R and brute force; ``sys.modules`` (what a
-process imported); and numpy's own view of the argument types.
+process imported); numpy's own view of the argument types; and, for ``fastperf --version``,
+the installed distribution's metadata and the manifest.
 """
+import importlib.metadata
 import json
 import os
 import subprocess
@@ -150,10 +152,59 @@ def test_native_and_jit_builds_give_bit_identical_results(native):
 
 
 def test_a_module_built_from_other_sources_is_not_used(monkeypatch, native):
-    monkeypatch.setattr(builds, "_native", None)
     monkeypatch.setattr(builds, "source_digest", lambda: "0" * 16)
-    assert builds.native_builds() == {}
-    monkeypatch.setattr(builds, "_native", None)  # the next call loads the real one again
+    builds.load_native.cache_clear()
+    try:
+        assert builds.native_builds() == {}
+        status = builds.native_status()
+    finally:
+        monkeypatch.undo()
+        builds.load_native.cache_clear()  # the next call loads the real one again
+    assert (status.active, status.cause, status.builds) == (False, "other sources", 0)
+    assert "digest mismatch" in status.reason and "build_ext --inplace" in status.fix
+    assert builds.native_builds() == native
+
+
+def test_the_status_counts_the_manifest_builds(native):
+    status = builds.native_status()
+    assert (status.active, status.cause, status.fix) == (True, "active", "")
+    assert status.builds == len(SIGNATURES)
+
+
+STATUS = """
+from fastperf.kernels import builds
+status = builds.native_status()
+print(status.active, status.cause, status.builds, sep="|")
+print(status.explain())
+"""
+
+
+#: A module that raises on import, as one built for another numpy or Python does.
+UNLOADABLE = "raise ImportError('undefined symbol: PyArray_API')\n"
+
+
+@pytest.mark.parametrize("env, module, cause", [
+    ({"FASTPERF_NATIVE": "0"}, None, "disabled"),
+    ({}, "fastperf_no_such_module", "not built"),  # stands for a module that was not built
+    ({}, "fastperf_unloadable", "load error"),
+], ids=["disabled", "not-built", "load-error"])
+def test_why_the_native_kernels_are_inactive(env, module, cause, tmp_path):
+    """Each cause in a fresh process (the status is read once per process)."""
+    (tmp_path / "fastperf_unloadable.py").write_text(UNLOADABLE)
+    code = STATUS
+    if module is not None:
+        code = (f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\n"
+                f"from fastperf.kernels import builds\nbuilds.NATIVE_MODULE = {module!r}\n"
+                + STATUS)
+    first, explained = run_python(code, env).splitlines()[-2:]
+    assert first == f"False|{cause}|0"
+    assert explained.startswith("inactive: ") and "; to fix: " in explained
+    if cause == "disabled":
+        assert explained.endswith("to fix: unset FASTPERF_NATIVE")
+    elif cause == "not built":
+        assert "fastperf_no_such_module is not built" in explained
+    else:
+        assert "(ImportError: undefined symbol: PyArray_API)" in explained
 
 
 def test_argument_types_as_numba_would_see_them():
@@ -220,7 +271,7 @@ def test_jit_all_before_any_kernel_module_starts_the_jit(native):
         "from fastperf.kernels import builds\n",
         "from fastperf.kernels import builds\nassert not builds.KERNELS\nbuilds.jit_all()\n")
     serial_seconds, steps = map(json.loads, run_python(script.replace(
-        "{body}", "call(threshold)\nprint(json.dumps(builds._serial_instead))")).splitlines())
+        "{body}", "call(threshold)\nprint(json.dumps(builds.serial_seconds_instead))")).splitlines())
     assert serial_seconds == 0.0  # no native serial call stood in for the parallel build
     assert steps == [{"same": True, "numba": True, "parallel_compiled": True}]
 
@@ -229,7 +280,7 @@ def test_jit_all_before_any_kernel_module_starts_the_jit(native):
     # above the threshold, the JIT not started: the native serial build, until the serial time
     # so spent reaches JIT_START_SECONDS
     ("call(threshold)\ncall(10 * threshold)\n"
-     "builds.JIT_START_SECONDS = builds._serial_instead  # reached\ncall(threshold)",
+     "builds.JIT_START_SECONDS = builds.serial_seconds_instead  # reached\ncall(threshold)",
      [False, False, True]),
     # JIT_START_FACTOR times the threshold (seconds of serial work): the parallel build at once;
     # below the threshold the serial build, whether the JIT started or not
@@ -244,3 +295,61 @@ def test_large_inputs_run_native_until_the_jit_start_pays(native, body, imports_
     assert all(step["same"] for step in steps)
     assert [step["numba"] for step in steps] == imports_numba
     assert steps[-1]["parallel_compiled"]
+
+
+# --- what the command says: --version, and a one-time note without the native kernels -----
+
+EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
+NOTE = "fastperf: note: native kernels inactive: "
+#: The installed distribution's version (pyproject.toml), not the code's own.
+VERSION = importlib.metadata.version("fastperf")
+
+
+def run_command(args: list[str], env: dict | None = None) -> subprocess.CompletedProcess:
+    """``python -m fastperf ARGS`` in a process of its own; fails on a non-zero exit."""
+    result = subprocess.run([sys.executable, "-m", "fastperf", *args], capture_output=True,
+                            text=True, env={**os.environ, **(env or {})}, timeout=1800,
+                            cwd=Path(__file__).resolve().parent)
+    assert result.returncode == 0, result.stderr[-3000:]
+    return result
+
+
+def test_version_says_the_native_kernels_are_active(native):
+    out = run_command(["--version"])
+    assert out.stdout.splitlines() == [
+        f"fastperf {VERSION}",
+        f"native kernels: active ({len(SIGNATURES)} builds compiled ahead of time)"]
+    assert out.stderr == ""
+
+
+def test_version_says_why_not_and_the_fix():
+    out = run_command(["--version"], {"FASTPERF_NATIVE": "0"})
+    assert out.stdout.splitlines() == [
+        f"fastperf {VERSION}",
+        "native kernels: inactive: turned off by FASTPERF_NATIVE=0; kernels are JIT-compiled "
+        "instead (first calls take seconds to a minute); to fix: unset FASTPERF_NATIVE"]
+    assert out.stderr == ""  # --version is not a command: no note
+
+
+def test_a_command_without_native_kernels_notes_it_once_on_stderr():
+    out = run_command(["describe", str(EXAMPLES / "old.txt"), str(EXAMPLES / "new.txt")],
+                      {"FASTPERF_NATIVE": "0"})
+    assert out.stdout  # the table, unchanged
+    notes = [line for line in out.stderr.splitlines() if line.startswith(NOTE)]
+    assert notes == [NOTE + "turned off by FASTPERF_NATIVE=0; kernels are JIT-compiled instead "
+                            "(first calls take seconds to a minute); to fix: unset FASTPERF_NATIVE"]
+    # once per process, however many commands it runs
+    code = ("import contextlib, io\nfrom fastperf.cli import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()):\n"
+            f"    for _ in range(3): assert main(['describe', {str(EXAMPLES / 'old.txt')!r}]) == 0\n")
+    twice = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                           env={**os.environ, "FASTPERF_NATIVE": "0"}, timeout=1800)
+    assert twice.returncode == 0, twice.stderr[-3000:]
+    assert twice.stderr.count(NOTE) == 1
+
+
+def test_a_command_with_native_kernels_says_nothing_of_them(native):
+    out = run_command(["describe", str(EXAMPLES / "old.txt"), str(EXAMPLES / "new.txt")])
+    assert out.stdout and "native kernels" not in out.stderr
+    help_text = run_command(["--help"], {"FASTPERF_NATIVE": "0"})
+    assert "--version" in help_text.stdout and help_text.stderr == ""

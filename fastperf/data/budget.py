@@ -4,7 +4,7 @@
 `simulate`: the caller estimates from its arguments alone (no allocation) the bytes it would hold
 at once and, optionally, the elementary operations it would run; a request whose memory exceeds
 the machine's physical memory, or whose work exceeds `MAX_OPERATIONS` (or a tighter limit the
-caller sets: the exact rank tests, `fastperf.engine.exact_cost.EXACT_MAX_OPERATIONS`), raises
+caller sets: the exact rank tests, `fastperf.engine.ranks.EXACT_MAX_OPERATIONS`), raises
 `InputError` naming the argument that sets the size, the bytes (operations) needed and what is
 available.
 """
@@ -30,7 +30,7 @@ def physical_memory() -> int | None:
         return int(os.sysconf("SC_PHYS_PAGES")) * int(os.sysconf("SC_PAGE_SIZE"))
     except (AttributeError, ValueError, OSError):  # no sysconf (Windows) or no such name
         try:
-            import psutil  # optional: not a dependency of fastperf
+            import psutil  # deferred: optional, not a dependency of fastperf
 
             return int(psutil.virtual_memory().total)
         except Exception:
@@ -41,7 +41,7 @@ def available_memory() -> int | None:
     """Memory available now in bytes: psutil's ``virtual_memory().available`` when psutil is
     installed, else ``SC_AVPHYS_PAGES * SC_PAGE_SIZE`` (free pages); None when unknown."""
     try:
-        import psutil
+        import psutil  # deferred: optional, not a dependency of fastperf
 
         return int(psutil.virtual_memory().available)
     except Exception:

@@ -19,6 +19,7 @@ import pyarrow.compute as pc
 
 from fastperf.errors import InputError
 from fastperf.kernels.builds import read_only
+from fastperf.kernels.grouping import counting_sort, dense_group_ids, gather_rows, gather_runs
 from fastperf.io.tables import require_columns
 
 __all__ = ["Groups", "group_rows", "key_codes", "code_of", "GROUPABLE"]
@@ -102,8 +103,6 @@ class Groups:
         -----
         A gather by the counting sort's row order (kernels ``gather_rows`` / ``gather_runs``).
         """
-        from fastperf.kernels.grouping import gather_rows, gather_runs
-
         column = np.ascontiguousarray(column)
         if self.order is None:
             if np.array_equal(self.first_row, self.offsets[:-1]):
@@ -210,8 +209,6 @@ def _combine(left, n_left, right, n_right, always_ids):
     Returns ids (int32; may be empty when the groups are contiguous runs, unless `always_ids`),
     first_row, counts (int64) and whether every group is one contiguous run.
     """
-    from fastperf.kernels.grouping import dense_group_ids
-
     n_rows = left.shape[0]
     if n_left * n_right <= max(n_rows // 2, 1 << 16):
         return dense_group_ids(read_only(left), read_only(right), n_left, n_right, always_ids)
@@ -249,8 +246,6 @@ def group_rows(table: pa.Table, keys: Sequence[str]) -> Groups:
     Factorisation of each key column, dense ids of the code tuples, then a counting sort
     (Knuth, TAOCP vol. 3, section 5.2, "distribution counting"): O(rows + groups).
     """
-    from fastperf.kernels.grouping import counting_sort
-
     keys = list(dict.fromkeys(keys))
     require_columns(table, keys)
     n_rows = table.num_rows

@@ -18,6 +18,9 @@ from typing import NamedTuple
 import numpy as np
 import pyarrow as pa
 
+from fastperf.data.budget import check_budget
+from fastperf.errors import InputError
+
 __all__ = ["SimulatedTable", "simulate", "SHAPES", "KINDS", "UNITS"]
 
 #: The noise shapes, in the order their default weights are listed, with those weights.
@@ -56,8 +59,6 @@ class SimulatedTable(NamedTuple):
 
 
 def _error(message: str):
-    from fastperf.errors import InputError  # the errors module stays importable on its own
-
     return InputError(message)
 
 
@@ -158,8 +159,6 @@ def _check_size(benchmarks: int, runs: int, variants: int) -> None:
     table, 8 more for the concatenated values, and per (benchmark, run) about 48 bytes of the
     draws of one variant in flight (normal draws, the noise factor, the shape's draws).
     """
-    from fastperf.data.budget import check_budget
-
     cells = benchmarks * runs
     needed = cells * variants * (8 + 4 * 4 + 8) + cells * 48 + benchmarks * 64
     check_budget("simulate", "benchmarks x runs", f"{benchmarks} x {runs}", bytes_needed=needed,

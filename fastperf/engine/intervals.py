@@ -5,6 +5,7 @@ Both work on whole arrays of group sizes at once (one call per table, never per 
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import bdtr, stdtrit
 
 from fastperf.data.validation import check_confidence
 
@@ -14,10 +15,6 @@ __all__ = ["student_quantile", "student_halfwidth", "median_interval_ranks",
 
 def student_quantile(df: np.ndarray, confidence: float) -> np.ndarray:
     """The two-sided Student coefficient t[(1 + c)/2; df] (NaN where df is NaN or < 1)."""
-    from fastperf.special_functions import special_function
-
-    stdtrit = special_function("stdtrit")
-
     confidence = check_confidence(confidence)
     df = np.asarray(df, dtype=np.float64)
     with np.errstate(invalid="ignore"):
@@ -71,9 +68,6 @@ def median_interval_ranks(
     """
     if rule == "shortest":
         return _shortest_median_ranks(n, confidence)
-    from fastperf.special_functions import special_function
-
-    bdtr = special_function("bdtr")
     confidence = check_confidence(confidence)
     n = np.asarray(n, dtype=np.int64)
     sizes, inverse = np.unique(n, return_inverse=True)
@@ -162,7 +156,7 @@ def half_binomial_pmf(size: int) -> np.ndarray:
     """
     half = size // 2
     if size > EXACT_PMF_MAX_SIZE:
-        from scipy.stats import binom
+        from scipy.stats import binom  # deferred: scipy.stats ~0.5 s, above 2,000 values only
 
         return binom.pmf(np.arange(half + 1), size, 0.5)
     pmf = np.empty(half + 1)

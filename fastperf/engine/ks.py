@@ -5,9 +5,11 @@ Used by `fastperf.ks_2samp` and the Speedup-Test's median protocol (KS on centre
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import smirnov
 
 from fastperf.data.arrays import Samples
 from fastperf.data.validation import ALTERNATIVES, check_alternative, check_choice
+from fastperf.kernels import ks
 
 __all__ = ["KS_METHODS", "KS_CENTERS", "ks_options", "ks_pairs"]
 
@@ -29,8 +31,6 @@ def ks_options(alternative: str, method: str, center: str | None) -> tuple[int, 
 def ks_pairs(xs: Samples, ys: Samples, alternative: str, method: str, center: str | None,
               ) -> tuple[dict[str, np.ndarray], list[str]]:
     """KS test of every pair (xs[i], ys[i]): per-pair arrays and the fallback messages."""
-    from fastperf.kernels import ks
-
     alternative_code, method_code, center_median = ks_options(alternative, method, center)
     x_offsets = np.ascontiguousarray(xs.offsets, dtype=np.int64)
     y_offsets = np.ascontiguousarray(ys.offsets, dtype=np.int64)
@@ -43,10 +43,6 @@ def ks_pairs(xs: Samples, ys: Samples, alternative: str, method: str, center: st
     status = np.asarray(ks.STATUS_MESSAGES)[status_code]
     smirnov_branch = source == ks.FROM_SMIRNOV
     if smirnov_branch.any():
-        from fastperf.special_functions import special_function
-
-        smirnov = special_function("smirnov")
-
         n1, n2 = np.diff(x_offsets)[smirnov_branch], np.diff(y_offsets)[smirnov_branch]
         m, n = np.maximum(n1, n2).astype(float), np.minimum(n1, n2).astype(float)
         en = np.round(m * n / (m + n)).astype(np.int64)

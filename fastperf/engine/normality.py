@@ -9,14 +9,13 @@ from __future__ import annotations
 import numpy as np
 
 from fastperf.data.arrays import Samples
+from fastperf.kernels.normality import STATUS_MESSAGES, shapiro_wilk
 
 __all__ = ["shapiro_wilk_samples"]
 
 
 def shapiro_wilk_samples(samples: Samples) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """W, p and status text per sample (one kernel call for the whole batch)."""
-    from fastperf.kernels.normality import STATUS_MESSAGES, shapiro_wilk
-
     offsets = np.ascontiguousarray(samples.offsets, dtype=np.int64)
     w, p, codes = shapiro_wilk(samples.values, offsets, n_rows=samples.values.shape[0])
     return w, p, np.asarray(STATUS_MESSAGES)[codes]

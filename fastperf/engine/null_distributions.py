@@ -13,14 +13,14 @@ import functools
 
 import numpy as np
 
+from fastperf.kernels.rank_null import rank_sum_null_pmf, signed_rank_null_pmf
+
 __all__ = ["rank_sum_cdf", "signed_rank_cdf", "symmetric_tails", "symmetric_quantile"]
 
 
 @functools.lru_cache(maxsize=256)
 def rank_sum_cdf(m: int, n: int) -> np.ndarray:
     """P(U <= u) for u = 0..floor(mn/2), untied rank-sum (sizes ordered: symmetric in m, n)."""
-    from fastperf.kernels.rank_null import rank_sum_null_pmf
-
     cdf = np.cumsum(rank_sum_null_pmf(m, n))  # small tails summed directly, from 0 up
     cdf.flags.writeable = False
     return cdf
@@ -29,8 +29,6 @@ def rank_sum_cdf(m: int, n: int) -> np.ndarray:
 @functools.lru_cache(maxsize=256)
 def signed_rank_cdf(n: int) -> np.ndarray:
     """P(T+ <= t) for t = 0..floor(n(n+1)/4), untied signed-rank without zeros."""
-    from fastperf.kernels.rank_null import signed_rank_null_pmf
-
     cdf = np.cumsum(signed_rank_null_pmf(n))
     cdf.flags.writeable = False
     return cdf

@@ -10,9 +10,11 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
+from scipy.special import fdtr, fdtrc, stdtr, stdtrit
 
 from fastperf.data.arrays import Samples
 from fastperf.engine.pvalues import pick_tail, symmetric_pvalue
+from fastperf.kernels.moments import sample_moments, scaled_moments
 
 __all__ = ["INFINITE", "sample_moments_of", "scaled_moments_of", "Moments", "infinite_counts",
            "status_of", "t_pvalue", "t_quantile", "t_from_moments", "paired_t", "f_from_moments"]
@@ -35,15 +37,11 @@ class Moments(NamedTuple):
 
 def sample_moments_of(samples: Samples):
     """n, NaN count, mean and variance per sample (the variance inf where it overflows)."""
-    from fastperf.kernels.moments import sample_moments
-
     return sample_moments(samples.values, samples.offsets, n_rows=samples.values.shape[0])
 
 
 def scaled_moments_of(samples: Samples) -> Moments:
     """`Moments` per sample: finite for finite values, whatever their magnitude."""
-    from fastperf.kernels.moments import scaled_moments
-
     return Moments(*scaled_moments(samples.values, samples.offsets,
                                    n_rows=samples.values.shape[0]))
 
@@ -62,18 +60,10 @@ def status_of(conditions: list[tuple[np.ndarray, str]], size: int) -> np.ndarray
 
 def t_pvalue(t, df, alternative):
     """p-value of Student's t with `df` degrees of freedom; tails computed directly."""
-    from fastperf.special_functions import special_function
-
-    stdtr = special_function("stdtr")
-
     return symmetric_pvalue(lambda s: stdtr(df, s), t, alternative)
 
 
 def t_quantile(p, df):
-    from fastperf.special_functions import special_function
-
-    stdtrit = special_function("stdtrit")
-
     return stdtrit(df, p)
 
 
@@ -205,10 +195,6 @@ def f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative, exponent1=0, exponen
     F = s1² / s2² ~ F(n1 - 1, n2 - 1) (Snedecor 1934; R's ``var.test``), the ratio of the
     scaled variances times 4**(exponent1 - exponent2).
     """
-    from fastperf.special_functions import special_function
-
-    fdtr, fdtrc = special_function("fdtr"), special_function("fdtrc")
-
     df1, df2 = (n1 - 1).astype(float), (n2 - 1).astype(float)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         f = np.ldexp(v1 / v2, 2 * (np.asarray(exponent1) - exponent2))

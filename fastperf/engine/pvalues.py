@@ -3,6 +3,7 @@ one way to name why a test was not run."""
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import ndtr
 
 __all__ = ["pick_tail", "symmetric_pvalue", "normal_pvalue", "first_reason"]
 
@@ -31,10 +32,6 @@ def symmetric_pvalue(cdf, statistic, alternative: str):
 
 def normal_pvalue(z, alternative: str):
     """p of a standard normal deviate `z` for `alternative` (`symmetric_pvalue` with Φ)."""
-    from fastperf.special_functions import special_function
-
-    ndtr = special_function("ndtr")
-
     return symmetric_pvalue(ndtr, z, alternative)
 
 

@@ -10,25 +10,39 @@ protocol that needs a rank test (Speedup-Test median protocol, SPARC, HPT).
   formed as 1 − cdf;
 - asymptotic: the normal approximation with the tie and continuity corrections (scipy's);
 - effects: Hodges-Lehmann estimates (Hodges & Lehmann 1963) with distribution-free intervals
-  (Lehmann 1975, §2.6 and §3.2).
+  (Lehmann 1975, §2.6 and §3.2);
+- what the exact tests would cost before they start (at the end of this module): the steps and
+  memory of their null distributions, the refusal of a ``method="exact"`` call beyond the
+  budget (`check_exact_budget`), the chunks of the work behind a progress bar.
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
+from scipy.special import ndtr, ndtri
 
 from fastperf.data.arrays import Samples
-from fastperf.engine.exact_cost import (check_exact_budget, csr_slice, exact_chunks,
-                                         rank_sum_exact_cost, signed_rank_exact_cost)
+from fastperf.data.budget import check_budget, format_bytes, physical_memory
 from fastperf.engine.null_distributions import (rank_sum_cdf, signed_rank_cdf,
                                                 symmetric_quantile, symmetric_tails)
 from fastperf.engine.pvalues import first_reason, normal_pvalue, pick_tail
 from fastperf.errors import InputError
+from fastperf.kernels.grouping import take_segments
+from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
+from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
+from fastperf.kernels.ranks import (RANK_SUM, rank_sum_statistics, signed_rank_statistics,
+                                   sort_segments, tie_blocks)
+from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
+from fastperf.kernels.tie_costs import tie_tail_costs
+from fastperf.progress import progress_chunks, wants_progress
 
 __all__ = [
     "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "sort_samples",
     "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
     "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
-    "nan_status",
+    "nan_status", "EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
+    "check_exact_budget", "exact_chunks", "csr_slice",
 ]
 
 
@@ -56,8 +70,6 @@ def sort_samples(samples: Samples) -> Samples:
     if (sizes == sizes[0]).all():
         values = np.sort(samples.values.reshape(len(samples), int(sizes[0])), axis=1).reshape(-1)
         return Samples(values, samples.offsets)
-    from fastperf.kernels.ranks import sort_segments
-
     return Samples(sort_segments(samples.values, samples.offsets, n_rows=samples.values.shape[0]),
                    samples.offsets)
 
@@ -121,9 +133,6 @@ class TieBlocks:
 
     def of(self, groups: np.ndarray):
         """``(scores, counts, block_offsets)`` of the samples `groups` (ascending indices)."""
-        from fastperf.kernels.grouping import take_segments
-        from fastperf.kernels.ranks import tie_blocks
-
         if self._groups is not None and np.array_equal(groups, self._groups):
             return self._blocks
         if self._groups is not None and np.isin(groups, self._groups).all():
@@ -210,8 +219,6 @@ class RankSumState(EffectState):
         return symmetric_quantile(rank_sum_cdf(*size), size[0] * size[1], level)
 
     def select(self, ranks):
-        from fastperf.kernels.hodges_lehmann import difference_order_statistics
-
         xs, ys = self.xs, self.ys  # NaN-free: compacted only when some value was NaN
         if (xs.sizes != self.m).any():
             xs = compact(xs, ~np.isnan(xs.values))
@@ -258,8 +265,6 @@ def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks, progress=Non
             lower[sel], upper[sel] = symmetric_tails(rank_sum_cdf(int(small), int(large)),
                                                       int(small * large), u2[sel] // 2)
         if d > c:
-            from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
-
             chunk_scores, chunk_offsets = csr_slice(scores, block_offsets, c, d)
             chunk_counts, _ = csr_slice(counts, block_offsets, c, d)
             # n_rows of the whole batch: every chunk runs the build the whole call would
@@ -277,8 +282,6 @@ def rank_sum_exact_work(pairs, tied_chosen, m, blocks: TieBlocks):
     untied_steps, untied_memory = rank_sum_exact_cost(pairs[:, 0], pairs[:, 1])
     tie_steps = np.zeros(0)
     if tied_chosen.size:
-        from fastperf.kernels.tie_costs import tie_tail_costs
-
         _, counts, block_offsets = blocks.of(tied_chosen)
         tie_steps = tie_tail_costs(counts, block_offsets, m[tied_chosen])
     return (np.concatenate([untied_steps, tie_steps]),
@@ -308,8 +311,6 @@ def auto_exact_rank_sum(m, n, tied, candidates, blocks: TieBlocks):
     exact = candidates & ~tied & (small * small * large / 2 <= AUTO_EXACT_MAX_COST)
     tied_candidates = np.flatnonzero(candidates & tied)
     if tied_candidates.size:
-        from fastperf.kernels.tie_costs import tie_tail_costs
-
         _, counts, block_offsets = blocks.of(tied_candidates)
         cost = tie_tail_costs(counts, block_offsets, m[tied_candidates])
         exact[tied_candidates[cost <= AUTO_EXACT_MAX_TIED_COST]] = True
@@ -326,8 +327,6 @@ def rank_sum_effect_state(xs: Samples, ys: Samples, method: str,
 
 def _rank_sum_setup(xs: Samples, ys: Samples, method: str, nan_policy: str):
     """(state, 2U, tied, NaN tests, empty tests, exact tests, tie blocks) of the pairs."""
-    from fastperf.kernels.ranks import RANK_SUM, rank_sum_statistics
-
     xs, ys = sort_samples(xs), sort_samples(ys)
     m, n, u2, tie_term, tied = rank_sum_statistics(xs.values, xs.offsets, ys.values, ys.offsets,
                                                    n_rows=kernel_rows(xs) + kernel_rows(ys))
@@ -362,12 +361,8 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
         z = (u - mn / 2 - (0.5 if use_continuity else 0.0)) / sigma
     factor = 2.0 if alternative == "two-sided" else 1.0
     if asymptotic.any():
-        from fastperf.special_functions import special_function
-
-        ndtr = special_function("ndtr")
-
         p = np.clip(ndtr(-z) * factor, 0.0, 1.0)  # scipy's formula
-    else:  # every p is exact or NaN (below): no normal tail, nor the special functions' load
+    else:  # every p is exact or NaN (below): no normal tail
         p = np.full(z.shape, np.nan)
     # every value tied: sigma 0 and U = mn/2, its null mean; the null distribution is that one
     # point, so p = 1 (as above) and z is reported as 0 (not the -inf of 0.5 / 0)
@@ -389,11 +384,7 @@ def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, c
     alpha = 1.0 - confidence
     level = alpha / 2 if alternative == "two-sided" else alpha
     k = np.ones(np.broadcast(total, sigma).shape, dtype=np.int64)
-    if not exact.all():  # the normal rank; the special functions only loaded where needed
-        from fastperf.special_functions import special_function
-
-        ndtri = special_function("ndtri")
-
+    if not exact.all():  # the normal rank
         with np.errstate(invalid="ignore"):
             k_normal = np.floor(total / 2.0 + 0.5 - ndtri(1.0 - level) * sigma)
         k = np.where(np.isfinite(k_normal), k_normal, 1).astype(np.int64)
@@ -432,8 +423,6 @@ class SignedRankState(EffectState):
         return symmetric_quantile(signed_rank_cdf(size[0]), size[0] * (size[0] + 1) // 2, level)
 
     def select(self, ranks):
-        from fastperf.kernels.hodges_lehmann import walsh_order_statistics
-
         ws = self._ds if self._keep.all() else compact(self._ds, self._keep)
         return walsh_order_statistics(ws.values, ws.offsets, ranks, n_rows=kernel_rows(ws))
 
@@ -475,8 +464,6 @@ def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks, p
             lower[sel], upper[sel] = symmetric_tails(signed_rank_cdf(int(size)), total,
                                                       plus2[sel] // 2)
         if d > c:
-            from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
-
             chunk_scores, chunk_offsets = csr_slice(scores, block_offsets, c, d)
             chunk_counts, _ = csr_slice(counts, block_offsets, c, d)
             lo, up = signed_rank_tie_tails(chunk_scores, chunk_counts, chunk_offsets,
@@ -493,8 +480,6 @@ def signed_rank_exact_work(sizes, tied_sizes, others, blocks: TieBlocks):
     untied_steps, untied_memory = signed_rank_exact_cost(sizes)
     tie_steps = np.zeros(0)
     if others.size:
-        from fastperf.kernels.tie_costs import tie_tail_costs
-
         _, counts, block_offsets = blocks.of(others)
         tie_steps = tie_tail_costs(counts, block_offsets, np.full(others.size, -1, dtype=np.int64))
     return (np.concatenate([untied_steps, tie_steps]),
@@ -521,8 +506,6 @@ def auto_exact_signed_rank(count, standard, candidates, blocks: TieBlocks):
     exact = candidates & standard & (count.astype(float) ** 3 / 4 <= AUTO_EXACT_MAX_COST)
     others = np.flatnonzero(candidates & ~standard)
     if others.size:
-        from fastperf.kernels.tie_costs import tie_tail_costs
-
         _, counts, block_offsets = blocks.of(others)
         cost = tie_tail_costs(counts, block_offsets, np.full(others.size, -1, dtype=np.int64))
         exact[others[cost <= AUTO_EXACT_MAX_TIED_COST]] = True
@@ -533,8 +516,6 @@ def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: st
                       correction: bool, nan_policy: str, progress=None):
     """The signed-rank test of each sample of differences (`progress`: a bar over the exact
     distributions, `fastperf.progress`)."""
-    from fastperf.kernels.ranks import signed_rank_statistics
-
     zero_code = ZERO_METHODS[zero_method]
     ds = sort_samples(ds)
     count, n_zero, plus2, minus2, zero2, tie_term, tied, n_nan = signed_rank_statistics(
@@ -596,3 +577,92 @@ def log_values(samples: Samples, what: str) -> Samples:
         raise InputError(f"log=True needs positive values; the {what} holds {int(bad.sum())} "
                          f"value(s) <= 0 (e.g. {values[bad][0]!r})")
     return Samples(np.log(values), samples.offsets)
+
+
+# ----------------------------------------------------------------------------------------------
+# What the exact tests would cost before they start
+
+
+#: ``method="exact"`` refuses, before any work, a call whose exact distributions would take
+#: more than this many elementary steps (`check_exact_budget`): about 30 s at ~1 ns a step.
+#: Measured on one core: the untied rank-sum 1000 vs 1000 (1e9 steps) 0.8 s, 2000 vs 2000
+#: (8e9) 7 s; the signed-rank n = 4000 (5.3e9) 2.9 s. So the untied rank-sum runs exactly up to
+#: about 3100 vs 3100, the signed-rank up to n of about 7100; ``method="auto"`` stays far below
+#: (`AUTO_EXACT_MAX_COST` and ``AUTO_EXACT_MAX_TIED_COST``).
+EXACT_MAX_OPERATIONS = 3 * 10 ** 10
+
+
+def rank_sum_exact_cost(m, n) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, bytes) of the untied rank-sum null distributions of sizes m and n (arrays;
+    `rank_sum_null_pmf` and its cdf): about min(m, n)·m·n ring updates; four float64 arrays of
+    floor(mn/2) + 1 entries (counts, partial sums, due lists, the cdf) and the rings, about
+    min(m, n)·(m + n) floats. In float: no overflow."""
+    a = np.minimum(m, n).astype(float)
+    b = np.maximum(m, n).astype(float)
+    return a * a * b, 32.0 * (np.floor(a * b / 2) + 1) + 8.0 * a * (a + b)
+
+
+def signed_rank_exact_cost(n) -> tuple[np.ndarray, np.ndarray]:
+    """(steps, bytes) of the signed-rank null distributions of n values (arrays): about n³/12
+    steps untied (the product of n coin factors on the lower half of its range); at most
+    floor(n(n+1)/2) + 1 float64 entries, untied or with ties (the cdf of an untied one adds
+    half that again)."""
+    n = np.asarray(n).astype(float)
+    return n ** 3 / 12.0, 8.0 * (np.floor(n * (n + 1) / 2) + 1)
+
+
+def check_exact_budget(test: str, steps: np.ndarray, memory: np.ndarray, describe) -> None:
+    """Refuse ``method="exact"`` (an `InputError` from `check_budget`, before any work) when the
+    exact distributions it needs take more than `EXACT_MAX_OPERATIONS` steps in all, or more
+    memory at once than the machine has.
+
+    Parameters
+    ----------
+    test : str
+        The test, named in the message (``"the exact rank-sum test"``).
+    steps, memory : numpy.ndarray
+        The estimated steps and bytes of each distribution the call computes.
+    describe : callable
+        ``describe(i)``: what distribution i is (its sample sizes, ties), named in the message
+        for the costliest one.
+    """
+    if steps.size == 0:
+        return
+    total_memory = physical_memory()
+    over_memory = total_memory is not None and memory.max() > total_memory
+    worst = int(np.argmax(memory if over_memory else steps))
+    detail = (f"the costliest: {describe(worst)}, about {steps[worst]:.3g} steps"
+              + (f" and {format_bytes(memory[worst])}" if memory[worst] > 0 else ""))
+    if steps.size > 1:
+        detail += f"; {steps.size} exact distributions in all"
+    check_budget(test, "method", "exact", bytes_needed=int(memory.max()),
+                 operations=float(steps.sum()), max_operations=EXACT_MAX_OPERATIONS,
+                 detail=detail,
+                 remedy="use method='asymptotic' (the normal approximation with the tie "
+                        "correction) or method='auto' (exact only where it is cheap)")
+
+
+def exact_chunks(label: str, n_untied: int, n_tied: int, progress, costs):
+    """The exact tails' work in chunks, with a progress bar (`fastperf.progress`) when wanted.
+
+    The work is `n_untied` distinct untied distributions then `n_tied` tie-conditional tails;
+    without a bar it is one chunk (every tied tail in one kernel call). With one, the chunks
+    hold near-equal estimated steps (`costs()`, called only then: an array of the steps of each
+    item, untied first), so a few large distributions do not stall the bar between chunks.
+
+    Yields
+    ------
+    (int, int), (int, int)
+        The chunk's untied distributions [start, stop) and tied tails [start, stop).
+    """
+    weights = costs() if n_untied + n_tied and wants_progress(progress, math.inf) else None
+    steps = float(np.sum(weights)) if weights is not None else 0.0
+    for a, b in progress_chunks(label, n_untied + n_tied, progress if weights is not None
+                                else False, steps, unit="distributions", weights=weights):
+        yield (min(a, n_untied), min(b, n_untied)), (max(a - n_untied, 0),
+                                                     max(b - n_untied, 0))
+
+
+def csr_slice(values: np.ndarray, offsets: np.ndarray, start: int, stop: int):
+    """Segments [start, stop) of a CSR batch: their values and offsets rebased to 0."""
+    return values[offsets[start]:offsets[stop]], offsets[start:stop + 1] - offsets[start]

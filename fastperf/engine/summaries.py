@@ -5,13 +5,12 @@ from __future__ import annotations
 import numpy as np
 
 from fastperf.data.arrays import Samples
+from fastperf.kernels.descriptive import order_statistics
 
 __all__ = ["min_median"]
 
 
 def min_median(samples: Samples) -> tuple[np.ndarray, np.ndarray]:
-    from fastperf.kernels.descriptive import order_statistics
-
     sizes = samples.sizes
     none = np.zeros(sizes.shape[0], dtype=np.int64)
     stats = order_statistics(samples.values, samples.offsets, sizes, none, none,

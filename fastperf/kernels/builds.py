@@ -1,63 +1,62 @@
 """How kernels are compiled and called: shipped native code first, Numba's JIT otherwise.
 
 Every kernel is a plain Python function over numpy arrays, decorated with this module's `njit`
-(or `group_kernel` for a loop ``prange`` over groups). The decorator returns a `Kernel`, which
-imports nothing heavy: a call first looks for the kernel's ahead-of-time compiled build for the
-arguments' types in ``fastperf.kernels.compiled``, an extension module compiled from the same
-sources by Numba's AOT compiler when fastperf is installed (``setup.py``,
-`fastperf.native_build`). Only a call that module has no build for (another dtype, a
-non-contiguous array, a parallel build) imports Numba and JIT-compiles, as before: all kernels
-at once get their Numba dispatchers (`jit_all`), each compiled from a copy of its function whose
-globals name the other kernels' dispatchers and ``numba.prange``, so that kernels calling kernels
-compile as one. A process served by the native module never imports Numba (0.3 s) nor loads
-JIT-cached code (about 20 ms a kernel): docs/startup.md gives the figures.
+(a `Kernel`) or `group_kernel` (a `GroupKernel`, for a loop ``prange`` over groups).
 
-The native module is used only when it was built from the kernel sources in place: it exports a
-function named after the digest of ``fastperf/kernels/*.py`` (`source_digest`), so an edited
-checkout falls back to the JIT rather than running stale code. ``FASTPERF_NATIVE=0`` turns the
-native module off. Both builds compile the same LLVM IR without fast-math (no reassociation, no
-FMA contraction), so they give bit-identical results, which ``tests/test_native.py`` checks.
+- A `Kernel` call takes the ahead-of-time compiled build for the arguments' types from the
+  extension module ``fastperf.kernels.compiled`` (built by ``setup.py`` with ``numba.pycc``,
+  `fastperf.native_build`), which needs no Numba. Any other call (another dtype, a strided
+  array) imports Numba and gives every kernel its JIT dispatcher (`jit_all`).
+- A `GroupKernel` is numbagg's target switch: a serial build below a per-kernel input size, a
+  parallel (``prange``) JIT build above it, unless the JIT has yet to start and its start would
+  cost more than the threads gain (the ski-rental rule, `GroupKernel.target`). Per-group work is
+  independent, so every build gives the same result whatever the thread count.
 
-A kernel that loops ``prange`` over groups has a serial build used for small inputs, where
-threads would not pay off (a ``prange`` loop costs a fixed overhead per call, which on a loaded
-2-core machine exceeds what light kernels gain), and a parallel JIT build used once the input
-is large enough, and, in a process that has not started the JIT, large enough to repay its
-start too (`GroupKernel`). JIT builds use ``cache=True``: Numba 0.68 caches ``parallel=True``
-builds (parfors) like serial ones, which ``tests/test_compile_cache.py`` checks in a second process,
-so each is compiled once per machine and loaded from disk afterwards. Per-group work is
-independent, so every build gives identical results.
+The native module is used only where it was built from these kernel sources (`source_digest`)
+and ``FASTPERF_NATIVE`` is not ``0``; `native_status` says whether it serves this process, and
+why not. Both builds compile the same LLVM IR without fast-math, so they give bit-identical
+results (``tests/test_native.py``). A process the native module serves never imports Numba
+(0.3 s); JIT builds use ``cache=True``, parallel ones included (``tests/test_compile_cache.py``).
+docs/startup.md gives the figures.
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import os
 import time
 import types
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
+
+from fastperf.kernels.native_signatures import SIGNATURES
 
 #: Default size from which the parallel build is used. Threads cost a fixed overhead per call
 #: (tens of microseconds to milliseconds when the other core is busy, as on a loaded 2-core CI
 #: machine), so only heavy work on large inputs pays for them; kernels set their own threshold.
 PARALLEL_MIN_ROWS = 1_000_000
 
-#: Tests set this to 0 to force the parallel builds (see tests/conftest.py).
+#: Tests set this to True to force the parallel builds (see tests/conftest.py).
 FORCE_PARALLEL = False
 
 #: The parallel builds are JIT builds: in a process that has not started the JIT, the first one
-#: must also repay its start, importing Numba and loading the builds from its disk cache (about
-#: 1 s on 2 cores; 45 s for ``fastperf compare`` of 10,000 benchmarks where the cache is empty,
-#: as on a fresh CI runner). Until then a group kernel with a native build runs it serially on
-#: inputs above its threshold, unless the input is this many times the threshold (seconds of
-#: serial work: the thresholds sit at 10-40 ms of it)...
+#: must also repay its start (about 1 s on 2 cores from Numba's disk cache; 45 s for
+#: ``fastperf compare`` of 10,000 benchmarks where the cache is empty, as on a fresh CI runner).
+#: Until then a group kernel with a native build runs it serially above its threshold, unless
+#: the input is this many times the threshold (seconds of serial work: the thresholds sit at
+#: 10-40 ms of it)...
 JIT_START_FACTOR = 100
-#: ... or the serial time spent so on inputs above the threshold reaches this many seconds,
-#: the JIT's warm start: a long session of large calls then starts it, having spent at most
-#: about twice what the threads would have saved (the ski-rental rule).
+#: ... or the serial time so spent reaches this many seconds, the JIT's warm start: a long
+#: session of large calls then starts it, having spent at most about twice what the threads
+#: would have saved (the ski-rental rule).
 JIT_START_SECONDS = 1.0
+
+#: Seconds of native serial calls that ran where the thresholds asked for threads.
+serial_seconds_instead = 0.0
 
 #: Stands for ``numba.prange`` in kernel modules (``from fastperf.kernels.builds import
 #: prange``) until `jit_all` gives the JIT the real one; the AOT build compiles it as ``range``.
@@ -73,14 +72,49 @@ KERNELS: list["Kernel"] = []
 #: how `fastperf.native_build` learns which builds to compile ahead of time.
 CALL_LOG: list[tuple[str, tuple[str, ...]]] | None = None
 
-_native: dict[str, dict[tuple[str, ...], Callable]] | None = None
 _jitted = 0  # KERNELS[:_jitted] have their JIT dispatchers
 _jit_started = False  # `jit_all` ran: Numba is imported, kernels imported later get the JIT too
-_serial_instead = 0.0  # seconds of native serial calls that the thresholds gave to threads
 _jit_namespaces: dict[int, dict] = {}  # a kernel module's globals, as the JIT sees them
 
 _ARRAY_TYPES = {1: "{}[::1]", 2: "{}[:, ::1]", 3: "{}[:, :, ::1]"}
 _INT64 = (-(2 ** 63), 2 ** 63)
+
+#: How to rebuild the native module, named in `NativeStatus.fix`.
+REBUILD = ("reinstall fastperf (pip prints why its native build failed), or run `python "
+           "setup.py build_ext --inplace` in a checkout")
+
+
+@dataclass(frozen=True)
+class NativeStatus:
+    """Whether the native kernels serve this process, and if not, why (`native_status`).
+
+    Attributes
+    ----------
+    active : bool
+        The native module is loaded and matches the kernel sources.
+    cause : str
+        ``"active"``, ``"disabled"`` (``FASTPERF_NATIVE=0``), ``"not built"``, ``"other
+        sources"`` (built from other kernel sources: digest mismatch) or ``"load error"``.
+    reason : str
+        The cause in words (with the error for a load error).
+    fix : str
+        What to do about it ("" when active).
+    builds : int
+        The native builds served (0 when inactive).
+    """
+
+    active: bool
+    cause: str
+    reason: str
+    fix: str = ""
+    builds: int = 0
+
+    def explain(self) -> str:
+        """One line: ``active (N builds ...)`` or ``inactive: why; what it costs; the fix``."""
+        if self.active:
+            return f"active ({self.reason})"
+        return (f"inactive: {self.reason}; kernels are JIT-compiled instead (first calls take "
+                f"seconds to a minute); to fix: {self.fix}")
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
@@ -95,6 +129,17 @@ def read_only(array: np.ndarray) -> np.ndarray:
     return view
 
 
+def function_copy(fn: Callable, namespace: dict | None = None,
+                  qualname: str | None = None) -> Callable:
+    """A copy of `fn` with the globals `namespace` (default: its own) and the qualified name
+    `qualname` (default: its own)."""
+    copy = types.FunctionType(fn.__code__, fn.__globals__ if namespace is None else namespace,
+                              fn.__name__, fn.__defaults__, fn.__closure__)
+    copy.__qualname__ = fn.__qualname__ if qualname is None else qualname
+    copy.__module__, copy.__doc__ = fn.__module__, fn.__doc__
+    return copy
+
+
 def parallel_twin(fn: Callable) -> Callable:
     """A copy of `fn` under another qualified name, for its parallel build's own cache files.
 
@@ -102,12 +147,7 @@ def parallel_twin(fn: Callable) -> Callable:
     key holds the signature, the CPU and the bytecode but not the ``parallel`` option: the
     serial and parallel builds of one function would share (and overwrite) one cache entry.
     """
-    twin = types.FunctionType(fn.__code__, fn.__globals__, fn.__name__, fn.__defaults__,
-                              fn.__closure__)
-    twin.__qualname__ = f"{fn.__qualname__}.parallel"
-    twin.__module__ = fn.__module__
-    twin.__doc__ = fn.__doc__
-    return twin
+    return function_copy(fn, qualname=f"{fn.__qualname__}.parallel")
 
 
 def argument_type(value) -> str | None:
@@ -146,32 +186,69 @@ def native_export_name(kernel: str, index: int) -> str:
     return f"{kernel.replace('.', '__')}__{index}"
 
 
+@functools.cache
+def load_native() -> tuple[dict[str, dict[tuple[str, ...], Callable]], NativeStatus]:
+    """The native module's builds by kernel name and argument types, and its `NativeStatus`;
+    loaded once per process (``load_native.cache_clear()`` loads it again)."""
+    if os.environ.get("FASTPERF_NATIVE", "1") == "0":
+        return {}, NativeStatus(False, "disabled", "turned off by FASTPERF_NATIVE=0",
+                                "unset FASTPERF_NATIVE")
+    try:
+        module = importlib.import_module(NATIVE_MODULE)
+    except ModuleNotFoundError as exc:
+        if exc.name != NATIVE_MODULE:
+            return {}, load_error(exc)
+        return {}, NativeStatus(False, "not built", f"{NATIVE_MODULE} is not built", REBUILD)
+    except Exception as exc:  # noqa: BLE001 - unloadable here (another numpy ABI): the JIT
+        return {}, load_error(exc)
+    if not hasattr(module, f"digest_{source_digest()}"):
+        return {}, NativeStatus(False, "other sources", f"{NATIVE_MODULE} was built from other "
+                                "kernel sources (source digest mismatch)", REBUILD)
+    table: dict[str, dict[tuple[str, ...], Callable]] = {}
+    for index, (kernel, args, _result) in enumerate(SIGNATURES):
+        build = getattr(module, native_export_name(kernel, index), None)
+        if build is not None:
+            table.setdefault(kernel, {})[tuple(args)] = build
+    count = sum(len(keyed) for keyed in table.values())
+    return table, NativeStatus(True, "active", f"{count} builds compiled ahead of time",
+                               builds=count)
+
+
+def load_error(exc: BaseException) -> NativeStatus:
+    """The status of a native module that failed to load with `exc`."""
+    message = " ".join(str(exc).split())[:200]
+    return NativeStatus(False, "load error", f"{NATIVE_MODULE} failed to load "
+                        f"({type(exc).__name__}: {message})",
+                        "reinstall fastperf for this Python and numpy")
+
+
 def native_builds() -> dict[str, dict[tuple[str, ...], Callable]]:
     """The native module's builds by kernel name and argument types (empty when the module is
     absent, turned off by ``FASTPERF_NATIVE=0``, or built from other kernel sources)."""
-    global _native
-    if _native is None:
-        _native = {}
-        if os.environ.get("FASTPERF_NATIVE", "1") != "0":
-            try:
-                module = importlib.import_module(NATIVE_MODULE)
-            except Exception:  # noqa: BLE001 - absent, or unloadable here (another numpy ABI): the JIT
-                module = None
-            if module is not None and hasattr(module, f"digest_{source_digest()}"):
-                from fastperf.kernels.native_signatures import SIGNATURES
+    return load_native()[0]
 
-                for index, (kernel, args, _result) in enumerate(SIGNATURES):
-                    build = getattr(module, native_export_name(kernel, index), None)
-                    if build is not None:
-                        _native.setdefault(kernel, {})[tuple(args)] = build
-    return _native
+
+def native_status() -> NativeStatus:
+    """Whether the native kernels serve this process, and if not, why and what to do.
+
+    Returns
+    -------
+    NativeStatus
+        ``active``, ``cause`` (``"active"``, ``"disabled"``, ``"not built"``, ``"other
+        sources"``, ``"load error"``), ``reason``, ``fix`` and ``builds``.
+
+    Notes
+    -----
+    What ``fastperf --version`` prints and the command's one-time note says. No formula.
+    """
+    return load_native()[1]
 
 
 def jit_all() -> None:
     """Give every kernel its Numba dispatcher (compiled lazily, on first use, or loaded from
     Numba's disk cache); the first call that needs the JIT runs this once. From then on the
     JIT counts as started, for kernels of modules imported later too: group kernels take their
-    parallel builds above their thresholds (`GroupKernel`).
+    parallel builds above their thresholds (`GroupKernel.target`).
 
     Each dispatcher compiles a copy of its kernel's function whose globals are the module's,
     with kernels replaced by their dispatchers and ``prange`` by ``numba.prange``: kernels
@@ -181,23 +258,16 @@ def jit_all() -> None:
     global _jitted, _jit_started
     if _jit_started and _jitted == len(KERNELS):
         return
-    import numba
+    import numba  # 0.3 s, and 0.4 s more on the first compile: only where a call needs the JIT
 
     _jit_started = True  # even before any kernel module is imported (`GroupKernel` asks)
-
     fresh, _jitted = KERNELS[_jitted:], len(KERNELS)  # kernel modules import lazily: new ones
-    touched = {}
     for kernel in fresh:
         module_globals = kernel.py_func.__globals__
         namespace = _jit_namespaces.setdefault(id(module_globals), dict(module_globals))
-        touched[id(namespace)] = namespace
-        fn = kernel.py_func
-        copy = types.FunctionType(fn.__code__, namespace, fn.__name__, fn.__defaults__,
-                                  fn.__closure__)
-        copy.__qualname__, copy.__module__, copy.__doc__ = fn.__qualname__, fn.__module__, fn.__doc__
-        kernel.jit_function = copy
-        kernel.dispatcher = numba.njit(**kernel.options)(copy)
-    for namespace in touched.values():
+        kernel.jit_function = function_copy(kernel.py_func, namespace)
+        kernel.dispatcher = numba.njit(**kernel.options)(kernel.jit_function)
+    for namespace in _jit_namespaces.values():  # idempotent: dispatchers are not Kernels
         for name, value in list(namespace.items()):
             if isinstance(value, Kernel):
                 namespace[name] = value.dispatcher
@@ -272,7 +342,8 @@ def njit(fn: Callable | None = None, **options) -> Kernel | Callable:
 
 
 class GroupKernel:
-    """A kernel over groups: a serial build (native or JIT) and a parallel (prange) JIT build."""
+    """A kernel over groups: a serial build (native or JIT) and a parallel (prange) JIT build,
+    whose dispatcher is a plain Numba one (``parallel=True``, cached apart: `parallel_twin`)."""
 
     def __init__(self, fn, min_rows: int = PARALLEL_MIN_ROWS, inputs: int = 0):
         self.py_func = fn
@@ -283,23 +354,35 @@ class GroupKernel:
         self.__doc__ = fn.__doc__
         self.__name__ = fn.__name__
 
-    def __call__(self, *args, n_rows: int):
-        """Run the build suited to `n_rows`, the number of rows the call touches: the serial
-        one below `min_rows`; above, the parallel one, unless the JIT has yet to start and its
-        start would cost more than the threads gain (`JIT_START_FACTOR`, `JIT_START_SECONDS`).
-        Every build gives the same result."""
-        global _serial_instead
-        if self.inputs:  # read-only inputs: one specialization, writable or not at the caller
-            args = tuple(read_only(a) for a in args[:self.inputs]) + args[self.inputs:]
-        if not FORCE_PARALLEL and n_rows < self.min_rows:
-            return self.serial(*args)
-        if (FORCE_PARALLEL or _jit_started or _serial_instead >= JIT_START_SECONDS
+    def target(self, n_rows: int) -> str:
+        """The build for a call touching `n_rows` rows: ``"serial"`` below `min_rows`, else
+        ``"parallel"``, or ``"serial instead"`` (the native serial build, timed) while the JIT
+        has yet to start and its start would cost more than the threads gain
+        (`JIT_START_FACTOR`, `JIT_START_SECONDS`)."""
+        if FORCE_PARALLEL:
+            return "parallel"
+        if n_rows < self.min_rows:
+            return "serial"
+        if (_jit_started or serial_seconds_instead >= JIT_START_SECONDS
                 or n_rows >= JIT_START_FACTOR * self.min_rows
                 or not native_builds().get(self.serial.name)):
+            return "parallel"
+        return "serial instead"
+
+    def __call__(self, *args, n_rows: int):
+        """Run the build `target` picks for `n_rows`, the number of rows the call touches.
+        Every build gives the same result."""
+        global serial_seconds_instead
+        if self.inputs:  # read-only inputs: one specialization, writable or not at the caller
+            args = tuple(read_only(a) for a in args[:self.inputs]) + args[self.inputs:]
+        target = self.target(n_rows)
+        if target == "parallel":
             return self.parallel(*args)
+        if target == "serial":
+            return self.serial(*args)
         start = time.perf_counter()
         result = self.serial(*args)
-        _serial_instead += time.perf_counter() - start
+        serial_seconds_instead += time.perf_counter() - start
         return result
 
 
@@ -345,7 +428,7 @@ class CompileLog:
     """
 
     def __init__(self):
-        from numba.core import event
+        from numba.core import event  # Numba (0.3 s) only where compiles are recorded
 
         self._event = event
         self._stack: list[list] = []

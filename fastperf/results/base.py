@@ -18,6 +18,9 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import shaped
+from fastperf.data.validation import check_whole_number
+from fastperf.results.figures import TOP, Intervals, ReportView
+from fastperf.results.html import render_html, render_notebook, row_labels
 from fastperf.results.render import dumps, render_markdown, render_text, table_records
 
 __all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval", "keyed_table",
@@ -76,9 +79,6 @@ class Result:
         """What the HTML report shows (`fastperf.results.figures.ReportView`): here the summary's
         leading scalar facts and, when the table has one of the usual (estimate, low, high)
         column triples, its interval chart; the result kinds override it with their own."""
-        from fastperf.results.figures import Intervals, ReportView
-        from fastperf.results.html import row_labels
-
         facts = [f"{k}: {v:.6g}" if isinstance(v, float) else f"{k}: {v}"
                  for k, v in self.summary.items()
                  if k != "function" and isinstance(v, (str, int, float)) and not isinstance(v, bool)]
@@ -117,10 +117,6 @@ class Result:
         str
             The page.
         """
-        from fastperf.data.validation import check_whole_number
-        from fastperf.results.figures import TOP
-        from fastperf.results.html import render_html
-
         top = TOP if top is None else check_whole_number(top, "top", minimum=1)
         page = render_html(self, top=top, title=title)
         if path is not None:
@@ -129,8 +125,6 @@ class Result:
         return page
 
     def _repr_html_(self) -> str:
-        from fastperf.results.html import render_notebook
-
         return render_notebook(self)
 
     def to_text(self) -> str:

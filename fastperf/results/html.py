@@ -13,6 +13,8 @@ significant digits), so the page shows what ``to_text`` shows.
 """
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 from html import escape
 from importlib import resources
@@ -110,9 +112,6 @@ def _data_element(doc_text: str) -> str:
     if len(doc_text) < COMPRESS_FROM:
         safe = doc_text.replace("</", "<\\/").replace("<!--", "<\\!--")
         return f'<script type="application/json" id="fp-data">{safe}</script>'
-    import base64
-    import gzip
-
     packed = base64.b64encode(gzip.compress(doc_text.encode("utf-8"), compresslevel=6,
                                             mtime=0)).decode("ascii")
     return (f'<script type="application/octet-stream" id="fp-data" '
