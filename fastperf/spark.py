@@ -35,25 +35,26 @@ pyspark (>= 4.0, the extra ``fastperf[spark]``) is imported by this module only.
 """
 from __future__ import annotations
 
-from functools import reduce
+from functools import partial, reduce
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fastperf.data.chunked import finish_parts
+from fastperf.data.chunked import Plan, StageRows, finish_parts
 from fastperf.errors import InputError
 from fastperf.io.common import encode_labels, normalise_tabular
 from fastperf.io.layout import distinct_in_order, label_columns, plain_array
-from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_plan,
-                                          aggregate_score_stage)
-from fastperf.protocols.compare import compare_finish, compare_plan, compare_stage
-from fastperf.protocols.sparc import sparc_finish, sparc_plan
-from fastperf.protocols.sparc_parts import sparc_stage
-from fastperf.protocols.speedup import speedup_plan, speedup_stage
-from fastperf.protocols.speedup_overall import speedup_finish
-from fastperf.stats.describe import describe_finish, describe_plan, describe_stage
+from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_options,
+                                          aggregate_score_plan, aggregate_score_stage)
+from fastperf.protocols.compare import (compare_finish, compare_options, compare_plan,
+                                        compare_stage)
+from fastperf.protocols.sparc import sparc_finish, sparc_options, sparc_plan, sparc_stage
+from fastperf.protocols.speedup import (speedup_finish, speedup_options, speedup_plan,
+                                        speedup_stage)
+from fastperf.stats.describe import (describe_finish, describe_options, describe_plan,
+                                     describe_stage)
 
 __all__ = ["SparkResult", "describe", "compare", "speedup_test", "sparc", "aggregate_score"]
 
@@ -62,6 +63,8 @@ __all__ = ["SparkResult", "describe", "compare", "speedup_test", "sparc", "aggre
 ROW_ID, FIRST, COUNT = "__fastperf_row", "__fastperf_first", "__fastperf_count"
 #: The canonical role columns, normalised as `fastperf.read` and a lazy dataset do.
 ROLES = ("benchmark", "variant", "value", "run", "unit")
+#: The prefix of the stage's `extra` columns while the stage rows travel as one Arrow table.
+EXTRA = "__fastperf_extra:"
 #: Rows of the first partition when the plan has no partition column (the output's schema).
 SCHEMA_SAMPLE_ROWS = 10_000
 #: Arrow types Spark has no type for, and the type they travel as.
@@ -134,8 +137,9 @@ def describe(data, *, by: str | Sequence[str] | None = "benchmark",
         ``dataframe``: one row per group, the columns of `fastperf.describe`'s table;
         ``local``: the `DescribeResult`.
     """
-    options = dict(by=by, variant=variant, value=value, unit=unit, confidence=confidence)
-    return run_spark(data, lambda t: describe_plan(t, **options), describe_stage,
+    options = describe_options(by=by, variant=variant, value=value, unit=unit,
+                               confidence=confidence)
+    return run_spark(data, partial(describe_plan, options=options), describe_stage,
                      describe_finish, values=[value], function="describe", keys=[by, variant, unit])
 
 
@@ -161,11 +165,11 @@ def compare(data, *, baseline: str, candidate: str | Sequence[str],
         ``dataframe``: one row per (candidate, benchmark, unit), the columns of
         `fastperf.compare`'s table; ``local``: the `CompareResult` (with ``overall``).
     """
-    options = dict(baseline=baseline, candidate=candidate, by=by, variant=variant,
-                   value=value, unit=unit, alpha=alpha, adjust=adjust, confidence=confidence,
-                   margin=margin, threshold=threshold, higher_is_better=higher_is_better,
-                   method=method)
-    return run_spark(data, lambda t: compare_plan(t, **options), compare_stage,
+    options = compare_options(
+        baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, unit=unit,
+        alpha=alpha, adjust=adjust, confidence=confidence, margin=margin, threshold=threshold,
+        higher_is_better=higher_is_better, method=method)
+    return run_spark(data, partial(compare_plan, options=options), compare_stage,
                      compare_finish, values=[value], function="compare",
                      keys=[by, variant, unit])
 
@@ -193,12 +197,12 @@ def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str]
         ``local``: the `SpeedupTestResult` (overall speedups and proportions in its
         ``summary``, ``errors``).
     """
-    options = dict(baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
-                   alpha=alpha, weights=weights, higher_is_better=higher_is_better,
-                   large_sample=large_sample, precision=precision,
-                   proportion_confidence=proportion_confidence, median_method=median_method,
-                   unit=unit)
-    return run_spark(data, lambda t: speedup_plan(t, **options), speedup_stage,
+    options = speedup_options(
+        baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+        alpha=alpha, weights=weights, higher_is_better=higher_is_better,
+        large_sample=large_sample, precision=precision,
+        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit)
+    return run_spark(data, partial(speedup_plan, options=options), speedup_stage,
                      speedup_finish, values=[value], function="speedup_test",
                      keys=[by, variant, unit])
 
@@ -227,11 +231,11 @@ def sparc(data, *, baseline: str, candidate: str | Sequence[str],
         candidates), the columns of `fastperf.sparc`'s table; ``local``: the `SparcResult`
         (with ``overall``).
     """
-    options = dict(baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
-                   pair=pair, margin=margin, alpha=alpha, adjust=adjust, method=method,
-                   overall=overall, higher_is_better=higher_is_better, min_runs=min_runs,
-                   unit=unit, scale=scale)
-    return run_spark(data, lambda t: sparc_plan(t, **options), sparc_stage, sparc_finish,
+    options = sparc_options(
+        baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, pair=pair,
+        margin=margin, alpha=alpha, adjust=adjust, method=method, overall=overall,
+        higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale)
+    return run_spark(data, partial(sparc_plan, options=options), sparc_stage, sparc_finish,
                      values=[value], function="sparc", keys=[by, variant, unit])
 
 
@@ -260,14 +264,15 @@ def aggregate_score(data, *, variant: str = "variant", by: str | Sequence[str] =
     A variant's score sums over all its benchmarks, so each variant is staged in one Python
     call (the plan partitions by variant).
     """
-    options = dict(variant=variant, by=by, value=value, kind=kind, weights=weights,
-                   method=method, confidence=confidence, run=run, baseline=baseline, unit=unit)
-    return run_spark(data, lambda t: aggregate_score_plan(t, **options), aggregate_score_stage,
+    options = aggregate_score_options(
+        variant=variant, by=by, value=value, kind=kind, weights=weights, method=method,
+        confidence=confidence, run=run, baseline=baseline, unit=unit)
+    return run_spark(data, partial(aggregate_score_plan, options=options), aggregate_score_stage,
                      aggregate_score_finish, function="aggregate_score", keys=[by, variant],
                      values=[value] + [c for c in (run, weights) if isinstance(c, str)])
 
 
-def run_spark(data: Any, make_plan: Callable[[pa.Table], dict], stage: Callable,
+def run_spark(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Callable,
               finish: Callable, *, values: Sequence[str | None], function: str,
               keys: Sequence[Any] = ()) -> SparkResult:
     """Run a planned function (`fastperf.data.chunked`) on a Spark DataFrame.
@@ -275,8 +280,8 @@ def run_spark(data: Any, make_plan: Callable[[pa.Table], dict], stage: Callable,
     Parameters
     ----------
     data : pyspark.sql.DataFrame
-    make_plan : callable table -> dict
-        The function's plan, its options bound.
+    make_plan : callable table -> Plan
+        The function's plan, its checked options bound.
     stage, finish : callables
         The function's stage and finish.
     values : sequence of str or None
@@ -290,6 +295,7 @@ def run_spark(data: Any, make_plan: Callable[[pa.Table], dict], stage: Callable,
     -------
     SparkResult
     """
+    # deferred: pyspark is an optional dependency (the extra fastperf[spark])
     from pyspark.sql import DataFrame
     from pyspark.sql import functions as F
     from pyspark.sql.pandas.types import from_arrow_schema
@@ -312,15 +318,15 @@ def run_spark(data: Any, make_plan: Callable[[pa.Table], dict], stage: Callable,
         plan = make_plan(empty)
         return _result(spark, finish(stage(empty, plan, None), plan, {"input_rows": 0}))
     plan = make_plan(_key_table(schema, labels, combos))
-    order = [c for c in plan["order"]
-             if c not in plan.get("order_values", {}) and c in schema.names]
+    order = [c for c in plan.order if c not in plan.order_values and c in schema.names]
     first_appearance = {c: distinct_in_order(combos.column(c)) for c in order if c in labels}
     others = [c for c in order if c not in labels]
     if others:
         more = _combinations(tagged, others)
         first_appearance.update({c: distinct_in_order(more.column(c)) for c in others})
-    partition = [c for c in plan["partition"] if c in schema.names]
-    template = _stage_template(tagged, partition, plan, stage)
+    partition = [c for c in plan.partition if c in schema.names]
+    staged_template = _stage_template(tagged, partition, plan, stage)
+    template = _packed(staged_template)
     plain = _decoded_schema(template.schema)
     wire = pa.schema([pa.field(f.name, WIRE_TYPES.get(f.type, f.type)) for f in plain])
     spread = tagged.repartition(*partition) if partition else tagged.repartition(1)
@@ -328,8 +334,8 @@ def run_spark(data: Any, make_plan: Callable[[pa.Table], dict], stage: Callable,
     rows = _conformed(staged.toArrow(), plain)
     rows = pa.Table.from_arrays([_encoded_like(rows.column(f.name), f.type)
                                  for f in template.schema], schema=template.schema)
-    result = finish_parts([template.slice(0, 0), rows], plan, finish,
-                          {"input_rows": input_rows}, first_appearance)
+    parts = [_unpacked(template.slice(0, 0), staged_template), _unpacked(rows, staged_template)]
+    result = finish_parts(parts, plan, finish, {"input_rows": input_rows}, first_appearance)
     return _result(spark, result)
 
 
@@ -338,6 +344,7 @@ def run_spark(data: Any, make_plan: Callable[[pa.Table], dict], stage: Callable,
 
 def _result(spark, result) -> SparkResult:
     """The Spark DataFrame of a result's table, with the result."""
+    # deferred: pyspark is an optional dependency
     from pyspark.sql.pandas.types import from_arrow_schema
 
     table = _conformed(result.table, _decoded_schema(result.table.schema))
@@ -348,6 +355,7 @@ def _result(spark, result) -> SparkResult:
 
 def _arrow_schema(data) -> pa.Schema:
     """The DataFrame's columns as Arrow types (as ``toArrow`` gives them)."""
+    # deferred: pyspark is an optional dependency
     from pyspark.sql.pandas.types import to_arrow_schema
 
     zone = data.sparkSession.conf.get("spark.sql.session.timeZone", None)
@@ -357,6 +365,7 @@ def _arrow_schema(data) -> pa.Schema:
 def _combinations(tagged, columns: list[str]) -> pa.Table:
     """Distinct combinations of `columns` with their first row and count, in first-appearance
     order (one row for no column)."""
+    # deferred: pyspark is an optional dependency
     from pyspark.sql import functions as F
 
     table = tagged.groupBy(*columns).agg(F.min(ROW_ID).alias(FIRST),
@@ -390,9 +399,10 @@ def _normalised(table: pa.Table) -> pa.Table:
     return encode_labels(table)
 
 
-def _stage_template(tagged, partition: list[str], plan: dict, stage) -> pa.Table:
+def _stage_template(tagged, partition: list[str], plan: Plan, stage) -> StageRows:
     """The stage's rows of one partition key (its first row's), run on the driver: their
-    schema is the output's."""
+    schemas are the output's."""
+    # deferred: pyspark is an optional dependency
     from pyspark.sql import functions as F
 
     if partition:
@@ -405,17 +415,35 @@ def _stage_template(tagged, partition: list[str], plan: dict, stage) -> pa.Table
     return stage(_in_source_order(sample), plan, None)
 
 
-def _partition_stage(stage, plan: dict, wire: pa.Schema):
+def _partition_stage(stage, plan: Plan, wire: pa.Schema):
     """The function ``mapInArrow`` runs on each partition: its rows as one table in source
     order (a shuffle's output has none), normalised, staged (every group of the partition in
-    one call), decoded to `wire`."""
+    one call), packed (`_packed`), decoded to `wire`."""
     def run(batches):
         batches = [b for b in batches if b.num_rows]
         if not batches:
             return
-        rows = stage(_in_source_order(pa.Table.from_batches(batches)), plan, None)
-        yield from _conformed(rows, wire).to_batches()
+        staged = stage(_in_source_order(pa.Table.from_batches(batches)), plan, None)
+        yield from _conformed(_packed(staged), wire).to_batches()
     return run
+
+
+def _packed(staged: StageRows) -> pa.Table:
+    """The stage rows as one table, as Spark ships them: the columns of ``rows``, then those
+    of ``extra``, named with the prefix `EXTRA`."""
+    table = staged.rows
+    for name in staged.extra.column_names:
+        table = table.append_column(EXTRA + name, staged.extra.column(name))
+    return table
+
+
+def _unpacked(table: pa.Table, template: StageRows) -> StageRows:
+    """The stage rows of a `_packed` table, split as `template`'s."""
+    rows = table.select(template.rows.column_names)
+    if not template.extra.num_columns:
+        return StageRows(rows, rows.select([]))
+    extra = table.select([EXTRA + name for name in template.extra.column_names])
+    return StageRows(rows, extra.rename_columns(template.extra.column_names))
 
 
 def _in_source_order(table: pa.Table) -> pa.Table:

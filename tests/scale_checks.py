@@ -97,12 +97,12 @@ def group_complete_parts(table: pa.Table, partition, n_parts: int = 3, seed: int
     return parts
 
 
-def run_in_parts(table: pa.Table, plan: dict, stage, finish, n_parts: int = 3, seed: int = 0):
+def run_in_parts(table: pa.Table, plan, stage, finish, n_parts: int = 3, seed: int = 0):
     """Stage each group-complete part of `table`, finish them together."""
     parts = [stage(part, plan, None)
-             for part in group_complete_parts(table, plan["partition"], n_parts, seed)]
+             for part in group_complete_parts(table, plan.partition, n_parts, seed)]
     return finish_parts(parts, plan, finish, {"input_rows": table.num_rows},
-                        first_appearance(table, plan["order"]))
+                        first_appearance(table, plan.order))
 
 
 def write_dataset(table: pa.Table, directory, *, partition_by=("variant",), rows_per_file=50,

@@ -15,7 +15,7 @@ import scipy.stats as sps
 import fastperf as f
 from fastperf import InputError
 from fastperf.io.summaries import is_summary_table, summary_table
-from fastperf.protocols.compare_summaries import fieller_ratio_interval
+from fastperf.protocols.compare.summaries import fieller_ratio_interval
 
 STATS = {"benchmark": ["a", "a", "b", "b", "c", "c"],
          "variant": ["old", "new"] * 3,

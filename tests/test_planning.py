@@ -7,15 +7,18 @@ Carlo of pilots and follow-ups for what the plans deliver; the article's Busines
 """
 import json
 import math
+import warnings
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pytest
 import scipy.stats as sps
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fastperf
 import fastperf.protocols.planning as planning
 from fastperf import InputError
 from fastperf.cli import main
@@ -171,7 +174,7 @@ def test_runs_needed_is_not_the_normal_approximation():
        strict=st.booleans())
 def test_search_is_minimal_over_a_wide_range(log_ratio, confidence, strict):
     scale, bound = 10.0 ** log_ratio, 1.0
-    (got,) = planning._smallest_runs(np.array([scale]), np.array([bound]), confidence,
+    (got,) = planning.smallest_runs(np.array([scale]), np.array([bound]), confidence,
                                      strict=strict)
     big_n = int(got)
 
@@ -193,7 +196,7 @@ def test_assurance_search_against_brute_force(pilot_runs, assurance, confidence)
     at_two = 1.0 / planned_halfwidth(2, 1.0, confidence, pilot_runs, assurance)
     ratios = np.concatenate([np.logspace(-2.5, 1.5, 40), [1.0, 0.3, 0.1, 0.05],
                              at_two * np.array([1 - 1e-6, 1 + 1e-6, 1.01, 1.1, 1.5, 3.0])])
-    got = planning._smallest_runs(ratios, np.ones(ratios.size), confidence, strict=False,
+    got = planning.smallest_runs(ratios, np.ones(ratios.size), confidence, strict=False,
                                   pilot_runs=np.full(ratios.size, float(pilot_runs)),
                                   assurance=assurance)
     n_max = 20_000
@@ -614,3 +617,66 @@ def test_plan_command_bad_assurance(tmp_path, capsys, value):
     assert main(["plan", str(path), "--assurance", value]) == 2
     err = capsys.readouterr().err.splitlines()
     assert len(err) == 1 and err[0].startswith("fastperf: error: --assurance must be")
+
+
+# -----------------------------------------------------------------------------------------------
+# plan_runs with a null variant, and at huge precisions
+# -----------------------------------------------------------------------------------------------
+
+
+SPEEDUP_T = pa.table({"benchmark": ["b"] * 6, "variant": ["A"] * 3 + ["B"] * 3,
+                      "value": [5.0, 6, 5.5, 7, 8, 7.5]})
+
+
+# ------------------------------------------------------------------ 5. plan_runs: null variant
+
+
+def test_plan_runs_null_variant_gets_its_own_row_reproducer():
+    """Reproducer: "variant None not found; the 'variant' column holds ['A']". As describe:
+    a row per variant, the null one included; no separation (one named variant)."""
+    t = pa.table({"benchmark": ["x"] * 10, "variant": ["A"] * 5 + [None] * 5,
+                  "value": [1.0, 2, 3, 4, 5] * 2})
+    res = fastperf.plan_runs(t)
+    rows = res.groups.to_pylist()
+    assert [r["variant"] for r in rows] == [r["variant"] for r in fastperf.describe(t).groups.to_pylist()]
+    assert [r["variant"] for r in rows] == ["A", None]
+    named = fastperf.plan_runs(t.set_column(1, "variant", pa.array(["A"] * 5 + ["Z"] * 5)))
+    for got, ref in zip(rows, named.groups.to_pylist()):
+        assert got["n"] == 5 and got["mean"] == 3.0
+        assert got["sd"] == pytest.approx(np.std([1.0, 2, 3, 4, 5], ddof=1), rel=1e-15)
+        assert got["runs_needed"] == ref["runs_needed"] and got["status"] == "ok"
+    assert res.separation is None
+
+
+@pytest.mark.parametrize("dictionary", [False, True])
+def test_plan_runs_separates_the_two_named_variants_beside_a_null_one(dictionary):
+    values = [1.0, 2, 3, 4, 5, 1, 2, 3, 4, 5, 3, 4, 5, 6, 7]
+    variant = pa.array(["A"] * 5 + [None] * 5 + ["B"] * 5)
+    if dictionary:
+        variant = variant.dictionary_encode()
+    t = pa.table({"benchmark": ["x"] * 15, "variant": variant, "value": values})
+    res = fastperf.plan_runs(t)
+    assert len(res.groups) == 3
+    ref = fastperf.plan_runs(t.filter(pc.is_valid(t.column("variant"))))
+    assert res.separation.to_pylist() == ref.separation.to_pylist()
+    assert (res.summary["baseline"], res.summary["candidate"]) == ("A", "B")
+
+
+# ------------------------------------------------------------------ 6. plan_runs: huge precision
+
+
+@pytest.mark.parametrize("target", ["relative_halfwidth", "halfwidth"])
+@pytest.mark.parametrize("assurance", [None, 0.9])
+@pytest.mark.parametrize("precision", [1e150, 1e300])
+def test_plan_runs_huge_precision_assurance_is_one(target, assurance, precision):
+    """Reproducer: assurance NaN with status ok ((bound / half-width)^2 overflowed). The
+    smallest plan (2 runs) reaches any half-width that wide: F(1, 2).cdf(x) for x >= 1e300
+    is 1 in float64 (scipy)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        rows = fastperf.plan_runs(SPEEDUP_T, precision=precision, target=target,
+                           assurance=assurance).groups.to_pylist()
+    for row in rows:
+        assert row["status"] == "ok" and row["runs_needed"] == 2
+        assert row["assurance"] == 1.0
+        assert sps.f.cdf(1e300, 1, 2) == 1.0

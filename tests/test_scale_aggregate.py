@@ -18,8 +18,8 @@ import pytest
 import fastperf
 from fastperf import InputError, aggregate_score
 from fastperf.data.grouping import group_rows
-from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_plan,
-                                          aggregate_score_stage)
+from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_options,
+                                          aggregate_score_plan, aggregate_score_stage)
 from fastperf.protocols.group_order import distinct_keys, in_key_order, key_ranks
 from fastperf.data.chunked import finish_parts
 from scale_checks import (LAYOUTS, assert_identical_results, first_appearance, lazy_pair,
@@ -69,8 +69,13 @@ def sim_table(seed: int = 1) -> pa.Table:
     return fastperf.simulate(40, 9, variants=["old", "new", "next", "last"], seed=seed).table
 
 
+def planned(table: pa.Table, **options):
+    """The plan on `table` with these options."""
+    return aggregate_score_plan(table, aggregate_score_options(**options))
+
+
 def chunked(table: pa.Table, n_parts: int = 3, seed: int = 0, **options):
-    plan = aggregate_score_plan(table, **{**DEFAULTS, **options})
+    plan = planned(table, **{**DEFAULTS, **options})
     return run_in_parts(table, plan, aggregate_score_stage, aggregate_score_finish, n_parts,
                         seed)
 
@@ -118,13 +123,13 @@ def test_the_hand_table_has_what_it_is_for():
 def test_the_in_memory_run_is_plan_stage_finish():
     table = hand_table()
     options = {**DEFAULTS, "baseline": "V0"}
-    plan = aggregate_score_plan(table, **options)
-    rows = aggregate_score_stage(table, plan)
-    assert "__unmatched" in rows.column_names and "ratio" not in rows.column_names
-    got = aggregate_score_finish(rows, plan, {"input_rows": table.num_rows})
+    plan = planned(table, **options)
+    staged = aggregate_score_stage(table, plan)
+    assert "unmatched" in staged.extra.column_names and "ratio" not in staged.rows.column_names
+    got = aggregate_score_finish(staged, plan, {"input_rows": table.num_rows})
     assert not [c for c in got.table.column_names if c.startswith("__")]
     assert_identical_results(got, aggregate_score(table, baseline="V0"))
-    assert plan["partition"] == ["variant"] and plan["benchmarks"] == 12
+    assert plan.partition == ("variant",) and plan.benchmarks == 12
 
 
 def test_a_variant_scored_alone_keeps_the_whole_tables_benchmark_order():
@@ -137,8 +142,8 @@ def test_a_variant_scored_alone_keeps_the_whole_tables_benchmark_order():
                       "value": [0.1, 0.7, 0.3, 0.11, 0.69, 0.31,
                                 0.655, 0.306, 0.089, 0.066, 0.823, 0.917]})
     for method in ("propagation", "per-run"):
-        plan = aggregate_score_plan(table, **{**DEFAULTS, "method": method})
-        rows = aggregate_score_stage(table.slice(6), plan)
+        plan = planned(table, **{**DEFAULTS, "method": method})
+        rows = aggregate_score_stage(table.slice(6), plan).rows
         want = aggregate_score(table, method=method).table.slice(1)
         for name in ("score", "sd", "se", "df", "ci_low", "ci_high"):
             assert rows.column(name).to_pylist() == want.column(name).to_pylist()
@@ -156,23 +161,23 @@ def test_run_scores_add_up_in_the_order_of_the_runs(runs):
     table = pa.table({"benchmark": ["a"] * 10, "variant": ["V0"] * 5 + ["V1"] * 5,
                       "run": runs + runs[::-1], "value": [1.0] * 5 + scores})
     want = aggregate_score(table, kind="mean")
-    plan = aggregate_score_plan(table, **{**DEFAULTS, "kind": "mean"})
+    plan = planned(table, **{**DEFAULTS, "kind": "mean"})
     parts = [aggregate_score_stage(table.slice(5), plan),
              aggregate_score_stage(table.slice(0, 5), plan)]
     got = finish_parts(parts, plan, aggregate_score_finish, {"input_rows": 10},
-                       first_appearance(table, plan["order"]))
+                       first_appearance(table, plan.order))
     assert_identical_results(got, want)
 
 
 def test_plan_errors_come_from_the_whole_table_and_stage_errors_from_a_chunk():
     table = hand_table()
     with pytest.raises(InputError, match="mixes units"):
-        aggregate_score_plan(table.append_column("unit", pa.array(
+        planned(table.append_column("unit", pa.array(
             ["s", "B"] * (table.num_rows // 2) + ["s"] * (table.num_rows % 2))), **DEFAULTS)
     with pytest.raises(InputError, match="empty"):
-        aggregate_score_plan(table.slice(0, 0), **DEFAULTS)
+        planned(table.slice(0, 0), **DEFAULTS)
     with pytest.raises(InputError, match="kind"):
-        aggregate_score_plan(table, **{**DEFAULTS, "kind": "median"})
+        planned(table, **{**DEFAULTS, "kind": "median"})
     bad = table.set_column(table.column_names.index("value"), "value",
                            pa.array([-1.0] + table.column("value").to_pylist()[1:]))
     for run in (lambda: aggregate_score(bad), lambda: chunked(bad, 3, 0)):

@@ -16,7 +16,7 @@ import pytest
 import fastperf
 from fastperf import InputError, anova
 from fastperf.data.chunked import finish_parts
-from fastperf.designs.anova import anova_finish, anova_plan, anova_stage
+from fastperf.designs.anova import anova_finish, anova_options, anova_plan, anova_stage
 from scale_checks import (LAYOUTS, assert_identical_results, first_appearance, lazy_pair,
                           run_in_parts)
 
@@ -61,8 +61,13 @@ def sim_table(seed: int = 3) -> pa.Table:
     return fastperf.simulate(30, 7, variants=["old", "new", "next"], seed=seed).table
 
 
+def planned(table: pa.Table, **options):
+    """The plan of `anova` on `table` with these options."""
+    return anova_plan(table, anova_options(**options))
+
+
 def chunked(table: pa.Table, n_parts: int = 3, seed: int = 0, **options):
-    plan = anova_plan(table, **{**DEFAULTS, **options})
+    plan = planned(table, **{**DEFAULTS, **options})
     return run_in_parts(table, plan, anova_stage, anova_finish, n_parts, seed)
 
 
@@ -114,11 +119,12 @@ def test_the_hand_table_has_what_it_is_for():
 
 def test_the_in_memory_run_is_plan_stage_finish():
     table = hand_table()
-    plan = anova_plan(table, **{**DEFAULTS, "by": "benchmark"})
-    assert plan["partition"] == ["benchmark"] and plan["order"] == ["benchmark", "variant"]
-    rows = anova_stage(table, plan)
-    assert "__level" in rows.column_names and "__group_f" in rows.column_names
-    got = anova_finish(rows, plan, {"input_rows": table.num_rows})
+    plan = planned(table, **{**DEFAULTS, "by": "benchmark"})
+    assert plan.partition == ("benchmark",) and plan.order == ("benchmark", "variant")
+    staged = anova_stage(table, plan)
+    assert "level" in staged.extra.column_names and "group_f" in staged.extra.column_names
+    assert staged.extra.num_rows == staged.rows.num_rows
+    got = anova_finish(staged, plan, {"input_rows": table.num_rows})
     assert not [c for c in got.table.column_names + got.effects.column_names
                 if c.startswith("__")]
     assert_same_anova(got, anova(table, by="benchmark"))
@@ -133,23 +139,23 @@ def test_a_group_scored_alone_keeps_the_whole_tables_level_order():
         table = pa.table({"benchmark": ["a"] * 3 + ["b"] * 9,
                           "variant": ["A", "B", "C"] + ["C"] * 3 + ["A"] * 3 + ["B"] * 3,
                           "value": [1.0, 2.0, 3.0] + values})
-        plan = anova_plan(table, **{**DEFAULTS, "by": "benchmark"})
+        plan = planned(table, **{**DEFAULTS, "by": "benchmark"})
         parts = [anova_stage(table.slice(3), plan), anova_stage(table.slice(0, 3), plan)]
         got = finish_parts(parts, plan, anova_finish, {"input_rows": table.num_rows},
-                           first_appearance(table, plan["order"]))
+                           first_appearance(table, plan.order))
         assert_same_anova(got, anova(table, by="benchmark"))
 
 
 def test_plan_errors_come_from_the_whole_table_and_stage_errors_from_a_chunk():
     table = hand_table()
     with pytest.raises(InputError, match="alpha"):
-        anova_plan(table, **{**DEFAULTS, "alpha": 1.5})
+        planned(table, **{**DEFAULTS, "alpha": 1.5})
     with pytest.raises(InputError, match="empty"):
-        anova_plan(table.slice(0, 0), **DEFAULTS)
+        planned(table.slice(0, 0), **DEFAULTS)
     with pytest.raises(InputError, match="both the factor and a `by` key"):
-        anova_plan(table, **{**DEFAULTS, "by": "variant"})
+        planned(table, **{**DEFAULTS, "by": "variant"})
     with pytest.raises(InputError, match="equal_var"):
-        anova_plan(table, **{**DEFAULTS, "equal_var": "no"})
+        planned(table, **{**DEFAULTS, "equal_var": "no"})
     bad = table.set_column(table.column_names.index("value"), "value",
                            pa.array([float("inf")] + table.column("value").to_pylist()[1:]))
     for run in (lambda: anova(bad, by="benchmark"), lambda: chunked(bad, 3, 0, by="benchmark")):

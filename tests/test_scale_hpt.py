@@ -18,8 +18,8 @@ import pytest
 
 import fastperf
 from fastperf import InputError, hpt
-from fastperf.data.chunked import HIDDEN, finish_parts
-from fastperf.protocols.hpt import hpt_finish, hpt_plan, hpt_stage
+from fastperf.data.chunked import finish_parts
+from fastperf.protocols.hpt import hpt_finish, hpt_options, hpt_plan, hpt_stage
 from scale_checks import (assert_identical_results, first_appearance, group_complete_parts,
                           write_dataset)
 
@@ -29,7 +29,7 @@ DEFAULTS = dict(by="benchmark", variant="variant", value="value", alpha=0.05,
 
 
 def plan_of(table, **options):
-    return hpt_plan(table, **{**DEFAULTS, **options})
+    return hpt_plan(table, hpt_options(**{**DEFAULTS, **options}))
 
 
 
@@ -37,9 +37,9 @@ def plan_of(table, **options):
 def chunked(table, n_parts=3, seed=0, **options):
     """`hpt` staged on group-complete parts of `table` (shuffled) and finished together."""
     plan = plan_of(table, **options)
-    parts = group_complete_parts(table, plan["partition"], n_parts, seed)
+    parts = group_complete_parts(table, plan.partition, n_parts, seed)
     return finish_parts([hpt_stage(p, plan) for p in parts], plan, hpt_finish,
-                        {"input_rows": table.num_rows}, first_appearance(table, plan["order"]))
+                        {"input_rows": table.num_rows}, first_appearance(table, plan.order))
 
 
 def hand_table(seed: int = 3, n: int = 24) -> pa.Table:
@@ -114,7 +114,7 @@ def test_hand_made_table_exercises_every_case():
     speedups = res.speedups.column("speedup").to_pylist()
     assert any(s == s and 1.0 < s < 10.0 for s in speedups)  # a speedup found by the search
     plan = plan_of(table, baseline="X", candidate="Y")
-    parts = group_complete_parts(table, plan["partition"], 30, 0)
+    parts = group_complete_parts(table, plan.partition, 30, 0)
     assert any("X" not in p.column("variant").to_pylist() for p in parts)
     assert any("Y" not in p.column("variant").to_pylist() for p in parts)
 
@@ -141,9 +141,9 @@ def test_one_part_is_the_in_memory_run():
     plan = plan_of(table, **options)
     side: dict = {}
     staged = hpt_stage(table, plan, side)
-    assert {"__a", "__b"} <= set(staged.column_names)
+    assert {"a", "b"} <= set(staged.extra.column_names)
     got = hpt_finish(staged, plan, {"input_rows": table.num_rows})
-    assert not any(name.startswith(HIDDEN) for name in got.benchmarks.column_names)
+    assert got.benchmarks.column_names == staged.rows.column_names
     want = hpt(table, **options)
     assert_same(got, want)
     runs = want.runs  # the in-memory path keeps the runs through `side`
@@ -156,8 +156,8 @@ def test_plan_is_picklable_and_keyed_by_benchmark():
     table = hand_table(1)
     plan = plan_of(table, baseline="X", candidate="Y", by=["benchmark", "cpu"])
     assert pickle.loads(pickle.dumps(plan)) == plan
-    assert plan["partition"] == plan["order"] == ["benchmark", "cpu"]
-    assert "order_values" not in plan
+    assert plan.partition == plan.order == ("benchmark", "cpu")
+    assert not plan.order_values
 
 
 def test_plan_errors_as_the_in_memory_call():

@@ -16,7 +16,8 @@ import pytest
 import fastperf
 from fastperf import InputError, plan_runs
 from fastperf.data.grouping import group_rows
-from fastperf.protocols.planning import plan_runs_finish, plan_runs_plan, plan_runs_stage
+from fastperf.protocols.planning import (plan_runs_finish, plan_runs_options, plan_runs_plan,
+                                         plan_runs_stage)
 from scale_checks import (LAYOUTS, assert_identical_results, lazy_pair, run_in_parts)
 
 DEFAULTS = dict(by="benchmark", variant="variant", value="value", target="relative_halfwidth",
@@ -57,8 +58,13 @@ def hand_table(seed: int = 2, benchmarks: int = 24, variants=("X", "Y")) -> pa.T
     return table.take(pa.array(rng.permutation(table.num_rows)))
 
 
+def planned(table: pa.Table, **options):
+    """The plan on `table` with these options."""
+    return plan_runs_plan(table, plan_runs_options(**options))
+
+
 def chunked(table: pa.Table, n_parts: int = 3, seed: int = 0, **options):
-    plan = plan_runs_plan(table, **{**DEFAULTS, **options})
+    plan = planned(table, **{**DEFAULTS, **options})
     return run_in_parts(table, plan, plan_runs_stage, plan_runs_finish, n_parts, seed)
 
 
@@ -113,18 +119,17 @@ def test_the_hand_tables_have_what_they_are_for():
 
 def test_the_in_memory_run_is_plan_stage_finish():
     table = hand_table()
-    plan = plan_runs_plan(table, **DEFAULTS)
-    assert plan["pair"] == ("X", "Y") and plan["partition"] == ["benchmark", "unit"]
-    rows = plan_runs_stage(table, plan)
-    assert "__separation" in rows.column_names
-    got = plan_runs_finish(rows, plan, {"input_rows": table.num_rows})
+    plan = planned(table, **DEFAULTS)
+    assert plan.pair == ("X", "Y") and plan.partition == ("benchmark", "unit")
+    staged = plan_runs_stage(table, plan)
+    assert "separation" in staged.extra.column_names
+    got = plan_runs_finish(staged, plan, {"input_rows": table.num_rows})
     assert not [c for c in got.table.column_names + got.separation.column_names
                 if c.startswith("__")]
     assert_identical_results(got, plan_runs(table), extra=("separation",))
     # without a separation, whole groups are enough
-    assert plan_runs_plan(table, **{**DEFAULTS, "variant": None})["partition"] == \
-        ["benchmark", "unit"]
-    assert plan_runs_plan(three(), **DEFAULTS)["partition"] == ["benchmark", "unit", "variant"]
+    assert planned(table, **{**DEFAULTS, "variant": None}).partition == ("benchmark", "unit")
+    assert planned(three(), **DEFAULTS).partition == ("benchmark", "unit", "variant")
 
 
 def test_a_chunk_without_the_candidate_is_staged():
@@ -166,8 +171,8 @@ def _encodings(table: pa.Table) -> dict[str, pa.Table]:
 @pytest.mark.parametrize("encoding", ["plain", "scrambled", "encoded_keys", "first_null"])
 def test_the_plan_separates_the_variants_of_the_first_group(seed, encoding):
     table = _encodings(hand_table(seed, benchmarks=12))[encoding]
-    plan = plan_runs_plan(table, **DEFAULTS)
-    assert plan["pair"] == _pair_by_the_rule(table, ["benchmark", "unit"])
+    plan = planned(table, **DEFAULTS)
+    assert plan.pair == _pair_by_the_rule(table, ["benchmark", "unit"])
     if encoding != "scrambled":  # chunks are put in first-appearance order, not a dictionary's
         assert_identical_results(chunked(table, 3, seed), plan_runs(table),
                                  extra=("separation",))
@@ -176,13 +181,13 @@ def test_the_plan_separates_the_variants_of_the_first_group(seed, encoding):
 def test_plan_errors_come_from_the_whole_table():
     table = three()
     with pytest.raises(InputError, match="variant 'W' not found"):
-        plan_runs_plan(table, **{**DEFAULTS, "baseline": "X", "candidate": "W"})
+        planned(table, **{**DEFAULTS, "baseline": "X", "candidate": "W"})
     with pytest.raises(InputError, match="pass both baseline= and candidate="):
-        plan_runs_plan(table, **{**DEFAULTS, "baseline": "X"})
+        planned(table, **{**DEFAULTS, "baseline": "X"})
     with pytest.raises(InputError, match="empty"):
-        plan_runs_plan(table.slice(0, 0), **DEFAULTS)
+        planned(table.slice(0, 0), **DEFAULTS)
     with pytest.raises(InputError, match="precision"):
-        plan_runs_plan(table, **{**DEFAULTS, "precision": 0.0})
+        planned(table, **{**DEFAULTS, "precision": 0.0})
     bad = table.set_column(table.column_names.index("value"), "value",
                            pa.array([float("inf")] + table.column("value").to_pylist()[1:]))
     with pytest.raises(InputError, match="infinite"):

@@ -17,8 +17,8 @@ import pytest
 
 import fastperf
 from fastperf import InputError, sparc
-from fastperf.data.chunked import HIDDEN, finish_parts
-from fastperf.protocols.sparc import sparc_finish, sparc_plan, sparc_stage
+from fastperf.data.chunked import finish_parts
+from fastperf.protocols.sparc import sparc_finish, sparc_options, sparc_plan, sparc_stage
 from scale_checks import (assert_identical_results, first_appearance, group_complete_parts,
                           write_dataset)
 
@@ -28,7 +28,7 @@ DEFAULTS = dict(by="benchmark", variant="variant", value="value", pair="run", ma
 
 
 def plan_of(table, **options):
-    return sparc_plan(table, **{**DEFAULTS, **options})
+    return sparc_plan(table, sparc_options(**{**DEFAULTS, **options}))
 
 
 def hand_table(seed: int = 3, n: int = 30) -> pa.Table:
@@ -80,9 +80,9 @@ def assert_same(got, want) -> None:
 def chunked(table, n_parts=3, seed=0, **options):
     """`sparc` staged on group-complete parts of `table` (shuffled) and finished together."""
     plan = plan_of(table, **options)
-    parts = group_complete_parts(table, plan["partition"], n_parts, seed)
+    parts = group_complete_parts(table, plan.partition, n_parts, seed)
     return finish_parts([sparc_stage(p, plan) for p in parts], plan, sparc_finish,
-                        {"input_rows": table.num_rows}, first_appearance(table, plan["order"]))
+                        {"input_rows": table.num_rows}, first_appearance(table, plan.order))
 
 
 HAND_OPTIONS = [
@@ -124,7 +124,7 @@ def test_hand_made_table_exercises_every_case():
     assert paired.overall.num_rows == 2
     # the candidate Z is missing from most parts of 40
     plan = plan_of(table, baseline="X", candidate=["Y", "Z"])
-    parts = group_complete_parts(table, plan["partition"], 40, 0)
+    parts = group_complete_parts(table, plan.partition, 40, 0)
     assert any("Z" not in p.column("variant").to_pylist() for p in parts)
     assert any("X" not in p.column("variant").to_pylist() for p in parts)
 
@@ -153,9 +153,9 @@ def test_one_part_is_the_in_memory_run():
     plan = plan_of(table, **options)
     side: dict = {}
     staged = sparc_stage(table, plan, side)
-    assert {"__comparison", "__log_median"} <= set(staged.column_names)
+    assert {"comparison", "log_median"} <= set(staged.extra.column_names)
     got = sparc_finish(staged, plan, {"input_rows": table.num_rows})
-    assert not any(name.startswith(HIDDEN) for name in got.benchmarks.column_names)
+    assert got.benchmarks.column_names == staged.rows.column_names
     want = sparc(table, **options)
     assert_same(got, want)
     # the runs of the figures: the in-memory path keeps them through `side`
@@ -169,12 +169,12 @@ def test_plan_is_picklable_and_orders_candidates():
     table = hand_table(1)
     plan = plan_of(table, baseline="X", candidate=["Z", "Y"], by=["benchmark", "cpu"])
     assert pickle.loads(pickle.dumps(plan)) == plan
-    assert plan["partition"] == ["benchmark", "cpu"]
-    assert plan["order"] == ["candidate", "benchmark", "cpu"]
-    assert plan["order_values"] == {"candidate": ["Z", "Y"]}
+    assert plan.partition == ("benchmark", "cpu")
+    assert plan.order == ("candidate", "benchmark", "cpu")
+    assert plan.order_values == {"candidate": ("Z", "Y")}
     single = plan_of(table, baseline="X", candidate="Y")
-    assert single["order"] == single["partition"] == ["benchmark"]
-    assert "order_values" not in single
+    assert single.order == single.partition == ("benchmark",)
+    assert not single.order_values
 
 
 def test_plan_errors_as_the_in_memory_call():
@@ -235,9 +235,9 @@ def test_finish_parts_in_any_order_of_the_parts():
     table = hand_table(6)
     options = dict(baseline="X", candidate=["Y", "Z"], min_runs=3, adjust="holm")
     plan = plan_of(table, **options)
-    parts = group_complete_parts(table, plan["partition"], 5, 6)
+    parts = group_complete_parts(table, plan.partition, 5, 6)
     staged = [sparc_stage(p, plan) for p in parts]
-    first = first_appearance(table, plan["order"])
+    first = first_appearance(table, plan.order)
     want = sparc(table, **options)
     for order in ([0, 1, 2, 3, 4], [4, 3, 2, 1, 0], [2, 0, 4, 1, 3]):
         got = finish_parts([staged[i] for i in order if i < len(staged)], plan, sparc_finish,

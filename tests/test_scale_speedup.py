@@ -7,13 +7,17 @@ errors, the four reports).
 """
 from __future__ import annotations
 
+import inspect
+
 import numpy as np
 import pyarrow as pa
 import pytest
 
 import fastperf
 from fastperf import InputError, speedup_test
-from fastperf.protocols.speedup import speedup_finish, speedup_plan, speedup_stage
+from fastperf.data.chunked import StageRows
+from fastperf.protocols.speedup import (speedup_finish, speedup_options, speedup_plan,
+                                        speedup_stage)
 from scale_checks import (LAYOUTS, assert_identical_results, lazy_pair, run_in_parts)
 
 SIM = {"baseline": "baseline", "candidate": "candidate"}
@@ -58,8 +62,17 @@ def assert_same_result(got, want) -> None:
     assert got.to_json() == want.to_json()
 
 
+def planned(table: pa.Table, **options):
+    """The plan of `speedup_test` on `table`, the options not given at its defaults."""
+    names = inspect.signature(speedup_options).parameters
+    defaults = {name: parameter.default
+                for name, parameter in inspect.signature(speedup_test).parameters.items()
+                if name in names and parameter.default is not inspect.Parameter.empty}
+    return speedup_plan(table, speedup_options(**{**defaults, **options}))
+
+
 def chunked(table: pa.Table, n_parts: int = 3, seed: int = 0, **options):
-    plan = speedup_plan(table, **options)
+    plan = planned(table, **options)
     return run_in_parts(table, plan, speedup_stage, speedup_finish, n_parts, seed)
 
 
@@ -106,14 +119,14 @@ def test_the_in_memory_run_is_plan_stage_finish_and_keeps_the_runs(tmp_path):
     assert want.errors and want.warnings  # the table has benchmarks not compared, notes
 
 
-def test_hidden_columns_do_not_reach_the_result():
+def test_the_finish_inputs_do_not_reach_the_result():
     table = hand_table()
-    plan = speedup_plan(table, **HAND)
-    rows = speedup_stage(table, plan)
-    hidden = [c for c in rows.column_names if c.startswith("__")]
-    assert "__weight" in hidden and "__compared" in hidden
-    result = speedup_finish(rows, plan, {"input_rows": table.num_rows})
-    assert not [c for c in result.benchmarks.column_names if c.startswith("__")]
+    plan = planned(table, **HAND)
+    staged = speedup_stage(table, plan)
+    assert {"weight", "compared"} <= set(staged.extra.column_names)
+    assert staged.extra.num_rows == staged.rows.num_rows
+    result = speedup_finish(staged, plan, {"input_rows": table.num_rows})
+    assert result.benchmarks.column_names == staged.rows.column_names
 
 
 def test_a_chunk_without_one_variant_is_staged():
@@ -131,15 +144,17 @@ def test_fallback_messages_of_the_chunks_are_added_up():
     # the Kolmogorov-Smirnov fallback message of each chunk (on its first row) counts that
     # chunk's pairs: the finish gives one message with the total, as one chunk would
     table = hand_table()
-    plan = speedup_plan(table, **HAND)
+    plan = planned(table, **HAND)
     message = ("ks_2samp: exact p-value unsuccessful for {} pair(s) (floating-point overflow, "
                "or rounding beyond [0, 1]); the asymptotic p-value was used (as scipy)")
-    rows = speedup_stage(table, plan)
-    where = rows.column_names.index("__ks_messages")
-    texts = [""] * rows.num_rows
+    staged = speedup_stage(table, plan)
+    extra = staged.extra
+    where = extra.column_names.index("ks_messages")
+    texts = [""] * extra.num_rows
     texts[0], texts[5] = message.format(2), message.format(3)
-    rows = rows.set_column(where, "__ks_messages", pa.array(texts, pa.string()))
-    result = speedup_finish(rows, plan, {"input_rows": table.num_rows})
+    extra = extra.set_column(where, "ks_messages", pa.array(texts, pa.string()))
+    result = speedup_finish(StageRows(staged.rows, extra), plan,
+                            {"input_rows": table.num_rows})
     assert message.format(5) in result.warnings
     assert not [w for w in result.warnings if "pair(s)" in w and w != message.format(5)]
 
@@ -147,11 +162,11 @@ def test_fallback_messages_of_the_chunks_are_added_up():
 def test_plan_errors_come_from_the_whole_table():
     table = hand_table()
     with pytest.raises(InputError, match="variant 'Z' not found"):
-        speedup_plan(table, baseline="X", candidate="Z")
+        planned(table, baseline="X", candidate="Z")
     with pytest.raises(InputError, match="weights has no entry for benchmark"):
-        speedup_plan(table, **HAND, weights={"b00": 1.0})
+        planned(table, **HAND, weights={"b00": 1.0})
     with pytest.raises(InputError, match="names no column"):
-        speedup_plan(table, **HAND, alpha="nope")
+        planned(table, **HAND, alpha="nope")
 
 
 def test_a_benchmark_error_is_raised_by_its_chunk():
@@ -201,8 +216,8 @@ def test_lazy_dataset_with_a_numeric_variant_column(tmp_path, layout):
                         for v in table.column("variant").to_pylist()], pa.int64())
     table = table.set_column(table.column_names.index("variant"), "variant", variant)
     dataset, whole = lazy_pair(table, tmp_path, partition_by=(), **LAYOUTS[layout])
-    assert speedup_plan(dataset.key_table(["value"]), baseline="1",
-                        candidate="2")["variants_checked"] is False
+    assert planned(dataset.key_table(["value"]), baseline="1",
+                   candidate="2").variants_checked is False
     for data in (whole, dataset):
         with pytest.raises(InputError) as error:
             speedup_test(data, baseline="1", candidate="3")

@@ -1,40 +1,44 @@
 """Plan, stage, finish: how every table-level function runs, in memory, out of core or on Spark.
 
-A function that scales splits its work in three steps:
+A function that scales splits its work in three steps, and passes typed records between them:
 
-- ``plan(table) -> dict``: checks the options and makes every decision that depends on the
-  whole table (the key columns, a configuration column that tells the variants apart, the set
-  of benchmarks). It sees either the whole table (in memory) or a *key table*: every column,
-  but only the distinct combinations of the label columns, with the value columns null. So a
-  plan may look at which key combinations exist, never at values or their counts. The plan is
-  a plain dict of picklable values (it travels to Spark's executors) with three entries the
-  drivers read:
+- ``plan(table, options) -> Plan``: `options` is the function's options record, checked once
+  when the public function is called (a frozen dataclass, e.g. ``CompareOptions``). The plan
+  makes every decision that depends on the whole table (the key columns, a configuration
+  column that tells the variants apart, the set of benchmarks) and returns them with the
+  options as one frozen dataclass, a subclass of `Plan` (``ComparePlan``, ...). It sees
+  either the whole table (in memory) or a *key table*: every column, but only the distinct
+  combinations of the label columns, with the value columns null. So a plan may look at which
+  key combinations exist, never at values or their counts. A plan holds plain picklable
+  values (it travels to Spark's executors); the drivers read three of its fields:
 
-  - ``"partition"``: the columns whose values every row of one output group shares (usually
+  - ``partition``: the columns whose values every row of one output group shares (usually
     the benchmark's key columns; for a score over benchmarks, the variant). Rows are split into
     *group-complete* chunks by these columns, so each chunk holds every value of its groups
     and exact medians, ranks and exact tests stay exact.
-  - ``"order"``: the output key columns, most significant first. Rows are put in the order an
+  - ``order``: the output key columns, most significant first. Rows are put in the order an
     in-memory run gives: lexicographic in each column's first-appearance order over the whole
-    table (`fastperf.data.grouping`), or in the order listed in ``"order_values"`` for columns
+    table (`fastperf.data.grouping`), or in the order listed in ``order_values`` for columns
     that are not data columns (the ``candidate`` of `compare`).
-  - ``"order_values"`` (optional): ``{column: [values in output order]}``.
+  - ``order_values``: ``{column: (values in output order)}``, often empty.
 
-- ``stage(table, plan, side=None) -> pyarrow.Table``: one row per output group of `table`
-  (which holds complete groups), each per-group column final, plus hidden columns named
-  ``"__..."`` that `finish` needs. A row never depends on another group. `side`, when a dict,
-  receives in-memory extras (the runs kept for a report's figures).
-- ``finish(rows, plan, info) -> Result``: the rows of every chunk in output order; computes
-  what depends on every group (adjusted p-values, overall figures, the summary) and drops the
-  hidden columns. ``info`` holds ``input_rows``, the measurements read.
+- ``stage(table, plan, side=None) -> StageRows``: one row per output group of `table` (which
+  holds complete groups) in ``rows``, each per-group output column final, and, row for row in
+  ``extra``, what `finish` needs besides (a test's flags, moments, kept values). A row never
+  depends on another group. `side`, when a dict, receives in-memory extras (the runs kept for
+  a report's figures).
+- ``finish(staged, plan, info) -> Result``: the `StageRows` of every chunk in output order;
+  computes what depends on every group (adjusted p-values, overall figures, the summary).
+  ``info`` holds ``input_rows``, the measurements read.
 
-The in-memory run is ``finish(stage(table, plan(table)))``, so an out-of-core or Spark run of
-the same data gives the same table by construction: same per-group code, same overall code,
-same order.
+The in-memory run is ``finish(stage(table, plan(table, options)), ...)``, so an out-of-core or
+Spark run of the same data gives the same table by construction: same per-group code, same
+overall code, same order.
 """
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -44,29 +48,72 @@ from fastperf.io.dataset import MEMORY_FRACTION, Dataset
 from fastperf.io.layout import key_ranks, named_keys
 from fastperf.io.read import load_table
 
-__all__ = ["HIDDEN", "run_planned", "run_out_of_core", "memory_limit_of", "finish_parts",
-           "output_order", "visible"]
-
-#: The prefix of the hidden columns a stage passes to its finish.
-HIDDEN = "__"
-
-Plan = dict
-Stage = Callable[..., pa.Table]
-Finish = Callable[[pa.Table, Plan, dict], Any]
+__all__ = ["Plan", "StageRows", "run_planned", "run_out_of_core", "memory_limit_of",
+           "finish_parts", "output_order"]
 
 
-def visible(rows: pa.Table) -> pa.Table:
-    """`rows` without the hidden ``__`` columns.
+@dataclass(frozen=True, kw_only=True)
+class Plan:
+    """What every plan holds for the drivers; each function's plan subclasses it.
 
-    Parameters
+    Attributes
+    ----------
+    partition : tuple of str
+        The columns whose values every row of one output group shares: chunks are split by
+        them.
+    order : tuple of str
+        The output key columns, most significant first.
+    order_values : mapping column -> tuple
+        The output order of the values of an `order` column that is not a data column.
+    """
+
+    partition: tuple[str, ...]
+    order: tuple[str, ...]
+    order_values: Mapping[str, tuple] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class StageRows:
+    """What a stage gives its finish: the output rows and, row for row, what else the finish
+    needs.
+
+    Attributes
     ----------
     rows : pyarrow.Table
-
-    Returns
-    -------
-    pyarrow.Table
+        One row per output group: the key columns and the output columns (those the finish
+        fills in too, as placeholders).
+    extra : pyarrow.Table
+        As many rows as `rows`: the finish's inputs that are not output columns. May have no
+        column.
     """
-    return rows.select([c for c in rows.column_names if not c.startswith(HIDDEN)])
+
+    rows: pa.Table
+    extra: pa.Table
+
+    def __post_init__(self):
+        if self.extra.num_columns and self.extra.num_rows != self.rows.num_rows:
+            raise AssertionError(f"{self.extra.num_rows} extra rows for {self.rows.num_rows} rows")
+
+    @classmethod
+    def of(cls, rows: pa.Table, extra: Mapping[str, Any] | None = None) -> StageRows:
+        """`rows` and the `extra` columns (name -> array, one entry per row).
+
+        Parameters
+        ----------
+        rows : pyarrow.Table
+        extra : mapping str -> array-like, or None
+
+        Returns
+        -------
+        StageRows
+        """
+        columns = {name: column if isinstance(column, (pa.Array, pa.ChunkedArray))
+                   else pa.array(column) for name, column in (extra or {}).items()}
+        return cls(rows, pa.table(columns) if columns else rows.select([]))
+
+
+Stage = Callable[..., StageRows]
+Finish = Callable[[StageRows, Plan, dict], Any]
 
 
 def output_order(rows: pa.Table, plan: Plan,
@@ -77,8 +124,8 @@ def output_order(rows: pa.Table, plan: Plan,
     ----------
     rows : pyarrow.Table
         Stage rows of several chunks, concatenated.
-    plan : dict
-        Its ``"order"`` and ``"order_values"`` entries.
+    plan : Plan
+        Its ``order`` and ``order_values``.
     first_appearance : dict column -> pyarrow.Array
         Each data key column's distinct values (nulls included) in first-appearance order over
         the whole table.
@@ -92,14 +139,13 @@ def output_order(rows: pa.Table, plan: Plan,
     Lexicographic order of the rank of each key value (`numpy.lexsort`, stable), the same
     order as `fastperf.data.grouping.group_rows` gives on plain key columns.
     """
-    explicit = plan.get("order_values", {})
     ranks = []
-    for name in plan["order"]:
+    for name in plan.order:
         if name not in rows.column_names:
             continue
         column = rows.column(name)
         kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
-        values = (pa.array(explicit[name], kind) if name in explicit
+        values = (pa.array(list(plan.order_values[name]), kind) if name in plan.order_values
                   else first_appearance[name].cast(kind))
         rank = key_ranks(column, values)
         if (rank < 0).any():
@@ -110,13 +156,13 @@ def output_order(rows: pa.Table, plan: Plan,
     return np.lexsort(ranks[::-1]).astype(np.int64)
 
 
-def finish_parts(parts: Sequence[pa.Table], plan: Plan, finish: Finish, info: dict,
+def finish_parts(parts: Sequence[StageRows], plan: Plan, finish: Finish, info: dict,
                  first_appearance: dict[str, pa.Array]):
     """Concatenate the stage rows of every chunk, put them in output order, finish.
 
     Parameters
     ----------
-    parts : sequence of pyarrow.Table
+    parts : sequence of StageRows
         The stage rows of each chunk (at least one).
     plan, finish, info
         See the module docstring.
@@ -130,11 +176,17 @@ def finish_parts(parts: Sequence[pa.Table], plan: Plan, finish: Finish, info: di
     """
     if len(parts) == 1:
         return finish(parts[0], plan, info)
-    rows = pa.concat_tables([_plain_keys(p, first_appearance) for p in parts],
+    rows = pa.concat_tables([_plain_keys(p.rows, first_appearance) for p in parts],
                             promote_options="default")
-    rows = rows.take(pa.array(output_order(rows, plan, first_appearance)))
-    rows = _encoded_keys(rows.combine_chunks(), parts[0].schema, first_appearance)
-    return finish(rows.combine_chunks(), plan, info)
+    order = pa.array(output_order(rows, plan, first_appearance))
+    rows = rows.take(order)
+    rows = _encoded_keys(rows.combine_chunks(), parts[0].rows.schema, first_appearance)
+    if parts[0].extra.num_columns:
+        extra = pa.concat_tables([p.extra for p in parts], promote_options="default")
+        extra = extra.take(order).combine_chunks()
+    else:  # no column: Arrow keeps no row count through a concatenation
+        extra = rows.select([])
+    return finish(StageRows(rows.combine_chunks(), extra), plan, info)
 
 
 def _plain_keys(rows: pa.Table, first_appearance: dict[str, pa.Array]) -> pa.Table:
@@ -148,7 +200,7 @@ def _plain_keys(rows: pa.Table, first_appearance: dict[str, pa.Array]) -> pa.Tab
 
 
 def _encoded_keys(rows: pa.Table, schema: pa.Schema, first_appearance: dict[str, pa.Array]
-                  ) -> pa.Table:
+                 ) -> pa.Table:
     """The key columns encoded as an in-memory run encodes them: the whole column's distinct
     values, in first-appearance order (a null among them), as the dictionary, each row's
     rank as its index (`fastperf.data.grouping.key_codes`)."""
@@ -170,8 +222,9 @@ def run_planned(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Stage,
     Parameters
     ----------
     data : measurement table, path(s) or `fastperf.io.dataset.Dataset`
-    make_plan : callable table -> dict
-        The function's plan, its options bound.
+    make_plan : callable table -> Plan
+        The function's plan, its checked options bound
+        (``functools.partial(compare_plan, options=options)``).
     stage, finish : callables
         See the module docstring.
     values : iterable of str or None
@@ -196,8 +249,7 @@ def run_planned(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Stage,
         data = data.to_table()
     table = load_table(data)
     plan = make_plan(table)
-    rows = stage(table, plan, side)
-    return finish(rows, plan, {"input_rows": table.num_rows})
+    return finish(stage(table, plan, side), plan, {"input_rows": table.num_rows})
 
 
 def memory_limit_of(dataset: Dataset) -> int:
@@ -239,8 +291,8 @@ def run_out_of_core(dataset: Dataset, make_plan: Callable[[pa.Table], Plan], sta
     Result
     """
     plan = make_plan(dataset.key_table(values, keys))
-    order_columns = [c for c in plan["order"] if c not in plan.get("order_values", {})]
-    layout = dataset.layout(plan["partition"], order_columns, memory_limit_of(dataset))
+    order_columns = [c for c in plan.order if c not in plan.order_values]
+    layout = dataset.layout(list(plan.partition), order_columns, memory_limit_of(dataset))
     parts = [stage(chunk, plan, None)
              for chunk in dataset.chunks(layout, function=function)]
     if not parts:

@@ -2,7 +2,11 @@
 
 `variant_samples` is how every table-level test gets its data: one grouping pass over
 (benchmark keys, variant), then for each requested variant the benchmark-aligned samples as CSR
-segments (NaN/null dropped and counted), ready for the kernels.
+segments (NaN/null dropped and counted), ready for the kernels. A chunk of a table run in
+group-complete parts (`fastperf.data.chunked`) may lack a variant: `chunk_variant_samples` and
+`chunk_paired_samples` give it empty samples. Below them, the operations on `Samples` batches
+the protocols share: joining batches, medians, exact power-of-two scaling, and a batch carried
+in an Arrow list column.
 """
 from __future__ import annotations
 
@@ -14,16 +18,20 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf.data.arrays import Samples
+from fastperf.data.grouping import Groups, code_of, group_rows, key_codes
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import (
     column_name, describe_group, has_column, key_list, require_columns, value_column,
 )
-from fastperf.data.grouping import Groups, code_of, group_rows, key_codes
+from fastperf.kernels.descriptive import order_statistics
+from fastperf.kernels.grouping import pair_by_run, take_segments
 
 __all__ = [
     "VariantSamples", "variant_samples", "group_samples", "PairedSamples", "paired_variant_samples",
     "group_constant", "group_weights", "varying_group", "check_single_unit", "check_positive",
+    "present_variants", "chunk_variant_samples", "chunk_paired_samples", "concat_samples",
+    "sample_medians", "binary_exponents", "scaled_samples", "samples_column", "column_samples",
 ]
 
 
@@ -348,8 +356,6 @@ def variant_samples(
     -----
     Data plumbing: no formula.
     """
-    from fastperf.kernels.grouping import take_segments
-
     keys = key_list(by)
     table, groups, grouped = grouped_values(data, keys + [variant], value)
     benchmarks, takes = variant_takes(groups, keys, variant, variants)
@@ -399,8 +405,6 @@ def group_samples(
     -----
     Data plumbing: no formula.
     """
-    from fastperf.kernels.grouping import take_segments
-
     keys = key_list(by) + ([variant] if variant is not None else [])
     _, groups, grouped = grouped_values(data, keys, value)
     take = np.arange(groups.n_groups, dtype=np.int64)
@@ -497,9 +501,6 @@ def paired_variant_samples(
     The pairing of SPARC's paired design (Tullos, Graham, Jordan & Patel 2021) and of paired
     tests: runs matched by their run value; no formula.
     """
-    from fastperf.data.grouping import key_codes
-    from fastperf.kernels.grouping import pair_by_run, take_segments
-
     keys = key_list(by)
     table, groups, grouped = grouped_values(data, keys + [variant], value, also_required=[run])
     run_codes, _ = key_codes(table.column(run), run)
@@ -542,8 +543,6 @@ def check_single_unit(samples: _BenchmarkGroups, unit: str | None) -> None:
     -----
     Data plumbing: no formula.
     """
-    from fastperf.data.grouping import key_codes
-
     if not has_column(samples.table, unit):  # a repeated unit column is an error, not ignored
         return
     codes, _ = key_codes(samples.table.column(unit), unit)
@@ -593,3 +592,284 @@ def check_positive(samples: Samples, keys: pa.Table, side: str) -> None:
             f"the {side} of benchmark {describe_group(keys, b)} has the non-positive value "
             f"{float(samples.values[bad[0]])!r} ({bad.size} in all): speedups are ratios of positive "
             "measurements (times, throughputs)")
+
+
+def present_variants(table: pa.Table, variant: str, names: Sequence[Any]) -> list:
+    """The variants of `names` that some row of `table` has, in the order of `names`.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        A chunk of a measurement table.
+    variant : str
+        The variant column.
+    names : sequence
+        The variants sought.
+
+    Returns
+    -------
+    list
+
+    Notes
+    -----
+    Matched as `fastperf.data.grouping.code_of` matches them; no formula.
+    """
+    _, dictionary = key_codes(table.column(variant), variant)
+    present = []
+    for name in dict.fromkeys(names):
+        try:
+            code_of(dictionary, name, variant)
+        except InputError:
+            continue
+        present.append(name)
+    return present
+
+
+def chunk_variant_samples(table: pa.Table, variants: Sequence[Any], keys: list[str],
+                          variant: str, value: str) -> VariantSamples:
+    """`fastperf.data.samples.variant_samples` of a chunk, which may lack some of `variants`.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Complete benchmarks.
+    variants : sequence
+        The variants wanted (the plan checked that the whole table has each).
+    keys : list of str
+        The benchmark key columns.
+    variant, value : str
+        The variant and value columns.
+
+    Returns
+    -------
+    VariantSamples
+        A variant the chunk lacks has an empty sample in every benchmark, with no value
+        dropped: what `variant_samples` gives a benchmark of the whole table without it.
+
+    Raises
+    ------
+    InputError
+        As `variant_samples` (an infinite value, a missing column).
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    try:
+        return variant_samples(table, variants=variants, by=keys, variant=variant, value=value)
+    except InputError:
+        present = present_variants(table, variant, variants)
+        if len(present) == len(dict.fromkeys(variants)):
+            raise
+    vs = variant_samples(table, variants=present, by=keys, variant=variant, value=value)
+    n = vs.keys.num_rows
+    empty = Samples(np.empty(0, dtype=np.float64), np.zeros(n + 1, dtype=np.int64))
+    samples = {name: vs.samples.get(name, empty) for name in dict.fromkeys(variants)}
+    dropped = {name: vs.n_dropped.get(name, np.zeros(n, dtype=np.int64))
+               for name in dict.fromkeys(variants)}
+    return VariantSamples(vs.keys, samples, dropped, vs.table, vs.groups, vs.benchmark_offsets)
+
+
+def chunk_paired_samples(table: pa.Table, baseline: Any, candidate: Any, keys: list[str],
+                         variant: str, value: str, run: str) -> PairedSamples:
+    """`fastperf.data.samples.paired_variant_samples` of a chunk, which may lack one variant
+    or both.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        Complete benchmarks.
+    baseline, candidate : variant names
+        The two variants (the plan checked that the whole table has each).
+    keys : list of str
+        The benchmark key columns.
+    variant, value, run : str
+        The variant, value and run columns.
+
+    Returns
+    -------
+    PairedSamples
+        A variant the chunk lacks has no run in any benchmark: the other side's runs are
+        unmatched, as in a benchmark of the whole table without it.
+
+    Raises
+    ------
+    InputError
+        As `paired_variant_samples`.
+
+    Notes
+    -----
+    The same pairing (`fastperf.kernels.grouping.pair_by_run`) with an empty side; no formula.
+    """
+    try:
+        return paired_variant_samples(table, baseline=baseline, candidate=candidate, by=keys,
+                                      variant=variant, value=value, run=run)
+    except InputError:
+        present = present_variants(table, variant, [baseline, candidate])
+        if len(present) == len(dict.fromkeys([baseline, candidate])):
+            raise
+    table, groups, grouped = grouped_values(table, keys + [variant], value, also_required=[run])
+    run_codes, _ = key_codes(table.column(run), run)
+    grouped_runs = groups.gather(run_codes.astype(np.int64))
+    benchmarks, takes = variant_takes(groups, keys, variant, present)
+    sides = []
+    for name in (baseline, candidate):
+        take = takes.get(name, np.full(benchmarks.n_groups, -1, dtype=np.int64))
+        values, offsets, _ = take_segments(grouped, groups.offsets, take, False)
+        runs, _, _ = take_segments(grouped_runs, groups.offsets, take, False)
+        sides.append((values, runs, offsets))
+    (xv, xr, xo), (yv, yr, yo) = sides
+    px, py, offsets, unmatched, nan_pairs, duplicated = pair_by_run(xv, xr, xo, yv, yr, yo)
+    return PairedSamples(benchmarks.keys, Samples(px, offsets), Samples(py, offsets),
+                         unmatched, nan_pairs, duplicated, table, groups, benchmarks.offsets)
+
+
+def concat_samples(parts: list[Samples]) -> Samples:
+    """Several batches of samples as one, sample order kept.
+
+    Parameters
+    ----------
+    parts : list of Samples
+        The batches, at least one.
+
+    Returns
+    -------
+    Samples
+        The samples of ``parts[0]``, then those of ``parts[1]``, ... (``parts[0]`` itself when
+        there is only one batch).
+
+    Notes
+    -----
+    CSR concatenation: the values are joined and the offsets rebuilt from the sizes.
+    """
+    if len(parts) == 1:
+        return parts[0]
+    values = np.concatenate([p.values for p in parts])
+    sizes = np.concatenate([p.sizes for p in parts])
+    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    return Samples(values, offsets)
+
+
+def sample_medians(samples: Samples) -> np.ndarray:
+    """The median of every sample.
+
+    Parameters
+    ----------
+    samples : Samples
+        The samples (NaN-free).
+
+    Returns
+    -------
+    numpy.ndarray
+        One float64 per sample (NaN for an empty one).
+
+    Notes
+    -----
+    The order-statistics kernel that the engine's `min_median` runs (the mean of the two middle
+    order statistics for even sizes; the kernel halves before adding where the sum would
+    overflow, so a finite sample has a finite median).
+    """
+    none = np.zeros(samples.sizes.shape[0], dtype=np.int64)
+    return order_statistics(samples.values, samples.offsets, samples.sizes, none, none,
+                            n_rows=samples.values.shape[0])[:, 1]
+
+
+def binary_exponents(*parts: Samples) -> np.ndarray:
+    """Per sample index, the power of 2 just above the largest |value| of every part.
+
+    Parameters
+    ----------
+    *parts : Samples
+        Batches of the same length (e.g. the baseline's and the candidate's samples).
+
+    Returns
+    -------
+    numpy.ndarray of int
+        ``e`` with ``max |x| < 2**e`` over sample i of every part (``frexp``'s exponent); 0 for
+        samples that are empty, all zero or hold a non-finite value.
+
+    Notes
+    -----
+    Dividing a sample by ``2**e`` (`scaled_samples`) is exact (barring values that become
+    subnormal, ~2**-1022 times the largest), and so is multiplying a result back: moments,
+    ratios and test statistics computed on the scaled samples equal those of the original
+    values bit for bit wherever the latter do not overflow or underflow, and stay finite where
+    they would (values near 1.8e308, squares of 1e-200).
+    """
+    largest = np.zeros(len(parts[0]))
+    for part in parts:
+        sizes = part.sizes
+        nonempty = np.flatnonzero(sizes > 0)
+        if nonempty.size:
+            start = part.offsets[0]
+            values = np.abs(part.values[start:part.offsets[-1]])
+            largest[nonempty] = np.fmax(largest[nonempty], np.maximum.reduceat(
+                values, part.offsets[:-1][nonempty] - start))
+    _, exponent = np.frexp(largest)
+    return np.where(np.isfinite(largest) & (largest > 0), exponent, 0).astype(np.int64)
+
+
+def scaled_samples(samples: Samples, exponent: np.ndarray) -> Samples:
+    """Sample i divided by ``2**exponent[i]`` (exact: see `binary_exponents`).
+
+    Parameters
+    ----------
+    samples : Samples
+    exponent : numpy.ndarray of int
+        One power of 2 per sample.
+
+    Returns
+    -------
+    Samples
+        The scaled values, with offsets starting at 0.
+    """
+    start = samples.offsets[0]
+    values = samples.values[start:samples.offsets[-1]]
+    return Samples(np.ldexp(values, -np.repeat(exponent, samples.sizes).astype(np.int32)),
+                   samples.offsets - start)
+
+
+def samples_column(samples: Samples) -> pa.Array:
+    """A batch of samples as an Arrow list column (one list per sample), for a stage's extra
+    column (`fastperf.data.chunked.StageRows`).
+
+    Parameters
+    ----------
+    samples : Samples
+
+    Returns
+    -------
+    pyarrow.ListArray
+        List i holds sample i's values: a ``list<double>`` (the list type Spark's Arrow
+        transfer takes), a ``large_list<double>`` past 2**31 - 1 values.
+    """
+    offsets = np.asarray(samples.offsets, dtype=np.int64)
+    values = pa.array(samples.values[offsets[0]:offsets[-1]], pa.float64())
+    offsets = offsets - offsets[0]
+    if offsets[-1] < np.iinfo(np.int32).max:
+        return pa.ListArray.from_arrays(pa.array(offsets.astype(np.int32)), values)
+    return pa.LargeListArray.from_arrays(pa.array(offsets), values)
+
+
+def column_samples(column: pa.Array | pa.ChunkedArray) -> Samples:
+    """The samples of a list column written by `samples_column` (chunks joined).
+
+    Parameters
+    ----------
+    column : pyarrow.Array or pyarrow.ChunkedArray
+        A list column of float64.
+
+    Returns
+    -------
+    Samples
+        Sample i is list i; offsets start at 0.
+    """
+    large = pa.large_list(pa.float64())
+    chunks = column.chunks if isinstance(column, pa.ChunkedArray) else [column]
+    chunks = [c if c.type == large else c.cast(large) for c in chunks]  # 64-bit offsets
+    column = chunks[0] if len(chunks) == 1 else pa.concat_arrays(chunks) if chunks \
+        else pa.array([], large)
+    offsets = column.offsets.to_numpy().astype(np.int64)
+    values = column.values.to_numpy(zero_copy_only=False)[offsets[0]:offsets[-1]]
+    return Samples(np.ascontiguousarray(values, dtype=np.float64), offsets - offsets[0])

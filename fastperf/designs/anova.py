@@ -8,17 +8,19 @@ Table level: `anova` (one test per `by` group of a measurement table, the `facto
 the alternatives) and `contrasts`. Array level: `f_oneway` (scipy's signature, batched over the
 axes other than `axis`). Both take per-cell counts, means and variances from the
 ``sample_moments`` kernel; the table is whole-array numpy over the groups' cell segments
-(``np.add.reduceat``, `fastperf.designs.anova_core`); p-values and critical values come from
-``scipy.special`` directly. Out of core or on Spark (`fastperf.data.chunked`), a chunk holds
-whole `by` groups (`anova_plan`).
+(``np.add.reduceat``, `one_way`, at the end of this module); p-values and critical values
+come from ``scipy.special`` directly. Out of core or on Spark (`fastperf.data.chunked`), a
+chunk holds whole `by` groups (`anova_plan`).
 """
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import partial
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
+from scipy.special import fdtrc, fdtri
 
 from fastperf.data.validation import (
     check_choice, check_confidence, check_flag, check_key_clash, check_unit_interval,
@@ -27,15 +29,18 @@ from fastperf.data.arrays import Samples, as_float_array, as_samples, last_axis,
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, TestResult, dropped_warnings, keyed_table
 from fastperf.io.tables import column_name, key_list, require_columns
-from fastperf.data.chunked import run_planned
+from fastperf.data.chunked import Plan, StageRows, run_planned
+from fastperf.data.samples import grouped_values
+from fastperf.kernels.moments import scaled_moments
 from fastperf.data.grouping import group_rows
 from fastperf.engine.intervals import student_quantile
 from fastperf.engine.parametric import INFINITE
-from fastperf.designs.anova_core import SUMS_OVERFLOW, one_way
 from fastperf.protocols.group_order import in_key_order, key_dictionaries, key_ranks
+from fastperf.protocols.report_views import anova_view
 
 __all__ = ["anova", "contrasts", "f_oneway", "AnovaResult", "ContrastResult", "FOnewayResult",
-           "anova_plan", "anova_stage", "anova_finish"]
+           "AnovaOptions", "AnovaPlan", "anova_options", "anova_plan", "anova_stage",
+           "anova_finish"]
 
 GROUP_COLUMNS = [
     "k", "n", "n_dropped", "ssa", "sse", "sst", "df_alternatives", "df_error", "df_total", "msa",
@@ -87,8 +92,6 @@ class AnovaResult(GroupResult):
     """
 
     def report_view(self):  # noqa: D102 (see Result.report_view)
-        from fastperf.protocols.report_views import anova_view
-
         return anova_view(self)
 
     extra_tables = ("effects",)
@@ -191,13 +194,66 @@ def anova(
     "The Art of Computer Systems Performance Analysis", ch. 20 (one-factor experiments,
     allocation of variation SSA / SST). Welch's ANOVA: Welch (1951), Biometrika 38, 330-336.
     """
-    check_unit_interval(alpha, "alpha")  # before the table is read
-    options = dict(factor=factor, value=value, by=by, alpha=alpha, equal_var=equal_var)
-    return run_planned(data, lambda t: anova_plan(t, **options), anova_stage, anova_finish,
+    options = anova_options(factor=factor, value=value, by=by, alpha=alpha,
+                            equal_var=equal_var)  # before the table is read
+    return run_planned(data, partial(anova_plan, options=options), anova_stage, anova_finish,
                        values=[value], keys=[by, factor], function="anova")
 
 
-def anova_plan(table: pa.Table, **options) -> dict:
+@dataclass(frozen=True)
+class AnovaOptions:
+    """The options of `anova`: `alpha` checked, the columns and `equal_var` checked against
+    the table by `anova_plan`."""
+
+    factor: Any
+    value: Any
+    by: Any
+    alpha: float
+    equal_var: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class AnovaPlan(Plan):
+    """The plan of `anova` (`fastperf.data.chunked`).
+
+    Attributes
+    ----------
+    keys : list of str
+        The `by` columns.
+    factor, value : str
+        The factor and measurement columns.
+    alpha : float
+        The level of the tests.
+    welch : bool
+        Welch's ANOVA (``equal_var=False``).
+    levels : pyarrow.Array
+        The factor's levels in the whole table's order.
+    """
+
+    keys: list[str]
+    factor: str
+    value: str
+    alpha: float
+    welch: bool
+    levels: pa.Array
+
+
+def anova_options(*, factor, value, by, alpha, equal_var) -> AnovaOptions:
+    """The options of `anova` in one record, `alpha` checked (the rest needs the table).
+
+    Parameters
+    ----------
+    factor, value, by, alpha, equal_var
+        See `anova`.
+
+    Returns
+    -------
+    AnovaOptions
+    """
+    return AnovaOptions(factor, value, by, check_unit_interval(alpha, "alpha"), equal_var)
+
+
+def anova_plan(table: pa.Table, options: AnovaOptions) -> AnovaPlan:
     """The plan of `anova` (`fastperf.data.chunked`).
 
     Each `by` group is tested on its own, so a chunk holds whole groups (``"partition"``: the
@@ -210,51 +266,47 @@ def anova_plan(table: pa.Table, **options) -> dict:
     ----------
     table : pyarrow.Table
         The measurement table or a dataset's key table.
-    **options
-        The options of `anova` (factor, value, by, alpha, equal_var).
+    options : AnovaOptions
+        `anova_options`.
 
     Returns
     -------
-    dict
+    AnovaPlan
     """
-    alpha = check_unit_interval(options["alpha"], "alpha")
-    factor, value = options["factor"], options["value"]
-    keys = _anova_iv(table, options["by"], factor, value)
+    factor, value = options.factor, options.value
+    keys = _anova_iv(table, options.by, factor, value)
     column_name(value, "value")
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
     require_columns(table, keys + [factor, value])
-    welch = not check_flag(options["equal_var"], "equal_var")
-    return {"keys": keys, "factor": factor, "value": value, "alpha": alpha, "welch": welch,
-            "levels": key_dictionaries(table, [factor])[factor], "partition": keys,
-            "order": keys + [factor]}
+    welch = not check_flag(options.equal_var, "equal_var")
+    return AnovaPlan(keys=keys, factor=factor, value=value, alpha=options.alpha, welch=welch,
+                     levels=key_dictionaries(table, [factor])[factor], partition=tuple(keys),
+                     order=(*keys, factor))
 
 
-def anova_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+def anova_stage(table: pa.Table, plan: AnovaPlan, side: dict | None = None) -> StageRows:
     """The rows of `anova` for the `by` groups of `table` (`fastperf.data.chunked`).
 
     Parameters
     ----------
     table : pyarrow.Table
         Complete `by` groups.
-    plan : dict
+    plan : AnovaPlan
         `anova_plan`.
     side : dict or None
         Unused.
 
     Returns
     -------
-    pyarrow.Table
-        One row per (group, alternative) cell: the columns of ``.effects``, the level's
-        number (``__level``), and on each group's first cell (flagged in ``__first``) its
-        ANOVA row (``__group_<column>``), its number of cells (``__cells``) and what
-        `contrasts` needs (``__mse_scaled``, ``__scale``).
+    StageRows
+        One row per (group, alternative) cell: the columns of ``.effects``; in ``extra``,
+        the level's number (``level``), and on each group's first cell (flagged in
+        ``first``) its ANOVA row (``group_<column>``), its number of cells (``cells``) and
+        what `contrasts` needs (``mse_scaled``, ``scale``).
     """
-    from fastperf.kernels.moments import scaled_moments
-    from fastperf.data.samples import grouped_values
-
-    keys, factor, levels = plan["keys"], plan["factor"], plan["levels"]
-    _, groups, grouped = grouped_values(table, keys + [factor], plan["value"])
+    keys, factor, levels = plan.keys, plan.factor, plan.levels
+    _, groups, grouped = grouped_values(table, keys + [factor], plan.value)
     # each group's cells in the whole table's order of the levels
     groups, take = in_key_order(groups, keys, [factor], {factor: levels})
     if take is not None:
@@ -264,8 +316,8 @@ def anova_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Tab
     del grouped
     # the cells are ordered by the `by` keys first, so each group's cells are adjacent
     starts = group_rows(groups.keys, keys).offsets[:-1] if keys else np.zeros(1, np.int64)
-    welch = plan["welch"]
-    res = one_way(n, scaled_mean, var, exponent, starts, plan["alpha"], welch)
+    welch = plan.welch
+    res = one_way(n, scaled_mean, var, exponent, starts, plan.alpha, welch)
     n_dropped = np.add.reduceat(n_nan, starts)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         sst = res.ssa + res.sse
@@ -284,30 +336,30 @@ def anova_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Tab
         "f_critical": res.f_critical, "share_alternatives": res.share_a,
         "share_error": res.share_e, "status": res.status,
     })
-    hidden = {"__cells": np.diff(np.append(starts, n.shape[0])), "__mse_scaled": res.mse_scaled,
-              "__scale": res.scale}
+    per_group = {"cells": np.diff(np.append(starts, n.shape[0])), "mse_scaled": res.mse_scaled,
+                 "scale": res.scale}
     first = np.zeros(n.shape[0], dtype=bool)
     first[starts] = True
     position = np.zeros(n.shape[0], dtype=np.int64)
     position[starts] = np.arange(starts.shape[0])
     at_first = pa.array(position, mask=~first)
-    cells = {"n": n, "n_dropped": n_nan, "mean": mean, "effect": effect,
-             "__level": key_ranks(groups.keys, factor, levels), "__first": first}
-    cells.update({"__group_" + name: pa.array(column).take(at_first)
+    cells = {"n": n, "n_dropped": n_nan, "mean": mean, "effect": effect}
+    extra = {"level": key_ranks(groups.keys, factor, levels), "first": first}
+    extra.update({"group_" + name: pa.array(column).take(at_first)
                   for name, column in columns.items()})
-    cells.update({name: pa.array(column).take(at_first) for name, column in hidden.items()})
-    return keyed_table(groups.keys, cells)
+    extra.update({name: pa.array(column).take(at_first) for name, column in per_group.items()})
+    return StageRows.of(keyed_table(groups.keys, cells), extra)
 
 
-def anova_finish(rows: pa.Table, plan: dict, info: dict) -> AnovaResult:
+def anova_finish(staged: StageRows, plan: AnovaPlan, info: dict) -> AnovaResult:
     """The result of `anova` from its rows (`fastperf.data.chunked`): the ANOVA table, the
     effects, the alternatives, the summary and the warnings.
 
     Parameters
     ----------
-    rows : pyarrow.Table
+    staged : StageRows
         `anova_stage` rows of every cell, in output order.
-    plan : dict
+    plan : AnovaPlan
         `anova_plan`.
     info : dict
         ``input_rows``.
@@ -316,26 +368,28 @@ def anova_finish(rows: pa.Table, plan: dict, info: dict) -> AnovaResult:
     -------
     AnovaResult
     """
-    keys, factor, alpha = plan["keys"], plan["factor"], plan["alpha"]
-    first = rows.filter(rows.column("__first"))
-    columns = {name[len("__group_"):]: first.column(name).combine_chunks()
-               for name in first.column_names if name.startswith("__group_")}
+    keys, factor, alpha = plan.keys, plan.factor, plan.alpha
+    rows, extra = staged.rows, staged.extra
+    first_cell = extra.column("first")
+    first = extra.filter(first_cell)
+    columns = {name[len("group_"):]: first.column(name).combine_chunks()
+               for name in first.column_names if name.startswith("group_")}
     figures = {name: column.to_numpy(zero_copy_only=False) for name, column in columns.items()}
-    figures.update({name: first.column(name).to_numpy(zero_copy_only=False)
-                    for name in ("__cells", "__mse_scaled", "__scale")})
-    by_keys = first.select(keys) if keys else None
+    per_group = {name: first.column(name).to_numpy(zero_copy_only=False)
+                 for name in ("cells", "mse_scaled", "scale")}
+    by_keys = rows.filter(first_cell).select(keys) if keys else None
     out = keyed_table(by_keys, columns) if by_keys is not None else pa.table(columns)
     effects = rows.select(keys + [factor] + EFFECT_COLUMNS)
 
     n = rows.column("n").to_numpy()
-    level = rows.column("__level").to_numpy()
-    dictionary = plan["levels"].to_pylist()
+    level = extra.column("level").to_numpy()
+    dictionary = plan.levels.to_pylist()
     alternatives = [dictionary[c] for c in np.unique(level)]
-    starts = np.append(0, np.cumsum(figures["__cells"])[:-1]).astype(np.int64)
-    cells = _Cells(np.repeat(np.arange(starts.shape[0]), figures["__cells"]), level, n,
+    starts = np.append(0, np.cumsum(per_group["cells"])[:-1]).astype(np.int64)
+    cells = _Cells(np.repeat(np.arange(starts.shape[0]), per_group["cells"]), level, n,
                    rows.column("effect").to_numpy(), starts, figures["n"], figures["mse"],
                    figures["df_error"], figures["status"], len(dictionary),
-                   figures["__mse_scaled"], figures["__scale"])
+                   per_group["mse_scaled"], per_group["scale"])
 
     n_dropped = figures["n_dropped"]
     not_ok = int((figures["status"] != "ok").sum())
@@ -343,7 +397,7 @@ def anova_finish(rows: pa.Table, plan: dict, info: dict) -> AnovaResult:
     if not_ok:
         warnings.append(f"{not_ok} group(s) could not be tested (see status)")
     summary = {
-        "function": "anova", "equal_var": not plan["welch"],
+        "function": "anova", "equal_var": not plan.welch,
         "alternatives": len(alternatives), "values": int(figures["n"].sum()),
         "dropped": int(n_dropped.sum()), "alpha": alpha,
         "groups_significant": int((figures["pvalue"] < alpha).sum()),
@@ -481,6 +535,7 @@ def contrasts(
     not_ok = int(failed.sum())
     excludes_zero = int(((c - half > 0) | (c + half < 0)).sum())
     summary = {
+        "function": "contrasts",
         "weights": {str(a): float(w_original[code]) for a, code in
                     zip(result.alternatives, np.unique(cells.level))},
         "confidence": confidence, "method": method, "groups": out.num_rows,
@@ -530,8 +585,6 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
     Jain 1991, ch. 20); ``equal_var=False`` is Welch (1951), Biometrika 38, 330-336, as
     ``scipy.stats.f_oneway``.
     """
-    from fastperf.kernels.moments import scaled_moments
-
     if len(samples) < 2:
         raise InputError(f"f_oneway needs at least 2 samples, got {len(samples)}")
     arrays = [last_axis(as_float_array(s, f"sample {i}"), axis, f"sample {i}")
@@ -568,3 +621,149 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
         df_alternatives=shaped(np.where(failed, np.nan, res.df_a), batch_shape),
         df_error=shaped(np.where(failed, np.nan, df_e), batch_shape),
     )
+
+
+# ----------------------------------------------------------------------------------------------
+# The one-way table from per-cell moments, all groups at once (Lilja, seed 000): the variation
+# splits into the variation between the alternatives (SSA) and within them (SSE); F = MSA / MSE.
+# `anova_finish` and `f_oneway` both run it.
+
+
+#: Status of a group whose F and p are computed (on scaled values) but whose sums of squares,
+#: mean squares or effects exceed the float64 range (those are NaN).
+SUMS_OVERFLOW = "sums of squares beyond the float64 range: NaN, F and p kept"
+
+
+@dataclass(frozen=True)
+class OneWayTable:
+    """Per-group figures (arrays of length n_groups) and per-cell effects (`one_way`)."""
+
+    k: np.ndarray
+    n: np.ndarray
+    ssa: np.ndarray
+    sse: np.ndarray
+    df_a: np.ndarray
+    df_e: np.ndarray
+    msa: np.ndarray
+    mse: np.ndarray
+    f: np.ndarray
+    pvalue: np.ndarray
+    f_critical: np.ndarray
+    df_welch: np.ndarray | None
+    effect: np.ndarray
+    status: np.ndarray
+    mse_scaled: np.ndarray  # mse * 4**-scale: finite and nonzero where mse under- or overflows
+    scale: np.ndarray
+    share_a: np.ndarray
+    share_e: np.ndarray
+
+
+def one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(),
+            sums=True) -> OneWayTable:
+    """The one-way ANOVA of every group; group g's cells are ``starts[g]:starts[g + 1]``.
+
+    `n`, `mean`, `var`, `exponent` are per cell (n = values used; cells with n = 0 do not count
+    as alternatives; the mean is ``mean * 2**exponent`` and the variance
+    ``var * 4**exponent``, as ``scaled_moments`` gives them).
+    `extra_status` holds (condition per group, message) pairs checked first. Each group is
+    computed scaled by the power of two of its largest cell, then its sums of squares and
+    effects scaled back: finite data give a finite F; `sums` True: sums of squares or effects
+    beyond the float64 range give the status `SUMS_OVERFLOW` (F and p kept).
+
+    Parameters
+    ----------
+    n, mean, var, exponent : numpy.ndarray
+        Per cell (``scaled_moments``).
+    starts : numpy.ndarray of int
+        The first cell of each group.
+    alpha : float
+        Significance level of the critical value.
+    welch : bool
+        Welch's ANOVA.
+    extra_status : sequence of (numpy.ndarray, str)
+        Conditions per group, checked first.
+    sums : bool
+        Check the sums of squares and effects for overflow.
+
+    Returns
+    -------
+    OneWayTable
+
+    Notes
+    -----
+    Lilja (seed 000): SSA = sum n_j (m_j - m)^2, SSE = sum (n_j - 1) s_j^2, F = MSA / MSE;
+    Welch (1951) for ``welch``.
+    """
+    n_groups = starts.shape[0]
+    cells_per_group = np.diff(np.append(starts, n.shape[0]))
+    cell_group = np.repeat(np.arange(n_groups), cells_per_group)
+    nf = n.astype(np.float64)
+    used = n > 0
+
+    def total(x):
+        return np.add.reduceat(x, starts) if n_groups else np.zeros(0)
+
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
+        scale = (np.maximum.reduceat(np.where(used, exponent, np.iinfo(np.int64).min), starts)
+                 if n_groups else np.zeros(0, dtype=np.int64))
+        scale = np.where(scale == np.iinfo(np.int64).min, 0, scale)
+        cell_scale = scale[cell_group]
+        mean = np.ldexp(mean, exponent - cell_scale)
+        var = np.ldexp(var, 2 * (exponent - cell_scale))
+        k = total(used.astype(np.int64))
+        n_group = total(n.astype(np.int64))
+        grand_mean = total(np.where(used, nf * mean, 0.0)) / n_group
+        effect = mean - grand_mean[cell_group]
+        ssa = total(np.where(used, nf * effect * effect, 0.0))
+        sse = total(np.where(n > 1, (nf - 1.0) * var, 0.0))
+        df_a, df_e = k - 1, n_group - k
+        msa = np.where(df_a > 0, ssa / df_a, np.nan)
+        mse = np.where(df_e > 0, sse / df_e, np.nan)
+        f = msa / mse
+        ssa_scaled, sse_scaled, mse_scaled = ssa, sse, mse  # zero exactly when unscaled are
+        share_a = np.where(ssa + sse > 0, ssa / (ssa + sse), np.nan)
+        share_e = np.where(ssa + sse > 0, sse / (ssa + sse), np.nan)
+        ssa, sse = np.ldexp(ssa, 2 * scale), np.ldexp(sse, 2 * scale)
+        msa, mse = np.ldexp(msa, 2 * scale), np.ldexp(mse, 2 * scale)
+        effect = np.ldexp(effect, cell_scale)
+        overflow = total((used & ~np.isfinite(effect)).astype(np.int64)) > 0
+        overflow |= np.isinf(ssa) | np.isinf(sse) | np.isinf(ssa + sse)
+        dfn, dfd = df_a.astype(np.float64), df_e.astype(np.float64)
+        df_welch = None
+        conditions = list(extra_status) + [
+            (k < 2, "fewer than 2 alternatives with values"),
+            (df_e < 1, "no error degrees of freedom (1 value per alternative)"),
+            ((sse_scaled == 0) & (ssa_scaled == 0), "all values equal"),
+        ]
+        if welch:
+            w = np.where(used, nf / var, 0.0)
+            w_total = total(w)
+            welch_mean = total(np.where(used, w * mean, 0.0)) / w_total
+            a = total(np.where(used, w * (mean - welch_mean[cell_group]) ** 2, 0.0)) / dfn
+            lam = total(np.where(used, (1.0 - w / w_total[cell_group]) ** 2 / (nf - 1.0), 0.0))
+            kf = k.astype(np.float64)
+            f = a / (1.0 + 2.0 * (kf - 2.0) / (kf * kf - 1.0) * lam)
+            dfd = (kf * kf - 1.0) / (3.0 * lam)
+            df_welch = dfd
+            unusable = total((used & ~((n > 1) & (var > 0))).astype(np.int64)) > 0
+            conditions.append((unusable, "an alternative has fewer than 2 values or zero "
+                                         "variance (Welch's ANOVA needs both)"))
+        else:
+            # zero variance within every alternative but different means: F = inf, p = 0 (scipy)
+            conditions.append((sse_scaled == 0, "zero variance within alternatives"))
+        conditions.append((~np.isfinite(f), "F statistic beyond the float64 range"))
+        if sums:
+            conditions.append((overflow, SUMS_OVERFLOW))
+        status = np.select([c for c, _ in conditions], [m for _, m in conditions], default="ok")
+        status = np.broadcast_to(status, (n_groups,)).copy()
+        infinite = status == "zero variance within alternatives"
+        failed = (status != "ok") & ~infinite & (status != SUMS_OVERFLOW)
+        f = np.where(failed, np.nan, np.where(infinite, np.inf, f))
+        pvalue = np.where(failed, np.nan, np.where(infinite, 0.0, fdtrc(dfn, dfd, f)))
+        crit_ok = ~failed & (dfn > 0) & (dfd > 0)
+        f_critical = np.where(crit_ok, fdtri(np.where(crit_ok, dfn, 1.0),
+                                             np.where(crit_ok, dfd, 1.0), 1.0 - alpha), np.nan)
+        if df_welch is not None:
+            df_welch = np.where(failed, np.nan, df_welch)
+    return OneWayTable(k, n_group, ssa, sse, df_a, df_e, msa, mse, f, pvalue, f_critical, df_welch,
+                  effect, status, mse_scaled, scale, share_a, share_e)

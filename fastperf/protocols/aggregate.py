@@ -14,6 +14,8 @@ benchmarks. Out of core or on Spark (`fastperf.data.chunked`), a chunk holds who
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Mapping, Sequence
 
 import numpy as np
@@ -24,16 +26,20 @@ from fastperf.data.validation import check_choice, check_confidence
 from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, keyed_table
-from fastperf.data.chunked import run_planned, visible
+from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
 from fastperf.data.grouping import key_codes, group_rows
 from fastperf.engine.intervals import student_quantile
-from fastperf.data.samples import group_weights
+from fastperf.data.samples import binary_exponents, group_weights, scaled_samples
+from fastperf.kernels.aggregate import per_run_totals
+from fastperf.kernels.moments import sample_moments
 from fastperf.protocols.group_order import distinct_keys, in_key_order
+from fastperf.protocols.report_views import aggregate_view
 
 __all__ = ["aggregate_score", "AggregateResult", "score_gradient", "propagation_from_moments", "propagation_moments",
-           "aggregate_score_plan", "aggregate_score_stage", "aggregate_score_finish"]
+           "AggregateOptions", "AggregatePlan", "aggregate_score_options", "aggregate_score_plan",
+           "aggregate_score_stage", "aggregate_score_finish"]
 
 KINDS = ("geomean", "mean", "weighted")
 #: The status of a propagated score whose every benchmark has zero variance: the score and its
@@ -63,8 +69,6 @@ class AggregateResult(GroupResult):
     """
 
     def report_view(self):  # noqa: D102 (see Result.report_view)
-        from fastperf.protocols.report_views import aggregate_view
-
         return aggregate_view(self)
 
 
@@ -183,16 +187,67 @@ def aggregate_score(
     propagation S = sqrt(sum (df/dx_i S_i)^2) with the closed-form derivatives); the
     Welch-Satterthwaite degrees of freedom are Satterthwaite (1946) and Welch (1947).
     """
-    options = dict(variant=variant, by=by, value=value, kind=kind, weights=weights,
-                   method=method, confidence=confidence, run=run, baseline=baseline, unit=unit)
-    _options(**options)  # before the table is read
-    return run_planned(data, lambda t: aggregate_score_plan(t, **options), aggregate_score_stage,
-                       aggregate_score_finish, function="aggregate_score", keys=[by, variant],
+    options = aggregate_score_options(  # before the table is read
+        variant=variant, by=by, value=value, kind=kind, weights=weights, method=method,
+        confidence=confidence, run=run, baseline=baseline, unit=unit)
+    return run_planned(data, partial(aggregate_score_plan, options=options),
+                       aggregate_score_stage, aggregate_score_finish, function="aggregate_score",
+                       keys=[by, variant],
                        values=[value] + [c for c in (run, weights) if isinstance(c, str)])
 
 
-def _options(*, variant, value, kind, weights, method, confidence, run, unit, **_):
-    """The options checked; the value, variant, unit and run columns and the confidence."""
+@dataclass(frozen=True)
+class AggregateOptions:
+    """The options of `aggregate_score`, checked (`aggregate_score_options`); see
+    `aggregate_score` for each."""
+
+    variant: str
+    by: Any
+    value: str
+    kind: str
+    weights: Any
+    method: str
+    confidence: float
+    run: str | None
+    baseline: str | None
+    unit: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class AggregatePlan(Plan):
+    """The plan of `aggregate_score` (`aggregate_score_plan`).
+
+    Attributes
+    ----------
+    options : AggregateOptions
+    keys : list of str
+        The benchmark's key columns.
+    benchmarks : int
+        The number of benchmarks of the whole table.
+    key_order : dict
+        Each benchmark key's values in the whole table's order
+        (`fastperf.protocols.group_order.distinct_keys`).
+    """
+
+    options: AggregateOptions
+    keys: list[str]
+    benchmarks: int
+    key_order: dict
+
+
+def aggregate_score_options(*, variant, by, value, kind, weights, method, confidence, run,
+                            baseline, unit) -> AggregateOptions:
+    """The options of `aggregate_score`, checked (those that need no table).
+
+    Parameters
+    ----------
+    variant, by, value, kind, weights, method, confidence, run, baseline, unit
+        See `aggregate_score`.
+
+    Returns
+    -------
+    AggregateOptions
+    """
     value = column_name(value, "value")
     variant = column_name(variant, "variant")
     unit = column_name(unit, "unit", allow_none=True)
@@ -201,10 +256,11 @@ def _options(*, variant, value, kind, weights, method, confidence, run, unit, **
     check_choice(method, "method", METHODS)
     if kind == "weighted" and weights is None:
         raise InputError('kind="weighted" needs weights= (a column name or a mapping)')
-    return value, variant, unit, run, check_confidence(confidence)
+    return AggregateOptions(variant, by, value, kind, weights, method,
+                            check_confidence(confidence), run, baseline, unit)
 
 
-def aggregate_score_plan(table: pa.Table, **options) -> dict:
+def aggregate_score_plan(table: pa.Table, options: AggregateOptions) -> AggregatePlan:
     """The plan of `aggregate_score` (`fastperf.data.chunked`).
 
     Every variant is scored over its own benchmarks, so a chunk holds whole variants
@@ -219,18 +275,17 @@ def aggregate_score_plan(table: pa.Table, **options) -> dict:
     ----------
     table : pyarrow.Table
         The measurement table or a dataset's key table.
-    **options
-        The options of `aggregate_score` (variant, by, value, kind, weights, method,
-        confidence, run, baseline, unit).
+    options : AggregateOptions
+        `aggregate_score_options`.
 
     Returns
     -------
-    dict
+    AggregatePlan
     """
-    value, variant, unit, run, confidence = _options(**options)
+    value, variant, unit = options.value, options.variant, options.unit
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
-    keys = key_list(options["by"])
+    keys = key_list(options.by)
     require_columns(table, keys + [variant, value])
     if has_column(table, unit):
         units = table.column(unit).unique().to_pylist()
@@ -241,35 +296,36 @@ def aggregate_score_plan(table: pa.Table, **options) -> dict:
                 ", or --unit on the command line)"
             )
     benchmarks, key_order = distinct_keys(table, keys)
-    return {**options, "value": value, "variant": variant, "unit": unit, "run": run,
-            "confidence": confidence, "keys": keys, "benchmarks": benchmarks,
-            "key_order": key_order, "partition": [variant], "order": [variant]}
+    return AggregatePlan(options=options, keys=keys, benchmarks=benchmarks,
+                         key_order=key_order, partition=(variant,), order=(variant,))
 
 
-def aggregate_score_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+def aggregate_score_stage(table: pa.Table, plan: AggregatePlan,
+                          side: dict | None = None) -> StageRows:
     """The rows of `aggregate_score` for the variants of `table` (`fastperf.data.chunked`).
 
     Parameters
     ----------
     table : pyarrow.Table
         Every row of its variants.
-    plan : dict
+    plan : AggregatePlan
         `aggregate_score_plan`.
     side : dict or None
         Unused.
 
     Returns
     -------
-    pyarrow.Table
-        One row per variant, every column but the ratio to the baseline, and the hidden
-        ``__unmatched`` (measurements with a null run).
+    StageRows
+        One row per variant, every column but the ratio to the baseline; in ``extra``,
+        ``unmatched`` (measurements with a null run).
     """
-    variant, keys, value, weights = plan["variant"], plan["keys"], plan["value"], plan["weights"]
-    geometric = plan["kind"] == "geomean"
+    options = plan.options
+    variant, keys, value, weights = options.variant, plan.keys, options.value, options.weights
+    geometric = options.kind == "geomean"
     # one group per (variant, benchmark); a variant's groups are adjacent, its benchmarks in
     # the whole table's order
     groups, _ = in_key_order(group_rows(table, [variant] + keys), [variant], keys,
-                             plan["key_order"])
+                             plan.key_order)
     values = value_column(table, value)
     grouped = groups.gather(values)
     if np.isinf(grouped).any():
@@ -289,12 +345,12 @@ def aggregate_score_stage(table: pa.Table, plan: dict, side: dict | None = None)
     check_weight_column(table, weights)
     raw_w = group_weights(table, weights, keys, groups)
     w = raw_w / np.add.reduceat(raw_w, starts)[variant_of_group]
-    missing = plan["benchmarks"] - n_benchmarks
+    missing = plan.benchmarks - n_benchmarks
     status = np.where(missing > 0, "missing benchmarks: " + missing.astype(str), "ok").astype(object)
 
     # measurements whose run is null (per-run), per variant: they match no run
     unmatched = np.zeros(variants.n_groups, dtype=np.int64)
-    if plan["method"] == "propagation":
+    if options.method == "propagation":
         score, sd, se, df, n = _propagation(grouped, groups, starts, w, geometric)
         n_runs = np.add.reduceat(n, starts)
         n_dropped = np.zeros(variants.n_groups, dtype=np.int64)
@@ -303,13 +359,13 @@ def aggregate_score_stage(table: pa.Table, plan: dict, side: dict | None = None)
                           "benchmarks with fewer than 2 values: " + few.astype(str), status)
     else:
         score, sd, se, df, n_runs, n_dropped, status, unmatched = _per_run(
-            table, groups, variants, grouped, n_benchmarks, w, geometric, plan["run"], status)
+            table, groups, variants, grouped, n_benchmarks, w, geometric, options.run, status)
 
     status = np.where((status == "ok") & (se == 0), ZERO_VARIANCE, status)
     status = np.where((status == "ok") & ~(np.isfinite(score) & np.isfinite(sd)),
                       "score or sd outside the float64 range", status)
     with np.errstate(over="ignore", invalid="ignore"):
-        half = student_quantile(df, plan["confidence"]) * se
+        half = student_quantile(df, options.confidence) * se
         low, high = score - half, score + half
     # an interval end beyond float64 (score + t se > 1.8e308): the score, sd, se and df stand,
     # the end is shown as inf
@@ -322,20 +378,21 @@ def aggregate_score_stage(table: pa.Table, plan: dict, side: dict | None = None)
         "score": np.where(kept, score, np.nan), "sd": np.where(kept, sd, np.nan),
         "se": np.where(kept, se, np.nan), "df": np.where(failed, np.nan, df),
         "ci_low": np.where(failed, np.nan, low), "ci_high": np.where(failed, np.nan, high),
-        "status": status.astype(str), "__unmatched": unmatched,
+        "status": status.astype(str),
     }
-    return keyed_table(variants.keys, columns)
+    return StageRows.of(keyed_table(variants.keys, columns), {"unmatched": unmatched})
 
 
-def aggregate_score_finish(rows: pa.Table, plan: dict, info: dict) -> AggregateResult:
+def aggregate_score_finish(staged: StageRows, plan: AggregatePlan,
+                           info: dict) -> AggregateResult:
     """The result of `aggregate_score` from its rows (`fastperf.data.chunked`): the ratio to
     the baseline, the summary and the warnings.
 
     Parameters
     ----------
-    rows : pyarrow.Table
+    staged : StageRows
         `aggregate_score_stage` rows of every variant, in output order.
-    plan : dict
+    plan : AggregatePlan
         `aggregate_score_plan`.
     info : dict
         ``input_rows``.
@@ -344,16 +401,17 @@ def aggregate_score_finish(rows: pa.Table, plan: dict, info: dict) -> AggregateR
     -------
     AggregateResult
     """
-    baseline = plan["baseline"]
-    out = visible(rows)
+    options = plan.options
+    baseline = options.baseline
+    out = staged.rows
     status = out.column("status").to_numpy(zero_copy_only=False)
     failed = (status != "ok") & (status != INTERVAL_OVERFLOW)
     n_dropped = out.column("n_runs_dropped").to_numpy()
-    unmatched = int(rows.column("__unmatched").to_numpy().sum())
+    unmatched = int(staged.extra.column("unmatched").to_numpy().sum())
     if baseline is not None:
         columns = {name: out.column(name).to_numpy() for name in ("score", "se", "df")}
-        ratio = _ratio_to_baseline(out.column(plan["variant"]), baseline, columns,
-                                   plan["confidence"])
+        ratio = _ratio_to_baseline(out.column(options.variant), baseline, columns,
+                                   options.confidence)
         shown = np.isfinite(ratio["ratio"]) & ~np.isinf(ratio["ratio_ci_low"]) \
             & ~np.isinf(ratio["ratio_ci_high"])
         status = np.where((status == "ok") & ~shown, RATIO_OVERFLOW, status)
@@ -370,8 +428,9 @@ def aggregate_score_finish(rows: pa.Table, plan: dict, info: dict) -> AggregateR
     if beyond:
         warnings.append(f"{beyond} variant(s) with an interval or ratio beyond the float64 range "
                         "(shown as inf; see status)")
-    summary = {"kind": plan["kind"], "method": plan["method"], "confidence": plan["confidence"],
-               "benchmarks": plan["benchmarks"], "variants": out.num_rows, "baseline": baseline}
+    summary = {"function": "aggregate_score", "kind": options.kind, "method": options.method,
+               "confidence": options.confidence,
+               "benchmarks": plan.benchmarks, "variants": out.num_rows, "baseline": baseline}
     return AggregateResult(out, summary, warnings)
 
 
@@ -414,10 +473,6 @@ def _value_ranks(codes: np.ndarray, dictionary: pa.Array) -> np.ndarray:
 def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, status):
     """Per-run scores of every variant, then their moments (the article's Table 5 procedure);
     the measurements with a null run per variant."""
-    from fastperf.kernels.aggregate import per_run_totals
-    from fastperf.kernels.moments import sample_moments
-    from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
-
     sizes = groups.sizes
     variant_of_group = np.repeat(np.arange(variants.n_groups), variants.sizes)
     if has_column(table, run):
@@ -529,9 +584,6 @@ def propagation_moments(samples: Samples):
     propagation: the values divided by 2**exponent (exact) first, so that values near 1.8e308
     or 1e-308 give finite moments; means and variances are in units of 2**exponent, 4**exponent.
     """
-    from fastperf.kernels.moments import sample_moments
-    from fastperf.protocols.relevance_common import binary_exponents, scaled_samples
-
     exponent = binary_exponents(samples)
     scaled = scaled_samples(samples, exponent)
     n, _, means, variances = sample_moments(scaled.values, scaled.offsets,
@@ -548,9 +600,9 @@ def propagation_from_moments(n, means, variances, exponent, starts, w, geometric
         Values per benchmark (segments of benchmarks one variant after the other).
     means, variances : numpy.ndarray
         Each benchmark's mean and variance (ddof=1) of its values divided by
-        ``2**exponent`` (`fastperf.protocols.relevance_common.scaled_samples`).
+        ``2**exponent`` (`fastperf.data.samples.scaled_samples`).
     exponent : numpy.ndarray of int
-        Each benchmark's power of 2 (`fastperf.protocols.relevance_common.binary_exponents`).
+        Each benchmark's power of 2 (`fastperf.data.samples.binary_exponents`).
     starts : numpy.ndarray of int
         Segment k (a variant) starts at ``starts[k]``.
     w : numpy.ndarray

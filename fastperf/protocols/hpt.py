@@ -4,11 +4,13 @@ performance comparisons of computers", HPCA), as seed 003 (SPARC, section II-B) 
 Per benchmark a two-sided rank-sum test; the significant benchmarks keep their median ratio,
 the others score 0; a one-sided signed-rank test over the scores gives the reliability that the
 candidate is better, and the largest speedup r it still holds for. The rank tests are the
-batched ones of `fastperf.engine.ranks`, through `fastperf.protocols.relevance_common`.
+batched ones of `fastperf.engine.ranks`, through `fastperf.protocols.relevance`.
 """
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Callable, Sequence
 
 import numpy as np
@@ -18,21 +20,25 @@ from fastperf.data.arrays import Samples
 from fastperf.data.validation import (
     check_choice, check_levels, check_real, check_unit_interval,
 )
-from fastperf.data.chunked import run_planned, visible
+from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.errors import InputError
 from fastperf.stats.multitest import fwer_bound
 from fastperf.io.tables import key_list
-from fastperf.protocols.relevance_chunks import (
-    check_relevance_table, chunk_variant_samples, column_samples, samples_column,
+from fastperf.data.samples import (
+    check_positive, check_single_unit, chunk_variant_samples, column_samples, sample_medians,
+    samples_column,
 )
-from fastperf.protocols.relevance_common import (
-    SCALES, check_comparison, not_tested_warnings, rank_sum_tests, ratio_name,
-    ratio_out_of_range, sample_medians, signed_rank_tests,
+from fastperf.engine.ranks import log_values
+from fastperf.protocols.relevance import (
+    SCALES, check_comparison, check_relevance_table, not_tested_warnings, rank_sum_tests,
+    ratio_name, ratio_out_of_range, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
+from fastperf.protocols.report_views import hpt_view
 from fastperf.results.figures import Runs
 
-__all__ = ["hpt", "HptResult", "HPT_COLUMNS", "hpt_plan", "hpt_stage", "hpt_finish"]
+__all__ = ["hpt", "HptResult", "HPT_COLUMNS", "HptOptions", "HptPlan", "hpt_options", "hpt_plan",
+           "hpt_stage", "hpt_finish"]
 
 #: Per-benchmark columns of `hpt` (after the keys); a key column may not take one of these names.
 HPT_COLUMNS = [
@@ -62,8 +68,6 @@ class HptResult(BenchmarkResult):
     """
 
     def report_view(self):  # noqa: D102 (see Result.report_view)
-        from fastperf.protocols.report_views import hpt_view
-
         return hpt_view(self)
 
     extra_tables = ("speedups",)
@@ -269,35 +273,58 @@ def hpt(
     continuity correction, then the one-sided Wilcoxon signed-rank test of the scores; the
     reliability is 1 - p of that test.
     """
+    options = hpt_options(
+        baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+        alpha=alpha, confidences=confidences, method=method, higher_is_better=higher_is_better,
+        max_speedup=max_speedup, unit=unit, scale=scale)
     side: dict[str, Any] = {}
-    result = run_planned(
-        data, lambda t: hpt_plan(
-            t, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
-            alpha=alpha, confidences=confidences, method=method,
-            higher_is_better=higher_is_better, max_speedup=max_speedup, unit=unit, scale=scale),
-        hpt_stage, hpt_finish, values=[value], side=side, function="hpt",
-        keys=[by, variant, unit])
+    result = run_planned(data, partial(hpt_plan, options=options), hpt_stage, hpt_finish,
+                         values=[value], side=side, function="hpt", keys=[by, variant, unit])
     result.runs = side.get("runs")
     return result
 
 
-def hpt_plan(table: pa.Table, *, baseline, candidate, by, variant, value, alpha, confidences,
-             method, higher_is_better, max_speedup, unit, scale) -> dict:
-    """The plan of `hpt` (`fastperf.data.chunked`): its checked options and key columns.
+@dataclass(frozen=True)
+class HptOptions:
+    """The options of `hpt`, checked (`hpt_options`); see `hpt` for each (``levels``: the
+    checked `confidences`)."""
+
+    baseline: Any
+    candidate: Any
+    by: Any
+    variant: str
+    value: str
+    alpha: float
+    levels: Sequence[float]
+    method: str
+    higher_is_better: bool
+    max_speedup: float
+    unit: str | None
+    scale: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class HptPlan(Plan):
+    """The plan of `hpt` (`hpt_plan`): the options and the benchmark key columns (the
+    ``partition`` and the ``order``)."""
+
+    options: HptOptions
+    keys: list[str]
+
+
+def hpt_options(*, baseline, candidate, by, variant, value, alpha, confidences, method,
+                higher_is_better, max_speedup, unit, scale) -> HptOptions:
+    """The options of `hpt`, checked (those that need no table).
 
     Parameters
     ----------
-    table : pyarrow.Table
-        The measurement table or a dataset's key table.
     baseline, candidate, by, variant, value, alpha, confidences, method, higher_is_better, \
 max_speedup, unit, scale
         See `hpt`.
 
     Returns
     -------
-    dict
-        The options and ``keys``, the benchmark key columns (the ``partition`` and the
-        ``order``).
+    HptOptions
     """
     alpha = check_unit_interval(alpha, "alpha")
     levels = check_levels(confidences, "confidences")
@@ -307,40 +334,56 @@ max_speedup, unit, scale
     check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS)
     check_choice(scale, "scale", SCALES)
     max_speedup = check_real(max_speedup, "max_speedup", low=1.0, high=1000.0)
-    keys = key_list(by)
-    check_relevance_table(table, keys, variant, value, [baseline, candidate])
-    return {"baseline": baseline, "candidate": candidate, "keys": keys, "variant": variant,
-            "value": value, "alpha": alpha, "levels": levels, "method": method,
-            "higher_is_better": higher_is_better, "max_speedup": max_speedup, "unit": unit,
-            "scale": scale, "partition": keys, "order": keys}
+    return HptOptions(baseline=baseline, candidate=candidate, by=by, variant=variant,
+                      value=value, alpha=alpha, levels=levels, method=method,
+                      higher_is_better=higher_is_better, max_speedup=max_speedup, unit=unit,
+                      scale=scale)
 
 
-def hpt_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+def hpt_plan(table: pa.Table, options: HptOptions) -> HptPlan:
+    """The plan of `hpt` (`fastperf.data.chunked`): the table checked, its key columns.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table.
+    options : HptOptions
+        `hpt_options`.
+
+    Returns
+    -------
+    HptPlan
+    """
+    keys = key_list(options.by)
+    check_relevance_table(table, keys, options.variant, options.value,
+                          [options.baseline, options.candidate])
+    return HptPlan(options=options, keys=keys, partition=tuple(keys), order=tuple(keys))
+
+
+def hpt_stage(table: pa.Table, plan: HptPlan, side: dict | None = None) -> StageRows:
     """HPT's level 1 for the benchmarks of `table` (`fastperf.data.chunked`).
 
     Parameters
     ----------
     table : pyarrow.Table
         Complete benchmarks.
-    plan : dict
+    plan : HptPlan
         `hpt_plan`.
     side : dict or None
         Receives ``"runs"`` (the runs, for the report's figures).
 
     Returns
     -------
-    pyarrow.Table
-        One row per benchmark: every column of `hpt`'s table, and the hidden ``__a`` and
-        ``__b``, the logs of the ratio's numerator and denominator runs, which the speedup
-        search tests again at each speedup.
+    StageRows
+        One row per benchmark: every column of `hpt`'s table; in ``extra``, ``a`` and ``b``,
+        the logs of the ratio's numerator and denominator runs, which the speedup search
+        tests again at each speedup.
     """
-    from fastperf.engine.ranks import log_values
-    from fastperf.data.samples import check_positive, check_single_unit
-
-    baseline, candidate, higher = plan["baseline"], plan["candidate"], plan["higher_is_better"]
-    vs = chunk_variant_samples(table, [baseline, candidate], plan["keys"], plan["variant"],
-                               plan["value"])
-    check_single_unit(vs, plan["unit"])
+    options = plan.options
+    baseline, candidate, higher = options.baseline, options.candidate, options.higher_is_better
+    vs = chunk_variant_samples(table, [baseline, candidate], plan.keys, options.variant,
+                               options.value)
+    check_single_unit(vs, options.unit)
     xs, ys = vs.samples[baseline], vs.samples[candidate]
     check_positive(xs, vs.keys, f"baseline {baseline!r}")
     check_positive(ys, vs.keys, f"candidate {candidate!r}")
@@ -357,10 +400,11 @@ def hpt_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table
     status = ratio_out_of_range(ratio, status)  # 1e308 against 1e-300: no ratio to score
     tested = status == "ok"
     p1, u, method1, significant, score = _hpt_level1(a, b, ratio, log_ratio, tested, 0.0,
-                                                     plan["alpha"], plan["method"], plan["scale"])
+                                                     options.alpha, options.method,
+                                                     options.scale)
     if isinstance(side, dict):
         side["runs"] = Runs(baseline, candidate, xs, ys)
-    return keyed_table(vs.keys, {
+    rows = keyed_table(vs.keys, {
         "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": vs.n_dropped[baseline],
         "n_dropped_candidate": vs.n_dropped[candidate],
         "median_baseline": median_x, "median_candidate": median_y,
@@ -368,19 +412,19 @@ def hpt_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table
         "statistic": np.where(tested, u, np.nan), "pvalue": np.where(tested, p1, np.nan),
         "method": np.where(tested, method1, "none"), "significant": significant,
         "score": np.where(tested, score, np.nan), "status": status,
-        "__a": samples_column(a), "__b": samples_column(b),
     })
+    return StageRows.of(rows, {"a": samples_column(a), "b": samples_column(b)})
 
 
-def hpt_finish(rows: pa.Table, plan: dict, info: dict) -> HptResult:
+def hpt_finish(staged: StageRows, plan: HptPlan, info: dict) -> HptResult:
     """HPT's level 2 from the rows of every benchmark (`fastperf.data.chunked`): the
     reliability, the largest speedup per confidence, the summary.
 
     Parameters
     ----------
-    rows : pyarrow.Table
+    staged : StageRows
         `hpt_stage` rows of every benchmark, in output order.
-    plan : dict
+    plan : HptPlan
         `hpt_plan`.
     info : dict
         ``input_rows``.
@@ -389,14 +433,17 @@ def hpt_finish(rows: pa.Table, plan: dict, info: dict) -> HptResult:
     -------
     HptResult
     """
+    rows = staged.rows
+
     def column(name):
         return rows.column(name).to_numpy(zero_copy_only=False)
 
-    alpha, method, scale = plan["alpha"], plan["method"], plan["scale"]
+    options = plan.options
+    alpha, method, scale = options.alpha, options.method, options.scale
     status = column("status")
     tested = status == "ok"
     level2 = _hpt_level2(column("score"), tested, method)
-    a, b = column_samples(rows.column("__a")), column_samples(rows.column("__b"))
+    a, b = column_samples(staged.extra.column("a")), column_samples(staged.extra.column("b"))
     ratio = column("ratio_median")  # NaN where not tested, which scores 0
     with np.errstate(invalid="ignore", divide="ignore"):
         log_ratio = np.log(ratio)  # once: every step of the speedup search shifts it
@@ -410,16 +457,16 @@ def hpt_finish(rows: pa.Table, plan: dict, info: dict) -> HptResult:
             cache[k] = _hpt_level2(score, tested, method)["reliability"]
         return cache[k]
 
-    k_max = int(round(plan["max_speedup"] * 100))
-    levels = plan["levels"]
+    k_max = int(round(options.max_speedup * 100))
+    levels = options.levels
     found = [_largest_speedup(reliability_at, c, k_max) for c in levels]
     speedups = pa.table({"confidence": pa.array(levels, pa.float64()),
                          "speedup": pa.array([r for r, _ in found], pa.float64()),
                          "capped": pa.array([c for _, c in found], pa.bool_())})
     n_tested = int(tested.sum())
-    higher = plan["higher_is_better"]
+    higher = options.higher_is_better
     summary = {
-        "function": "hpt", "baseline": plan["baseline"], "candidate": plan["candidate"],
+        "function": "hpt", "baseline": options.baseline, "candidate": options.candidate,
         "ratio": ratio_name(higher), "higher_is_better": higher,
         "alpha": alpha, "method": method, "scale": scale, "benchmarks_tested": n_tested,
         "significant": int(column("significant").sum()), **level2,
@@ -427,4 +474,4 @@ def hpt_finish(rows: pa.Table, plan: dict, info: dict) -> HptResult:
     }
     warnings = dropped_warnings(column("n_dropped_baseline") + column("n_dropped_candidate"),
                                 "benchmark(s)", "n_dropped_baseline / n_dropped_candidate")
-    return HptResult(visible(rows), summary, warnings + not_tested_warnings(status), speedups)
+    return HptResult(rows, summary, warnings + not_tested_warnings(status), speedups)

@@ -12,8 +12,10 @@ from __future__ import annotations
 import numpy as np
 
 from fastperf.data.arrays import Samples
+from fastperf.engine.ranks import rank_sum_effect_state
 from fastperf.results.figures import Intervals, ReportView, Runs, Shares
 from fastperf.results.html import row_labels
+from fastperf.stats.proportions import proportion_ci
 
 __all__ = ["compare_view", "speedup_view", "sparc_view", "hpt_view", "aggregate_view",
            "plan_view", "anova_view", "factorial_view", "ratio_interval", "REPORT_CONFIDENCE"]
@@ -37,7 +39,6 @@ def _g(value) -> str:
 def ratio_interval(num: Samples, den: Samples, confidence: float = REPORT_CONFIDENCE):
     """The Hodges-Lehmann estimate and interval of the ratio num / den per pair of samples
     (values <= 0 left out): the shift of log(num) against log(den), exponentiated."""
-    from fastperf.engine.ranks import rank_sum_effect_state
 
     def logs(samples: Samples) -> Samples:
         with np.errstate(divide="ignore", invalid="ignore"):
@@ -51,8 +52,6 @@ def ratio_interval(num: Samples, den: Samples, confidence: float = REPORT_CONFID
 
 
 def _proportion_line(what: str, successes: int, trials: int, confidence: float) -> str:
-    from fastperf.stats.proportions import proportion_ci
-
     if trials == 0:
         return f"{what}: none compared"
     ci = proportion_ci(successes, trials, confidence=confidence)

@@ -17,11 +17,14 @@ module (`fastperf.stats.normality`, `fastperf.stats.parametric`, `fastperf.stats
 
 It runs as plan, stage and finish (`fastperf.data.chunked`): `speedup_plan` checks the options
 and what the table's key combinations tell, `speedup_stage` tests each benchmark of a chunk on
-its own, `speedup_finish` (`fastperf.protocols.speedup_overall`) computes the figures over the
+its own, `speedup_finish` (at the end of this module) computes the figures over the
 benchmarks; so a lazy dataset is tested in chunks with the in-memory result.
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
+from functools import partial
 from types import SimpleNamespace
 from typing import Any, Mapping, Sequence
 
@@ -29,27 +32,43 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
-from fastperf.data.chunked import run_planned
-from fastperf.data.samples import VariantSamples
+from fastperf.data.chunked import Plan, StageRows, run_planned
+from fastperf.data.grouping import code_of, group_rows, key_codes
+from fastperf.data.samples import (
+    VariantSamples, binary_exponents, check_positive, check_single_unit, group_constant,
+    group_weights, grouped_values, sample_medians, scaled_samples,
+)
 from fastperf.data.validation import (
     check_choice, check_key_clash, check_real, check_unit_interval, check_variants,
     check_whole_number,
 )
+from fastperf.engine.ks import ks_pairs
+from fastperf.engine.normality import shapiro_wilk_samples as shapiro_wilk
+from fastperf.engine.parametric import f_from_moments, sample_moments_of, t_from_moments, t_pvalue
+from fastperf.engine.ranks import rank_sum_test
 from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
 from fastperf.io.tables import (
     column_name, describe_group, key_list, require_columns, value_column,
 )
+from fastperf.kernels.grouping import take_segments
 from fastperf.protocols.aggregate import check_weight_column
-from fastperf.protocols.relevance_common import (
-    RANK_METHODS, binary_exponents, sample_medians, scaled_samples,
-)
-from fastperf.protocols.speedup_overall import SIDES, speedup_finish
-from fastperf.protocols.speedup_report import RESULT_COLUMNS, SpeedupTestResult
+from fastperf.protocols.relevance import RANK_METHODS
+from fastperf.protocols.speedup_report import EXECUTION_TIMES, RESULT_COLUMNS, SpeedupTestResult
 from fastperf.results.base import keyed_table
 from fastperf.results.figures import Runs
+from fastperf.results.render import format_cell
+from fastperf.stats.proportions import min_benchmarks, proportion_ci
 
-__all__ = ["speedup_test", "speedup_plan", "speedup_stage", "speedup_finish"]
+__all__ = ["speedup_test", "SpeedupOptions", "SpeedupPlan", "speedup_options", "speedup_plan",
+           "speedup_stage", "speedup_finish", "SIDES"]
+
+#: The two sides, as the stage's ``extra`` columns name them: ``mean_<side>`` (the mean
+#: divided by ``2**exponent``), ``median_<side>``, ``min_<side>``; with ``weight`` (W),
+#: ``compared``, ``ks_messages`` (the Kolmogorov-Smirnov fallback messages of the stage's
+#: chunk, on its first row) and ``variants`` (the variants the chunk holds, on its first row,
+#: when the plan could not look for them).
+SIDES = ("baseline", "candidate")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -91,8 +110,6 @@ def _null_where_not_run(name: str, column: np.ndarray):
 
 def _benchmark_alpha(vs, alpha) -> np.ndarray:
     """The risk level of each benchmark: `alpha` itself, or a column of per-benchmark levels."""
-    from fastperf.data.samples import group_constant
-
     n = len(vs.keys)
     if not isinstance(alpha, str):
         return np.full(n, float(alpha))
@@ -137,9 +154,6 @@ def _mean_protocol(xs: Samples, ys: Samples, moments_x, moments_y, alpha, large,
     """Figure 1: per benchmark the test used, the p-values, the warnings (`moments_*`:
     ``parametric._moments`` of each side) and the status of the tests that could not run
     ("F-test not run: ..." or "t-test not run: ..." with the engine's reason, else "ok")."""
-    from fastperf.engine.normality import shapiro_wilk_samples as shapiro_wilk
-    from fastperf.engine.parametric import f_from_moments, t_pvalue, t_from_moments
-
     (n1, nan1, m1, v1), (n2, nan2, m2, v2) = moments_x, moments_y
     _, p_sw_x, _ = shapiro_wilk(xs)
     _, p_sw_y, _ = shapiro_wilk(ys)
@@ -183,9 +197,6 @@ def _mean_protocol(xs: Samples, ys: Samples, moments_x, moments_y, alpha, large,
 
 def _median_protocol(xs: Samples, ys: Samples, alpha, large, better: str, method: str):
     """Figure 2: KS on the median-centred samples, then the one-sided Wilcoxon-Mann-Whitney."""
-    from fastperf.engine.ks import ks_pairs
-    from fastperf.engine.ranks import rank_sum_test
-
     ks, ks_messages = ks_pairs(xs, ys, "two-sided", "auto", "median")
     p_ks = ks["pvalue"]
     u, p, _, method_used, _, state = rank_sum_test(xs, ys, better, method, True, "omit")
@@ -324,16 +335,13 @@ def speedup_test(
     Wilcoxon-Mann-Whitney (Mann & Whitney 1947). The proportion interval is R's ``prop.test``
     (Wilson's 1927 score interval with continuity correction, Newcombe 1998).
     """
-    _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
-                median_method, by)  # the options first, before any data is read
-    column_name(value, "value")
-    options = {"baseline": baseline, "candidate": candidate, "by": by, "variant": variant,
-               "value": value, "alpha": alpha, "weights": weights,
-               "higher_is_better": higher_is_better, "large_sample": large_sample,
-               "precision": precision, "proportion_confidence": proportion_confidence,
-               "median_method": median_method, "unit": unit}
+    options = speedup_options(  # the options first, before any data is read
+        baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+        alpha=alpha, weights=weights, higher_is_better=higher_is_better,
+        large_sample=large_sample, precision=precision,
+        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit)
     side: dict = {}
-    result = run_planned(data, lambda table: speedup_plan(table, **options), speedup_stage,
+    result = run_planned(data, partial(speedup_plan, options=options), speedup_stage,
                          speedup_finish, values=[value], side=side, function="speedup_test",
                          keys=[by, variant, unit])
     result.runs = side.get("runs")
@@ -341,7 +349,7 @@ def speedup_test(
 
 
 # ---------------------------------------------------------------------------------------------
-# plan and stage (`fastperf.data.chunked`); the finish is in `speedup_overall`
+# plan and stage (`fastperf.data.chunked`); the finish is at the end of this module
 
 
 def _nulled(column: pa.ChunkedArray) -> bool:
@@ -354,8 +362,6 @@ def _find_variants(table: pa.Table, variant: str, names: Sequence[str]) -> bool:
     """An `InputError` (listing the variants present) for a variant of `names` that no row has;
     False when the column is all null (a dataset's numeric variant column): the finish looks
     for them then."""
-    from fastperf.data.grouping import code_of, key_codes
-
     column = table.column(variant)
     if _nulled(column):
         return False
@@ -369,9 +375,6 @@ def _plan_weights(table: pa.Table, weights, keys: list[str]):
     """`weights` as the stage takes them (a mapping as a dict), checked as far as the table's
     key combinations allow: the column exists; the mapping has an entry, a positive finite
     number, for every benchmark."""
-    from fastperf.data.grouping import key_codes
-    from fastperf.data.samples import group_weights
-
     if weights is None:
         return None
     if isinstance(weights, str):
@@ -389,41 +392,105 @@ def _plan_weights(table: pa.Table, weights, keys: list[str]):
     return weights
 
 
-def speedup_plan(table: pa.Table, *, baseline: str, candidate: str,
-                 by: str | Sequence[str] = "benchmark", variant: str = "variant",
-                 value: str = "value", alpha: float | str = 0.05,
-                 weights: str | Mapping[Any, float] | None = None, higher_is_better: bool = False,
-                 large_sample: int = 30, precision: float = 0.05,
-                 proportion_confidence: float | None = None, median_method: str = "auto",
-                 unit: str | None = "unit") -> dict:
-    """The plan of `speedup_test` (`fastperf.data.chunked`): its checked options and columns.
+@dataclass(frozen=True)
+class SpeedupOptions:
+    """The options of `speedup_test`, checked (`speedup_options`); see `speedup_test` for
+    each. ``alpha`` stays a column name when it is one; ``proportion_confidence`` is set
+    (1 - alpha, or 0.95 with an alpha column, when not given)."""
+
+    baseline: Any
+    candidate: Any
+    by: Any
+    variant: str
+    value: str
+    alpha: float | str
+    weights: Any
+    higher_is_better: bool
+    large_sample: int
+    precision: float
+    proportion_confidence: float
+    median_method: str
+    unit: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class SpeedupPlan(Plan):
+    """The plan of `speedup_test` (`speedup_plan`).
+
+    Attributes
+    ----------
+    options : SpeedupOptions
+    keys : list of str
+        The benchmark key columns (the ``partition`` and the ``order``).
+    weights : None, str or dict
+        The weights as the stage takes them: a column name or a dict.
+    variants_checked : bool
+        Whether the plan found both variants (False when the key table's variant column is
+        all null: the finish looks for them then).
+    """
+
+    options: SpeedupOptions
+    keys: list[str]
+    weights: Any
+    variants_checked: bool
+
+
+def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
+                    higher_is_better, large_sample, precision, proportion_confidence,
+                    median_method, unit) -> SpeedupOptions:
+    """The options of `speedup_test`, checked (those that need no table).
 
     Parameters
     ----------
-    table : pyarrow.Table
-        The measurement table or a dataset's key table.
     baseline, candidate, by, variant, value, alpha, weights, higher_is_better, large_sample,
     precision, proportion_confidence, median_method, unit
         See `speedup_test`.
 
     Returns
     -------
-    dict
-        The options normalised, ``weights`` (None, a column name or a dict), and the
-        partition and order: the benchmark key columns.
-
-    Raises
-    ------
-    InputError
-        An invalid option, an empty table, a missing column, a variant that no row has, an
-        alpha or weights column that is missing or not numeric, a weights mapping without an
-        entry for some benchmark.
+    SpeedupOptions
     """
     alpha, large_sample, precision, proportion_confidence = _speedup_iv(
         baseline, candidate, alpha, large_sample, precision, proportion_confidence,
         median_method, by)
-    keys = key_list(by)
     column_name(value, "value")
+    if proportion_confidence is None:
+        proportion_confidence = round(1.0 - alpha, 12) if not isinstance(alpha, str) else 0.95
+    return SpeedupOptions(
+        baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+        alpha=alpha, weights=weights, higher_is_better=higher_is_better,
+        large_sample=large_sample, precision=precision,
+        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit)
+
+
+def speedup_plan(table: pa.Table, options: SpeedupOptions) -> SpeedupPlan:
+    """The plan of `speedup_test` (`fastperf.data.chunked`): the table checked against the
+    options.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table or a dataset's key table.
+    options : SpeedupOptions
+        `speedup_options`.
+
+    Returns
+    -------
+    SpeedupPlan
+        ``weights`` (None, a column name or a dict), and the partition and order: the
+        benchmark key columns.
+
+    Raises
+    ------
+    InputError
+        An empty table, a missing column, a variant that no row has, an alpha or weights
+        column that is missing or not numeric, a weights mapping without an entry for some
+        benchmark.
+    """
+    baseline, candidate, variant, value = (options.baseline, options.candidate,
+                                           options.variant, options.value)
+    alpha, weights = options.alpha, options.weights
+    keys = key_list(options.by)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
     require_columns(table, keys + [variant, value])
@@ -431,18 +498,9 @@ def speedup_plan(table: pa.Table, *, baseline: str, candidate: str,
     if isinstance(alpha, str) and alpha not in table.column_names:
         raise InputError(f"alpha={alpha!r} names no column; the table has {table.column_names}")
     check_weight_column(table, weights)
-    plan_weights = _plan_weights(table, weights, keys)
-    if proportion_confidence is None:
-        proportion_confidence = round(1.0 - alpha, 12) if not isinstance(alpha, str) else 0.95
-    return {
-        "keys": keys, "variant": variant, "value": value, "baseline": baseline,
-        "candidate": candidate, "alpha": alpha, "weights": plan_weights,
-        "weights_label": weights if isinstance(weights, str) or weights is None else "mapping",
-        "higher_is_better": higher_is_better, "large_sample": large_sample,
-        "precision": precision, "proportion_confidence": proportion_confidence,
-        "median_method": median_method, "unit": unit, "variants_checked": variants_checked,
-        "partition": keys, "order": keys,
-    }
+    return SpeedupPlan(options=options, keys=keys, weights=_plan_weights(table, weights, keys),
+                       variants_checked=variants_checked, partition=tuple(keys),
+                       order=tuple(keys))
 
 
 def _chunk_samples(table: pa.Table, keys: list[str], variant: str, value: str,
@@ -450,10 +508,6 @@ def _chunk_samples(table: pa.Table, keys: list[str], variant: str, value: str,
     """`fastperf.data.samples.variant_samples` of `table`, where a variant of `names` may be
     absent (its samples are then empty: the plan has found it in the whole table); and the
     variant column's distinct values."""
-    from fastperf.data.grouping import code_of, group_rows, key_codes
-    from fastperf.data.samples import grouped_values
-    from fastperf.kernels.grouping import take_segments
-
     table, groups, grouped = grouped_values(table, keys + [variant], value)
     benchmarks = group_rows(groups.keys, keys)
     benchmark_of_group = np.repeat(np.arange(benchmarks.n_groups), benchmarks.sizes)
@@ -472,26 +526,26 @@ def _chunk_samples(table: pa.Table, keys: list[str], variant: str, value: str,
             dictionary)
 
 
-def speedup_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+def speedup_stage(table: pa.Table, plan: SpeedupPlan, side: dict | None = None) -> StageRows:
     """The per-benchmark rows of `speedup_test` for the benchmarks of `table`
-    (`fastperf.data.chunked`): speedups and both protocols, with the hidden columns the
-    overall figures need.
+    (`fastperf.data.chunked`): speedups and both protocols, with what the overall figures
+    need.
 
     Parameters
     ----------
     table : pyarrow.Table
         Complete benchmarks (every row of each).
-    plan : dict
+    plan : SpeedupPlan
         `speedup_plan`.
     side : dict or None
         When a dict, receives ``"runs"``: the samples for the report's figures.
 
     Returns
     -------
-    pyarrow.Table
-        The keys, the columns listed in `speedup_test`, then ``__mean_<side>`` (divided by
-        ``2**__exponent``), ``__median_<side>``, ``__min_<side>``, ``__weight``, ``__compared``
-        and ``__ks_messages`` (`fastperf.protocols.speedup_overall`).
+    StageRows
+        The keys and the columns listed in `speedup_test`; in ``extra``, ``mean_<side>``
+        (divided by ``2**exponent``), ``median_<side>``, ``min_<side>``, ``exponent``,
+        ``weight``, ``compared``, ``ks_messages`` and ``variants`` (`speedup_finish`).
 
     Raises
     ------
@@ -504,21 +558,19 @@ def speedup_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
     Sections 2 and 3 of Touati, Worms & Briais (2013), seed 002: the observed speedups, the
     mean protocol (Figure 1) and the median protocol (Figure 2), each benchmark on its own.
     """
-    from fastperf.engine.parametric import sample_moments_of
-    from fastperf.data.samples import check_positive, check_single_unit, group_weights
-
-    keys, baseline, candidate = plan["keys"], plan["baseline"], plan["candidate"]
-    vs, variants = _chunk_samples(table, keys, plan["variant"], plan["value"],
+    options = plan.options
+    keys, baseline, candidate = plan.keys, options.baseline, options.candidate
+    vs, variants = _chunk_samples(table, keys, options.variant, options.value,
                                   (baseline, candidate))
-    check_single_unit(vs, plan["unit"])
+    check_single_unit(vs, options.unit)
     xs, ys = vs.samples[baseline], vs.samples[candidate]
     check_positive(xs, vs.keys, f"baseline {baseline!r}")
     check_positive(ys, vs.keys, f"candidate {candidate!r}")
-    levels = _benchmark_alpha(vs, plan["alpha"])
-    weights = plan["weights"]
+    levels = _benchmark_alpha(vs, options.alpha)
+    weights = plan.weights
     what = "weight column" if isinstance(weights, str) else "weight"
     w = vs.per_benchmark(group_weights(vs.table, weights, keys, vs.groups), what)
-    large_sample, higher_is_better = plan["large_sample"], plan["higher_is_better"]
+    large_sample, higher_is_better = options.large_sample, options.higher_is_better
 
     n1, n2 = xs.sizes, ys.sizes
     compared = (n1 > 0) & (n2 > 0)
@@ -548,7 +600,7 @@ def speedup_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
     mean_columns, mean_notes, not_run = _mean_protocol(xs_scaled, ys_scaled, moments_x,
                                                        moments_y, levels, large, better)
     median_columns, median_notes, ks_messages = _median_protocol(
-        xs_scaled, ys_scaled, levels, large, better, plan["median_method"])
+        xs_scaled, ys_scaled, levels, large, better, options.median_method)
     columns = {**speedups, **mean_columns, **median_columns}
     for name in ("mean_significant", "median_significant"):
         columns[name] = columns[name] & compared
@@ -561,20 +613,196 @@ def speedup_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
     # samples): its p-value is null, so the status names the test and why; still compared
     status = np.where(compared & (not_run != "ok"), not_run, status)
     # the variants seen, for the finish's message when the plan could not look for them
-    seen = [] if plan["variants_checked"] else [repr(v) for v in variants.to_pylist()
-                                                 if v is not None]
+    seen = [] if plan.variants_checked else [repr(v) for v in variants.to_pylist()
+                                               if v is not None]
     if side is not None:
         side["runs"] = Runs(baseline, candidate, xs, ys, ("strip", "ecdf", "qq"))
-    return keyed_table(vs.keys, {
+    rows = keyed_table(vs.keys, {
         "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": vs.n_dropped[baseline],
         "n_dropped_candidate": vs.n_dropped[candidate], "alpha": levels,
         **{name: _null_where_not_run(name, columns[name]) for name in RESULT_COLUMNS[5:-2]},
         "status": status, "warnings": notes,
-        **{f"__{time}_{name}": values for time, pair in (("mean", (moments_x[2], moments_y[2])),
-                                                          ("median", (median_x, median_y)),
-                                                          ("min", (min_x, min_y)))
-           for name, values in zip(SIDES, pair)},
-        "__exponent": exponent, "__weight": w, "__compared": compared,
-        "__ks_messages": pa.array(["\n".join(ks_messages)] + [""] * (len(n1) - 1), pa.string()),
-        "__variants": pa.array([seen] + [[]] * (len(n1) - 1), pa.list_(pa.string())),
     })
+    return StageRows.of(rows, {
+        **{f"{time}_{name}": values for time, pair in (("mean", (moments_x[2], moments_y[2])),
+                                                        ("median", (median_x, median_y)),
+                                                        ("min", (min_x, min_y)))
+           for name, values in zip(SIDES, pair)},
+        "exponent": exponent, "weight": w, "compared": compared,
+        "ks_messages": pa.array(["\n".join(ks_messages)] + [""] * (len(n1) - 1), pa.string()),
+        "variants": pa.array([seen] + [[]] * (len(n1) - 1), pa.list_(pa.string())),
+    })
+
+
+# ---------------------------------------------------------------------------------------------
+# over the benchmarks (the finish): the overall speedup and gain (equations 1 and 2), the
+# proportion of accelerated benchmarks with its interval (section 4), the warning and error
+# files, and `speedup_finish`, which makes the result from the per-benchmark rows
+
+
+#: The count in a `fastperf.engine.ks.ks_pairs` fallback message ("... for 3 pair(s) ...").
+_COUNT = re.compile(r"(?<=for )\d+(?= )")
+
+
+def _weighted_times(time_x, time_y, compared: np.ndarray, w: np.ndarray):
+    """W ET(C) and W ET(C') of the compared benchmarks, all divided by the same powers of 2
+    (exact) so that the sums of equation (1) do not overflow; a time is an array, or
+    (mean / 2**e, e) per benchmark."""
+    parts = [t if isinstance(t, tuple) else (t, np.zeros(t.shape, np.int64))
+             for t in (time_x, time_y)]
+    parts = [(scaled[compared], exponent[compared]) for scaled, exponent in parts]
+    w = w[compared]
+    with np.errstate(invalid="ignore"):  # the exponent of the largest |W| and |ET|
+        w_top = int(np.frexp(np.max(np.abs(w), initial=0.0))[1])
+        top = max(int(np.max(np.frexp(scaled)[1] + exponent, initial=0))
+                  for scaled, exponent in parts)
+    with np.errstate(under="ignore"):
+        return [np.ldexp(w, -w_top) * np.ldexp(scaled, (exponent - top).astype(np.int32))
+                for scaled, exponent in parts]
+
+
+def _overall(time_x: dict, time_y: dict, w: np.ndarray, compared: np.ndarray, higher: bool):
+    """Equations (1) and (2): S = sum W ET(C) / sum W ET(C'), G = 1 - 1/S (flipped to
+    candidate / baseline when higher is better). Both sums are divided by the same powers of
+    2 (exact), so that values near the float64 maximum do not overflow them."""
+    speedup, gain = {}, {}
+    for time in EXECUTION_TIMES:
+        wx, wy = _weighted_times(time_x[time], time_y[time], compared, w)
+        num, den = float(np.sum(wx)), float(np.sum(wy))
+        if higher:
+            num, den = den, num
+        s = num / den if compared.any() and den > 0 else float("nan")
+        speedup[time] = s
+        gain[time] = 1.0 - 1.0 / s if np.isfinite(s) else float("nan")
+    return speedup, gain
+
+
+def _proportion(significant: np.ndarray, compared: np.ndarray, confidence: float,
+                precision: float) -> dict[str, Any]:
+    """a of b accelerated, with R's prop.test interval and the benchmarks for precision r."""
+    a, b = int(np.sum(significant & compared)), int(np.sum(compared))
+    if b == 0:
+        return {"accelerated": 0, "compared": 0, "proportion": float("nan"),
+                "ci_low": float("nan"), "ci_high": float("nan"), "ci_valid": False,
+                "min_benchmarks": None}
+    ci = proportion_ci(a, b, confidence=confidence, method="prop.test")
+    return {"accelerated": a, "compared": b, "proportion": a / b, "ci_low": float(ci.low),
+            "ci_high": float(ci.high), "ci_valid": bool(ci.valid),
+            "min_benchmarks": int(min_benchmarks(a / b, precision, confidence))}
+
+
+def _messages(keys: pa.Table, notes: np.ndarray, status: np.ndarray, compared: np.ndarray,
+              ks_messages: list[str], summary: dict) -> tuple[list[str], list[str]]:
+    """The warning and error files: one line per benchmark with a note / not compared."""
+    noted, failed = np.flatnonzero(notes != ""), np.flatnonzero(~compared)
+
+    def names(rows: np.ndarray) -> list[str]:  # only the benchmarks reported
+        return [", ".join(format_cell(v) for v in row.values())
+                for row in keys.take(pa.array(rows, pa.int64())).to_pylist()]
+
+    warnings = [f"{name}: {note}" for name, note in zip(names(noted), notes[noted])]
+    warnings += ks_messages
+    if summary["dropped"]:
+        warnings.append(f"{summary['dropped']} null/NaN values dropped (see n_dropped_baseline, "
+                        "n_dropped_candidate)")
+    for protocol in ("mean", "median"):
+        p = summary[protocol]
+        if p["compared"] and not p["ci_valid"]:
+            warnings.append(f"the proportion interval of the {protocol} may not be accurate: "
+                            "the validity condition a(1 - a/b) > 5 is not satisfied")
+    errors = [f"{name}: {reason}: not compared" for name, reason in zip(names(failed), status[failed])]
+    return warnings, errors
+
+
+def _ks_messages(per_chunk: list[str]) -> list[str]:
+    """The Kolmogorov-Smirnov fallback messages of every chunk, one per kind with the counts of
+    pairs added up (each chunk's messages are on its first row, one per line)."""
+    templates: dict[str, int] = {}
+    for text in per_chunk:
+        for line in text.split("\n") if text else ():
+            match = _COUNT.search(line)
+            template = line if match is None else line[:match.start()] + "{}" + line[match.end():]
+            templates[template] = templates.get(template, 0) + (int(match.group()) if match else 0)
+    # one chunk (in memory): its messages as they are; several: each kind once, in the order
+    # its first benchmark comes (with the protocol's centred "auto" test only the "exact
+    # p-value unsuccessful" kind can occur)
+    return [t.replace("{}", str(n), 1) if "{}" in t else t for t, n in templates.items()]
+
+
+def _check_variants_found(staged: StageRows, options: SpeedupOptions) -> None:
+    """When the plan could not look for the variants (a column all null in a dataset's key
+    table), a variant that no row has is an error here, listing the variants seen."""
+    rows = staged.rows
+    for side in SIDES:
+        seen = (rows.column(f"n_{side}").to_numpy().sum()
+                + rows.column(f"n_dropped_{side}").to_numpy().sum())
+        if not seen:
+            present = dict.fromkeys(v for chunk in staged.extra.column("variants").to_pylist()
+                                    for v in chunk)
+            raise InputError(f"variant {getattr(options, side)!r} not found; the "
+                             f"{options.variant!r} column holds [{', '.join(present)}]")
+
+
+def speedup_finish(staged: StageRows, plan: SpeedupPlan, info: dict) -> SpeedupTestResult:
+    """The result of `speedup_test` from its per-benchmark rows (`fastperf.data.chunked`).
+
+    Parameters
+    ----------
+    staged : StageRows
+        `speedup_stage` rows of every benchmark, in output order.
+    plan : SpeedupPlan
+        `speedup_plan`.
+    info : dict
+        ``input_rows``.
+
+    Returns
+    -------
+    SpeedupTestResult
+        The per-benchmark table, the summary (overall speedups and gains, proportions of
+        accelerated benchmarks), the warnings and the errors.
+
+    Notes
+    -----
+    Equations (1) and (2) and section 4 of Touati, Worms & Briais (2013), seed 002: the
+    overall speedup S = sum W ET(C) / sum W ET(C') and gain G = 1 - 1/S over the compared
+    benchmarks, and a/b accelerated with R's ``prop.test`` interval.
+    """
+    options = plan.options
+    if not plan.variants_checked:
+        _check_variants_found(staged, options)
+    rows = staged.rows
+
+    def column(name: str) -> np.ndarray:
+        return rows.column(name).to_numpy(zero_copy_only=False)
+
+    def extra(name: str) -> np.ndarray:
+        return staged.extra.column(name).to_numpy(zero_copy_only=False)
+
+    n1, n2 = column("n_baseline"), column("n_candidate")
+    compared = extra("compared")
+    exponent = extra("exponent")
+    time_x, time_y = ({"mean": (extra(f"mean_{side}"), exponent),
+                       "median": extra(f"median_{side}"), "min": extra(f"min_{side}")}
+                      for side in SIDES)
+    overall_speedup, overall_gain = _overall(time_x, time_y, extra("weight"), compared,
+                                             options.higher_is_better)
+    confidence, precision = options.proportion_confidence, options.precision
+    weights = options.weights
+    summary = {
+        "function": "speedup_test", "baseline": options.baseline,
+        "candidate": options.candidate, "alpha": options.alpha,
+        "higher_is_better": options.higher_is_better, "large_sample": options.large_sample,
+        "median_method": options.median_method, "benchmarks": len(n1),
+        "benchmarks_compared": int(compared.sum()),
+        "missing_baseline": int((n1 == 0).sum()), "missing_candidate": int((n2 == 0).sum()),
+        "dropped": int(column("n_dropped_baseline").sum() + column("n_dropped_candidate").sum()),
+        "weights": weights if isinstance(weights, str) or weights is None else "mapping",
+        "overall_speedup": overall_speedup, "overall_gain": overall_gain,
+        "proportion_confidence": confidence, "precision": precision,
+        "mean": _proportion(column("mean_significant"), compared, confidence, precision),
+        "median": _proportion(column("median_significant"), compared, confidence, precision),
+    }
+    ks_messages = _ks_messages([m for m in extra("ks_messages") if m])
+    warnings, errors = _messages(rows.select(plan.keys), column("warnings"),
+                                 column("status"), compared, ks_messages, summary)
+    return SpeedupTestResult(rows, summary, warnings, errors)

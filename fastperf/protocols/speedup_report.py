@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from fastperf.protocols.report_views import speedup_view
 from fastperf.results.base import BenchmarkResult
 from fastperf.results.render import dumps, render_markdown, render_text, table_records
 
@@ -65,8 +66,6 @@ class SpeedupTestResult(BenchmarkResult):
     """
 
     def report_view(self):  # noqa: D102 (see Result.report_view)
-        from fastperf.protocols.report_views import speedup_view
-
         return speedup_view(self)
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],

@@ -1,6 +1,8 @@
 """`describe`: per-group summary statistics of a measurement table, with intervals."""
 from __future__ import annotations
 
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Sequence
 
 import numpy as np
@@ -8,11 +10,15 @@ import pyarrow as pa
 
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
+from fastperf.results.figures import Intervals, ReportView
+from fastperf.results.html import row_labels
 from fastperf.io.summaries import is_summary_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
-from fastperf.data.chunked import run_planned
+from fastperf.data.chunked import Plan, StageRows, run_planned
+from fastperf.kernels.descriptive import order_statistics
+from fastperf.kernels.moments import scaled_moments
 from fastperf.data.grouping import group_rows
 from fastperf.io.dataset import Dataset
 from fastperf.data.validation import check_confidence
@@ -20,7 +26,8 @@ from fastperf.stats.describe_summaries import describe_summaries
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                       student_halfwidth)
 
-__all__ = ["describe", "DescribeResult", "describe_plan", "describe_stage", "describe_finish"]
+__all__ = ["describe", "DescribeResult", "DescribeOptions", "DescribePlan", "describe_options",
+           "describe_plan", "describe_stage", "describe_finish"]
 
 STATS_COLUMNS = [
     "n", "n_dropped", "mean", "sd", "min", "median", "max", "cv", "ci_mean_low", "ci_mean_high",
@@ -46,9 +53,6 @@ class DescribeResult(GroupResult):
     def report_view(self):
         """The report: the median of each group with its distribution-free interval, one
         colour per variant (`Result.report_view`)."""
-        from fastperf.results.figures import Intervals, ReportView
-        from fastperf.results.html import row_labels
-
         t, s = self.groups, self.summary
         keys = t.column_names[:t.column_names.index("n")]
         column = lambda name: t.column(name).to_numpy(zero_copy_only=False).astype(float)  # noqa: E731
@@ -158,61 +162,106 @@ def describe(
         ``ci_median_*``: order statistics x_(j+1), x_(n-j), the narrowest pair symmetric in rank
         with exact binomial coverage >= `confidence`; ``ci_median_confidence`` is that
         coverage. ``status`` is "ok" or says which figures a group lacks: a small group, or a
-        "constant sample" (n >= 2 equal values: sd 0, and NaN intervals, since a zero-width
-        interval would state a certainty that the sample cannot give).
+        "constant sample" (n >= 2 equal values c: sd 0 and a NaN mean interval, since a
+        zero-width Student interval would state a certainty that the sample cannot give; the
+        median interval is [c, c], as every order statistic is c).
     """
     table = data if isinstance(data, Dataset) else load_table(data)
     if not isinstance(table, Dataset) and is_summary_table(table):
         keys, value = _describe_iv(table, by, variant, value, unit)
         return DescribeResult(*describe_summaries(table, keys, check_confidence(confidence)))
-    return run_planned(
-        table, lambda t: describe_plan(t, by=by, variant=variant, value=value, unit=unit,
-                                       confidence=confidence),
-        describe_stage, describe_finish, values=[value], function="describe",
-        keys=[by, variant, unit])
+    options = describe_options(by=by, variant=variant, value=value, unit=unit,
+                               confidence=confidence)
+    return run_planned(table, partial(describe_plan, options=options), describe_stage,
+                       describe_finish, values=[value], function="describe",
+                       keys=[by, variant, unit])
 
 
-def describe_plan(table: pa.Table, *, by, variant, value, unit, confidence) -> dict:
+@dataclass(frozen=True)
+class DescribeOptions:
+    """The options of `describe`, as given: its columns are checked against the table by
+    `describe_plan`."""
+
+    by: Any
+    variant: Any
+    value: Any
+    unit: Any
+    confidence: Any
+
+
+@dataclass(frozen=True, kw_only=True)
+class DescribePlan(Plan):
+    """The plan of `describe` (`fastperf.data.chunked`).
+
+    Attributes
+    ----------
+    keys : list of str
+        The group's key columns: `by`, the variant and the unit (those the table has).
+    value : str
+        The measurement column.
+    confidence : float
+        The level of both intervals, checked.
+    """
+
+    keys: list[str]
+    value: str
+    confidence: float
+
+
+def describe_options(*, by, variant, value, unit, confidence) -> DescribeOptions:
+    """The options of `describe` in one record (`describe_plan` checks them).
+
+    Parameters
+    ----------
+    by, variant, value, unit, confidence
+        See `describe`.
+
+    Returns
+    -------
+    DescribeOptions
+    """
+    return DescribeOptions(by, variant, value, unit, confidence)
+
+
+def describe_plan(table: pa.Table, options: DescribeOptions) -> DescribePlan:
     """The plan of `describe` (`fastperf.data.chunked`): its key columns and options.
 
     Parameters
     ----------
     table : pyarrow.Table
         The measurement table or a dataset's key table.
-    by, variant, value, unit, confidence
-        See `describe`.
+    options : DescribeOptions
+        `describe_options`.
 
     Returns
     -------
-    dict
+    DescribePlan
     """
-    keys, value = _describe_iv(table, by, variant, value, unit)
-    confidence = check_confidence(confidence)
-    return {"keys": keys, "value": value, "confidence": confidence, "order": keys,
-            "partition": [k for k in keys if k not in (variant, unit)] or keys}
+    keys, value = _describe_iv(table, options.by, options.variant, options.value, options.unit)
+    confidence = check_confidence(options.confidence)
+    partition = [k for k in keys if k not in (options.variant, options.unit)] or keys
+    return DescribePlan(keys=keys, value=value, confidence=confidence,
+                        partition=tuple(partition), order=tuple(keys))
 
 
-def describe_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+def describe_stage(table: pa.Table, plan: DescribePlan, side: dict | None = None) -> StageRows:
     """The rows of `describe` for the groups of `table` (`fastperf.data.chunked`).
 
     Parameters
     ----------
     table : pyarrow.Table
         Complete groups.
-    plan : dict
+    plan : DescribePlan
         `describe_plan`.
     side : dict or None
         Unused.
 
     Returns
     -------
-    pyarrow.Table
-        The output rows.
+    StageRows
+        The output rows; no extra column.
     """
-    from fastperf.kernels.descriptive import order_statistics
-    from fastperf.kernels.moments import scaled_moments
-
-    keys, value, confidence = plan["keys"], plan["value"], plan["confidence"]
+    keys, value, confidence = plan.keys, plan.value, plan.confidence
     values = value_column(table, value)
     groups = group_rows(table, keys)
     grouped = groups.gather(values)
@@ -234,40 +283,43 @@ def describe_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.
     constant = (n >= 2) & (stats[:, 0] == stats[:, 2])
     sd, cv, ci_low, ci_high, beyond = _spread(n, mean, scaled_mean, variance, exponent,
                                               confidence)
+    too_few = f"fewer than {n_min} values: no {confidence:.4g} median interval"
     status = np.select(
         [n == 0, n == 1, constant, beyond != "", lower == 0],
         [
             "no values (all missing)",
             "1 value: no sd or intervals",
-            "constant sample: every value equal, no interval",
-            beyond + np.where(lower == 0, f"; fewer than {n_min} values: no {confidence:.4g} "
-                              "median interval", ""),
-            f"fewer than {n_min} values: no {confidence:.4g} median interval",
+            "constant sample: every value equal, no mean interval"
+            + np.where(lower == 0, "; " + too_few, ""),
+            beyond + np.where(lower == 0, "; " + too_few, ""),
+            too_few,
         ],
         default="ok",
     )
     # a constant sample has sd 0: its Student interval would have width 0 whatever n and the
-    # confidence, a statement about the spread's estimate, not a confidence interval
+    # confidence, a statement about the spread's estimate, not a confidence interval. Its
+    # order-statistic median interval is [c, c]: every order statistic is c, so it covers the
+    # median c with probability 1 >= the nominal coverage (R's order-statistic interval too)
     no_interval = np.where(constant, np.nan, 1.0)
     columns = {
         "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "min": stats[:, 0],
         "median": stats[:, 1], "max": stats[:, 2], "cv": cv,
         "ci_mean_low": ci_low * no_interval,
         "ci_mean_high": ci_high * no_interval,
-        "ci_median_low": stats[:, 3] * no_interval, "ci_median_high": stats[:, 4] * no_interval,
-        "ci_median_confidence": coverage * no_interval, "status": status,
+        "ci_median_low": stats[:, 3], "ci_median_high": stats[:, 4],
+        "ci_median_confidence": coverage, "status": status,
     }
-    return keyed_table(groups.keys, columns)
+    return StageRows.of(keyed_table(groups.keys, columns))
 
 
-def describe_finish(rows: pa.Table, plan: dict, info: dict) -> DescribeResult:
+def describe_finish(staged: StageRows, plan: DescribePlan, info: dict) -> DescribeResult:
     """The result of `describe` from its rows (`fastperf.data.chunked`).
 
     Parameters
     ----------
-    rows : pyarrow.Table
+    staged : StageRows
         `describe_stage` rows of every group, in output order.
-    plan : dict
+    plan : DescribePlan
         `describe_plan`.
     info : dict
         ``input_rows``.
@@ -276,6 +328,7 @@ def describe_finish(rows: pa.Table, plan: dict, info: dict) -> DescribeResult:
     -------
     DescribeResult
     """
+    rows = staged.rows
     n = rows.column("n").to_numpy()
     n_dropped = rows.column("n_dropped").to_numpy()
     status = rows.column("status").to_numpy(zero_copy_only=False)
@@ -286,6 +339,6 @@ def describe_finish(rows: pa.Table, plan: dict, info: dict) -> DescribeResult:
                         "status)")
     summary = {
         "function": "describe", "input_rows": info["input_rows"], "values": int(n.sum()),
-        "dropped": int(n_dropped.sum()), "confidence": plan["confidence"],
+        "dropped": int(n_dropped.sum()), "confidence": plan.confidence,
     }
     return DescribeResult(rows, summary, warnings)

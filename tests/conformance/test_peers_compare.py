@@ -54,7 +54,7 @@ import fastperf
 from conftest import SHARED
 from naive import (benchstat_pct_range, benchstat_quantile_ci, benchstat_reference,
                    benchstat_summary, benchstat_u_test, values_by_key)
-from fastperf.protocols.compare_text import format_delta
+from fastperf.protocols.compare.result import format_delta
 
 GO = SHARED / "data" / "peers" / "golang-perf"
 REAL = SHARED / "data" / "realworld" / "go"

@@ -5,17 +5,21 @@ and a verdict (worse, better, no change, equivalent, too few runs)."""
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
+from functools import partial
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
-from fastperf.data.chunked import run_planned, visible
+from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, key_codes
+from fastperf.data.samples import chunk_variant_samples, concat_samples
 from fastperf.data.units import unit_directions, unit_names
 from fastperf.data.validation import check_key_clash, check_variants, variant_list
-from fastperf.engine.intervals import median_interval_minimum_size, median_interval_ranks
+from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
+                                       student_quantile)
 from fastperf.engine.pvalues import first_reason
 from fastperf.engine.ranks import distinct_rows, rank_sum_test, sort_samples
 from fastperf.errors import InputError
@@ -23,18 +27,17 @@ from fastperf.io.dataset import Dataset
 from fastperf.io.summaries import is_summary_table
 from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, require_columns
-from fastperf.protocols.compare_common import (
+from fastperf.protocols.aggregate import propagation_from_moments, propagation_moments
+from fastperf.protocols.compare.result import (
     ADJUSTMENTS, COLUMNS, VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity,
     checked_options, largest_regressions, overall_table, verdicts_of,
 )
-from fastperf.protocols.compare_summaries import compare_summaries
-from fastperf.protocols.relevance_chunks import chunk_variant_samples
-from fastperf.protocols.relevance_common import concat_samples
+from fastperf.protocols.compare.summaries import compare_from_summaries
 from fastperf.results.base import dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
 
-__all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS", "compare_plan",
-           "compare_stage", "compare_finish"]
+__all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS", "CompareOptions",
+           "ComparePlan", "compare_options", "compare_plan", "compare_stage", "compare_finish"]
 
 
 def _medians(samples: Samples, confidence: float):
@@ -147,34 +150,89 @@ def compare(
     without direction) when the adjusted p < alpha and |delta| >= threshold; else
     ``equivalent`` when `margin` is given and met; else ``no change``.
     """
-    options = _checked(baseline, candidate, variant, value, unit, alpha, adjust, confidence,
-                       margin, threshold, higher_is_better, method)
+    options = compare_options(
+        baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, unit=unit,
+        alpha=alpha, adjust=adjust, confidence=confidence, margin=margin, threshold=threshold,
+        higher_is_better=higher_is_better, method=method)
     if not isinstance(data, Dataset):
         data = load_table(data)
         if data.num_rows == 0:
             raise InputError("the measurement table is empty (0 rows)")
         if is_summary_table(data):
-            return compare_summaries(
-                data, baseline=baseline, candidates=options["candidates"],
-                several=options["several"], by=by, variant=options["variant"],
-                unit=options["unit"], alpha=options["alpha"], adjust=adjust,
-                confidence=options["confidence"], margin=options["margin"],
-                threshold=options["threshold"], higher_is_better=higher_is_better)
+            return compare_from_summaries(
+                data, baseline=baseline, candidates=options.candidates,
+                several=options.several, by=by, variant=options.variant,
+                unit=options.unit, alpha=options.alpha, adjust=adjust,
+                confidence=options.confidence, margin=options.margin,
+                threshold=options.threshold, higher_is_better=higher_is_better)
     side: dict = {}
-    result = run_planned(
-        data, lambda t: compare_plan(
-            t, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
-            unit=unit, alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
-            threshold=threshold, higher_is_better=higher_is_better, method=method),
-        compare_stage, compare_finish, values=[options["value"]], side=side, keys=[by, variant, unit],
-        function="compare")
+    result = run_planned(data, partial(compare_plan, options=options), compare_stage,
+                         compare_finish, values=[options.value], side=side,
+                         keys=[by, variant, unit], function="compare")
     result.runs = side.get("runs")
     return result
 
 
-def _checked(baseline, candidate, variant, value, unit, alpha, adjust, confidence, margin,
-             threshold, higher_is_better, method) -> dict:
-    """The options of `compare`, checked (the errors of a call that reads no table)."""
+@dataclass(frozen=True)
+class CompareOptions:
+    """The options of `compare`, checked (`compare_options`); see `compare` for each.
+
+    Attributes
+    ----------
+    candidates : list
+        The candidate variant(s), as a list.
+    several : bool
+        Whether `candidate` was given as a list (the table then has a ``candidate`` column).
+    """
+
+    baseline: Any
+    candidates: list
+    several: bool
+    by: Any
+    variant: str
+    value: str
+    unit: str | None
+    alpha: float
+    adjust: str
+    confidence: float
+    margin: float | None
+    threshold: float
+    higher_is_better: Any
+    method: str
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComparePlan(Plan):
+    """The plan of `compare` (`compare_plan`): the options and the benchmark's identity.
+
+    Attributes
+    ----------
+    options : CompareOptions
+    keys : list of str
+        The columns that identify a benchmark, the unit included (`benchmark_identity`).
+    variant_keys : list of str
+        The configuration columns that tell the variants apart.
+    """
+
+    options: CompareOptions
+    keys: list[str]
+    variant_keys: list[str]
+
+
+def compare_options(*, baseline, candidate, by, variant, value, unit, alpha, adjust, confidence,
+                    margin, threshold, higher_is_better, method) -> CompareOptions:
+    """The options of `compare`, checked (the errors of a call that reads no table).
+
+    Parameters
+    ----------
+    baseline, candidate, by, variant, value, unit, alpha, adjust, confidence, margin, threshold,
+    higher_is_better, method
+        See `compare`.
+
+    Returns
+    -------
+    CompareOptions
+    """
     value = column_name(value, "value")
     variant = column_name(variant, "variant")
     unit = column_name(unit, "unit", allow_none=True)
@@ -185,69 +243,64 @@ def _checked(baseline, candidate, variant, value, unit, alpha, adjust, confidenc
     if not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
         raise InputError(f"candidate must name variant(s) other than the baseline {baseline!r}, "
                          f"each once; got {candidate!r}")
-    return {"baseline": baseline, "candidates": candidates,
-            "several": isinstance(candidate, (list, tuple)), "variant": variant,
-            "value": value, "unit": unit, "alpha": alpha, "adjust": adjust,
-            "confidence": confidence, "margin": margin, "threshold": threshold,
-            "higher_is_better": higher_is_better, "method": method}
+    return CompareOptions(
+        baseline=baseline, candidates=candidates,
+        several=isinstance(candidate, (list, tuple)), by=by, variant=variant, value=value,
+        unit=unit, alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
+        threshold=threshold, higher_is_better=higher_is_better, method=method)
 
 
-def compare_plan(table: pa.Table, *, baseline, candidate, by=None, variant="variant",
-                 value="value", unit="unit", alpha=0.05, adjust="bh", confidence=0.95,
-                 margin=None, threshold=0.0, higher_is_better=None, method="auto") -> dict:
-    """The plan of `compare` (`fastperf.data.chunked`): the options checked, the benchmark's
-    key columns and the configuration that tells the variants apart.
+def compare_plan(table: pa.Table, options: CompareOptions) -> ComparePlan:
+    """The plan of `compare` (`fastperf.data.chunked`): the benchmark's key columns and the
+    configuration that tells the variants apart.
 
     Parameters
     ----------
     table : pyarrow.Table
         The measurement table or a dataset's key table: only which key combinations exist
         is looked at (`benchmark_identity` reads the distinct (variant, configuration) pairs).
-    baseline, candidate, by, variant, value, unit, alpha, adjust, confidence, margin, threshold,
-    higher_is_better, method
-        See `compare`.
+    options : CompareOptions
+        `compare_options`.
 
     Returns
     -------
-    dict
-        The checked options, ``keys`` and ``variant_keys`` (`benchmark_identity`),
-        ``"partition"`` (the benchmark's key columns, without the unit), ``"order"``
-        (``candidate`` with several candidates, then the keys) and ``"order_values"``.
+    ComparePlan
+        ``keys`` and ``variant_keys`` (`benchmark_identity`), ``partition`` (the benchmark's
+        key columns, without the unit), ``order`` (``candidate`` with several candidates,
+        then the keys) and ``order_values`` (the candidates, with several).
 
     Raises
     ------
     InputError
-        Bad options, an empty table, missing columns, a key column named like an output
-        column, or a variant that no row has.
+        An empty table, missing columns, a key column named like an output column, or a
+        variant that no row has.
     """
-    plan = _checked(baseline, candidate, variant, value, unit, alpha, adjust, confidence,
-                    margin, threshold, higher_is_better, method)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
-    variant, value, unit = plan["variant"], plan["value"], plan["unit"]
-    names = [baseline, *plan["candidates"]]
+    variant, value, unit = options.variant, options.value, options.unit
+    names = [options.baseline, *options.candidates]
     require_columns(table, [variant, value])
-    keys, variant_keys = benchmark_identity(table, by, variant, unit, names)
+    keys, variant_keys = benchmark_identity(table, options.by, variant, unit, names)
     check_key_clash(keys, ("candidate",) + COLUMNS, "compare", value)
     _, dictionary = key_codes(table.column(variant), variant)
     for name in dict.fromkeys(names):  # every variant compared must have rows
         code_of(dictionary, name, f"the {variant!r} column")
-    several = plan["several"]
-    plan.update(keys=keys, variant_keys=variant_keys,
-                partition=[k for k in keys if k != unit],
-                order=(["candidate"] if several else []) + keys,
-                order_values={"candidate": plan["candidates"]} if several else {})
-    return plan
+    several = options.several
+    return ComparePlan(
+        options=options, keys=keys, variant_keys=variant_keys,
+        partition=tuple(k for k in keys if k != unit),
+        order=(("candidate",) if several else ()) + tuple(keys),
+        order_values={"candidate": tuple(options.candidates)} if several else {})
 
 
-def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.Table:
+def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) -> StageRows:
     """The rows of `compare` for the benchmarks of `table` (`fastperf.data.chunked`).
 
     Parameters
     ----------
     table : pyarrow.Table
         Every row of some benchmarks (all their variants and units).
-    plan : dict
+    plan : ComparePlan
         `compare_plan`.
     side : dict or None
         When a dict, receives ``"runs"``: the sorted runs of each row (`Runs`, for the
@@ -255,15 +308,16 @@ def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
 
     Returns
     -------
-    pyarrow.Table
+    StageRows
         One row per (candidate, benchmark, unit): the key columns and `COLUMNS` (with
-        ``pvalue_adjusted`` and ``verdict`` left for `compare_finish`), then the hidden
-        columns ``__testable``, ``__sign``, ``__positive``, ``__equivalent`` and each side's
-        moments ``__{n,mean,variance,exponent}_{baseline,candidate}`` (the overall score).
+        ``pvalue_adjusted`` and ``verdict`` left for `compare_finish`); in ``extra``,
+        ``testable``, ``sign``, ``positive``, ``equivalent`` and each side's moments
+        ``{n,mean,variance,exponent}_{baseline,candidate}`` (the overall score).
     """
-    baseline, candidates = plan["baseline"], plan["candidates"]
-    keys, variant, value, unit = plan["keys"], plan["variant"], plan["value"], plan["unit"]
-    alpha, confidence, margin = plan["alpha"], plan["confidence"], plan["margin"]
+    options = plan.options
+    baseline, candidates = options.baseline, options.candidates
+    keys, variant, value, unit = plan.keys, options.variant, options.value, options.unit
+    alpha, confidence, margin = options.alpha, options.confidence, options.margin
     # a variant without rows in this chunk: empty samples
     vs = chunk_variant_samples(table, [baseline, *candidates], keys, variant, value)
     k, c = len(vs.keys), len(candidates)
@@ -280,7 +334,7 @@ def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
     positive = (first(xs) > 0) & (first(ys) > 0)
     # the test on the values themselves (a log could merge two close values into a tie), the
     # effect on their logs where positive (the ratio)
-    u, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", plan["method"],
+    u, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", options.method,
                                                        True, "omit")
     state = raw_state.on_logs(positive)
     all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
@@ -304,7 +358,7 @@ def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
     sign = np.where(sign == 0, np.sign(np.nan_to_num(u - n_x * n_y / 2.0)), sign)
 
     units = unit_names(vs.keys.column(unit), unit) if unit in keys else [None] * k
-    directions = unit_directions(dict.fromkeys(units), plan["higher_is_better"])
+    directions = unit_directions(dict.fromkeys(units), options.higher_is_better)
     direction = [directions[u] for u in units] * c
 
     n_min = median_interval_minimum_size(confidence, rule="shortest")
@@ -324,39 +378,37 @@ def compare_stage(table: pa.Table, plan: dict, side: dict | None = None) -> pa.T
         "ci_high": ci_high, "pvalue": p,
         "pvalue_adjusted": np.full(k * c, np.nan), "method": method_used,  # set by the finish
         "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
-        "verdict": pa.nulls(k * c, pa.string()), "status": status,
-        "__testable": testable, "__sign": sign, "__positive": positive,
-        "__equivalent": equivalent}
+        "verdict": pa.nulls(k * c, pa.string()), "status": status}
+    extra = {"testable": testable, "sign": sign, "positive": positive,
+             "equivalent": equivalent}
     # what the overall score needs of each side of each row (`aggregate_score`'s propagation)
-    from fastperf.protocols.aggregate import propagation_moments
-
     for name, sides in (("baseline", base), ("candidate", ys)):
         moments = dict(zip(("n", "mean", "variance", "exponent"), propagation_moments(sides)))
         for what, values in moments.items():
-            columns[f"__{what}_{name}"] = np.tile(values, c) if name == "baseline" else values
+            extra[f"{what}_{name}"] = np.tile(values, c) if name == "baseline" else values
     if vs.keys.num_columns == 0:  # by=[]: one benchmark per candidate, no key column
         key_table = pa.table({"_": pa.nulls(k * c)}).drop_columns(["_"])
     else:
         key_table = pa.concat_tables([vs.keys] * c)
-    if plan["several"]:
+    if options.several:
         key_table = key_table.add_column(
             0, "candidate", pa.array(np.repeat(np.array(candidates, dtype=object), k).tolist(),
                                      pa.string() if all(isinstance(n, str) for n in candidates)
                                      else None))
     if side is not None:
         side["runs"] = Runs(baseline, candidates[0] if c == 1 else "candidate", xs, ys)
-    return keyed_table(key_table, columns)
+    return StageRows.of(keyed_table(key_table, columns), extra)
 
 
-def compare_finish(rows: pa.Table, plan: dict, info: dict) -> CompareResult:
+def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareResult:
     """The result of `compare` from its rows (`fastperf.data.chunked`): the p-values adjusted
     over every comparison of the run, the verdicts, the overall table, the summary.
 
     Parameters
     ----------
-    rows : pyarrow.Table
+    staged : StageRows
         `compare_stage` rows of every benchmark, in output order (candidate-major).
-    plan : dict
+    plan : ComparePlan
         `compare_plan`.
     info : dict
         ``input_rows``.
@@ -365,35 +417,39 @@ def compare_finish(rows: pa.Table, plan: dict, info: dict) -> CompareResult:
     -------
     CompareResult
     """
-    candidates, keys, unit = plan["candidates"], plan["keys"], plan["unit"]
-    alpha, adjust, threshold = plan["alpha"], plan["adjust"], plan["threshold"]
+    options = plan.options
+    candidates, keys, unit = options.candidates, plan.keys, options.unit
+    alpha, adjust, threshold = options.alpha, options.adjust, options.threshold
+    rows, extra = staged.rows, staged.extra
     c = len(candidates)
     k = rows.num_rows // c
     column = lambda name: rows.column(name).to_numpy(zero_copy_only=False)  # noqa: E731
-    testable = column("__testable").astype(bool)
+    extra_column = lambda name: extra.column(name).to_numpy(zero_copy_only=False)  # noqa: E731
+    testable = extra_column("testable").astype(bool)
     p_adjusted = adjusted_pvalues(column("pvalue"), testable, adjust, alpha)
     direction = column("direction")
     with np.errstate(invalid="ignore"):
-        verdict = verdicts_of(testable, p_adjusted < alpha, column("__sign"), column("delta"),
-                              threshold, direction, column("__equivalent").astype(bool))
+        verdict = verdicts_of(testable, p_adjusted < alpha, extra_column("sign"),
+                              column("delta"), threshold, direction,
+                              extra_column("equivalent").astype(bool))
     names = rows.column_names
     rows = rows.set_column(names.index("pvalue_adjusted"), "pvalue_adjusted",
                            pa.array(p_adjusted))
     rows = rows.set_column(names.index("verdict"), "verdict",
                            pa.array(verdict.tolist(), pa.string()))
-    out = visible(rows)
+    out = rows
     unit_key = unit if unit in keys else None
     units = unit_names(out.column(unit).slice(0, k), unit) if unit_key else [None] * k
-    moments = {name: column(name) for name in names if name.startswith("__")}
+    moments = {name: extra_column(name) for name in extra.column_names}
     n_x, n_y = column("n_baseline"), column("n_candidate")
 
     def score(use):
         values = _score_ratio(moments, use & testable & (n_x > 1) & (n_y > 1),
-                              plan["confidence"])
+                              options.confidence)
         return dict(zip(("score_ratio", "score_ci_low", "score_ci_high"), values))
 
     overall = overall_table(out, candidates, units, k, unit_key, "median",
-                            column("__positive").astype(bool), extra=score)
+                            extra_column("positive").astype(bool), extra=score)
     warnings = dropped_warnings(column("n_dropped_baseline") + column("n_dropped_candidate"),
                                 "comparison(s)", "n_dropped_baseline / n_dropped_candidate")
     unknown = sorted({str(u) for u, d in zip(units * c, direction) if d == "unknown"})
@@ -403,10 +459,10 @@ def compare_finish(rows: pa.Table, plan: dict, info: dict) -> CompareResult:
                         "higher_is_better= (CLI: --higher-is-better / --direction UNIT=higher)")
     counts = {v: int(np.sum(verdict == v)) for v in VERDICTS}
     summary = {
-        "function": "compare", "baseline": plan["baseline"], "candidates": candidates,
-        "keys": keys, "variant_keys": plan["variant_keys"], "alpha": alpha, "adjust": adjust,
-        "comparisons": int(testable.sum()), "confidence": plan["confidence"],
-        "margin": plan["margin"], "threshold": threshold, "method": plan["method"],
+        "function": "compare", "baseline": options.baseline, "candidates": candidates,
+        "keys": keys, "variant_keys": plan.variant_keys, "alpha": alpha, "adjust": adjust,
+        "comparisons": int(testable.sum()), "confidence": options.confidence,
+        "margin": options.margin, "threshold": threshold, "method": options.method,
         "verdicts": counts, "largest_regressions": largest_regressions(out, keys),
     }
     return CompareResult(out, summary, warnings, overall, keys, unit_key)
@@ -417,15 +473,12 @@ def _score_ratio(moments: dict, use: np.ndarray, confidence: float) -> tuple[flo
     chosen rows' runs on each side, from each side's moments: the candidate's score over the
     baseline's, with its interval, the same figures as ``aggregate_score(method="propagation",
     baseline=...)`` on those runs."""
-    from fastperf.engine.intervals import student_quantile
-    from fastperf.protocols.aggregate import propagation_from_moments
-
     rows = np.flatnonzero(use)
     if rows.size < 1:
         return math.nan, math.nan, math.nan
     n, mean, variance, exponent = (
-        np.concatenate([moments[f"__{what}_baseline"][rows],
-                        moments[f"__{what}_candidate"][rows]])
+        np.concatenate([moments[f"{what}_baseline"][rows],
+                        moments[f"{what}_candidate"][rows]])
         for what in ("n", "mean", "variance", "exponent"))
     # two segments (baseline, candidate) of the same benchmarks, weights 1 / benchmarks
     sizes = np.array([rows.size, rows.size], dtype=np.int64)

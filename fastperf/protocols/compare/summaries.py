@@ -22,13 +22,13 @@ from fastperf.engine.pvalues import first_reason
 from fastperf.errors import InputError
 from fastperf.io.summaries import checked_summary_columns
 from fastperf.io.tables import require_columns
-from fastperf.protocols.compare_common import (
+from fastperf.protocols.compare.result import (
     VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity, largest_regressions,
     overall_table, verdicts_of,
 )
 from fastperf.results.base import keyed_table
 
-__all__ = ["compare_summaries", "fieller_ratio_interval", "SUMMARY_COMPARE_COLUMNS",
+__all__ = ["compare_from_summaries", "fieller_ratio_interval", "SUMMARY_COMPARE_COLUMNS",
            "SUMMARY_METHOD"]
 
 #: The columns of a comparison from summaries (after the key columns).
@@ -106,7 +106,7 @@ def _exponent(mean: np.ndarray, sd: np.ndarray) -> np.ndarray:
     return exponent.astype(np.int64)
 
 
-def compare_summaries(
+def compare_from_summaries(
     table: pa.Table, *, baseline: str, candidates: list[str], several: bool, by: Any,
     variant: str, unit: str | None, alpha: float, adjust: str, confidence: float,
     margin: float | None, threshold: float, higher_is_better: bool | Mapping[str, bool] | None,

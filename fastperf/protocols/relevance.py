@@ -1,9 +1,12 @@
-"""Pieces shared by the relevance protocols `fastperf.protocols.sparc` and
-`fastperf.protocols.hpt`: argument checks, sample plumbing and the rank tests as SPARC and HPT
-use them (oriented z, exact p of 1 for all-zero differences).
+"""What the relevance protocols share (`fastperf.protocols.sparc`, `fastperf.protocols.hpt`
+and, for its checks and ratios, `fastperf.protocols.speedup`): argument checks, the whole-table
+checks of their plans, ratios of medians and their logs, and the rank tests as they use them
+(oriented z, exact p of 1 for all-zero differences).
 
-Both protocols run the batched rank tests of `fastperf.engine.ranks` (Wilcoxon signed-rank,
-Mann-Whitney rank-sum): one engine call per hypothesis for all benchmarks.
+The protocols run the batched rank tests of `fastperf.engine.ranks` (Wilcoxon signed-rank,
+Mann-Whitney rank-sum): one engine call per hypothesis for all benchmarks. The `Samples`
+plumbing they share (a chunk's samples, joining batches, medians, exact scaling, list columns)
+is in `fastperf.data.samples`.
 """
 from __future__ import annotations
 
@@ -14,19 +17,19 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
+from fastperf.data.grouping import code_of, key_codes
 from fastperf.data.validation import (
     check_choice, check_key_clash, check_unit_interval, check_variants, check_whole_number,
 )
+from fastperf.engine.ranks import rank_sum_test, signed_rank_test
 from fastperf.errors import InputError
-from fastperf.io.tables import key_list
+from fastperf.io.tables import column_name, key_list, require_columns
 from fastperf.results.render import format_cell
 
 __all__ = [
-    "RANK_METHODS", "SCALES", "not_tested_warnings", "check_comparison", "concat_samples",
-    "sample_medians", "log_ratios", "equivalence_bounds",
+    "RANK_METHODS", "SCALES", "RATIO_OUT_OF_RANGE", "check_relevance_table", "check_comparison",
+    "not_tested_warnings", "log_ratios", "equivalence_bounds", "ratio_out_of_range",
     "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
-    "ratio_out_of_range", "RATIO_OUT_OF_RANGE", "binary_exponents",
-    "scaled_samples",
 ]
 
 #: The status of a benchmark whose median ratio is not a positive finite float64 (e.g. 1e308
@@ -38,6 +41,50 @@ RANK_METHODS = ("auto", "exact", "asymptotic")
 #: The scales of SPARC's paired tests and HPT's level-2 scores: "log" works on log r (tests
 #: against log 1 = 0 and the logs of the equivalence bounds), "ratio" on r - 1 as the papers do.
 SCALES = ("log", "ratio")
+
+
+def check_relevance_table(table: pa.Table, keys: list[str], variant: str, value: str,
+                          variants: Sequence[Any], also_required: Sequence[str] = ()) -> None:
+    """The whole-table checks of a relevance protocol's plan: the value column's name, a
+    non-empty table, the columns, and every variant of `variants` present.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table, or a dataset's key table (`fastperf.data.chunked`).
+    keys : list of str
+        The benchmark key columns.
+    variant, value : str
+        The variant and value columns.
+    variants : sequence
+        The variants compared, in the order their absence is reported.
+    also_required : sequence of str
+        Further columns that must exist (the ``run`` column of paired runs).
+
+    Raises
+    ------
+    InputError
+        The messages of `fastperf.data.samples.variant_samples`: an empty table, a missing
+        column, a variant that no row has (listing those present).
+
+    Notes
+    -----
+    The checks `fastperf.data.samples.grouped_values` and `variant_takes` make, in that order,
+    moved before the per-chunk work. A key table lists no numeric label column (its values are
+    null there), so a numeric variant column that is entirely null is not checked.
+    """
+    column_name(value, "value")
+    if table.num_rows == 0:
+        raise InputError("the measurement table is empty (0 rows)")
+    require_columns(table, keys + [variant, value, *also_required])
+    column = table.column(variant)
+    kind = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
+    numeric = pa.types.is_integer(kind) or pa.types.is_floating(kind) or pa.types.is_decimal(kind)
+    if numeric and column.null_count == len(column):
+        return
+    _, dictionary = key_codes(column, variant)
+    for name in dict.fromkeys(variants):
+        code_of(dictionary, name, f"the {variant!r} column")
 
 
 def check_comparison(function: str, baseline: Any, candidates: list, method: str,
@@ -109,33 +156,6 @@ def not_tested_warnings(status: np.ndarray) -> list[str]:
     """
     not_ok = int((np.asarray(status) != "ok").sum())
     return [f"{not_ok} benchmark(s) could not be tested (see status)"] if not_ok else []
-
-
-def concat_samples(parts: list[Samples]) -> Samples:
-    """Several batches of samples as one, sample order kept.
-
-    Parameters
-    ----------
-    parts : list of Samples
-        The batches, at least one.
-
-    Returns
-    -------
-    Samples
-        The samples of ``parts[0]``, then those of ``parts[1]``, ... (``parts[0]`` itself when
-        there is only one batch).
-
-    Notes
-    -----
-    CSR concatenation: the values are joined and the offsets rebuilt from the sizes.
-    """
-    if len(parts) == 1:
-        return parts[0]
-    values = np.concatenate([p.values for p in parts])
-    sizes = np.concatenate([p.sizes for p in parts])
-    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    return Samples(values, offsets)
 
 
 def equivalence_bounds(margin: Any) -> tuple[tuple[float, float], tuple[float, float]]:
@@ -215,30 +235,6 @@ def log_ratios(numerator: np.ndarray, denominator: np.ndarray) -> np.ndarray:
     return np.where(numerator >= denominator, magnitude, -magnitude)
 
 
-def sample_medians(samples: Samples) -> np.ndarray:
-    """The median of every sample.
-
-    Parameters
-    ----------
-    samples : Samples
-        The samples (NaN-free).
-
-    Returns
-    -------
-    numpy.ndarray
-        One float64 per sample (NaN for an empty one).
-
-    Notes
-    -----
-    The engine's `min_median` (the mean of the two middle order statistics for even sizes; the
-    kernel halves before adding where the sum would overflow, so a finite sample has a finite
-    median).
-    """
-    from fastperf.engine.summaries import min_median
-
-    return min_median(samples)[1]
-
-
 def ratio_out_of_range(ratio: np.ndarray, status: np.ndarray) -> np.ndarray:
     """`status` with `RATIO_OUT_OF_RANGE` where it is "ok" but `ratio` is 0, infinite or NaN.
 
@@ -293,8 +289,6 @@ def signed_rank_tests(ds: Samples, alternative: str,
     the asymptotic z = (T+ - n(n+1)/4 - 1/2) / sqrt(n(n+1)(2n+1)/24) as Tullos, Graham, Jordan
     & Patel (2021), SPARC, eq. 1, and exact tails conditional on ties where `method` says so.
     """
-    from fastperf.engine.ranks import signed_rank_test
-
     _, p, status, method_used, z, n_zero, r_plus, _ = signed_rank_test(
         ds, alternative, method, "wilcox", True, "omit")
     all_zero = status == "no nonzero differences"
@@ -341,8 +335,6 @@ def rank_sum_tests(a: Samples, b: Samples, shift: float, alternative: str,
     Mann & Whitney (1947) with the continuity correction; exact tails conditional on ties by
     the network algorithm (Mehta, Patel & Tsiatis 1984) where `method` says so.
     """
-    from fastperf.engine.ranks import rank_sum_test
-
     shifted = Samples(b.values + shift, b.offsets) if shift else b
     u, p, _, method_used, z, state = rank_sum_test(a, shifted, alternative, method, True, "omit")
     if alternative == "two-sided":  # every value tied: z = 0 (zero null variance), p = 1
@@ -426,56 +418,3 @@ def row_names(keys: pa.Table, rows: np.ndarray, limit: int = 5) -> str:
     return "; ".join(names) + more
 
 
-def binary_exponents(*parts: Samples) -> np.ndarray:
-    """Per sample index, the power of 2 just above the largest |value| of every part.
-
-    Parameters
-    ----------
-    *parts : Samples
-        Batches of the same length (e.g. the baseline's and the candidate's samples).
-
-    Returns
-    -------
-    numpy.ndarray of int
-        ``e`` with ``max |x| < 2**e`` over sample i of every part (``frexp``'s exponent); 0 for
-        samples that are empty, all zero or hold a non-finite value.
-
-    Notes
-    -----
-    Dividing a sample by ``2**e`` (`scaled_samples`) is exact (barring values that become
-    subnormal, ~2**-1022 times the largest), and so is multiplying a result back: moments,
-    ratios and test statistics computed on the scaled samples equal those of the original
-    values bit for bit wherever the latter do not overflow or underflow, and stay finite where
-    they would (values near 1.8e308, squares of 1e-200).
-    """
-    largest = np.zeros(len(parts[0]))
-    for part in parts:
-        sizes = part.sizes
-        nonempty = np.flatnonzero(sizes > 0)
-        if nonempty.size:
-            start = part.offsets[0]
-            values = np.abs(part.values[start:part.offsets[-1]])
-            largest[nonempty] = np.fmax(largest[nonempty], np.maximum.reduceat(
-                values, part.offsets[:-1][nonempty] - start))
-    _, exponent = np.frexp(largest)
-    return np.where(np.isfinite(largest) & (largest > 0), exponent, 0).astype(np.int64)
-
-
-def scaled_samples(samples: Samples, exponent: np.ndarray) -> Samples:
-    """Sample i divided by ``2**exponent[i]`` (exact: see `binary_exponents`).
-
-    Parameters
-    ----------
-    samples : Samples
-    exponent : numpy.ndarray of int
-        One power of 2 per sample.
-
-    Returns
-    -------
-    Samples
-        The scaled values, with offsets starting at 0.
-    """
-    start = samples.offsets[0]
-    values = samples.values[start:samples.offsets[-1]]
-    return Samples(np.ldexp(values, -np.repeat(exponent, samples.sizes).astype(np.int32)),
-                   samples.offsets - start)
