@@ -248,7 +248,7 @@ def test_table_form_per_benchmark():
 
 def test_table_form_one_sample_groups():
     res = bootstrap(_table(), statistic="mean", method="percentile", n_resamples=200, seed=1)
-    out = res.benchmarks
+    out = res.groups  # one-sample statistics: a row per (benchmark, variant) group
     assert out.num_rows == 5
     assert out.column_names[:4] == ["benchmark", "variant", "n", "n_dropped"]
     assert out.column("n").to_pylist() == [10, 11, 9, 9, 7]

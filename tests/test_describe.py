@@ -8,7 +8,7 @@ import pytest
 
 import fastperf
 from fastperf import InputError
-from naive import describe_reference
+from naive import describe_reference, median_ci
 
 
 def random_table(rng, n_bench=40, nan_fraction=0.05):
@@ -68,16 +68,43 @@ def test_status_and_dropped_counts():
     assert status["a"].startswith("no values")
     assert status["b"].startswith("1 value")
     assert "median interval" in status["c"]
-    # a constant sample: sd 0 and no interval (a zero-width one is no confidence interval)
-    assert status["d"] == "constant sample: every value equal, no interval"
+    # a constant sample: sd 0 and no Student interval (a zero-width one is no confidence
+    # interval); its order-statistic median interval is [c, c] (every order statistic is c), at
+    # the coverage of [x_(1), x_(6)] by definition: 1 - 2 P(Bin(6, 1/2) = 0) = 1 - 2 / 2**6
+    assert status["d"] == "constant sample: every value equal, no mean interval"
     d = r.groups.filter(pa.compute.equal(r.groups.column("benchmark"), "d")).to_pylist()[0]
     assert d["sd"] == 0 and d["mean"] == d["median"] == d["min"] == d["max"] == 1.0
-    for column in ("ci_mean_low", "ci_mean_high", "ci_median_low", "ci_median_high",
-                   "ci_median_confidence"):
+    for column in ("ci_mean_low", "ci_mean_high"):
         assert math.isnan(d[column]), column
+    assert d["ci_median_low"] == d["ci_median_high"] == 1.0
+    assert d["ci_median_confidence"] == 1 - 2 / 2**6
     assert r.groups.column("n_dropped").to_pylist() == [3, 0, 0, 0]
     assert r.summary["dropped"] == 3 and r.summary["rows"] == 4
     assert any("dropped" in w for w in r.warnings)
+
+
+@pytest.mark.parametrize("confidence", [0.9, 0.95, 0.99])
+def test_constant_sample_median_interval_is_the_order_statistic_one(confidence):
+    """A constant sample c: every order statistic is c, so the order-statistic interval of the
+    median is [c, c] at the binomial coverage of its ranks (R's order-statistic interval gives
+    it too); the oracle is `naive.median_ci`, the binomial ranks applied to the sorted sample,
+    and None (no interval) below the fewest values that reach `confidence`."""
+    sizes = list(range(2, 41))
+    t = pa.table({"benchmark": [f"b{n}" for n in sizes for _ in range(n)],
+                  "variant": ["x"] * sum(sizes),
+                  "value": [2.5] * sum(sizes)})
+    rows = fastperf.describe(t, confidence=confidence).groups.to_pylist()
+    for n, row in zip(sizes, rows):
+        want = median_ci(np.full(n, 2.5), confidence)
+        assert math.isnan(row["ci_mean_low"]) and math.isnan(row["ci_mean_high"])
+        assert row["status"].startswith("constant sample: every value equal, no mean interval")
+        if want is None:
+            assert math.isnan(row["ci_median_low"]) and math.isnan(row["ci_median_high"])
+            assert "median interval" in row["status"].split("; ")[1]
+        else:
+            assert (row["ci_median_low"], row["ci_median_high"]) == (2.5, 2.5) == want[:2]
+            assert row["ci_median_confidence"] == pytest.approx(want[2], rel=1e-12)
+            assert row["ci_median_confidence"] >= confidence
 
 
 def test_unit_splits_groups_and_by_variants():

@@ -25,6 +25,8 @@ from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import (column_name, describe_group, key_list, require_columns,
                                 value_column)
+from fastperf.kernels.moments import sample_moments
+from fastperf.protocols.report_views import factorial_view
 from fastperf.results.base import GroupResult, keyed_table
 
 __all__ = ["factorial", "FactorialResult", "NO_REPLICATIONS"]
@@ -59,8 +61,6 @@ class FactorialResult(GroupResult):
     """
 
     def report_view(self):  # noqa: D102 (see Result.report_view)
-        from fastperf.protocols.report_views import factorial_view
-
         return factorial_view(self)
 
     extra_tables = ("effects",)
@@ -188,8 +188,6 @@ def factorial(
     qAB = 5). Fractions and their aliases: Box, Hunter & Hunter (2005), ch. 6
     (`fastperf.designs.fractional`).
     """
-    from fastperf.kernels.moments import sample_moments
-
     value = column_name(value, "value")
     confidence = check_confidence(confidence)
     table = load_table(data)

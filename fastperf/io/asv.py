@@ -56,22 +56,10 @@ _CONFIG = ("machine", "env_name")
 
 
 def looks_like_asv(data: Any) -> bool:
-    """True for a parsed JSON document shaped like an asv results file.
+    """True when it is an object with a ``results`` object, a ``commit_hash`` string, and
+    ``result_columns`` (version 2) or a ``params`` object (version 1).
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True when it is an object with a ``results`` object, a ``commit_hash`` string, and
-        ``result_columns`` (version 2) or a ``params`` object (version 1).
-
-    Notes
-    -----
-    asv's results files, written by ``Results.save`` in asv/results.py
+    Format: asv's results files, written by ``Results.save`` in asv/results.py
     (github.com/airspeed-velocity/asv).
     """
     if not isinstance(data, dict):
@@ -82,22 +70,10 @@ def looks_like_asv(data: Any) -> bool:
 
 
 def looks_like_asv_benchmarks(data: Any) -> bool:
-    """True for asv's ``benchmarks.json`` (the suite's description, no measurements).
+    """True when every value but ``version`` is an object with ``name``, ``type`` and ``unit`` keys
+    (and there is at least one).
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True when every value but ``version`` is an object with ``name``, ``type`` and
-        ``unit`` keys (and there is at least one).
-
-    Notes
-    -----
-    asv's ``benchmarks.json``, written by ``Benchmarks.save`` in asv/benchmarks.py.
+    Format: asv's ``benchmarks.json``, written by ``Benchmarks.save`` in asv/benchmarks.py.
     """
     if not isinstance(data, dict):
         return False
@@ -120,22 +96,11 @@ def _machine_dirs(path: Path) -> list[Path]:
 
 
 def looks_like_asv_tree(path: Path) -> bool:
-    """True for an asv results directory.
+    """True when it holds ``machine.json`` or ``benchmarks.json``, or a sub-folder holds
+    ``machine.json`` (asv's ``results/<machine>/machine.json``).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        A directory.
-
-    Returns
-    -------
-    bool
-        True when it holds ``machine.json`` or ``benchmarks.json``, or a sub-folder holds
-        ``machine.json`` (asv's ``results/<machine>/machine.json``).
-
-    Notes
-    -----
-    asv's results layout (asv/results.py, ``get_filename``: ``<machine>/<commit[:8]>-<env>.json``).
+    Format: asv's results layout (asv/results.py, ``get_filename``:
+    ``<machine>/<commit[:8]>-<env>.json``).
     """
     try:
         return Path(path).is_dir() and bool(_machine_dirs(Path(path)))
@@ -410,29 +375,11 @@ def read_asv(path: Path, data: Any) -> pa.Table:
     confidence interval of the median); configuration columns ``machine`` (``params.machine``)
     and ``env_name`` (the environment; for version-1 files from the file name).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages, and to find ``benchmarks.json``).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) a document that is no asv results file, one without benchmarks, or a
+    malformed entry (a column whose length is not the number of parameter combinations, a value that
+    is no number), naming the file and the benchmark.
 
-    Returns
-    -------
-    pyarrow.Table
-        A measurement table (``benchmark``, ``variant``, ``run``, ``unit``, ``value``, extras)
-        or a summary table (``benchmark``, ``variant``, ``unit``, statistics, extras).
-
-    Raises
-    ------
-    InputError
-        A document that is no asv results file, one without benchmarks, or a malformed entry
-        (a column whose length is not the number of parameter combinations, a value that is
-        no number), naming the file and the benchmark.
-
-    Notes
-    -----
-    asv's results format, versions 1 and 2: ``Results.save``/``load``/``update_to_2`` in
+    Format: asv's results format, versions 1 and 2: ``Results.save``/``load``/``update_to_2`` in
     asv/results.py; the statistics (median, quartiles, 99% CI, repeat, number) from
     ``compute_stats`` in asv_runner/statistics.py (github.com/airspeed-velocity).
     """
@@ -449,24 +396,9 @@ def read_asv_tree(path: Path) -> pa.Table:
     characters). The table holds raw runs only when every benchmark of every file does (see
     `read_asv`), otherwise summaries.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The results directory (``.asv/results``) or one machine's folder in it.
+    Refuses (InputError) no asv results directory, no results file in it, or a malformed file.
 
-    Returns
-    -------
-    pyarrow.Table
-        One table over all files.
-
-    Raises
-    ------
-    InputError
-        No asv results directory, no results file in it, or a malformed file.
-
-    Notes
-    -----
-    asv's results layout: ``iter_results_paths`` and ``get_filename`` in asv/results.py.
+    Format: asv's results layout: ``iter_results_paths`` and ``get_filename`` in asv/results.py.
     """
     path = Path(path)
     dirs = _machine_dirs(path) if path.is_dir() else []
@@ -502,19 +434,7 @@ ASV_CONSOLE_LINE = re.compile(r"^\[\s*\d+(?:\.\d+)?%\]\s+·+\s+\S+\s+\S", re.MUL
 def looks_like_asv_console(text: str) -> bool:
     """True for the console output of ``asv run`` (progress lines ``[ 35.00%] ··· name value``).
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether a line matches `ASV_CONSOLE_LINE`.
-
-    Notes
-    -----
-    asv, asv/console.py (the ``···`` progress lines of ``asv run``).
+    Format: asv, asv/console.py (the ``···`` progress lines of ``asv run``).
     """
     return ASV_CONSOLE_LINE.search(text) is not None
 
@@ -522,27 +442,10 @@ def looks_like_asv_console(text: str) -> bool:
 def read_asv_console(path: Path, text: str) -> pa.Table:
     """Refuse ``asv run`` console output, saying what to read instead.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for the message).
-    text : str
-        Its text.
+    Refuses (InputError) always: the console shows medians rounded for display, without n; the
+    results directory asv writes alongside holds the figures.
 
-    Returns
-    -------
-    pyarrow.Table
-        Never.
-
-    Raises
-    ------
-    InputError
-        Always: the console shows medians rounded for display, without n; the results
-        directory asv writes alongside holds the figures.
-
-    Notes
-    -----
-    asv, asv/console.py.
+    Format: asv, asv/console.py.
     """
     raise InputError(f"{path}: looks like asv console output ({len(ASV_CONSOLE_LINE.findall(text))}"
                      " result lines, rounded for display, no run counts); read the results "
@@ -553,26 +456,9 @@ def read_asv_console(path: Path, text: str) -> pa.Table:
 def read_asv_benchmarks(path: Path, data: Any) -> pa.Table:
     """Refuse asv's ``benchmarks.json`` (the suite's description: no measurements).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for the message).
-    data : object
-        Its parsed JSON.
+    Refuses (InputError) always, pointing to the results files or the results directory.
 
-    Returns
-    -------
-    pyarrow.Table
-        Never.
-
-    Raises
-    ------
-    InputError
-        Always, pointing to the results files or the results directory.
-
-    Notes
-    -----
-    asv, asv/benchmarks.py (``Benchmarks.save``).
+    Format: asv, asv/benchmarks.py (``Benchmarks.save``).
     """
     raise InputError(f"{path}: an asv suite description (benchmarks.json, "
                      f"{sum(1 for k in data if k != 'version')} benchmarks), no measurements; "

@@ -43,22 +43,10 @@ _STATISTICS = {"N": "n", "Mean": "mean", "StandardDeviation": "sd", "Min": "min"
 
 
 def looks_like_benchmarkdotnet(data: Any) -> bool:
-    """True for a parsed JSON document shaped like a BenchmarkDotNet JSON export.
+    """True for an object with a ``Benchmarks`` list and either a ``HostEnvironmentInfo`` object or
+    a first benchmark with ``FullName`` and ``Statistics``.
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True for an object with a ``Benchmarks`` list and either a ``HostEnvironmentInfo``
-        object or a first benchmark with ``FullName`` and ``Statistics``.
-
-    Notes
-    -----
-    BenchmarkDotNet's JSON exporter (github.com/dotnet/BenchmarkDotNet,
+    Format: BenchmarkDotNet's JSON exporter (github.com/dotnet/BenchmarkDotNet,
     src/BenchmarkDotNet/Exporters/Json/JsonExporterBase.cs).
     """
     if not isinstance(data, dict) or not isinstance(data.get("Benchmarks"), list):
@@ -125,29 +113,11 @@ def read_benchmarkdotnet(path: Path, data: Any) -> pa.Table:
     N - 1), ``min``, ``max``, ``median``, ``iqr`` = ``InterquartileRange``; the allocation is
     a further summary row (``mean`` only) in ``B/op``.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) a document that is no BenchmarkDotNet export, no benchmarks, a benchmark
+    without a name, a measurement or value that is no number, or raw values for some benchmarks
+    while others have statistics only.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value``, ``launch``, ``iteration``, then the
-        configuration columns; or a summary table (see above).
-
-    Raises
-    ------
-    InputError
-        A document that is no BenchmarkDotNet export, no benchmarks, a benchmark without a
-        name, a measurement or value that is no number, or raw values for some benchmarks
-        while others have statistics only.
-
-    Notes
-    -----
-    BenchmarkDotNet's JSON exporter (github.com/dotnet/BenchmarkDotNet,
+    Format: BenchmarkDotNet's JSON exporter (github.com/dotnet/BenchmarkDotNet,
     src/BenchmarkDotNet/Exporters/Json/JsonExporterBase.cs); the statistics of
     src/BenchmarkDotNet/Mathematics/Statistics.cs (variance with divisor N - 1).
     """

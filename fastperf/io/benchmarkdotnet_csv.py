@@ -70,22 +70,10 @@ def _base(column: str) -> str:
 
 
 def looks_like_benchmarkdotnet_csv(text: str) -> bool:
-    """True for text whose header line is a BenchmarkDotNet summary's.
+    """True when the first line, split on ``,`` or ``;``, has a ``Method`` column, a ``Mean`` column
+    (``Mean`` or ``Mean [unit]``) and an ``Error`` or ``StdDev`` column.
 
-    Parameters
-    ----------
-    text : str
-        The start of the file.
-
-    Returns
-    -------
-    bool
-        True when the first line, split on ``,`` or ``;``, has a ``Method`` column, a ``Mean``
-        column (``Mean`` or ``Mean [unit]``) and an ``Error`` or ``StdDev`` column.
-
-    Notes
-    -----
-    BenchmarkDotNet's CSV exporter (github.com/dotnet/BenchmarkDotNet,
+    Format: BenchmarkDotNet's CSV exporter (github.com/dotnet/BenchmarkDotNet,
     src/BenchmarkDotNet/Exporters/Csv/CsvExporter.cs).
     """
     fields, _ = _split_header(text)
@@ -107,28 +95,10 @@ def read_benchmarkdotnet_csv(path: Path, text: str) -> pa.Table:
     column written before the statistics (job characteristics and parameters, named as in the
     header) whose value differs between lines.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its text.
+    Refuses (InputError) no BenchmarkDotNet header, no rows, a line with another number of fields
+    than the header, a cell that is no number with a known unit.
 
-    Returns
-    -------
-    pyarrow.Table
-        A summary table (`fastperf.io.common.summary_table`): ``benchmark``, ``unit``, ``n``,
-        ``mean``, ``sd``, ``min``, ``max``, ``median``, ``iqr``, then the configuration columns.
-
-    Raises
-    ------
-    InputError
-        No BenchmarkDotNet header, no rows, a line with another number of fields than the
-        header, a cell that is no number with a known unit.
-
-    Notes
-    -----
-    BenchmarkDotNet's CSV exporter (github.com/dotnet/BenchmarkDotNet,
+    Format: BenchmarkDotNet's CSV exporter (github.com/dotnet/BenchmarkDotNet,
     src/BenchmarkDotNet/Exporters/Csv/CsvExporter.cs) and its statistics
     (src/BenchmarkDotNet/Mathematics/Statistics.cs: variance with divisor N - 1).
     """

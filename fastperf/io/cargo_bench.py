@@ -31,20 +31,7 @@ CARGO_BENCH_LINE = re.compile(
 def looks_like_cargo_bench(text: str) -> bool:
     """True when some line of `text` is a libtest benchmark result line.
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether a line matches `CARGO_BENCH_LINE`
-        (``test NAME ... bench: N ns/iter (+/- D)``).
-
-    Notes
-    -----
-    rust-lang/rust, library/test/src/bench.rs (``fmt_bench_samples``).
+    Format: rust-lang/rust, library/test/src/bench.rs (``fmt_bench_samples``).
     """
     return CARGO_BENCH_LINE.search(text) is not None
 
@@ -69,28 +56,10 @@ def read_cargo_bench(path: Path, text: str) -> pa.Table:
     than once in one executable's output (several runs appended to one file) gives one row per
     occurrence.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its text.
+    Refuses (InputError) a file without any benchmark line (``running 0 tests`` only: no
+    ``#[bench]`` functions ran).
 
-    Returns
-    -------
-    pyarrow.Table
-        A summary table (`fastperf.io.common.summary_table`), unit ``ns``, statistics
-        ``median`` only, extra columns ``range``, ``mb_per_s`` (and ``executable``).
-
-    Raises
-    ------
-    InputError
-        A file without any benchmark line (``running 0 tests`` only: no ``#[bench]``
-        functions ran).
-
-    Notes
-    -----
-    rust-lang/rust, library/test/src/bench.rs: ``Bencher::bench`` / ``iter`` (50 samples,
+    Format: rust-lang/rust, library/test/src/bench.rs: ``Bencher::bench`` / ``iter`` (50 samples,
     ``winsorize(5.0)``, ``stats::Summary``) and ``fmt_bench_samples`` (median, max - min).
     """
     names: list[str] = []

@@ -89,20 +89,7 @@ def population_to_sample_sd(sd: float | None, n: int | None) -> float | None:
 def looks_like_catch2_xml(text: str) -> bool:
     """True for the start of a Catch2 XML report.
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether it starts with ``<`` and has a ``<Catch2TestRun`` (v3) or ``<Catch`` (v2)
-        element in its first 4 KiB.
-
-    Notes
-    -----
-    catchorg/Catch2, src/catch2/reporters/catch_reporter_xml.cpp.
+    Format: catchorg/Catch2, src/catch2/reporters/catch_reporter_xml.cpp.
     """
     head = text.lstrip("\ufeff \t\r\n")[:4096]
     return head.startswith("<") and _XML_ROOT.search(head) is not None
@@ -146,27 +133,10 @@ def read_catch2_xml(path: Path, text: str) -> pa.Table:
     column ``test_case`` holds the enclosing ``<TestCase name>`` (benchmarks of two test cases
     may share a name). The report holds no samples, so there are no raw runs.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its text.
+    Refuses (InputError) a document type declaration or entity (refused: entity expansion), XML that
+    does not parse, a report without benchmarks, an attribute that is no number.
 
-    Returns
-    -------
-    pyarrow.Table
-        A summary table (`fastperf.io.common.summary_table`), unit ``ns``.
-
-    Raises
-    ------
-    InputError
-        A document type declaration or entity (refused: entity expansion), XML that does not
-        parse, a report without benchmarks, an attribute that is no number.
-
-    Notes
-    -----
-    catchorg/Catch2: src/catch2/reporters/catch_reporter_xml.cpp (``benchmarkStarting``,
+    Format: catchorg/Catch2: src/catch2/reporters/catch_reporter_xml.cpp (``benchmarkStarting``,
     ``benchmarkEnded``, ``benchmarkFailed``) and src/catch2/benchmark/detail/catch_stats.cpp
     (``standard_deviation``: divisor n).
     """
@@ -238,20 +208,7 @@ def read_catch2_xml(path: Path, text: str) -> pa.Table:
 def looks_like_catch2_console(text: str) -> bool:
     """True when `text` holds the header of Catch2's console benchmark table.
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether a line reads ``benchmark name  samples  iterations  estimated`` (or ``est
-        run time``, Catch2 2.x).
-
-    Notes
-    -----
-    catchorg/Catch2, src/catch2/reporters/catch_reporter_console.cpp
+    Format: catchorg/Catch2, src/catch2/reporters/catch_reporter_console.cpp
     (``lazyPrintWithoutClosingBenchmarkTable``, ``benchmarkPreparing``, ``benchmarkStarting``,
     ``benchmarkEnded``).
     """
@@ -275,27 +232,10 @@ def read_catch2_console(path: Path, text: str) -> pa.Table:
     ``test_case`` holds the first line of the test case header above the table (null when there
     is none). A name wrapped over several lines is joined with spaces.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its text.
+    Refuses (InputError) no benchmark rows, or a benchmark line not followed by its mean and
+    standard deviation lines (naming the line).
 
-    Returns
-    -------
-    pyarrow.Table
-        A summary table (`fastperf.io.common.summary_table`), unit ``ns``.
-
-    Raises
-    ------
-    InputError
-        No benchmark rows, or a benchmark line not followed by its mean and standard
-        deviation lines (naming the line).
-
-    Notes
-    -----
-    catchorg/Catch2, src/catch2/reporters/catch_reporter_console.cpp (the table) and
+    Format: catchorg/Catch2, src/catch2/reporters/catch_reporter_console.cpp (the table) and
     src/catch2/benchmark/detail/catch_stats.cpp (``standard_deviation``: divisor n).
     """
     lines = text.splitlines()

@@ -72,22 +72,10 @@ def _sample_arrays(data: Any) -> tuple[list, list, str | None] | None:
 
 
 def looks_like_criterion_sample(data: Any) -> bool:
-    """True for a parsed criterion.rs ``sample.json``.
+    """True for ``{"iters": [...], "times": [...]}`` (criterion 0.3+, with ``sampling_mode``) or the
+    older ``[[iters...], [times...]]`` (two equally long, non-empty lists of numbers).
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True for ``{"iters": [...], "times": [...]}`` (criterion 0.3+, with ``sampling_mode``)
-        or the older ``[[iters...], [times...]]`` (two equally long, non-empty lists of numbers).
-
-    Notes
-    -----
-    criterion.rs, src/fs.rs and src/analysis/mod.rs (``SavedSample``).
+    Format: criterion.rs, src/fs.rs and src/analysis/mod.rs (``SavedSample``).
     """
     return _sample_arrays(data) is not None
 
@@ -180,27 +168,10 @@ def read_criterion_sample(path: Path, data: Any) -> pa.Table:
     one when there is none), else the file's stem. A file in a ``new``/``base``/``change``
     folder gets that folder as its ``variant``.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file.
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) no sample.json document, an empty sample, counts and times of different
+    lengths, an iteration count that is not a positive whole number.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, (``variant``), ``run``, ``unit``, ``value``, ``iterations``.
-
-    Raises
-    ------
-    InputError
-        No sample.json document, an empty sample, counts and times of different lengths, an
-        iteration count that is not a positive whole number.
-
-    Notes
-    -----
-    criterion.rs, src/fs.rs and src/analysis/mod.rs (``SavedSample``: ``sampling_mode``,
+    Format: criterion.rs, src/fs.rs and src/analysis/mod.rs (``SavedSample``: ``sampling_mode``,
     ``iters``, ``times``).
     """
     arrays = _sample_arrays(data)
@@ -228,22 +199,10 @@ def _estimate_entry(data: dict, keys: tuple[str, ...]) -> Any:
 
 
 def looks_like_criterion_estimates(data: Any) -> bool:
-    """True for a parsed criterion.rs ``estimates.json``.
+    """True for an object whose ``mean`` (or ``Mean``) entry is an object with ``point_estimate``
+    and ``confidence_interval``.
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True for an object whose ``mean`` (or ``Mean``) entry is an object with
-        ``point_estimate`` and ``confidence_interval``.
-
-    Notes
-    -----
-    criterion.rs, src/estimate.rs (``Estimates``, ``Estimate``).
+    Format: criterion.rs, src/estimate.rs (``Estimates``, ``Estimate``).
     """
     if not isinstance(data, dict):
         return False
@@ -264,27 +223,10 @@ def read_criterion_estimates(path: Path, data: Any) -> pa.Table:
     `read_criterion_sample`. A file in a ``change`` folder (relative changes, not times) is
     refused.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file.
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) no estimates document, a ``change/estimates.json``, or a point estimate
+    that is no number.
 
-    Returns
-    -------
-    pyarrow.Table
-        A summary table (`fastperf.io.common.summary_table`), unit ``ns``.
-
-    Raises
-    ------
-    InputError
-        No estimates document, a ``change/estimates.json``, or a point estimate that is no
-        number.
-
-    Notes
-    -----
-    criterion.rs, src/analysis/mod.rs (``estimates``: mean, ``std_dev`` of the per-iteration
+    Format: criterion.rs, src/analysis/mod.rs (``estimates``: mean, ``std_dev`` of the per-iteration
     times) and src/stats/univariate/sample.rs (``var``: sum of squares / (n - 1)).
     """
     if not looks_like_criterion_estimates(data):
@@ -337,20 +279,7 @@ def _tree_root(path: Path) -> Path:
 def looks_like_criterion_tree(path: Path) -> bool:
     """True for a directory holding criterion.rs results (``target/criterion`` or ``target``).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        A path.
-
-    Returns
-    -------
-    bool
-        Whether it is a directory with a ``<benchmark>/<variant>/sample.json`` below it (or an
-        ``estimates.json`` with a ``benchmark.json`` beside it).
-
-    Notes
-    -----
-    criterion.rs, src/fs.rs (the ``target/criterion`` layout).
+    Format: criterion.rs, src/fs.rs (the ``target/criterion`` layout).
     """
     try:
         if not path.is_dir():
@@ -389,25 +318,10 @@ def read_criterion_tree(path: Path) -> pa.Table:
     ``sample.json`` at all but ``estimates.json`` files is read as a summary table (`read_criterion_estimates`, one row per benchmark and
     variant). `path` may be ``target/criterion`` or the ``target`` folder above it.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The directory.
+    Refuses (InputError) a directory without criterion results, or a malformed file in it (naming
+    the file).
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``variant``, ``run``, ``unit``, ``value``, ``iterations``; or a summary
-        table.
-
-    Raises
-    ------
-    InputError
-        A directory without criterion results, or a malformed file in it (naming the file).
-
-    Notes
-    -----
-    criterion.rs, src/fs.rs and src/analysis/mod.rs (the ``target/criterion`` layout and
+    Format: criterion.rs, src/fs.rs and src/analysis/mod.rs (the ``target/criterion`` layout and
     ``SavedSample``).
     """
     root = _tree_root(path)

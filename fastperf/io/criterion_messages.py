@@ -38,22 +38,10 @@ def _is_message(entry: Any) -> bool:
 
 
 def looks_like_criterion_messages(data: Any) -> bool:
-    """True for cargo-criterion ``--message-format=json`` messages, parsed.
+    """True when it is (or the list holds) an object whose ``reason`` is ``benchmark-complete`` or
+    ``group-complete``.
 
-    Parameters
-    ----------
-    data : object
-        One parsed message (an object) or a list of them (the lines of a file).
-
-    Returns
-    -------
-    bool
-        True when it is (or the list holds) an object whose ``reason`` is
-        ``benchmark-complete`` or ``group-complete``.
-
-    Notes
-    -----
-    cargo-criterion, src/message_formats/json.rs.
+    Format: cargo-criterion, src/message_formats/json.rs.
     """
     if isinstance(data, list):
         return any(_is_message(entry) for entry in data)
@@ -68,27 +56,10 @@ def read_criterion_messages(path: Path, data: Any) -> pa.Table:
     is the sample's index, ``benchmark`` the message's ``id``; the extra column ``iterations``
     (int64) holds ``iteration_count[i]``. Other messages (``group-complete``) are skipped.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        One parsed message or a list of them.
+    Refuses (InputError) no ``benchmark-complete`` message, one without ``id``, without samples or
+    with an unknown unit, counts and values of different lengths.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value``, ``iterations``.
-
-    Raises
-    ------
-    InputError
-        No ``benchmark-complete`` message, one without ``id``, without samples or with an
-        unknown unit, counts and values of different lengths.
-
-    Notes
-    -----
-    cargo-criterion, src/message_formats/json.rs (``BenchmarkComplete``).
+    Format: cargo-criterion, src/message_formats/json.rs (``BenchmarkComplete``).
     """
     entries = data if isinstance(data, list) else [data]
     names: list[str] = []
@@ -124,20 +95,7 @@ def read_criterion_messages(path: Path, data: Any) -> pa.Table:
 def looks_like_criterion_messages_text(text: str) -> bool:
     """True when the first JSON line of `text` is a cargo-criterion message.
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether some of the first lines that start with ``{`` parse as a message whose
-        ``reason`` is ``benchmark-complete`` or ``group-complete``.
-
-    Notes
-    -----
-    cargo-criterion, src/message_formats/json.rs.
+    Format: cargo-criterion, src/message_formats/json.rs.
     """
     if '"reason"' not in text:
         return False
@@ -155,28 +113,10 @@ def looks_like_criterion_messages_text(text: str) -> bool:
 def read_criterion_messages_text(path: Path, text: str) -> pa.Table:
     """`read_criterion_messages` on the JSON lines of `text` (other lines are skipped).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its text: cargo-criterion's ``--message-format=json`` output, possibly mixed with
-        cargo's own lines.
+    Refuses (InputError) a line starting with ``{`` that is not valid JSON (naming the line), or as
+    `read_criterion_messages`.
 
-    Returns
-    -------
-    pyarrow.Table
-        As `read_criterion_messages`.
-
-    Raises
-    ------
-    InputError
-        A line starting with ``{`` that is not valid JSON (naming the line), or as
-        `read_criterion_messages`.
-
-    Notes
-    -----
-    cargo-criterion, src/message_formats/json.rs.
+    Format: cargo-criterion, src/message_formats/json.rs.
     """
     messages = []
     for line_no, line in enumerate(text.splitlines(), 1):
@@ -204,19 +144,7 @@ CRITERION_CONSOLE_ADVICE = (
 def looks_like_criterion_console(text: str) -> bool:
     """True when `text` holds criterion's console result lines (``time:   [lo est hi]``).
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether a line matches `CRITERION_CONSOLE_LINE`.
-
-    Notes
-    -----
-    criterion.rs, src/report.rs (``CliReport``: the ``time:`` line).
+    Format: criterion.rs, src/report.rs (``CliReport``: the ``time:`` line).
     """
     return CRITERION_CONSOLE_LINE.search(text) is not None
 
@@ -224,26 +152,9 @@ def looks_like_criterion_console(text: str) -> bool:
 def read_criterion_console(path: Path, text: str) -> pa.Table:
     """Refuse criterion's console output, saying what to read instead.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for the message).
-    text : str
-        Its text.
+    Refuses (InputError) always: `CRITERION_CONSOLE_ADVICE`, with the count of result lines found.
 
-    Returns
-    -------
-    pyarrow.Table
-        Never.
-
-    Raises
-    ------
-    InputError
-        Always: `CRITERION_CONSOLE_ADVICE`, with the count of result lines found.
-
-    Notes
-    -----
-    criterion.rs, src/report.rs (``CliReport``).
+    Format: criterion.rs, src/report.rs (``CliReport``).
     """
     found = len(CRITERION_CONSOLE_LINE.findall(text))
     raise InputError(f"{path}: looks like criterion.rs console output ({found} 'time: [...]' "

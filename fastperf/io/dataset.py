@@ -19,12 +19,15 @@ batches in order gives by construction.
 """
 from __future__ import annotations
 
+import copy
 import math
 import os
+import tempfile
 from typing import Any, Iterator, Sequence
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.ipc as ipc
 
 from fastperf.errors import InputError
 from fastperf.io.common import normalise_tabular
@@ -95,7 +98,7 @@ class Dataset:
     def __init__(self, source: Any, *, format: str | None = None,
                  roles: dict[str, str] | None = None, memory_limit: int | None = None,
                  progress: bool | None = None):
-        import pyarrow.dataset as ds
+        import pyarrow.dataset as ds  # deferred: it imports pandas, ~0.3 s; lazy sources only
 
         files, base = dataset_files(source)
         self.format = dataset_format(files, format)
@@ -205,9 +208,7 @@ class Dataset:
         -------
         Dataset
         """
-        import copy
-
-        import pyarrow.dataset as ds
+        import pyarrow.dataset as ds  # deferred: it imports pandas, ~0.3 s; lazy sources only
 
         out = copy.copy(self)
         out.__dict__.pop("_key_combinations", None)
@@ -433,10 +434,6 @@ class Dataset:
         if layout.n_chunks == 1:
             yield self.to_table()
             return
-        import tempfile
-
-        import pyarrow.ipc as ipc
-
         schema = self.schema
         waves = range(0, layout.n_chunks, MAX_OPEN_CHUNKS)
         bar = None
@@ -448,7 +445,7 @@ class Dataset:
             for first in waves:  # at most MAX_OPEN_CHUNKS files open at once
                 stop = min(first + MAX_OPEN_CHUNKS, layout.n_chunks)
                 with tempfile.TemporaryDirectory(prefix="fastperf-chunks-") as spill:
-                    written = self._spill(layout, first, stop, spill, schema, ipc)
+                    written = self._spill(layout, first, stop, spill, schema)
                     done += 1
                     if bar:
                         bar.update(done)
@@ -466,8 +463,8 @@ class Dataset:
             if bar:
                 bar.close()
 
-    def _spill(self, layout: Layout, first: int, stop: int, spill: str, schema: pa.Schema,
-               ipc) -> dict[int, str]:
+    def _spill(self, layout: Layout, first: int, stop: int, spill: str,
+               schema: pa.Schema) -> dict[int, str]:
         """One scan: the rows of chunks first..stop-1 to one Arrow IPC stream file each (the
         external partition pass); the files written, by chunk, in chunk order."""
         paths = {c: os.path.join(spill, f"{c}.arrows") for c in range(first, stop)}

@@ -4,6 +4,16 @@ Each format is one `Format`: its name (what ``format=`` accepts), what its detec
 (``"json"``: the parsed document; ``"text"``: the first `SNIFF_BYTES` decoded as UTF-8;
 ``"tree"``: a directory), the detector and the reader. Table files (Parquet, Arrow IPC, CSV)
 are recognised by magic bytes or as the fallback and read by `fastperf.io.tabular`.
+
+Every tool reader module follows one contract, written here once (each function's docstring says
+only what is special to its tool): a detector ``looks_like_<tool>(data) -> bool`` takes what its
+kind looks at (the parsed JSON document, the text, or the directory's path); a reader
+``read_<tool>(path, data) -> pyarrow.Table`` takes the file's path (for messages) and the same
+data (a directory's reader the path alone), and returns ``benchmark``, ``run``, ``unit``,
+``value`` (one row per measurement; the extra and configuration columns its docstring names) or
+a summary table (`fastperf.io.common.summary_table`). It raises `InputError` naming the file for
+what its docstring lists under "Refuses"; "Format" names the tool's own definition of the
+format.
 """
 from __future__ import annotations
 

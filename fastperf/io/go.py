@@ -31,19 +31,7 @@ _NOT_IN_ASCII_KEY = re.compile(r"[\sA-Z]")  # an ASCII configuration key has no 
 def looks_like_go(text: str) -> bool:
     """True when some line of `text` looks like a Go benchmark result line.
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether a line matches `GO_RESULT_LINE`.
-
-    Notes
-    -----
-    The Go benchmark data format, golang.org/design/14313-benchmark-format.
+    Format: The Go benchmark data format, golang.org/design/14313-benchmark-format.
     """
     return GO_RESULT_LINE.search(text) is not None
 
@@ -151,30 +139,12 @@ def read_go(path: Path, text: str) -> pa.Table:
     configuration column. ``run`` is the occurrence index of the (configuration including the
     note, benchmark, unit) triple.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its text.
+    Refuses (InputError) a file without any benchmark result line; an iteration count beyond int64
+    or a value beyond the float64 range (before or after tidying its unit), naming the file, the
+    line and the field. (A token that is no number at all makes the line no result line, as the
+    format specifies.)
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, (``variant``), ``run``, ``unit``, ``value``, ``iterations``, then the
-        configuration columns.
-
-    Raises
-    ------
-    InputError
-        A file without any benchmark result line; an iteration count beyond int64 or a value
-        beyond the float64 range (before or after tidying its unit), naming the file, the line
-        and the field. (A token that is no number at all makes the line no result line, as the
-        format specifies.)
-
-    Notes
-    -----
-    The Go benchmark data format, golang.org/design/14313-benchmark-format.
+    Format: The Go benchmark data format, golang.org/design/14313-benchmark-format.
     """
     names: list[str] = []
     row_config: list[int] = []

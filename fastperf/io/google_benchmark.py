@@ -34,19 +34,8 @@ AGGREGATE_ONLY_ADVICE = (
 def looks_like_google_benchmark(data: Any) -> bool:
     """True for a parsed JSON document shaped like a Google Benchmark report.
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True when it has the shape of a Google Benchmark report.
-
-    Notes
-    -----
-    Google Benchmark's JSON reporter (github.com/google/benchmark, docs/user_guide.md, "Output Formats").
+    Format: Google Benchmark's JSON reporter (github.com/google/benchmark, docs/user_guide.md,
+    "Output Formats").
     """
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         return False
@@ -68,30 +57,11 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
     ``config_<key>`` when it clashes with a column the reader makes; lists and objects
     (``caches``, ``load_avg``) are left out.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
-    metric : {"real_time", "cpu_time"}
-        The time to read.
+    Refuses (InputError) an unknown metric, a document that is no Google Benchmark report, an empty
+    one, a row without a name, an unknown time unit, or aggregate rows only.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit`` ("s"), ``value``, ``iterations``, then the
-        ``context`` columns.
-
-    Raises
-    ------
-    InputError
-        An unknown metric, a document that is no Google Benchmark report, an empty one, a row
-        without a name, an unknown time unit, or aggregate rows only.
-
-    Notes
-    -----
-    Google Benchmark's JSON reporter (github.com/google/benchmark, docs/user_guide.md, "Output Formats").
+    Format: Google Benchmark's JSON reporter (github.com/google/benchmark, docs/user_guide.md,
+    "Output Formats").
     """
     if metric not in METRICS:
         raise InputError(f"metric={metric!r} is not a Google Benchmark time; use one of {list(METRICS)}")

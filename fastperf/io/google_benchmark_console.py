@@ -55,21 +55,9 @@ def _lines(text: str):
 
 
 def looks_like_google_benchmark_console(text: str) -> bool:
-    """True for text holding Google Benchmark's console table header.
+    """True when a line (colour codes removed) starts ``Benchmark  Time  CPU  Iterations``.
 
-    Parameters
-    ----------
-    text : str
-        The start of the file.
-
-    Returns
-    -------
-    bool
-        True when a line (colour codes removed) starts ``Benchmark  Time  CPU  Iterations``.
-
-    Notes
-    -----
-    Google Benchmark's console reporter (github.com/google/benchmark,
+    Format: Google Benchmark's console reporter (github.com/google/benchmark,
     src/console_reporter.cc, ``PrintHeader``).
     """
     return any(_HEADER.match(line) for line in _lines(text))
@@ -97,31 +85,11 @@ def read_google_benchmark_console(path: Path, text: str, *,
     several takes the header lines printed since the previous table's last benchmark line
     (a table header without new header lines continues the previous table: its runs count on).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its text.
-    metric : {"real_time", "cpu_time"}
-        The time column to read.
+    Refuses (InputError) an unknown metric, no table header, no benchmark line, aggregate lines
+    only, or a time in an unknown unit.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit`` ("s"), ``value``, ``iterations``, then the
-        configuration columns.
-
-    Raises
-    ------
-    InputError
-        An unknown metric, no table header, no benchmark line, aggregate lines only, or a time
-        in an unknown unit.
-
-    Notes
-    -----
-    Google Benchmark's console reporter (github.com/google/benchmark, src/console_reporter.cc)
-    and the context it prints (src/reporter.cc, ``PrintBasicContext``).
+    Format: Google Benchmark's console reporter (github.com/google/benchmark,
+    src/console_reporter.cc) and the context it prints (src/reporter.cc, ``PrintBasicContext``).
     """
     if metric not in METRICS:
         raise InputError(f"metric={metric!r} is not a Google Benchmark time; use one of "

@@ -40,21 +40,9 @@ _DEFAULT_KEYS = ("time", "cpuTime", "cycles", "iters", "allocated", "numGcs", "b
 
 
 def looks_like_haskell_criterion(data: Any) -> bool:
-    """True for a parsed Haskell criterion JSON report.
+    """True for a list ``["criterion", version, [reports...]]``.
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True for a list ``["criterion", version, [reports...]]``.
-
-    Notes
-    -----
-    haskell/criterion, Criterion/IO.hs (``hGetRecords``/``writeJSONReports``: the header
+    Format: haskell/criterion, Criterion/IO.hs (``hGetRecords``/``writeJSONReports``: the header
     ``"criterion"`` and the version, then the reports) and Criterion/Types.hs (``Report``).
     """
     return isinstance(data, list) and len(data) == 3 and data[0] == "criterion" \
@@ -87,28 +75,11 @@ def read_haskell_criterion(path: Path, data: Any) -> pa.Table:
     sample standard deviation: criterion uses ``Statistics.Sample.stdDev``, the square root of
     the unbiased variance; ``n`` null).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) no criterion report, no reports, a report without a name, a row whose time
+    or iteration count is missing or no number, a count that is not a positive whole number, or some
+    reports with measured rows and some without.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value``, ``iterations``; or a summary table.
-
-    Raises
-    ------
-    InputError
-        No criterion report, no reports, a report without a name, a row whose time or
-        iteration count is missing or no number, a count that is not a positive whole number,
-        or some reports with measured rows and some without.
-
-    Notes
-    -----
-    haskell/criterion: Criterion/Types.hs (``Report``, ``Measured``, ``measureKeys``),
+    Format: haskell/criterion: Criterion/Types.hs (``Report``, ``Measured``, ``measureKeys``),
     Criterion/Analysis.hs (``analyseSample``), Criterion/IO.hs (the JSON header).
     """
     if not looks_like_haskell_criterion(data):
@@ -178,19 +149,7 @@ def _summaries(path: Path, reports: list) -> pa.Table:
 def looks_like_haskell_criterion_csv(text: str) -> bool:
     """True when the first line of `text` is Haskell criterion's CSV header.
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether the first line is ``Name,Mean,MeanLB,MeanUB,Stddev,StddevLB,StddevUB``.
-
-    Notes
-    -----
-    haskell/criterion, Criterion/Internal.hs (``runAndAnalyseOne``: the CSV row) and
+    Format: haskell/criterion, Criterion/Internal.hs (``runAndAnalyseOne``: the CSV row) and
     Criterion/Main.hs (the header written for ``--csv``).
     """
     first = text.lstrip("\ufeff").split("\n", 1)[0].strip()
@@ -207,27 +166,10 @@ def read_haskell_criterion_csv(path: Path, text: str) -> pa.Table:
     not say how many samples there were. The bounds of the bootstrap confidence intervals are
     the extra columns ``mean_lb``, ``mean_ub``, ``sd_lb``, ``sd_ub`` (float64, seconds).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its text.
+    Refuses (InputError) no header, no rows, a row with the wrong number of fields or a field that
+    is no number (naming the line).
 
-    Returns
-    -------
-    pyarrow.Table
-        A summary table (`fastperf.io.common.summary_table`), unit ``s``.
-
-    Raises
-    ------
-    InputError
-        No header, no rows, a row with the wrong number of fields or a field that is no
-        number (naming the line).
-
-    Notes
-    -----
-    haskell/criterion, Criterion/Internal.hs (the ``--csv`` row: name, mean with its bounds,
+    Format: haskell/criterion, Criterion/Internal.hs (the ``--csv`` row: name, mean with its bounds,
     standard deviation with its bounds) and Criterion/Analysis.hs (``analyseSample``).
     """
     if not looks_like_haskell_criterion_csv(text):

@@ -20,19 +20,7 @@ __all__ = ["read_hyperfine", "looks_like_hyperfine"]
 def looks_like_hyperfine(data: Any) -> bool:
     """True for a parsed JSON document shaped like a hyperfine export.
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True when it has the shape of a hyperfine export.
-
-    Notes
-    -----
-    hyperfine's ``--export-json`` format (github.com/sharkdp/hyperfine, src/export/json.rs).
+    Format: hyperfine's ``--export-json`` format (github.com/sharkdp/hyperfine, src/export/json.rs).
     """
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         return False
@@ -47,28 +35,10 @@ def read_hyperfine(path: Path, data: Any) -> pa.Table:
     is given). The extra column ``exit_code`` (int64) holds the run's exit status when the
     file records it (``exit_codes``), else null.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) a document that is no hyperfine export, one without results, or a command
+    without per-run times.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value`` (and the extra columns named above), one row
-        per measurement.
-
-    Raises
-    ------
-    InputError
-        A document that is no hyperfine export, one without results, or a command without
-        per-run times.
-
-    Notes
-    -----
-    hyperfine's ``--export-json`` format (github.com/sharkdp/hyperfine, src/export/json.rs).
+    Format: hyperfine's ``--export-json`` format (github.com/sharkdp/hyperfine, src/export/json.rs).
     """
     if not looks_like_hyperfine(data):
         raise InputError(f"{path}: not a hyperfine JSON export (no 'results' list with 'command')")

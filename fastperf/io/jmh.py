@@ -43,22 +43,10 @@ _MAX_SAMPLES = 50_000_000
 
 
 def looks_like_jmh(data: Any) -> bool:
-    """True for a parsed JSON document shaped like JMH's JSON results.
+    """True for a non-empty list whose first element is an object with a string ``benchmark`` and an
+    object ``primaryMetric``.
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True for a non-empty list whose first element is an object with a string
-        ``benchmark`` and an object ``primaryMetric``.
-
-    Notes
-    -----
-    JMH's JSON result format (github.com/openjdk/jmh,
+    Format: JMH's JSON result format (github.com/openjdk/jmh,
     jmh-core/src/main/java/org/openjdk/jmh/results/format/JSONResultFormat.java).
     """
     if not isinstance(data, list) or not data:
@@ -94,31 +82,13 @@ def read_jmh(path: Path, data: Any) -> pa.Table:
     ``sd`` from ``scoreError``, the half-width of JMH's 99.9% Student-t interval:
     ``sd = scoreError * sqrt(n) / t(0.9995, n - 1)`` (null when n < 2 or the error is NaN).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) a document that is no JMH result list, an empty one, an element without a
+    benchmark name or primary metric, a metric without a unit, raw data of the wrong shape, or a
+    score that is no number; primary metrics with raw data for some benchmarks only.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value``, ``fork``, ``iteration``, then the
-        configuration columns; or a summary table (see above).
-
-    Raises
-    ------
-    InputError
-        A document that is no JMH result list, an empty one, an element without a benchmark
-        name or primary metric, a metric without a unit, raw data of the wrong shape, or a
-        score that is no number; primary metrics with raw data for some benchmarks only.
-
-    Notes
-    -----
-    JMH's JSON result format (github.com/openjdk/jmh,
-    jmh-core/src/main/java/org/openjdk/jmh/results/format/JSONResultFormat.java); the score
-    error is ``Statistics.getMeanErrorAt(0.999)`` (jmh-core/.../util/AbstractStatistics.java).
+    Format: JMH's JSON result format (github.com/openjdk/jmh,
+    jmh-core/src/main/java/org/openjdk/jmh/results/format/JSONResultFormat.java); the score error is
+    ``Statistics.getMeanErrorAt(0.999)`` (jmh-core/.../util/AbstractStatistics.java).
     """
     if not isinstance(data, list):
         raise InputError(f"{path}: not JMH JSON results (a JSON array of benchmark objects)")
@@ -307,7 +277,7 @@ def _config_columns(configs: list[dict[str, str]], index: list[int]) -> dict[str
 
 def _summaries(path: Path, data: list) -> pa.Table:
     """The summary table of a JMH file without raw data (see `read_jmh`)."""
-    from scipy.stats import t as student_t
+    from scipy.stats import t as student_t  # deferred: scipy.stats ~0.5 s, summaries only
 
     names: list[str] = []
     units: list[str] = []

@@ -56,24 +56,13 @@ CSV_HEADER = ('"title";"name";"unit";"batch";"elapsed";"error %";"instructions";
 
 
 def looks_like_nanobench(data: Any) -> bool:
-    """True for a parsed JSON document shaped like nanobench's JSON template output.
+    """True when it is an object whose ``results`` list has an entry with a ``measurements`` list
+    and one of nanobench's own keys (``clockResolution``, ``complexityN``, ``epochs``, ...), and no
+    entry has hyperfine's ``command``. An empty ``results`` list is not claimed (hyperfine writes
+    that too).
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True when it is an object whose ``results`` list has an entry with a ``measurements``
-        list and one of nanobench's own keys (``clockResolution``, ``complexityN``,
-        ``epochs``, ...), and no entry has hyperfine's ``command``. An empty ``results``
-        list is not claimed (hyperfine writes that too).
-
-    Notes
-    -----
-    nanobench's ``templates::json()`` in src/include/nanobench.h (github.com/martinus/nanobench).
+    Format: nanobench's ``templates::json()`` in src/include/nanobench.h
+    (github.com/martinus/nanobench).
     """
     if not isinstance(data, dict) or not isinstance(data.get("results"), list):
         return False
@@ -100,27 +89,10 @@ def read_nanobench(path: Path, data: Any) -> pa.Table:
     when some result sets it (not -1): benchmarks measured at several ``complexityN`` share a
     name.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) a document that is no nanobench JSON, one without results or measurements,
+    a result without a name or a ``measurements`` list, or a value that is no number.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value`` and the extra columns named above.
-
-    Raises
-    ------
-    InputError
-        A document that is no nanobench JSON, one without results or measurements, a result
-        without a name or a ``measurements`` list, or a value that is no number.
-
-    Notes
-    -----
-    nanobench's JSON template (``templates::json()``) and ``Result::add`` in
+    Format: nanobench's JSON template (``templates::json()``) and ``Result::add`` in
     src/include/nanobench.h (github.com/martinus/nanobench): ``elapsed`` = total epoch time /
     iterations.
     """
@@ -192,19 +164,8 @@ def read_nanobench(path: Path, data: Any) -> pa.Table:
 def looks_like_nanobench_csv(text: str) -> bool:
     """True when the first non-blank line of `text` is nanobench's CSV header.
 
-    Parameters
-    ----------
-    text : str
-        The start of a file.
-
-    Returns
-    -------
-    bool
-        Whether the first line (blanks and a byte-order mark stripped) is `CSV_HEADER`.
-
-    Notes
-    -----
-    nanobench's ``templates::csv()`` in src/include/nanobench.h (github.com/martinus/nanobench).
+    Format: nanobench's ``templates::csv()`` in src/include/nanobench.h
+    (github.com/martinus/nanobench).
     """
     first = text.lstrip("\ufeff \t\r\n").split("\n", 1)[0].strip()
     return first == CSV_HEADER
@@ -237,29 +198,12 @@ def read_nanobench_csv(path: Path, text: str) -> pa.Table:
     (``branches``) and ``branchmisses`` (``branch misses``), and ``total`` (seconds spent);
     configuration column ``title``.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    text : str
-        Its whole text.
+    Refuses (InputError) a text without nanobench's CSV header, without benchmark lines, a line
+    without the ten fields, or a field that is no number, naming the file and the line.
 
-    Returns
-    -------
-    pyarrow.Table
-        A summary table (`fastperf.io.common.summary_table`).
-
-    Raises
-    ------
-    InputError
-        A text without nanobench's CSV header, without benchmark lines, a line without the
-        ten fields, or a field that is no number, naming the file and the line.
-
-    Notes
-    -----
-    nanobench's ``templates::csv()`` in src/include/nanobench.h (github.com/martinus/nanobench):
-    ``{{median(elapsed)}}``, ``{{medianAbsolutePercentError(elapsed)}}``,
-    ``{{sumProduct(iterations, elapsed)}}``.
+    Format: nanobench's ``templates::csv()`` in src/include/nanobench.h
+    (github.com/martinus/nanobench): ``{{median(elapsed)}}``,
+    ``{{medianAbsolutePercentError(elapsed)}}``, ``{{sumProduct(iterations, elapsed)}}``.
     """
     where = str(path)
     if not looks_like_nanobench_csv(text):

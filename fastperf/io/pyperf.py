@@ -35,19 +35,8 @@ PYPERF_MEASUREMENT_KEYS = frozenset({
 def looks_like_pyperf(data: Any) -> bool:
     """True for a parsed JSON document shaped like a pyperf result file.
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True when it has the shape of a pyperf result file.
-
-    Notes
-    -----
-    pyperf's JSON format version 1.0 (pyperf documentation, "JSON format"; ``BenchmarkSuite.dump``).
+    Format: pyperf's JSON format version 1.0 (pyperf documentation, "JSON format";
+    ``BenchmarkSuite.dump``).
     """
     if not isinstance(data, dict):
         return False
@@ -73,28 +62,11 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
     file-level metadata (the same for every row). A key named like a column the reader makes
     becomes ``config_<key>``.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) a document that is no pyperf file, a format version other than 1.x, no
+    benchmarks, a benchmark without a name, or no run with values.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value``, then the configuration columns named
-        above, one row per measurement.
-
-    Raises
-    ------
-    InputError
-        A document that is no pyperf file, a format version other than 1.x, no benchmarks, a
-        benchmark without a name, or no run with values.
-
-    Notes
-    -----
-    pyperf's JSON format version 1.0 (pyperf documentation, "JSON format"; ``BenchmarkSuite.dump``).
+    Format: pyperf's JSON format version 1.0 (pyperf documentation, "JSON format";
+    ``BenchmarkSuite.dump``).
     """
     if not looks_like_pyperf(data):
         raise InputError(f"{path}: not a pyperf JSON file (no 'benchmarks' list with 'runs')")

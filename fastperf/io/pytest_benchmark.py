@@ -24,19 +24,8 @@ NO_DATA_ADVICE = (
 def looks_like_pytest_benchmark(data: Any) -> bool:
     """True for a parsed JSON document shaped like a pytest-benchmark result file.
 
-    Parameters
-    ----------
-    data : object
-        A parsed JSON document.
-
-    Returns
-    -------
-    bool
-        True when it has the shape of a pytest-benchmark result file.
-
-    Notes
-    -----
-    pytest-benchmark's JSON output (``--benchmark-json``; pytest-benchmark documentation, "Comparing past runs").
+    Format: pytest-benchmark's JSON output (``--benchmark-json``; pytest-benchmark documentation,
+    "Comparing past runs").
     """
     if not isinstance(data, dict) or not isinstance(data.get("benchmarks"), list):
         return False
@@ -51,28 +40,11 @@ def read_pytest_benchmark(path: Path, data: Any) -> pa.Table:
     ``benchmark`` is the test's ``fullname`` (else ``name``). A benchmark saved without its
     rounds (summary statistics only) is an `InputError` that says how to save them.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) a document that is no pytest-benchmark file, no benchmarks, an entry
+    without a name, or a benchmark saved without its rounds.
 
-    Returns
-    -------
-    pyarrow.Table
-        ``benchmark``, ``run``, ``unit``, ``value`` (and the extra columns named above), one row
-        per measurement.
-
-    Raises
-    ------
-    InputError
-        A document that is no pytest-benchmark file, no benchmarks, an entry without a name, or a
-        benchmark saved without its rounds.
-
-    Notes
-    -----
-    pytest-benchmark's JSON output (``--benchmark-json``; pytest-benchmark documentation, "Comparing past runs").
+    Format: pytest-benchmark's JSON output (``--benchmark-json``; pytest-benchmark documentation,
+    "Comparing past runs").
     """
     if not looks_like_pytest_benchmark(data):
         raise InputError(f"{path}: not a pytest-benchmark JSON file (no 'benchmarks' list with 'stats')")

@@ -49,28 +49,11 @@ def read_pytest_benchmark_summaries(path: Path, data: Any) -> pa.Table:
     divisor n - 1), what a summary table holds; with a single round it writes 0, which is no
     standard deviation: ``sd`` is then null. No extra columns (the raw reader has none either).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file (for messages).
-    data : object
-        Its parsed JSON document.
+    Refuses (InputError) a document that is no pytest-benchmark file, one without benchmarks, an
+    entry without a name or ``stats``, or a statistic that is no number (``rounds`` no whole
+    number).
 
-    Returns
-    -------
-    pyarrow.Table
-        A summary table (`fastperf.io.common.summary_table`): ``benchmark``, ``unit``, ``n``,
-        ``mean``, ``sd``, ``min``, ``max``, ``median``, ``iqr``.
-
-    Raises
-    ------
-    InputError
-        A document that is no pytest-benchmark file, one without benchmarks, an entry without a
-        name or ``stats``, or a statistic that is no number (``rounds`` no whole number).
-
-    Notes
-    -----
-    pytest-benchmark's saved JSON (``--benchmark-save``, ``--benchmark-autosave``,
+    Format: pytest-benchmark's saved JSON (``--benchmark-save``, ``--benchmark-autosave``,
     ``--benchmark-json``); the statistics are ``Stats`` in src/pytest_benchmark/stats.py
     (github.com/ionelmc/pytest-benchmark): ``stddev`` = ``statistics.stdev(data)`` (0 for one
     round), ``iqr`` = ``q3 - q1``.
@@ -142,22 +125,10 @@ def _saves(path: Path) -> list[Path]:
 
 
 def looks_like_pytest_benchmark_tree(path: Path) -> bool:
-    """True for pytest-benchmark's storage folder (``.benchmarks``) or one machine's folder in it.
+    """True when it, or a sub-folder, holds files named ``NNNN_*.json`` (four digits, an
+    underscore), the names pytest-benchmark gives its saves.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        A directory.
-
-    Returns
-    -------
-    bool
-        True when it, or a sub-folder, holds files named ``NNNN_*.json`` (four digits, an
-        underscore), the names pytest-benchmark gives its saves.
-
-    Notes
-    -----
-    pytest-benchmark's file storage (src/pytest_benchmark/storage/file.py): saves go to
+    Format: pytest-benchmark's file storage (src/pytest_benchmark/storage/file.py): saves go to
     ``<storage>/<machine-id>/NNNN_<name>.json``.
     """
     try:
@@ -176,24 +147,10 @@ def read_pytest_benchmark_tree(path: Path) -> pa.Table:
     of every save has its rounds (``--benchmark-save-data``), otherwise summaries of all
     (`read_pytest_benchmark_summaries`).
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The storage folder (``.benchmarks``) or one machine's folder.
+    Refuses (InputError) no saves in the folder, or a save that is no pytest-benchmark file (the
+    file named).
 
-    Returns
-    -------
-    pyarrow.Table
-        A measurement table or a summary table, with ``variant`` and ``machine`` columns.
-
-    Raises
-    ------
-    InputError
-        No saves in the folder, or a save that is no pytest-benchmark file (the file named).
-
-    Notes
-    -----
-    pytest-benchmark's file storage (src/pytest_benchmark/storage/file.py, naming in
+    Format: pytest-benchmark's file storage (src/pytest_benchmark/storage/file.py, naming in
     src/pytest_benchmark/session.py and utils.py: ``get_commit_info``, ``NNNN_`` numbering).
     """
     path = Path(path)

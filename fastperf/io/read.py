@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
+from importlib import resources
 from pathlib import Path
 from typing import Any, Union
 
@@ -594,7 +595,5 @@ def example_table(names: Sequence[str] = ("old.txt", "new.txt")) -> pa.Table:
     """The example files shipped with fastperf (``fastperf.examples``) read as one table; by
     default Go's ``old.txt`` and ``new.txt`` (examples/README.md), used by the demo and warmup.
     """
-    from importlib import resources
-
     with resources.as_file(resources.files("fastperf.examples")) as folder:
         return read([str(folder / name) for name in names])

@@ -10,9 +10,12 @@ from pathlib import Path
 
 import pyarrow as pa
 import pyarrow.csv as pacsv
+import pyarrow.feather as feather
 import pyarrow.ipc as ipc
+import pyarrow.parquet as pq
 
 from fastperf.errors import InputError
+from fastperf.io.common import LABEL_COLUMNS
 from fastperf.progress import READ_STEPS_PER_BYTE, ProgressBar, wants_progress
 
 __all__ = ["read_parquet", "read_csv", "read_ipc", "sniff_delimiter", "short_reason"]
@@ -59,37 +62,10 @@ def read_parquet(path: Path, content: bytes | None = None, progress: bool | None
                  ) -> pa.Table:
     """Read a Parquet file.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file.
-    content : bytes, optional
-        The file's bytes, when already read (decompressed).
-    progress : bool or None
-        A progress bar counting the rows read (`fastperf.progress.wants_progress`, the work
-        counted as `READ_STEPS_PER_BYTE` per byte of the file); default False. Only for a file
-        on disk (not for `content`, already in memory).
+    Refuses (InputError) a file that Arrow cannot read as Parquet.
 
-    Returns
-    -------
-    pyarrow.Table
-        The table as stored, except that text label columns (`LABEL_COLUMNS`) come
-        dictionary-encoded, straight from the file's dictionary pages: what `encode_labels`
-        would make of them, without building a string per row first.
-
-    Raises
-    ------
-    InputError
-        A file that Arrow cannot read as Parquet.
-
-    Notes
-    -----
-    Apache Parquet format, read by ``pyarrow.parquet.read_table``.
+    Format: Apache Parquet format, read by ``pyarrow.parquet.read_table``.
     """
-    import pyarrow.parquet as pq  # here: it loads Arrow's file systems (S3, GCS, ...)
-
-    from fastperf.io.common import LABEL_COLUMNS
-
     try:
         source = path if content is None else pa.BufferReader(content)
         if content is None and wants_progress(progress, READ_STEPS_PER_BYTE * path.stat().st_size):
@@ -105,8 +81,7 @@ def _batches_with_bar(path: Path, dictionary_columns: list[str]) -> pa.Table:
     """The Parquet file read by Arrow's dataset scanner, batch by batch in file order, a bar
     counting its rows: the same table as ``pq.read_table`` (which runs the same scanner, and
     whose chunks are the row groups too), at the same speed."""
-    import pyarrow.dataset as ds
-    import pyarrow.parquet as pq
+    import pyarrow.dataset as ds  # deferred: it imports pandas, ~0.3 s; the bar only
 
     options = ds.ParquetReadOptions(dictionary_columns=dictionary_columns)
     dataset = ds.dataset(str(path), format=ds.ParquetFileFormat(read_options=options))
@@ -149,24 +124,9 @@ def sniff_delimiter(header: bytes) -> str:
 def read_csv(path: Path, content: bytes | None = None) -> pa.Table:
     """Read a CSV file whose first line is a header; the delimiter is taken from that line.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file.
+    Refuses (InputError) a file that Arrow cannot parse as CSV.
 
-    Returns
-    -------
-    pyarrow.Table
-        The table, column types inferred by Arrow.
-
-    Raises
-    ------
-    InputError
-        A file that Arrow cannot parse as CSV.
-
-    Notes
-    -----
-    RFC 4180 CSV with a header row, delimiter by `sniff_delimiter`, parsed by
+    Format: RFC 4180 CSV with a header row, delimiter by `sniff_delimiter`, parsed by
     ``pyarrow.csv.read_csv``.
     """
     if content is None:
@@ -188,25 +148,10 @@ def read_csv(path: Path, content: bytes | None = None) -> pa.Table:
 def read_ipc(path: Path, content: bytes | None = None) -> pa.Table:
     """Read an Arrow IPC file (Feather v2), an Arrow IPC stream, or a legacy Feather v1 file.
 
-    Parameters
-    ----------
-    path : pathlib.Path
-        The file.
+    Refuses (InputError) a file that is none of the three.
 
-    Returns
-    -------
-    pyarrow.Table
-        The table as stored (memory-mapped where possible).
-
-    Raises
-    ------
-    InputError
-        A file that is none of the three.
-
-    Notes
-    -----
-    The Arrow IPC format (columnar format specification: file magic ``ARROW1``, or a stream),
-    and Feather v1 (magic ``FEA1``).
+    Format: The Arrow IPC format (columnar format specification: file magic ``ARROW1``, or a
+    stream), and Feather v1 (magic ``FEA1``).
     """
     if content is None:
         with open(path, "rb") as fh:
@@ -215,8 +160,6 @@ def read_ipc(path: Path, content: bytes | None = None) -> pa.Table:
         magic = content[:6]
     try:
         if magic[:4] == b"FEA1":
-            import pyarrow.feather as feather  # here: it loads pyarrow's pandas adapter
-
             return _named(feather.read_table(path if content is None else pa.BufferReader(content)),
                           path, "Feather")
         # a memory map (not closed here: the table's buffers keep it alive) avoids a copy

@@ -13,17 +13,21 @@ See docs/resampling.md.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any, NamedTuple, Sequence
 
 import numpy as np
+from scipy.special import ndtri
 
 from fastperf.data.validation import check_seed, check_unit_interval, check_whole_number
+from fastperf.data.budget import check_budget, concurrent_groups, describe_cost, format_bytes
 from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.errors import InputError
+from fastperf.kernels.bootstrap import bootstrap_intervals
 
-from fastperf.results.base import BenchmarkResult, ConfidenceInterval, Result
-from fastperf.progress import check_progress
-from fastperf.stats.forms import TableForm, check_array_call
+from fastperf.results.base import BenchmarkResult, ConfidenceInterval, GroupResult
+from fastperf.progress import check_progress, progress_chunks
+from fastperf.stats.forms import TableForm, check_one_form
 from fastperf.io.tables import is_measurement_table
 
 __all__ = ["bootstrap", "BootstrapResult", "ConfidenceInterval", "ONE_SAMPLE", "TWO_SAMPLE",
@@ -251,13 +255,6 @@ def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
 def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, confidence: float,
          seed: int, n_resamples: int, keep: bool, progress=None):
     """Call the kernel; returns (estimate, low, high, se, accel, status strings, distribution)."""
-    from fastperf.data.budget import describe_cost
-    from fastperf.kernels.bootstrap import bootstrap_intervals
-    from fastperf.progress import progress_chunks
-    from fastperf.special_functions import special_function
-
-    ndtri = special_function("ndtri")
-
     size = len(xs)
     two = ys is not None
     if not two:
@@ -292,8 +289,6 @@ def _check_size(xs: Samples, ys: Samples | None, stat: int, method: int, n_resam
     distribution with `keep`, the n m differences of each Hodges-Lehmann sample in flight (twice
     with BCa: the jackknife sorts its own copy) and a few copies of the values.
     """
-    from fastperf.data.budget import check_budget, concurrent_groups, format_bytes
-
     size = len(xs)
     n = xs.sizes.astype(np.int64)
     m = ys.sizes.astype(np.int64) if ys is not None else np.zeros(size, dtype=np.int64)
@@ -344,7 +339,7 @@ def bootstrap(
     value: str = "value",
     return_distribution: bool = False,
     progress: bool | None = None,
-) -> "BootstrapResult | BenchmarkResult | Result":
+) -> "BootstrapResult | BenchmarkResult | GroupResult":
     """Two-sided bootstrap confidence interval of a named statistic, batched.
 
     Parameters
@@ -384,8 +379,10 @@ def bootstrap(
 
     Returns
     -------
-    BootstrapResult (arrays) or BenchmarkResult (table form: keys, sample sizes, ``estimate``,
-    ``ci_low``, ``ci_high``, ``standard_error``, ``status``; the seed is in ``summary``).
+    BootstrapResult (arrays), or on a table a BenchmarkResult (two-sample statistics,
+    ``.benchmarks``: a row per benchmark) or a GroupResult (one-sample statistics, ``.groups``:
+    a row per (benchmark, variant) group), each row the keys, sample sizes, ``estimate``,
+    ``ci_low``, ``ci_high``, ``standard_error``, ``status``; the seed is in ``summary``.
     ``standard_error`` is the sd of theta* for every method. When the smallest sample of the
     call (with data) is below the threshold of `RELIABILITY` for (statistic, method), the
     result carries `reliability_note`: ``BootstrapResult.reliability``, or a warning and
@@ -413,15 +410,22 @@ def bootstrap(
     check_progress(progress)
     two = statistic in TWO_SAMPLE
     stat = TWO_SAMPLE[statistic] if two else ONE_SAMPLE[statistic]
-    if is_measurement_table(data):
-        if axis != -1:
-            raise InputError("bootstrap: axis= applies to arrays; a measurement table is "
-                             "resampled per benchmark (`by`)")
+    table = is_measurement_table(data)
+    check_one_form("bootstrap", table, axis=axis, return_distribution=return_distribution,
+                   baseline=baseline, candidate=candidate, by=by, variant=variant, value=value)
+    if table:
         if not two and (baseline is not None or candidate is not None):
             raise InputError(f"one-sample statistic {statistic!r} gives one interval per "
                              "(benchmark, variant) group: omit baseline= and candidate=")
         method_name = [k for k, v in METHODS.items() if v == method_code][0]
-        form = TWO_SAMPLE_TABLE if two else ONE_SAMPLE_TABLE
+        size_columns = ("n_baseline", "n_candidate") if two else ("n",)
+
+        def reliability(table) -> dict:
+            """The summary's ``reliability``: the note for the smallest sample of `table`."""
+            sizes = [table.column(c).to_numpy() for c in size_columns]
+            return {"reliability": reliability_note(statistic, method_name, _smallest(*sizes))}
+
+        form = replace(TWO_SAMPLE_TABLE if two else ONE_SAMPLE_TABLE, summarize=reliability)
         result = form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
                           value=value,
                           summary={"statistic": statistic, "method": method_name,
@@ -429,14 +433,9 @@ def bootstrap(
                                    "seed": seed},
                           stat=stat, q=q, method_code=method_code, confidence=confidence,
                           seed=seed, n_resamples=n_resamples, progress=progress)
-        sizes = [result.benchmarks.column(c).to_numpy()
-                 for c in (("n_baseline", "n_candidate") if two else ("n",))]
-        note = reliability_note(statistic, method_name, _smallest(*sizes))
-        result.summary["reliability"] = note
-        if note:
-            result.warnings.insert(0, note)
+        if result.summary["reliability"]:
+            result.warnings.insert(0, result.summary["reliability"])
         return result
-    check_array_call(data, "bootstrap", {"baseline": baseline, "candidate": candidate})
     if isinstance(data, np.ndarray) or not isinstance(data, (tuple, list)) or len(data) not in (1, 2):
         raise InputError("data must be a tuple of one or two arrays (samples along axis), "
                          "e.g. (x,) or (x, y), or a measurement table")
@@ -478,5 +477,6 @@ def _bootstrap_columns(xs, ys, *, stat, q, method_code, confidence, seed, n_resa
 
 
 _COLUMNS = ("estimate", "ci_low", "ci_high", "standard_error", "status")
-ONE_SAMPLE_TABLE = TableForm("bootstrap", "groups", _COLUMNS, _bootstrap_columns)
+ONE_SAMPLE_TABLE = TableForm("bootstrap", "groups", _COLUMNS, _bootstrap_columns,
+                             result=GroupResult)
 TWO_SAMPLE_TABLE = TableForm("bootstrap", "independent", _COLUMNS, _bootstrap_columns)

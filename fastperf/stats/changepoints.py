@@ -16,6 +16,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
+from scipy.special import stdtr
 
 from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
@@ -28,6 +29,7 @@ from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, has_column, key_list, require_columns, value_column
+from fastperf.kernels.changepoints import next_change
 from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
 
 __all__ = ["changepoints", "ChangepointResult", "METHODS"]
@@ -191,11 +193,6 @@ def _slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples
 def _search(point_values, series_offsets, active, min_size, max_changes, method, alpha,
             permutations, seed):
     """The bisection rounds: change positions (relative, ascending) and their p-values."""
-    from fastperf.kernels.changepoints import next_change
-    from fastperf.special_functions import special_function
-
-    stdtr = special_function("stdtr")
-
     n_series = series_offsets.shape[0] - 1
     sizes = np.diff(series_offsets)
     capacity = int(max(1, (sizes.max(initial=0) // min_size)))

@@ -35,12 +35,14 @@ from fastperf.data.arrays import Samples
 from fastperf.data.samples import group_samples, paired_variant_samples, variant_samples
 from fastperf.data.validation import check_choice, check_flag, check_key_clash, check_variants
 from fastperf.engine.pvalues import first_reason
+from fastperf.engine.parametric import infinite_counts
 from fastperf.engine.ranks import log_values
 from fastperf.errors import InputError
 from fastperf.io.tables import column_name, is_measurement_table, key_list
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 
-__all__ = ["DESIGNS", "TableForm", "is_table_call", "check_array_call", "paired_differences", "rejected_at"]
+__all__ = ["DESIGNS", "ONE_FORM_ARGUMENTS", "TableForm", "is_table_call", "check_not_table",
+           "check_one_form", "paired_differences", "rejected_at"]
 
 #: The count columns of each design, in table order.
 DESIGNS: dict[str, tuple[str, ...]] = {
@@ -56,27 +58,83 @@ DESIGNS: dict[str, tuple[str, ...]] = {
 Compute = Callable[..., "tuple[dict[str, np.ndarray], list[str]]"]
 
 
-def is_table_call(x: Any, y: Any, function: str, *, axis: int, table_args: Mapping[str, Any]) -> bool:
+#: The arguments that one form only uses: name -> (that form, the default every function gives
+#: it). `confidence` is the table forms' interval level in the tests whose array result takes its
+#: level from ``confidence_interval(confidence)``; `bootstrap` uses it in both forms and does not
+#: pass it to `check_one_form`.
+ONE_FORM_ARGUMENTS: dict[str, tuple[str, Any]] = {
+    "baseline": ("table", None), "candidate": ("table", None), "by": ("table", "benchmark"),
+    "variant": ("table", "variant"), "value": ("table", "value"), "pair": ("table", "run"),
+    "log": ("table", False), "confidence": ("table", 0.95),
+    "axis": ("array", -1), "nan_policy": ("array", "propagate"),
+    "return_distribution": ("array", False),
+}
+
+
+def is_table_call(x: Any, y: Any, function: str, **arguments: Any) -> bool:
     """Which form a call takes, from its first argument: a measurement table (or path) alone is
-    the table form; arrays are the array form. Arguments of the other form are an error."""
-    if y is None and is_measurement_table(x):
-        if axis != -1:
-            raise InputError(f"{function}: axis= applies to arrays; a measurement table is "
-                             "tested per benchmark (`by`)")
-        return True
-    check_array_call(x, function, table_args)
-    return False
+    the table form; arrays are the array form. `arguments` are the call's arguments that one
+    form only uses (`check_one_form`)."""
+    table = y is None and is_measurement_table(x)
+    if not table:
+        check_not_table(x, function)
+    check_one_form(function, table, **arguments)
+    return table
 
 
-def check_array_call(x: Any, function: str, table_args: Mapping[str, Any]) -> None:
-    """The array form takes no table-form argument, and no table as a sample."""
+def check_not_table(x: Any, function: str) -> None:
+    """A sample of the array form is no measurement table."""
     if is_measurement_table(x):
         raise InputError(f"{function}: pass a measurement table alone (y omitted), with "
                          "baseline= and candidate=")
-    given = [name for name, value in table_args.items() if value is not None]
-    if given:
-        raise InputError(f"{function}: {', '.join(g + '=' for g in given)} apply to a measurement "
-                         "table passed alone; with arrays the samples lie along axis=")
+
+
+def check_one_form(function: str, table: bool, **arguments: Any) -> None:
+    """One form per call: refuse an argument that only the other form uses.
+
+    Parameters
+    ----------
+    function : str
+        The public function's name, for the message.
+    table : bool
+        Whether the call takes the table form.
+    **arguments
+        The call's arguments that one form only uses (names of `ONE_FORM_ARGUMENTS`). One of
+        the other form counts as given when its value is not its default.
+
+    Raises
+    ------
+    InputError
+        Naming each argument given that the call's form does not use.
+    """
+    other = "array" if table else "table"
+    given = [name for name, value in arguments.items()
+             if ONE_FORM_ARGUMENTS[name][0] == other
+             and not _is_default(value, ONE_FORM_ARGUMENTS[name][1])]
+    if not given:
+        return
+    names = ", ".join(name + "=" for name in given)
+    verb = "applies" if len(given) == 1 else "apply"
+    if table:
+        raise InputError(f"{function}: {names} {verb} to arrays, not to a measurement table "
+                         "(tested per benchmark, `by`; null/NaN dropped and counted)")
+    hint = ("; the array result's interval takes its level from confidence_interval(confidence)"
+            if "confidence" in given else "")
+    raise InputError(f"{function}: {names} {verb} to measurement tables passed alone, not to "
+                     f"arrays: with arrays the samples lie along axis={hint}")
+
+
+def _is_default(value: Any, default: Any) -> bool:
+    """Whether `value` is the argument's default (an array or a list never is)."""
+    if value is default:
+        return True
+    if (isinstance(value, (list, tuple, dict, np.ndarray))
+            or isinstance(value, bool) != isinstance(default, bool)):
+        return False
+    try:
+        return bool(value == default)
+    except (TypeError, ValueError):
+        return False
 
 
 @dataclass(frozen=True)
@@ -224,8 +282,6 @@ def paired_differences(xs: Samples, ys: Samples) -> tuple[Samples, np.ndarray]:
     IEEE 754: x / 2 and y / 2 are exact (bar subnormals), and so is their difference where x − y
     overflows.
     """
-    from fastperf.engine.parametric import infinite_counts
-
     with np.errstate(over="ignore", invalid="ignore"):
         d = xs.values - ys.values
     over = np.isinf(d) & np.isfinite(xs.values) & np.isfinite(ys.values)

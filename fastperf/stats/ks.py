@@ -109,8 +109,8 @@ def ks_2samp(
     ks_options(alternative, method, center)
     if y is None and not is_measurement_table(x):
         raise InputError("ks_2samp: y is required unless x is a measurement table")
-    if is_table_call(x, y, "ks_2samp", axis=axis,
-                     table_args={"baseline": baseline, "candidate": candidate}):
+    if is_table_call(x, y, "ks_2samp", axis=axis, baseline=baseline, candidate=candidate,
+                     by=by, variant=variant, value=value):
         return KS_TABLE.run(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
                             value=value, summary={"alternative": alternative, "method": method,
                                                   "center": center},

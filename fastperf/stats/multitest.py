@@ -18,6 +18,7 @@ from numpy.typing import ArrayLike
 from fastperf.data.validation import check_axis, check_unit_interval
 from fastperf.data.arrays import shaped
 from fastperf.errors import InputError
+from fastperf.kernels import multitest as kernels
 
 
 __all__ = [
@@ -145,21 +146,19 @@ def _harmonic_numbers(sizes: np.ndarray) -> np.ndarray:
 
 
 def _run(values: np.ndarray, offsets: np.ndarray, method: str, alpha: float):
-    from fastperf.kernels import multitest as k
-
     code = {
-        "bonferroni": k.BONFERRONI,
-        "holm": k.HOLM,
-        "hochberg": k.HOCHBERG,
-        "fdr_bh": k.FDR_BH,
-        "fdr_by": k.FDR_BY,
+        "bonferroni": kernels.BONFERRONI,
+        "holm": kernels.HOLM,
+        "hochberg": kernels.HOCHBERG,
+        "fdr_bh": kernels.FDR_BH,
+        "fdr_by": kernels.FDR_BY,
     }[method]
     if method == "fdr_by":
         valid = np.concatenate(([0], np.cumsum(~np.isnan(values), dtype=np.int64)))
         harmonic = _harmonic_numbers(valid[offsets[1:]] - valid[offsets[:-1]])
     else:
         harmonic = np.zeros(offsets.shape[0] - 1)
-    return k.adjust_families(
+    return kernels.adjust_families(
         np.ascontiguousarray(values), np.ascontiguousarray(offsets), code, alpha, harmonic,
         n_rows=values.shape[0],
     )

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 from fastperf.data.arrays import one_sample
-from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, TestResult
 from fastperf.stats.forms import TableForm, is_table_call, rejected_at
 from fastperf.engine.normality import shapiro_wilk_samples
@@ -104,13 +103,8 @@ def shapiro(
     >>> res.statistic.shape, res.status.tolist()
     ((3,), ['ok', 'ok', 'ok'])
     """
-    if is_table_call(x, None, "shapiro", axis=axis, table_args={}):
+    if is_table_call(x, None, "shapiro", axis=axis, by=by, variant=variant, value=value):
         return SHAPIRO_TABLE.run(x, by=by, variant=variant, value=value)
-    if (by, variant, value) != ("benchmark", "variant", "value"):
-        raise InputError(
-            f"by=, variant= and value= apply to measurement tables, not to a "
-            f"{type(x).__name__}: for arrays, samples lie along axis="
-        )
     samples, batch_shape = one_sample(x, axis)
     w, p, status = shapiro_wilk_samples(samples)
     return TestResult.from_batch(batch_shape, w, p, status)

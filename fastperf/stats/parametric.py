@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
+from scipy.special import fdtri
 
 from fastperf.data.validation import check_alternative, check_confidence
 from fastperf.data.arrays import Samples, paired_samples, shaped, two_samples
@@ -23,7 +24,7 @@ from fastperf.engine.parametric import (
 )
 from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
-from fastperf.stats.forms import TableForm, check_array_call
+from fastperf.stats.forms import TableForm, is_table_call
 from fastperf.io.tables import is_measurement_table
 
 
@@ -138,11 +139,13 @@ def ttest_ind(
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     if y is None:
         _require_table(x, "ttest_ind")
+    if is_table_call(x, y, "ttest_ind", axis=axis, baseline=baseline,
+                     candidate=candidate, by=by, variant=variant, value=value,
+                     confidence=confidence):
         return TTEST_IND_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             summary={"alternative": alternative, "equal_var": equal_var},
             alternative=alternative, equal_var=equal_var, confidence=confidence)
-    check_array_call(x, "ttest_ind", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
     (n1, nan1, _, m1, v1, e1), (n2, nan2, _, m2, v2, e2) = (scaled_moments_of(xs),
                                                              scaled_moments_of(ys))
@@ -212,11 +215,13 @@ def ttest_rel(
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     if y is None:
         _require_table(x, "ttest_rel")
+    if is_table_call(x, y, "ttest_rel", axis=axis, baseline=baseline,
+                     candidate=candidate, by=by, variant=variant, value=value, pair=pair,
+                     confidence=confidence):
         return TTEST_REL_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             pair=pair, summary={"alternative": alternative}, alternative=alternative,
             confidence=confidence)
-    check_array_call(x, "ttest_rel", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = paired_samples(x, y, axis)
     _, t, df, se, mean, status = _paired_t(xs, ys)
     return _finish_t(t, df, se, mean, status, alternative, batch_shape)
@@ -232,10 +237,6 @@ class FTestResult(TestResult):
 
     def confidence_interval(self, confidence: float = 0.95) -> ConfidenceInterval:
         """Two-sided interval of σ₁²/σ₂²: [F / f[(1+c)/2], F / f[(1−c)/2]] (R's ``var.test``)."""
-        from fastperf.special_functions import special_function
-
-        fdtri = special_function("fdtri")
-
         confidence = check_confidence(confidence)
         f = np.asarray(self.statistic, dtype=float)
         d1, d2 = np.asarray(self.df_x, dtype=float), np.asarray(self.df_y, dtype=float)
@@ -293,10 +294,11 @@ def ftest(
     alternative = check_alternative(alternative)
     if y is None:
         _require_table(x, "ftest")
+    if is_table_call(x, y, "ftest", axis=axis, baseline=baseline,
+                     candidate=candidate, by=by, variant=variant, value=value):
         return FTEST_TABLE.run(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
                                value=value, summary={"alternative": alternative},
                                alternative=alternative)
-    check_array_call(x, "ftest", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
     (n1, nan1, m1, _, v1, e1), (n2, nan2, m2, _, v2, e2) = (scaled_moments_of(xs),
                                                              scaled_moments_of(ys))

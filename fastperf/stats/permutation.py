@@ -12,13 +12,17 @@ import math
 from typing import Any, Sequence
 
 import numpy as np
+from scipy.special import gammaln
 
 from fastperf.data.validation import check_alternative, check_choice, check_seed, check_whole_number
+from fastperf.data.budget import check_budget, describe_cost
 from fastperf.data.arrays import Samples, paired_samples, two_samples
 from fastperf.engine.parametric import INFINITE, infinite_counts
 from fastperf.errors import InputError
+from fastperf.kernels.permutation import MEAN_DIFF, MEDIAN_DIFF, permutation_counts
+from fastperf.progress import check_progress, progress_chunks
 from fastperf.results.base import BenchmarkResult, TestResult
-from fastperf.stats.forms import TableForm, check_array_call, paired_differences
+from fastperf.stats.forms import TableForm, check_not_table, check_one_form, paired_differences
 from fastperf.io.tables import is_measurement_table
 
 __all__ = ["permutation_test", "PermutationTestResult", "STATISTICS"]
@@ -38,8 +42,6 @@ class PermutationTestResult(TestResult):
 
 def _check_options(statistic, alternative, n_resamples, seed, progress=None) -> int:
     """Validate the options; return the seed to use (one drawn when `seed` is None)."""
-    from fastperf.progress import check_progress
-
     check_progress(progress)
     check_choice(statistic, "statistic", STATISTICS)
     check_alternative(alternative)
@@ -83,10 +85,6 @@ def _check_size(xs: Samples, ys: Samples, valid, exact, paired: bool,
     n_resamples rearrangements (or the full enumeration when exact: C(n1 + n2, n1) or 2**n of
     them, each at most n_resamples) of its n1 + n2 values; the memory is a few copies of the
     values."""
-    from fastperf.data.budget import check_budget
-    from fastperf.special_functions import special_function
-
-    gammaln = special_function("gammaln")
 
     n1 = xs.sizes.astype(np.float64)
     n2 = np.zeros_like(n1) if paired else ys.sizes.astype(np.float64)
@@ -108,10 +106,6 @@ def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, 
          seed, progress=None):
     """Kernel calls (one per chunk of tests, see `fastperf.progress`) and p-values;
     invalid tests get NaN."""
-    from fastperf.data.budget import describe_cost
-    from fastperf.kernels.permutation import MEAN_DIFF, MEDIAN_DIFF, permutation_counts
-    from fastperf.progress import progress_chunks
-
     paired = ys is None
     if paired:
         ys = Samples(np.empty(0), np.zeros(len(xs) + 1, dtype=np.int64))
@@ -215,10 +209,10 @@ def permutation_test(
     seed = _check_options(statistic, alternative, n_resamples, seed, progress)
     options = dict(statistic=statistic, alternative=alternative, n_resamples=n_resamples,
                    seed=seed)
-    if is_measurement_table(data):
-        if axis != -1:
-            raise InputError("permutation_test: axis= applies to arrays; a measurement table is "
-                             "tested per benchmark (`by`)")
+    table = is_measurement_table(data)
+    check_one_form("permutation_test", table, axis=axis, baseline=baseline, candidate=candidate,
+                   by=by, variant=variant, value=value, pair=pair)
+    if table:
         form = PAIRED_TABLE if paired else INDEPENDENT_TABLE
         return form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
                         value=value, pair=pair, summary={**options, "paired": bool(paired)},
@@ -226,7 +220,7 @@ def permutation_test(
     if not isinstance(data, (tuple, list)) or len(data) != 2:
         raise InputError("data must be a tuple (x, y) of arrays, or a measurement table "
                          "with baseline= and candidate=")
-    check_array_call(data[0], "permutation_test", {"baseline": baseline, "candidate": candidate})
+    check_not_table(data[0], "permutation_test")
     x, y = data
     if paired:
         xs, ys, batch_shape = paired_samples(x, y, axis)

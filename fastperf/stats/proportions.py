@@ -14,6 +14,7 @@ from typing import Iterator
 
 import numpy as np
 from numpy.typing import ArrayLike
+from scipy.special import betainccinv, betaincinv, ndtri
 
 from fastperf.data.validation import check_confidence
 from fastperf.errors import InputError
@@ -168,10 +169,6 @@ def _clopper_pearson(
     x: np.ndarray, n: np.ndarray, confidence: float
 ) -> tuple[np.ndarray, np.ndarray]:
     """Clopper & Pearson (1934): Beta(x, n-x+1) and Beta(x+1, n-x) quantiles at (1-c)/2."""
-    from fastperf.special_functions import special_function
-
-    betaincinv, betainccinv = special_function("betaincinv"), special_function("betainccinv")
-
     tail = (1.0 - confidence) / 2.0
     with np.errstate(invalid="ignore", divide="ignore"):
         low = np.where(x == 0, 0.0, betaincinv(np.maximum(x, 1.0), n - x + 1, tail))
@@ -243,10 +240,6 @@ def proportion_ci(
     seven methods, Statistics in Medicine 17:857-872. Clopper CJ, Pearson ES (1934), The use of
     confidence or fiducial limits illustrated in the case of the binomial, Biometrika 26:404-413.
     """
-    from fastperf.special_functions import special_function
-
-    ndtri = special_function("ndtri")
-
     confidence = check_confidence(confidence)
     method = _method_iv(method)
     x, n = _counts_iv(successes, trials)
@@ -314,10 +307,6 @@ def min_benchmarks(
     -----
     Seed 002, r = 0.05 at 95%: 378 benchmarks for C = 17/30, 330 for 31/45, 281 for 41/54.
     """
-    from fastperf.special_functions import special_function
-
-    ndtri = special_function("ndtri")
-
     confidence = check_confidence(confidence)
     try:
         c = np.asarray(proportion, dtype=np.float64)

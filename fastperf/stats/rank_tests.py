@@ -9,7 +9,7 @@ in docs/rank-tests.md:
   ``pratt``/``zsplit``) the exact distribution *conditional on the observed tie pattern*; scipy
   uses the untied distribution there. Small tails are summed, never taken as 1 − cdf. Its cost
   is estimated up front: beyond `EXACT_MAX_OPERATIONS` steps or the machine's memory it raises
-  `InputError` before any work (`fastperf.engine.exact_cost.check_exact_budget`).
+  `InputError` before any work (`fastperf.engine.ranks.check_exact_budget`).
 - ``method="auto"`` is exact whenever that is cheap (`AUTO_EXACT_MAX_COST`), else the normal
   approximation with the tie and continuity corrections.
 - samples are batched along `axis` (default -1) and ragged groups of a measurement table are
@@ -35,9 +35,10 @@ from fastperf.engine.ranks import (
     rank_sum_test, signed_rank_test,
 )
 from fastperf.errors import InputError
+from fastperf.kernels.ranks import midranks
 from fastperf.progress import check_progress
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
-from fastperf.stats.forms import TableForm, check_array_call, is_table_call, paired_differences
+from fastperf.stats.forms import TableForm, is_table_call, paired_differences
 from fastperf.io.tables import is_measurement_table
 
 
@@ -101,8 +102,6 @@ def rankdata(a: Any, *, axis: int | None = -1, nan_policy: str = "propagate",
     Σ (t³ − t) is the correction of the rank-sum and signed-rank variances (Lehmann 1975,
     §1.4 and §3.2).
     """
-    from fastperf.kernels.ranks import midranks
-
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     # the one check of array input (`as_float_array`): None, strings, complex numbers, dates
     # are refused naming `a`; axis=None ranks the flattened values (a scalar is one value)
@@ -256,16 +255,17 @@ def mannwhitneyu(
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     check_progress(progress)
-    if y is None:
-        if not is_measurement_table(x):
-            raise InputError("mannwhitneyu: y is required unless x is a measurement table")
+    if y is None and not is_measurement_table(x):
+        raise InputError("mannwhitneyu: y is required unless x is a measurement table")
+    if is_table_call(x, y, "mannwhitneyu", axis=axis, nan_policy=nan_policy, baseline=baseline,
+                     candidate=candidate, by=by, variant=variant, value=value, log=log,
+                     confidence=confidence):
         return RANK_SUM_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             log=log, summary={"alternative": alternative, "method": method,
                               "effect": "ratio" if log else "shift", "confidence": confidence},
             alternative=alternative, method=method, use_continuity=use_continuity,
             confidence=confidence, progress=progress)
-    check_array_call(x, "mannwhitneyu", {"baseline": baseline, "candidate": candidate})
     xs, ys, batch_shape = two_samples(x, y, axis)
     statistic, p, status, method_used, z, state = rank_sum_test(
         xs, ys, alternative, method, use_continuity, nan_policy, progress)
@@ -364,8 +364,9 @@ def wilcoxon(
     _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     check_progress(progress)
-    if is_table_call(x, y, "wilcoxon", axis=axis,
-                     table_args={"baseline": baseline, "candidate": candidate}):
+    if is_table_call(x, y, "wilcoxon", axis=axis, nan_policy=nan_policy, baseline=baseline,
+                     candidate=candidate, by=by, variant=variant, value=value, pair=pair,
+                     log=log, confidence=confidence):
         return SIGNED_RANK_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
             pair=pair, log=log,
