@@ -20,11 +20,18 @@ no conformance test run fails (exit status 1), so CI cannot pass without the con
 
 Every test under ``tests/conformance/`` gets the ``conformance`` marker (registered in
 pyproject.toml): ``pytest -m conformance`` runs only that suite, ``-m "not conformance"`` the rest.
+
+Hypothesis runs derandomized: every property test draws the same examples on every run (seeded
+from a hash of the test's source, no example database carried between runs), so CI is
+deterministic and a failure replays. ``FASTPERF_HYPOTHESIS_RANDOM=1`` loads the profile
+``random`` instead (fresh examples, for exploratory runs); ``--hypothesis-profile=NAME`` picks
+either by name. The header of the run says which is in force.
 """
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 REPO = Path(__file__).resolve().parents[1]
 CONFORMANCE_DIR = Path(__file__).resolve().parent / "conformance"
@@ -38,6 +45,13 @@ NOT_FOUND = (f"conformance suite not run: shared folder not found at {SHARED}; "
 
 _conformance = {"passed": 0, "failed": 0, "skipped": 0}
 
+# Loaded here, before any test module is imported: a test's own @settings(...) inherits the rest.
+settings.register_profile("derandomized", derandomize=True, database=None)
+settings.register_profile("random", derandomize=False)
+FRESH_EXAMPLES = os.environ.get("FASTPERF_HYPOTHESIS_RANDOM", "").strip() not in ("", "0")
+HYPOTHESIS_PROFILE = "random" if FRESH_EXAMPLES else "derandomized"
+settings.load_profile(HYPOTHESIS_PROFILE)
+
 
 def pytest_configure(config):
     if REQUIRE_SHARED and not SHARED_FOUND:
@@ -46,7 +60,11 @@ def pytest_configure(config):
 
 def pytest_report_header(config):
     state = "found" if SHARED_FOUND else "not found: conformance tests will be skipped"
-    return f"fastperf shared folder: {SHARED} ({state})"
+    active = settings.default
+    return [f"fastperf shared folder: {SHARED} ({state})",
+            f"hypothesis: derandomize={active.derandomize}, database={active.database!r} "
+            f"(tests/conftest.py loads {HYPOTHESIS_PROFILE!r}; "
+            "FASTPERF_HYPOTHESIS_RANDOM=1 draws fresh examples)"]
 
 
 @pytest.hookimpl(tryfirst=True)  # before -m selects on the marker added here

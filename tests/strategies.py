@@ -1,6 +1,6 @@
 """Hypothesis strategies and contract checks of the hostile-input battery (issue 18).
 
-Used by tests/test_hardening_battery.py: hostile Arrow tables (key columns of every groupable
+Used by tests/robustness/test_battery.py: hostile Arrow tables (key columns of every groupable
 type and some that are not, value columns of every numeric type and some that are not,
 NaN/inf/null patterns, magnitudes from 1e-308 to 1e308, duplicate column names, empty and
 one-row tables, several record batches, per-chunk dictionaries), hostile samples for the array

@@ -1,9 +1,13 @@
 """Aggregate scores: the article's tables (seed 004), closed forms, brute-force references."""
+import math
+
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 import pytest
 import scipy.stats as sps
 
+import fastperf
 from fastperf import InputError
 from fastperf.protocols.aggregate import aggregate_score, score_gradient
 from naive import aggregate_score_reference
@@ -154,3 +158,89 @@ def test_mixed_units_are_refused():
     with pytest.raises(InputError, match="mixes units"):
         aggregate_score(t)
     assert aggregate_score(t, unit=None).groups.num_rows == 1
+
+
+# -----------------------------------------------------------------------------------------------
+# Null runs left out as documented; the baseline's ratio to itself
+# -----------------------------------------------------------------------------------------------
+
+
+# ------------------------------------------------------------------ 3. aggregate: null runs
+
+
+def _runs_table(run):
+    return pa.table({"benchmark": ["x"] * 5 + ["y"] * 5, "variant": ["A"] * 10,
+                     "value": [1.0, 2, 3, 4, 5] * 2, "run": run})
+
+
+def test_aggregate_all_null_run_column_reproducer():
+    """Reproducer: 'a run value occurs more than once'; null runs are left out as documented."""
+    t = pa.table({"benchmark": ["x"] * 10, "variant": ["A"] * 5 + ["B"] * 5,
+                  "value": [1.0, 2, 3, 4, 5] * 2, "run": pa.array([None] * 10, pa.int64())})
+    res = fastperf.aggregate_score(t)
+    for row in res.groups.to_pylist():
+        assert row["n_runs"] == 0 and row["n_runs_dropped"] == 0
+        assert math.isnan(row["score"]) and row["status"] == "fewer than 2 complete runs"
+    assert any("10 measurement(s) with a null run" in w for w in res.warnings)
+
+
+@pytest.mark.parametrize("run", [
+    pa.array([0, 1, 2, None, 4, 0, 1, 2, 3, None], pa.int64()),
+    pa.array([0, 1, 2, float("nan"), 4, 0, 1, 2, 3, None]),
+    pa.array(["a", "b", "c", None, "e", "a", "b", "c", "d", None]),
+    pa.array(["a", "b", "c", None, "e", "a", "b", "c", "d", None]).dictionary_encode(),
+])
+@pytest.mark.parametrize("kind", ["geomean", "mean"])
+def test_aggregate_partial_null_runs_as_if_those_rows_were_absent(run, kind):
+    """Runs 0, 1, 2 complete (values 1, 2, 3 in both benchmarks: scores 1, 2, 3, mean 2, sd 1);
+    runs 3 and 4 each lack a benchmark (dropped: 2); the same as the table without the null-run
+    rows."""
+    t = _runs_table(run)
+    got = fastperf.aggregate_score(t, kind=kind).groups.to_pylist()[0]
+    assert (got["n_runs"], got["n_runs_dropped"], got["status"]) == (3, 2, "ok")
+    assert got["score"] == pytest.approx(2.0, rel=1e-15)
+    assert got["sd"] == pytest.approx(1.0, rel=1e-15)
+    known = pc.invert(pc.is_null(t.column("run"), nan_is_null=True))
+    ref = fastperf.aggregate_score(t.filter(known), kind=kind).groups.to_pylist()[0]
+    for name in ("n_runs", "n_runs_dropped", "score", "sd", "se", "ci_low", "ci_high"):
+        assert got[name] == ref[name]
+
+
+def test_aggregate_null_runs_still_detect_duplicates():
+    t = _runs_table(pa.array([0, 0, 2, None, 4, 0, 1, 2, 3, None], pa.int64()))
+    with pytest.raises(fastperf.InputError, match="more than once"):
+        fastperf.aggregate_score(t)
+
+
+# ------------------------------------------------------------------ 4. aggregate: baseline ratio
+
+
+@pytest.mark.parametrize("method", ["per-run", "propagation"])
+def test_aggregate_baseline_ratio_to_itself_is_one_with_interval_one(method):
+    """Reproducer: the baseline's ratio_ci_low/high were NaN with status ok."""
+    t = pa.table({"benchmark": ["b1"] * 4, "variant": ["A", "A", "B", "B"],
+                  "value": [1.0, 2, 2, 3], "run": [0, 1, 0, 1]})
+    rows = {r["variant"]: r for r in fastperf.aggregate_score(t, baseline="A", method=method,
+                                                         kind="mean").groups.to_pylist()}
+    base = rows["A"]
+    assert (base["ratio"], base["ratio_ci_low"], base["ratio_ci_high"]) == (1.0, 1.0, 1.0)
+    assert base["status"] == "ok"
+    other = rows["B"]
+    assert other["ratio"] == pytest.approx(2.5 / 1.5, rel=1e-15)
+    # hand-derived: se 0.5 each side, df 1 each: rel^2 = (0.5/2.5)^2 + (0.5/1.5)^2, df_ratio by
+    # Welch-Satterthwaite
+    ra, rb = (0.5 / 2.5) ** 2, (0.5 / 1.5) ** 2
+    df = (ra + rb) ** 2 / (ra**2 + rb**2)
+    half = sps.t.ppf(0.975, df) * math.sqrt(ra + rb)
+    assert other["ratio_ci_low"] == pytest.approx(2.5 / 1.5 * math.exp(-half), rel=1e-12)
+    assert other["ratio_ci_high"] == pytest.approx(2.5 / 1.5 * math.exp(half), rel=1e-12)
+
+
+def test_aggregate_no_nan_ratio_interval_with_status_ok():
+    rng = np.random.default_rng(5)
+    t = pa.table({"benchmark": np.repeat(["p", "q", "r"], 12).tolist(),
+                  "variant": np.tile(np.repeat(["A", "B", "C"], 4), 3).tolist(),
+                  "value": rng.uniform(1, 2, 36), "run": np.tile(np.arange(4), 9)})
+    for row in fastperf.aggregate_score(t, baseline="B").groups.to_pylist():
+        assert row["status"] == "ok"
+        assert all(np.isfinite(row[c]) for c in ("ratio", "ratio_ci_low", "ratio_ci_high"))

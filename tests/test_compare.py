@@ -790,3 +790,107 @@ def test_cli_csv_parquet_full_precision(tmp_path, capsys, fmt):
         assert r["median_candidate"] == float(np.median(y))
         assert r["pvalue"] == pytest.approx(scipy_p(x, y), rel=1e-12)
         assert r["delta"] == pytest.approx(np.median(y) / np.median(x) - 1, rel=1e-12)
+
+
+# =========================================================================== the alpha cut-off
+# Adjusted p-values just either side of alpha, from oracles independent of compare: the exact
+# two-sided rank-sum p by enumeration (brute_exact_p) and scipy's exact mannwhitneyu, adjusted by
+# Benjamini-Hochberg written out here in rationals. A verdict moves exactly where p_adjusted < alpha
+# stops holding: a cut-off moved by a fifth of alpha (p <= 1.2 alpha, p < 0.8 alpha) fails here.
+
+
+def with_u_inversions(m: int, n: int, u: int) -> tuple[list[float], list[float]]:
+    """Untied baseline (m values) and candidate (n values) with exactly `u` pairs where the
+    baseline value is the larger: every candidate above every baseline value, then `u` swaps of
+    adjacent (baseline, candidate) labels, the candidate moving one place down each time."""
+    labels = ["x"] * m + ["y"] * n
+    for _ in range(u):
+        i = max(i for i in range(m + n - 1) if labels[i:i + 2] == ["x", "y"])
+        labels[i], labels[i + 1] = "y", "x"
+    x = [10.0 + i for i, label in enumerate(labels) if label == "x"]
+    y = [10.0 + i for i, label in enumerate(labels) if label == "y"]
+    assert sum(a > b for a in x for b in y) == u
+    return x, y
+
+
+def bh_by_hand(p: list[Fraction]) -> list[Fraction]:
+    """Benjamini-Hochberg adjusted p-values: min over j >= rank i of p_(j) m / j, capped at 1."""
+    m = len(p)
+    order = sorted(range(m), key=lambda i: p[i])
+    out, running = [Fraction(0)] * m, Fraction(1)
+    for rank in range(m, 0, -1):
+        i = order[rank - 1]
+        running = min(running, p[i] * m / rank)
+        out[i] = running
+    return out
+
+
+def exact_rank_sum_p(x, y) -> Fraction:
+    """The two-sided exact p (untied) as a rational: 2 P(U <= u) by counting arrangements."""
+    m, n = len(x), len(y)
+    u = min(sum(a > b for a in x for b in y), sum(b > a for a in x for b in y))
+    return min(Fraction(1), Fraction(2 * sum(u_counts(m, n)[:u + 1]), math.comb(m + n, m)))
+
+
+# (m, n, u): the exact p of each, and where it lies from alpha = 0.05
+ABOVE_ALPHA = (5, 5, 3)    # p = 1/18 = 0.0556: above alpha, below 1.2 alpha = 0.06
+BELOW_ALPHA = (8, 8, 13)   # p = 107/2145 = 0.04988: below alpha, above 0.8 alpha = 0.04
+
+
+@pytest.mark.parametrize("groups, expected", [
+    ({"a": ABOVE_ALPHA}, {"a": "no change"}),
+    ({"a": BELOW_ALPHA}, {"a": "worse"}),
+    # BH lifts a's raw p = 2/63 (below alpha) to b's 1/18 (above): both no change
+    ({"a": (5, 5, 2), "b": ABOVE_ALPHA}, {"a": "no change", "b": "no change"}),
+    # two equal p just below alpha: BH leaves them there, both worse
+    ({"a": BELOW_ALPHA, "b": BELOW_ALPHA}, {"a": "worse", "b": "worse"}),
+], ids=["above", "below", "bh-lifted-above", "bh-family-below"])
+def test_alpha_cut_off_with_adjusted_p_either_side(groups, expected):
+    data = {name: with_u_inversions(*sizes) for name, sizes in groups.items()}
+    names = sorted(data)
+    raw = [exact_rank_sum_p(*data[name]) for name in names]
+    adjusted = dict(zip(names, bh_by_hand(raw)))
+    for name, p in zip(names, raw):  # the oracles agree on the raw p
+        x, y = data[name]
+        assert float(p) == pytest.approx(brute_exact_p(np.array(x), np.array(y)), rel=1e-12)
+        assert float(p) == pytest.approx(st.mannwhitneyu(y, x, method="exact").pvalue, rel=1e-12)
+    for name in names:  # each adjusted p lies within a fifth of alpha, on the side expected
+        below = expected[name] == "worse"
+        assert (0.04 < adjusted[name] < 0.05) if below else (0.05 < adjusted[name] <= 0.06)
+    result = fastperf.compare(make_table(data), baseline=BASE, candidate=CAND)
+    rows = {row["benchmark"]: row for row in result.benchmarks.to_pylist()}
+    for name, p in zip(names, raw):
+        assert rows[name]["pvalue"] == pytest.approx(float(p), rel=1e-9), name
+        assert rows[name]["pvalue_adjusted"] == pytest.approx(float(adjusted[name]), rel=1e-9), name
+        assert rows[name]["verdict"] == expected[name], (name, rows[name]["pvalue_adjusted"])
+
+
+@pytest.mark.parametrize("t_target, expected", [(1.96, "no change"), (2.05, "worse")])
+def test_alpha_cut_off_of_summary_tables(t_target, expected):
+    """Summaries (n, mean, sd) take Welch's t-test: scipy's p from the same summaries, just
+    above or below alpha, decides the verdict as the rank-sum p does."""
+    n, sd = 40, 1.0
+    shift = t_target * sd * math.sqrt(2 / n)
+    table = fastperf.read(pa.table({"benchmark": ["b", "b"], "variant": [BASE, CAND],
+                                    "unit": ["ns", "ns"], "n": [n, n],
+                                    "mean": [100.0, 100.0 + shift], "sd": [sd, sd]}),
+                          summaries=True)
+    p = st.ttest_ind_from_stats(100.0 + shift, sd, n, 100.0, sd, n, equal_var=False).pvalue
+    assert (0.05 < p <= 0.06) if expected == "no change" else (0.04 < p < 0.05)
+    row = fastperf.compare(table, baseline=BASE, candidate=CAND).benchmarks.to_pylist()[0]
+    assert row["pvalue"] == pytest.approx(p, rel=1e-9)
+    assert row["pvalue_adjusted"] == pytest.approx(p, rel=1e-9)  # one comparison: BH keeps p
+    assert row["verdict"] == expected
+
+
+def test_alpha_cut_off_is_strict():
+    """An adjusted p equal to alpha is no change (p < alpha, compare's docstring): alpha is set
+    to the adjusted p the first call gives, which the oracle's 1/18 confirms to 1e-12."""
+    table = make_table({"a": with_u_inversions(*ABOVE_ALPHA)})
+    p = fastperf.compare(table, baseline=BASE, candidate=CAND).benchmarks.to_pylist()[0]
+    assert p["pvalue_adjusted"] == pytest.approx(1 / 18, rel=1e-12)
+    at = fastperf.compare(table, baseline=BASE, candidate=CAND, alpha=p["pvalue_adjusted"])
+    assert at.benchmarks.to_pylist()[0]["verdict"] == "no change"
+    above = fastperf.compare(table, baseline=BASE, candidate=CAND,
+                             alpha=math.nextafter(p["pvalue_adjusted"], 1.0))
+    assert above.benchmarks.to_pylist()[0]["verdict"] == "worse"

@@ -1,6 +1,10 @@
 """multipletests against statsmodels family by family (1-d, N-d along axis, ragged families),
 the NaN policy, properties of the corrections (hypothesis), and SPARC's numbers (seed 003)."""
 import gc
+import math
+import warnings
+from decimal import Decimal, localcontext
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -8,6 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from statsmodels.stats.multitest import multipletests as sm_multipletests
 
+import fastperf
 from fastperf import InputError
 from fastperf.stats.multitest import bonferroni_alpha, fwer_bound, multipletests, sidak_alpha
 
@@ -359,3 +364,120 @@ def test_helpers_vectorise_and_validate():
 def test_bad_input(kwargs, match):
     with pytest.raises(InputError, match=match):
         multipletests(**kwargs)
+
+
+# -----------------------------------------------------------------------------------------------
+# Sidak level and family-wise bound at extreme alpha and m, against exact rational and 60-digit
+# decimal arithmetic
+# -----------------------------------------------------------------------------------------------
+
+
+# ------------------------------------------------------------------ oracles
+
+
+def _dec_log1p_neg(a: Decimal) -> Decimal:
+    """ln(1 - a) to ~60 digits: the series -sum a^k / k for tiny a, Decimal.ln otherwise."""
+    if a > Decimal("1e-10"):
+        return (1 - a).ln()
+    total, term, k = Decimal(0), a, 1
+    while term > Decimal("1e-400") * a:
+        total -= term / k
+        k += 1
+        term *= a
+    return total
+
+
+def _dec_expm1(y: Decimal) -> Decimal:
+    """exp(y) - 1 to ~60 digits relative."""
+    if abs(y) > Decimal("1e-10"):
+        return y.exp() - 1
+    total, term, k = Decimal(0), y, 1
+    while abs(term) > Decimal("1e-400") * abs(y):
+        total += term
+        k += 1
+        term = term * y / k
+    return total
+
+
+def decimal_sidak(alpha: float, m: int) -> float:
+    with localcontext() as ctx:
+        ctx.prec = 60
+        ctx.Emin = -999999
+        return float(-_dec_expm1(_dec_log1p_neg(Decimal(alpha)) / Decimal(m)))
+
+
+def decimal_fwer(alpha: float, m: int) -> float:
+    with localcontext() as ctx:
+        ctx.prec = 60
+        ctx.Emin = -999999
+        return float(-_dec_expm1(_dec_log1p_neg(Decimal(alpha)) * Decimal(m)))
+
+
+def fraction_fwer(alpha: float, m: int) -> Fraction:
+    """1 - (1 - alpha)^m exactly (alpha's exact binary value)."""
+    return 1 - (1 - Fraction(alpha)) ** m
+
+
+# ------------------------------------------------------------------ 1. Šidák / FWER cancellation
+
+
+def test_sidak_and_fwer_reproducers():
+    """Reproducers: each of these was 0.0 (1 - alpha rounded to 1)."""
+    assert fastperf.sidak_alpha(1e-300, 1) == 1e-300
+    assert fastperf.fwer_bound(1e-300, 1) == 1e-300
+    got = fastperf.sidak_alpha(0.05, 10**18)
+    assert got == pytest.approx(decimal_sidak(0.05, 10**18), rel=1e-14)
+    assert got == pytest.approx(5.129329438755e-20, rel=1e-12)  # -ln(0.95) / 1e18
+    got = fastperf.fwer_bound(1e-20, 1000)
+    assert got == pytest.approx(float(fraction_fwer(1e-20, 1000)), rel=1e-14)
+    assert got == pytest.approx(1e-17, rel=1e-12)
+
+
+@pytest.mark.parametrize("alpha", [1e-300, 1e-200, 1e-20, 1e-16, 1e-9, 0.01, 0.05, 0.5, 0.99])
+@pytest.mark.parametrize("m", [1, 2, 9, 34, 1000])
+def test_fwer_bound_matches_exact_fraction(alpha, m):
+    assert fastperf.fwer_bound(alpha, m) == pytest.approx(float(fraction_fwer(alpha, m)), rel=1e-13)
+
+
+@pytest.mark.parametrize("alpha", [1e-300, 1e-20, 1e-16, 0.01, 0.05, 0.5, 0.99])
+@pytest.mark.parametrize("m", [1, 2, 34, 1000])
+def test_sidak_alpha_inverts_fwer_bound_exactly(alpha, m):
+    """Exact check of the Šidák level: (1 - alpha')^m computed in rationals gives alpha back."""
+    level = float(fastperf.sidak_alpha(alpha, m))
+    assert level > 0
+    assert float(fraction_fwer(level, m)) == pytest.approx(alpha, rel=1e-13)
+
+
+@settings(max_examples=50, deadline=None)
+@given(exponent=st.floats(-300, -0.01), m=st.integers(1, 10**18))
+def test_sidak_and_fwer_match_60_digit_decimal(exponent, m):
+    alpha = 10.0 ** exponent
+    assert fastperf.sidak_alpha(alpha, m) == pytest.approx(decimal_sidak(alpha, m), rel=1e-13)
+    expected = decimal_fwer(alpha, m)
+    assert fastperf.fwer_bound(alpha, m) == pytest.approx(expected, rel=1e-13, abs=0)
+
+
+def test_multipletests_alpha_sidak_keeps_small_levels():
+    got = fastperf.multipletests(np.array([0.1, 0.2, 0.3]), alpha=1e-300, method="bonferroni")
+    assert got.alpha_sidak == pytest.approx(decimal_sidak(1e-300, 3), rel=1e-14)
+    assert got.alpha_sidak > 0
+
+
+def test_multitest_helpers_huge_m_no_cast_warning():
+    """m beyond int64 (a Python int, a float): float arithmetic, no invalid-cast warning."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert fastperf.sidak_alpha(0.05, 10**30) == pytest.approx(decimal_sidak(0.05, 10**30), rel=1e-13)
+        assert fastperf.bonferroni_alpha(0.05, 1e300) == pytest.approx(5e-302, rel=1e-15)
+        assert fastperf.fwer_bound(1e-300, 1e300) == pytest.approx(1 - math.exp(-1), rel=1e-14)
+
+
+@pytest.mark.parametrize("name", ["sidak_alpha", "fwer_bound", "bonferroni_alpha"])
+@pytest.mark.parametrize("alpha, m, word", [
+    (0.05, True, "number of tests m"), (0.05, "3", "number of tests m"),
+    (0.05, [2, "3"], "number of tests m"), ("0.05", 3, "alpha"), (True, 3, "alpha"),
+    (0.05, 10**400, "float range"),
+])
+def test_multitest_helpers_refuse_strings_bools_and_huge_ints(name, alpha, m, word):
+    with pytest.raises(fastperf.InputError, match=word):
+        getattr(fastperf, name)(alpha, m)

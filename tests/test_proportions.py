@@ -1,14 +1,18 @@
 """proportion_ci and min_benchmarks: the Speedup-Test numbers (seed 002), statsmodels, Newcombe's
 formula written out independently, exact binomial tails, and a brute-force sample size."""
 import math
+import re
+import warnings
 from fractions import Fraction
 from statistics import NormalDist
 
 import numpy as np
+import pyarrow as pa
 import pytest
 import scipy.stats as sps
 from statsmodels.stats.proportion import proportion_confint
 
+import fastperf
 from fastperf import InputError
 from fastperf.stats.proportions import min_benchmarks, proportion_ci
 from naive import min_benchmarks_by_search
@@ -268,3 +272,69 @@ def test_bad_method_and_min_benchmarks_input():
             min_benchmarks(0.5, r)
     with pytest.raises(InputError, match="do not broadcast"):
         min_benchmarks([0.1, 0.2], [0.1, 0.2, 0.3])
+
+
+# -----------------------------------------------------------------------------------------------
+# min_benchmarks at degenerate proportions and tiny precisions: real numbers in the message,
+# never nan
+# -----------------------------------------------------------------------------------------------
+
+
+SPEEDUP_T = pa.table({"benchmark": ["b"] * 6, "variant": ["A"] * 3 + ["B"] * 3,
+                      "value": [5.0, 6, 5.5, 7, 8, 7.5]})
+
+
+# ------------------------------------------------------------------ 2. min_benchmarks / speedup
+
+
+def test_speedup_test_tiny_precision_reproducer():
+    """Reproducer: precision=1e-320 gave 'needs nan benchmarks ... at least about 0' and a
+    RuntimeWarning. The proportion here is 0 (no benchmark accelerated at 3 runs): z^2 C (1 - C)
+    / r^2 = 0, one benchmark, at any precision."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        res = fastperf.speedup_test(SPEEDUP_T, baseline="A", candidate="B", precision=1e-320)
+    for protocol in ("mean", "median"):
+        part = res.summary[protocol]
+        assert part["proportion"] in (0.0, 1.0)
+        assert part["min_benchmarks"] == 1
+
+
+@pytest.mark.parametrize("proportion", [0.0, 1.0])
+@pytest.mark.parametrize("precision", [5e-324, 1e-320, 1e-200, 0.05, 1.0])
+def test_min_benchmarks_degenerate_proportion_is_one(proportion, precision):
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert int(min_benchmarks(proportion, precision)) == 1
+
+
+def _smallest_precision(c, confidence):
+    z = sps.norm.ppf((1 + confidence) / 2)
+    return z * math.sqrt(c * (1 - c)) / math.sqrt(2.0**53)
+
+
+@pytest.mark.parametrize("c", [0.5, 0.3, 17 / 30, 0.999, 1e-300, 5e-324])
+@pytest.mark.parametrize("confidence", [0.5, 0.95, 0.999999])
+@pytest.mark.parametrize("precision", [1e-320, 1e-200])
+def test_min_benchmarks_too_many_message_names_real_numbers(c, confidence, precision):
+    # every case of this grid is refused: the smallest precision accepted is above 1e-170
+    assert _smallest_precision(c, confidence) > precision
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        with pytest.raises(fastperf.InputError) as info:
+            min_benchmarks(c, precision, confidence)
+    msg = str(info.value)
+    assert "nan" not in msg and "about 0" not in msg and "\n" not in msg
+    suggested = float(re.search(r"at least (\S+)$", msg).group(1))
+    exact = _smallest_precision(c, confidence)
+    assert exact <= suggested <= exact * 1.01  # rounded up to 3 digits
+    assert int(min_benchmarks(c, suggested, confidence)) <= 2**53  # the value named is accepted
+    with pytest.raises(fastperf.InputError):
+        min_benchmarks(c, exact * 0.99, confidence)
+
+
+def test_min_benchmarks_message_count_when_finite():
+    """r = 1e-10 at C = 0.5: z^2 / 4 / 1e-20 = 9.6e19 benchmarks, named as such."""
+    z = sps.norm.ppf(0.975)
+    with pytest.raises(fastperf.InputError, match=re.escape(f"about {z * z / 4 / 1e-20:.3g} benchmarks")):
+        min_benchmarks(0.5, 1e-10)

@@ -9,14 +9,19 @@ import bz2
 import gzip
 import json
 import lzma
+import os
 
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
+import fastperf
 from fastperf import InputError, read
+from fastperf.io import content
 from fastperf.io.content import compression_of, file_bytes
 from fastperf.io.read import detect_format
+
+from cli_calls import run_cli
 
 HYPERFINE = {"results": [{"command": "sleep 0.1", "mean": 0.1, "stddev": 0.001,
                           "times": [0.101, 0.099, 0.1], "exit_codes": [0, 0, 0]},
@@ -142,3 +147,42 @@ def test_unsupported_json_names_what_it_looks_like(tmp_path):
 def test_directory_that_is_no_results_tree(tmp_path):
     with pytest.raises(InputError, match="is a directory, and not a results tree fastperf reads"):
         read(tmp_path)
+
+
+# -----------------------------------------------------------------------------------------------
+# A corrupt gzip stream and the decompression limit
+# -----------------------------------------------------------------------------------------------
+
+
+# --- 9: corrupt gzip stream -----------------------------------------------------------------
+
+def test_corrupt_gzip_stream_is_an_input_error_naming_the_file(tmp_path):
+    raw = json.dumps({"results": [{"command": "a", "times": [1.0, 2.0] * 500,
+                                   "exit_codes": [0, 0] * 500}]}).encode()
+    packed = gzip.compress(raw)
+    path = tmp_path / "corrupt.gz"
+    path.write_bytes(packed[:20] + b"\x00" * 50 + packed[70:])
+    with pytest.raises(InputError, match="corrupt.gz: a gzip-compressed file that does not "
+                                         "decompress"):
+        fastperf.read(path)
+    rc, _, err = run_cli(["describe", str(path)])
+    assert rc == 2, err
+    assert "corrupt.gz" in err and "internal error" not in err
+
+
+# --- 10: the decompression limit ------------------------------------------------------------
+
+def test_decompression_limit_fits_the_machine():
+    physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
+    assert content.MAX_DECOMPRESSED == min(2 ** 31, physical // 4)
+
+
+def test_decompression_limit_message_and_content_held_once(tmp_path):
+    data = bytes(range(256)) * 40_000  # 10 MB, several 4 MiB chunks
+    path = tmp_path / "big.gz"
+    path.write_bytes(gzip.compress(data))
+    assert file_bytes(path) == data
+    assert file_bytes(path, limit=len(data)) == data  # exactly at the limit: accepted
+    with pytest.raises(InputError, match=r"big.gz: the gzip file expands beyond 10,239,999 "
+                                         r"bytes \(the decompression limit"):
+        file_bytes(path, limit=len(data) - 1)

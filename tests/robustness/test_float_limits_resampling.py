@@ -1,4 +1,4 @@
-"""Issue 18 (hardening), resampling: bootstrap and permutation_test at the float64 limits.
+"""Resampling: bootstrap and permutation_test at the float64 limits.
 
 Contract: infinite input gives NaN and the status "infinite value in input"; finite input gives
 finite figures wherever they are representable (sums scaled by powers of two), else NaN and a
@@ -20,10 +20,17 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import fastperf as f
-from fastperf.kernels.bootstrap import acceleration, MEAN, MEAN_DIFF, MEAN_RATIO
+from fastperf.kernels.bootstrap import MEAN, MEAN_DIFF, MEAN_RATIO, acceleration
 from fastperf.kernels.resampling_scale import lerp, reflect, safe_mean
-from fastperf.kernels.studentized import PIVOT_DIFF, PIVOT_LOG_RATIO, PIVOT_MEAN, pivot_standard_error
+from fastperf.kernels.studentized import (
+    PIVOT_DIFF,
+    PIVOT_LOG_RATIO,
+    PIVOT_MEAN,
+    pivot_standard_error,
+)
+
 from naive import permutation_p_enumerated, sign_flip_p_enumerated
+
 
 BEYOND = "statistic beyond the float64 range (p-value kept)"
 INTERVAL_BEYOND = "confidence interval beyond the float64 range"

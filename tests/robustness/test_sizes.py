@@ -1,20 +1,21 @@
-"""Issue 18, impossible sizes and the Hodges-Lehmann jackknife: calls that cannot fit are refused
-up front (InputError naming the argument and the bytes or steps), and the BCa jackknife of the
-order statistics reads its leave-one-out values off sorted arrays: bit for bit the brute-force
-leave-one-out statistics of tests/naive.py."""
+"""Impossible sizes and the Hodges-Lehmann jackknife: calls that cannot fit are refused up front
+(InputError naming the argument and the bytes or steps), and the BCa jackknife of the order
+statistics reads its leave-one-out values off sorted arrays: bit for bit the brute-force
+leave-one-out statistics of tests/naive.py.
+"""
 import os
 import re
 
 import numpy as np
 import pytest
 import scipy.stats as sps
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import fastperf
 from fastperf.errors import InputError
 from fastperf.kernels import bootstrap as kb
 from fastperf.kernels.jackknife import loo_difference_ranks, loo_ranks
+
 from naive import jackknife_acceleration, leave_one_out_statistics
 
 

@@ -1,7 +1,9 @@
-"""Issue 18, crash class 2: every rendering of every table-level result, for every Arrow type of
-the key column. Oracles: Python's own forms of the key values (``isoformat`` of dates, times and
-timestamps, the bytes decoded as UTF-8 or their ``hex()``, ``Decimal`` equality, the duration's
-exact microsecond count), and strict ``json.loads`` (no NaN/Infinity literal)."""
+"""Every Arrow type of the key column through every rendering of every table-level result.
+
+Oracles: Python's own forms of the key values (``isoformat`` of dates, times and timestamps, the
+bytes decoded as UTF-8 or their ``hex()``, ``Decimal`` equality, the duration's exact
+microsecond count), and strict ``json.loads`` (no NaN/Infinity literal).
+"""
 import datetime
 import decimal
 import json
@@ -10,13 +12,13 @@ import math
 import numpy as np
 import pyarrow as pa
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fastperf as f
 from fastperf import InputError
 from fastperf.results.base import Result
 from fastperf.results.render import format_cell
+
 
 UTC = datetime.timezone.utc
 PARIS = datetime.timezone(datetime.timedelta(hours=1))

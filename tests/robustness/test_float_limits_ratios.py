@@ -1,6 +1,9 @@
-"""Issue 18, ratio part: statistics near the float64 limits, zero variance, planner overflow,
-argument messages and the all-tied rank z. Oracles: exact power-of-2 scaling (ratios and
-p-values are scale-invariant, scores scale-equivariant), scipy, hand-derived values."""
+"""Ratios and aggregate scores near the float64 limits: zero variance, planner overflow,
+argument messages and the all-tied rank z.
+
+Oracles: exact power-of-2 scaling (ratios and p-values are scale-invariant, scores
+scale-equivariant), scipy, hand-derived values.
+"""
 import math
 
 import numpy as np
@@ -11,6 +14,7 @@ from scipy import stats
 
 import fastperf as f
 from fastperf import InputError
+
 
 BIG = [1.5e308, 1.6e308, 1.7e308, 1.4e308, 1.45e308, 1.55e308]
 SMALL = [1.45e308, 1.55e308, 1.65e308, 1.4e308, 1.5e308, 1.6e308]
@@ -69,7 +73,7 @@ def test_ratio_past_float64_gets_a_status():
 
 
 def test_log_ratios_finite_past_float64():
-    from fastperf.protocols.relevance_common import log_ratios
+    from fastperf.protocols.relevance import log_ratios
 
     got = log_ratios(np.array([1e308, 1e-300]), np.array([1e-300, 1e308]))
     expected = math.log(1e308) - math.log(1e-300)

@@ -1,4 +1,4 @@
-"""Issue 18 (second round): planning, aggregate scores and designs at the float64 limits.
+"""Planning, aggregate scores and designs at the float64 limits.
 
 Oracles: scipy.stats.t.isf and the closed forms of the Student quantile at 1 and 2 degrees of
 freedom; the same design rescaled (by a power of 2, exact, or into the ordinary range); Jain's
@@ -13,6 +13,7 @@ import scipy.stats as sps
 from hypothesis import given, settings, strategies as st
 
 import fastperf as f
+
 
 MAX = np.finfo(np.float64).max
 

@@ -1,11 +1,11 @@
-"""Issue 18, input hardening: the table adapter and argument validation.
+"""Hostile Arrow tables and argument types through every table-level function.
 
-Every reproducer of crash classes 1 (duplicate column names), 3 (large integers and other value
-types), 7 (no key column with ``by=None``) and of the unclear messages is a regression test here;
-a hypothesis battery then builds hostile Arrow tables (every key type, every value type,
-duplicate names, empty and one-row tables, null/NaN patterns) and runs every table-level public
-function on them, asserting the contract: a result with one row per group and no NaN where the
-status is "ok", or an `InputError` whose message names the offending column or argument.
+Every reproducer of the input classes duplicate column names, large integers and other value
+types, no key column with ``by=None``, and unclear messages is a regression test here; a
+hypothesis battery then builds hostile Arrow tables (every key type, every value type, duplicate
+names, empty and one-row tables, null/NaN patterns) and runs every table-level public function on
+them, asserting the contract: a result with one row per group and no NaN where the status is
+"ok", or an `InputError` whose message names the offending column or argument.
 
 Oracles: exact Python arithmetic (integers, `fractions`), numpy/scipy on the same values, and a
 brute-force count of the distinct keys in Python.
@@ -21,13 +21,13 @@ import pyarrow as pa
 import pyarrow.compute as pc
 import pytest
 import scipy.stats
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
+from hypothesis import HealthCheck, given, settings, strategies as st
 
 import fastperf as f
 from fastperf import InputError
 from fastperf.data.grouping import group_rows
 from fastperf.io.tables import as_table, is_measurement_table, key_list
+
 
 # --------------------------------------------------------------------------- the functions
 

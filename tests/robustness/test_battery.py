@@ -31,17 +31,34 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given
-from hypothesis import strategies as st
+from hypothesis import given, strategies as st
 
 import fastperf as f
 from fastperf.cli import main as cli_main
+
 from strategies import (
-    SETTINGS, FEW, ALLOWED_ERRORS, INF_OK, NAN_OK, KEY_POOLS, MAGNITUDES, key_column,
-    float_values, value_column, one_sample_table, two_sample_table, message_names,
-    check_table_call, check_no_silent_nan, check_ok_rows_ordered, check_renderings,
-    check_error_only, as_input, INPUT_KINDS,
+    ALLOWED_ERRORS,
+    FEW,
+    INF_OK,
+    INPUT_KINDS,
+    KEY_POOLS,
+    MAGNITUDES,
+    NAN_OK,
+    SETTINGS,
+    as_input,
+    check_error_only,
+    check_no_silent_nan,
+    check_ok_rows_ordered,
+    check_renderings,
+    check_table_call,
+    float_values,
+    key_column,
+    message_names,
+    one_sample_table,
+    two_sample_table,
+    value_column,
 )
+
 
 # --------------------------------------------------------------------------------------------
 # table functions
@@ -564,8 +581,8 @@ COMPARE_FLAGS = st.lists(st.sampled_from([
     ["--benchmark", "name"], ["--format", "json"], ["--format", "markdown"],
 ]), max_size=4)
 
-OLD = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "old.txt")
-NEW = os.path.join(os.path.dirname(__file__), os.pardir, "examples", "new.txt")
+OLD = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "examples", "old.txt")
+NEW = os.path.join(os.path.dirname(__file__), os.pardir, os.pardir, "examples", "new.txt")
 
 
 @SETTINGS
@@ -745,7 +762,7 @@ def test_large_int64_spread_exact_or_refused(offset):
 
 def test_cli_internal_error_one_line_exit_1(monkeypatch, capsys):
     """An internal error (a bug): exit 1, one line asking for a report, no traceback."""
-    import fastperf.stats.describe as describe_module
+    import fastperf.cli as describe_module  # where the command looks `describe` up
 
     def boom(*args, **kwargs):
         raise RuntimeError("simulated bug")

@@ -1,4 +1,4 @@
-"""Issue 18, CLI options: every numeric option of every command is checked, and an option a
+"""CLI options: every numeric option of every command is checked, and an option a
 protocol does not use is refused, never ignored.
 
 Red-team reproducer: ``fastperf compare old.txt new.txt --protocol hpt --confidence nan`` (and
@@ -22,6 +22,7 @@ import pytest
 
 import fastperf
 from fastperf.cli import main
+
 
 HERE = os.path.dirname(__file__)
 OLD = os.path.join(HERE, os.pardir, "examples", "old.txt")

@@ -1,9 +1,11 @@
-"""Issue 18, moment-based statistics: no silent NaN/inf, finite results for finite input.
+"""Moment-based statistics (describe, t, F, ANOVA) at any magnitude: no silent NaN/inf, finite
+results for finite input, from the smallest subnormal to the largest float, and NaN or infinite
+input named in the status.
 
 The oracle is exact rational arithmetic (`fractions.Fraction`) on the very values given, so it
-holds at every magnitude from the smallest subnormal to the largest float: its statistic is
-rounded to float64 once at the end (an OverflowError there means the true value is beyond the
-float64 range), and the p-values come from it through ``scipy.special``.
+holds at every magnitude: its statistic is rounded to float64 once at the end (an OverflowError
+there means the true value is beyond the float64 range), and the p-values come from it through
+``scipy.special``.
 """
 import math
 from fractions import Fraction
@@ -17,8 +19,10 @@ from hypothesis import given, settings, strategies as st
 
 import fastperf
 
+
 INF = "infinite value in input"
 MAX = np.finfo(float).max
+EPS = np.finfo(float).eps
 
 
 # ----------------------------------------------------------------------------------------------
@@ -108,6 +112,19 @@ def t_p(t, df):
 
 def close(a, b, rel=1e-9, atol=0.0):
     np.testing.assert_allclose(a, b, rtol=rel, atol=atol)
+
+
+def difference_error_bound(*means):
+    """Bound on the rounding error of a computed mean difference, from its condition.
+
+    Each mean is a compensated sum over n: within about one rounding, ``u |m|`` (u = eps / 2,
+    docs of `segment_moments`); subtracting two rounded means adds ``u |d|`` (the rtol of the
+    callers) and carries their errors whole, so the error is at most ``2 u (|m1| + |m2|)`` plus
+    that: relative to ``d`` that is the subtraction's condition ``(|m1| + |m2|) / |d|``, large
+    where the means cancel (a 1.03e-12 relative error was seen against a bare ``rtol=1e-12``).
+    Twice that bound (a factor 2 for the scaling and the final rounding), plus one subnormal.
+    """
+    return 2 * EPS * sum(abs(float(m)) for m in means) + 5e-324
 
 
 # ----------------------------------------------------------------------------------------------
@@ -433,10 +450,14 @@ def test_property_ttest_ind(data):
     ref = oracle_or_none(oracle_t, *xs, equal_var)
     assert ref is not None, "ok with no finite true statistic"
     t, df, d, se2 = ref
-    close(got.statistic, t, atol=1e-9)
+    # t = d / se: the error of d carries into t as bound / se, and into p at most as much (the
+    # two-sided p moves by 2 f(t) |dt|, the t density f below 0.4)
+    bound = difference_error_bound(moments(xs[0])[1], moments(xs[1])[1])
+    carried = bound / frac_sqrt(se2)
+    close(got.statistic, t, atol=1e-9 + carried)
     close(got.df, df, rel=1e-9)
-    close(got.pvalue, t_p(t, df), atol=1e-9)
-    close(got.estimate, float(d), rel=1e-12, atol=5e-324)
+    close(got.pvalue, t_p(t, df), atol=1e-9 + carried)
+    close(got.estimate, float(d), rel=1e-12, atol=bound)
     close(got.standard_error, frac_sqrt(se2), rel=1e-12, atol=5e-324)
 
 
@@ -459,9 +480,13 @@ def test_property_ttest_rel(data):
     ref = oracle_or_none(oracle_paired, x, y)
     assert ref is not None, "ok with no finite true statistic"
     t, df, m, se2 = ref
-    close(got.statistic, t, atol=1e-9)
-    close(got.pvalue, t_p(t, df), atol=1e-9)
-    close(got.estimate, float(m), rel=1e-12, atol=5e-324)
+    # each difference x - y is rounded once (u |x - y|), then averaged as one sample: the mean
+    # of the differences is off by at most the mean of those roundings, and by one rounding
+    bound = difference_error_bound(*[(Fraction(a) - Fraction(b)) / len(x) for a, b in zip(x, y)])
+    carried = bound / frac_sqrt(se2)
+    close(got.statistic, t, atol=1e-9 + carried)
+    close(got.pvalue, t_p(t, df), atol=1e-9 + carried)
+    close(got.estimate, float(m), rel=1e-12, atol=bound)
 
 
 @settings(max_examples=50, deadline=None)

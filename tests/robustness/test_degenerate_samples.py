@@ -1,9 +1,9 @@
-"""Issue 18, protocols: no silent NaN in speedup_test, sparc and hpt on degenerate samples.
+"""Degenerate samples give a status, never a silent NaN: one value a side, constant samples and
+every paired ratio equal to 1 in the protocols (speedup_test, sparc, hpt), Speedup-Test p-values
+of tests not run, and a factorial design without replications.
 
-Regression tests of the reproducers (one value a side in the Speedup-Test, every paired ratio
-equal to 1 in SPARC, values near the float64 limits) and a property test over hostile
-magnitudes. Oracles: scipy (``wilcoxon``, ``mannwhitneyu``, the F distribution), exact
-rational arithmetic (``fractions.Fraction``) and values derived by hand in the docstrings.
+Oracles: scipy (``wilcoxon``, ``mannwhitneyu``, ``shapiro``, the F distribution), exact rational
+arithmetic (``fractions.Fraction``), numpy, and values derived by hand in the docstrings.
 """
 from __future__ import annotations
 
@@ -14,10 +14,12 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import scipy.stats as st
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as hs
+from hypothesis import HealthCheck, given, settings, strategies as hs
+from scipy import stats as sps
 
 import fastperf as f
+import fastperf
+from fastperf.designs.factorial import NO_REPLICATIONS
 
 
 def two_sides(x, y, run=False):
@@ -215,3 +217,61 @@ def test_protocols_hostile_magnitudes_no_nan_under_ok(x, y, higher):
     }
     for label, call in calls.items():
         assert_no_silent_nan(label.split("-")[0], call())
+
+
+X = [10.0, 11.0, 12.0, 10.5, 11.5, 12.5, 10.2, 11.2]
+Y = [15.0, 16.0, 17.0, 15.5, 16.5, 17.5, 15.2, 16.2]
+
+
+# ----------------------------------------------- 4. speedup_test: tests not run are null
+
+
+def test_speedup_tests_not_run_are_null_and_ok_rows_hold_no_nan():
+    constant = [2.0] * 6
+    skewed = [1.0, 1.0, 1.0, 1.0, 1.0, 50.0]
+    table = pa.table({
+        "benchmark": ["norm"] * 16 + ["skew"] * 12 + ["const"] * 12 + ["tiny"] * 4,
+        "variant": (["x"] * 8 + ["y"] * 8 + ["x"] * 6 + ["y"] * 6 + ["x"] * 6 + ["y"] * 6
+                    + ["x", "x", "y", "y"]),
+        "value": (Y + X + skewed + [1.5, 1.6, 1.7, 1.8, 1.9, 2.0] + constant + constant
+                  + [3.0, 3.1, 1.0, 1.1]),
+    })
+    rows = {r["benchmark"]: r for r in
+            fastperf.speedup_test(table, baseline="x", candidate="y").benchmarks.to_pylist()}
+    for name, row in rows.items():  # two constant samples: the F-test cannot run, and says so
+        want = "F-test not run: zero variance in both samples" if name == "const" else "ok"
+        assert row["status"] == want, name
+        for column, v in row.items():  # no NaN with status "ok"
+            assert not (isinstance(v, float) and math.isnan(v)), (name, column)
+    # skewed baseline: Shapiro-Wilk rejects, mean_test "none", the t-test not run
+    skew = rows["skew"]
+    assert skew["mean_test"] == "none" and skew["pvalue_mean"] is None
+    assert skew["pvalue_shapiro_baseline"] == pytest.approx(sps.shapiro(skewed).pvalue, rel=1e-6)
+    # constant samples: Shapiro-Wilk and the F-test cannot run
+    const = rows["const"]
+    assert const["pvalue_shapiro_baseline"] is None and const["pvalue_ftest"] is None
+    assert const["pvalue_mean"] is None
+    # two values: no Shapiro-Wilk (n < 3)
+    assert rows["tiny"]["pvalue_shapiro_baseline"] is None
+    # a test that ran keeps its p-value (scipy's)
+    norm = rows["norm"]
+    assert norm["pvalue_shapiro_candidate"] == pytest.approx(sps.shapiro(X).pvalue, rel=1e-6)
+    assert norm["pvalue_median"] == pytest.approx(
+        sps.mannwhitneyu(Y, X, alternative="greater").pvalue, rel=1e-9)
+
+
+# ---------------------------------------------------- 5. factorial without replications
+
+
+def test_factorial_without_replications_has_a_status():
+    # Feitelson's 2^2 example (seed 001): q0 = 40, qA = 20, qB = 10, qAB = 5
+    table = pa.table({"a": [0, 1, 0, 1], "b": [0, 0, 1, 1], "value": [15.0, 45.0, 25.0, 75.0]})
+    res = fastperf.factorial(table, factors=["a", "b"])
+    np.testing.assert_allclose(res.effects.column("q").to_numpy(), [40, 20, 10, 5])
+    g = res.groups.to_pylist()[0]
+    assert g["status"] == NO_REPLICATIONS and g["r"] == 1 and math.isnan(g["s_e"])
+    # replicated (each cell twice, +/-1 around the same means): an error estimate, status ok
+    rep = pa.table({"a": [0, 1, 0, 1] * 2, "b": [0, 0, 1, 1] * 2,
+                    "value": [14.0, 44.0, 24.0, 74.0, 16.0, 46.0, 26.0, 76.0]})
+    g2 = fastperf.factorial(rep, factors=["a", "b"]).groups.to_pylist()[0]
+    assert g2["status"] == "ok" and g2["s_e"] == pytest.approx(math.sqrt(8 / 4))

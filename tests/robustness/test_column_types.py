@@ -1,41 +1,32 @@
-"""Issue 18, the adapters between the outside world and the engine: 64-bit integers beyond 2**53
-(exact or refused, never rounded silently), pandas object columns of mixed types, unit columns
-that are not strings, and ``--format parquet`` to standard output.
+"""Value and unit columns of awkward types: 64-bit integers beyond 2**53 (exact or refused, never
+rounded silently), pandas object columns of mixed types, and unit columns that are not strings.
 
 Oracles: Python's own int -> float conversion (correctly rounded: ``int(float(v)) == v`` is the
 definition of "exact in float64"), numpy on small integers for spreads (shift invariance: the sd
 of ``offset + small`` is the sd of ``small``), hand-derived ulps (the float64 spacing is
-``2**(e - 52)`` on ``[2**e, 2**(e+1))``), the string form of the same table, the benchmark lines
-of ``examples/old.txt`` counted by hand-written parsing, and the exit-code contract of
-docs/cli.md.
+``2**(e - 52)`` on ``[2**e, 2**(e+1))``), and the string form of the same table.
 """
 from __future__ import annotations
 
-import contextlib
-import csv
-import io
 import math
-import os
-import select
-import subprocess
-import sys
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
+from hypothesis import given, settings, strategies as st
 
 import fastperf as f
 from fastperf import InputError
 from fastperf.cli import main
-from fastperf.data.units import (is_binary_unit, unit_direction, unit_directions, unit_names,
-                                 unit_text)
+from fastperf.data.units import (
+    is_binary_unit,
+    unit_direction,
+    unit_directions,
+    unit_names,
+    unit_text,
+)
 from fastperf.io.tables import as_float64
-
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-OLD = os.path.join(ROOT, "examples", "old.txt")
 
 
 def exact_in_float64(v: int) -> bool:
@@ -293,64 +284,3 @@ def test_cli_compare_binary_unit_parquet(tmp_path, capsys):
     assert main(["compare", str(path)]) == 0
     out = capsys.readouterr().out
     assert " ns " in out or "ns\n" in out
-
-
-# --------------------------------------------------------------------------------------------
-# 4. --format parquet / csv to standard output
-# --------------------------------------------------------------------------------------------
-
-def old_benchmarks() -> int:
-    """The benchmarks of examples/old.txt, by hand-written parsing of its result lines."""
-    with open(OLD, encoding="utf-8") as fh:
-        return len({line.split()[0] for line in fh if line.startswith("Benchmark")})
-
-
-def test_issue_reproducer_parquet_to_captured_stdout_exit_2(capsys):
-    """Under pytest's capture, standard output has no binary file: exit 2, one line."""
-    code = main(["describe", OLD, "--format", "parquet"])
-    captured = capsys.readouterr()
-    lines = [ln for ln in captured.err.splitlines() if ln.strip()]
-    assert code == 2 and captured.out == ""
-    assert len(lines) == 1 and lines[0].startswith("fastperf: error:") and "-o FILE" in lines[0]
-
-
-def test_parquet_to_text_only_stdout_exit_2():
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-        code = main(["describe", OLD, "--format", "parquet"])
-    assert code == 2 and out.getvalue() == ""
-    assert err.getvalue().count("\n") == 1 and "text-only" in err.getvalue()
-
-
-def test_csv_to_text_only_stdout_works():
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        code = main(["describe", OLD, "--format", "csv"])
-    rows = list(csv.DictReader(io.StringIO(out.getvalue())))
-    assert code == 0 and len(rows) == old_benchmarks()
-    assert {r["n"] for r in rows} == {"10"}  # 20 result lines, 10 runs of each benchmark
-
-
-def test_parquet_to_a_pipe_works():
-    run = subprocess.run([sys.executable, "-m", "fastperf", "describe", OLD, "--format", "parquet"],
-                         capture_output=True, cwd=ROOT)
-    assert run.returncode == 0, run.stderr
-    table = pq.read_table(io.BytesIO(run.stdout))
-    assert table.num_rows == old_benchmarks()
-    assert table.column("n").to_pylist() == [10] * old_benchmarks()
-
-
-@pytest.mark.skipif(not hasattr(os, "openpty"), reason="no pseudo-terminals here")
-def test_parquet_to_a_terminal_refused():
-    master, slave = os.openpty()
-    try:
-        run = subprocess.run([sys.executable, "-m", "fastperf", "describe", OLD, "--format",
-                              "parquet"], stdout=slave, stderr=subprocess.PIPE, cwd=ROOT)
-        ready, _, _ = select.select([master], [], [], 0)
-        written = os.read(master, 65536) if ready else b""
-    finally:
-        os.close(slave)
-        os.close(master)
-    assert run.returncode == 2 and written == b""
-    lines = run.stderr.decode().splitlines()
-    assert lines == ["fastperf: error: refusing to write Parquet to a terminal; use -o FILE"]
