@@ -1,23 +1,34 @@
-"""The validity suite: type I error and coverage of fastperf's tests and intervals, measured by
-simulation on benchmark-shaped noise with a known truth (issue 19; table in docs/validity.md).
+"""The validity suite: type I error, coverage, power and interval width of fastperf's tests and
+intervals, measured by simulation on benchmark-shaped noise with a known truth (issues 19 and
+39; tables in docs/validity.md).
 
 Every cell draws `REPLICATES` independent data sets with `fastperf.simulate` (one benchmark a
 replicate: the batched functions take them all in one call), for each noise shape (log-normal,
-bimodal, heavy right tail, quantised timer) and sample size, and reports the rate at which the
-method rejects a true null (type I error) or covers the true value (coverage), with its Monte
-Carlo standard error SE = sqrt(nominal (1 - nominal) / replicates).
+bimodal, heavy right tail, quantised timer) and sample size. The suite can fail both ways:
 
-A cell marked *exact* is one where the method is exact (or conservative) by construction for
-that noise: exact rank, sign-flip and permutation tests (valid whenever the null makes the
-data exchangeable or the differences symmetric), order-statistic intervals, Student's t and F
-on normal data (the logs of the log-normal shape are normal), the Benjamini-Hochberg
-procedure under independence, and the sample-size plan's assurance on normal data. Such a cell
-fails the suite when it is liberal by more than 3 SE (type I above nominal + 3 SE, coverage
-below nominal - 3 SE). The other cells (bootstrap intervals, asymptotic methods, the papers'
-ratio arithmetic, normal-theory methods on non-normal noise) are reported, not judged: their
-numbers are what docs/validity.md publishes and what the reliability notes are based on.
+- **too liberal**: the rate at which a method rejects a true null (type I error) or covers the
+  true value (coverage), with its Monte Carlo standard error SE = sqrt(nominal (1 - nominal) /
+  replicates). A cell marked *exact* is one where the method is exact (or conservative) by
+  construction for that noise: exact rank, sign-flip and permutation tests (valid whenever the
+  null makes the data exchangeable or the differences symmetric), order-statistic and
+  Clopper-Pearson intervals, Student's t and F on normal data (the logs of the log-normal shape
+  are normal), the Benjamini-Hochberg procedure under independence, and the sample-size plan's
+  assurance on normal data. Such a cell fails the suite when it is liberal by more than 3 SE
+  (type I above nominal + 3 SE, coverage below nominal - 3 SE). The other cells (bootstrap
+  intervals, asymptotic methods, the papers' ratio arithmetic, normal-theory methods on
+  non-normal noise) are reported, not judged.
+- **too timid**: every test judged for type I error gets a *power* cell, and every interval or
+  plan judged for coverage (and every bootstrap interval) a *width* cell, on the same simulated
+  noise, against a reference computed independently of fastperf (scipy.stats's test of the
+  same name, or the textbook method written out here with scipy's distributions). Every power
+  and width cell is judged. A power cell fails when fastperf rejects less often than the
+  reference by more than `power_margin` (3 Monte Carlo SE of the reference's rate, at least 1
+  point); a width cell fails when fastperf's mean width (mean planned runs; median width for a
+  bootstrap interval) exceeds the reference's times the cell's stated factor, a NaN width
+  counting as infinite. A method that always returns p = 1, or the interval (-inf, inf), fails
+  these.
 
-Run it with ``pytest bench/validity -q -s`` (the table is printed at the end and written to
+Run it with ``pytest bench/validity -q -s`` (the tables are printed at the end and written to
 ``bench/validity/.validity.md``); ``FASTPERF_VALIDITY_REPLICATES`` sets the replicates (2000 by
 default; CI runs the default).
 """
@@ -43,22 +54,44 @@ SIZES = (10, 30, 100)
 ALPHA = 0.05
 CONFIDENCE = 0.95
 SIGMA = 0.05  # the noise scale of every replicate (5 % log-sd, the middle of real benchmarks)
+#: Power cells shift the candidate by this many standard errors of the mean log difference,
+#: s sqrt(2 / n) with s the noise shape's log-sd: about 70 % power for a t test on normal logs.
+POWER_SHIFT = 2.5
+#: HPT's power cells: every benchmark of a family shifted by 1.3 such standard errors (about a
+#: quarter significant at level 1); `compare`'s: a quarter of them shifted by 3.5.
+HPT_SHIFT, COMPARE_SHIFT = 1.3, 3.5
+#: The equivalence margin of SPARC's equivalence cells (the candidate within 5 %).
+MARGIN = 0.05
+#: Width bound where the reference computes the same interval (or plan) as fastperf's method.
+SAME_DEFINITION = 1.05
+#: Bound of a bootstrap interval's median width against the textbook interval of the same
+#: statistic (Student's for a mean, order statistics for a median): 1.5 times, where 0.73-1.13
+#: is measured.
+BOOTSTRAP_FACTOR = 1.5
 TABLE = Path(__file__).resolve().parent / ".validity.md"
 
-#: (method, shape, n, what, nominal, observed, se, exact, verdict) of every cell run.
+#: (method, shape, n, what, nominal, observed, se, exact, verdict) of every type I / coverage cell.
 ROWS: list[tuple] = []
+#: (method, reference, shape, n, effect, reference rate, observed, margin, verdict) of every
+#: power cell.
+POWER_ROWS: list[tuple] = []
+#: (method, reference, shape, n, measure, reference value, observed value, factor, share not
+#: finite, verdict) of every width cell.
+WIDTH_ROWS: list[tuple] = []
 
 
-def record(method: str, shape: str, n: int | str, what: str, nominal: float, hits: np.ndarray,
-           exact: bool) -> str | None:
-    """Add a cell to the table; return a failure message when an exact cell is liberal."""
-    hits = np.asarray(hits, dtype=bool)
-    observed = float(hits.mean())
-    se = math.sqrt(nominal * (1.0 - nominal) / hits.size)
-    if what == "coverage" or what == "assurance":
-        liberal = observed < nominal - 3.0 * se
+def record_rate(method: str, shape: str, n: int | str, what: str, nominal: float,
+                observed: float, se: float, exact: bool) -> str | None:
+    """Add a type I / coverage cell; return a failure message when an exact cell is liberal.
+
+    `se` 0 marks a rate computed exactly (no Monte Carlo error): it may then miss the nominal
+    level by rounding only (1e-9).
+    """
+    allowance = max(3.0 * se, 1e-9)
+    if what.startswith(("coverage", "assurance")):
+        liberal = observed < nominal - allowance
     else:
-        liberal = observed > nominal + 3.0 * se
+        liberal = observed > nominal + allowance
     verdict = ("FAIL" if liberal else "ok") if exact else ("liberal" if liberal else "-")
     ROWS.append((method, shape, n, what, nominal, observed, se, exact, verdict))
     if exact and liberal:
@@ -67,15 +100,80 @@ def record(method: str, shape: str, n: int | str, what: str, nominal: float, hit
     return None
 
 
-def draw(shape: str, n: int, replicates: int = REPLICATES, *, seed: int, effect: float = 1.0,
+def record(method: str, shape: str, n: int | str, what: str, nominal: float, hits: np.ndarray,
+           exact: bool) -> str | None:
+    """A type I / coverage cell from its replicates' hits (rejections or coverings)."""
+    hits = np.asarray(hits, dtype=bool)
+    se = math.sqrt(nominal * (1.0 - nominal) / hits.size)
+    return record_rate(method, shape, n, what, nominal, float(hits.mean()), se, exact)
+
+
+def power_margin(reference_rate: float, replicates: int) -> float:
+    """How far below the reference's power fastperf's may lie: 3 Monte Carlo SE of the
+    reference's rate (conservative: both run on the same data), and at least 1 point."""
+    return max(3.0 * math.sqrt(reference_rate * (1.0 - reference_rate) / replicates), 0.01)
+
+
+def record_power(method: str, reference: str, shape: str, n: int | str, effect: str,
+                 rejected: np.ndarray, reference_rejected: np.ndarray) -> str | None:
+    """Add a power cell; return a failure message when fastperf rejects less often than the
+    reference, on the same replicates, by more than `power_margin`."""
+    rejected = np.asarray(rejected, dtype=bool)
+    reference_rejected = np.asarray(reference_rejected, dtype=bool)
+    assert rejected.shape == reference_rejected.shape, (method, rejected.shape,
+                                                        reference_rejected.shape)
+    observed, expected = float(rejected.mean()), float(reference_rejected.mean())
+    margin = power_margin(expected, rejected.size)
+    weak = observed < expected - margin
+    POWER_ROWS.append((method, reference, shape, n, effect, expected, observed, margin,
+                       "FAIL" if weak else "ok"))
+    if weak:
+        return (f"{method} [{shape}, n={n}, {effect}]: power {observed:.4f}, below the "
+                f"reference's ({reference}) {expected:.4f} - margin {margin:.4f}")
+    return None
+
+
+def record_width(method: str, reference: str, shape: str, n: int | str, observed: np.ndarray,
+                 expected: np.ndarray, factor: float = SAME_DEFINITION,
+                 measure: str = "mean width") -> str | None:
+    """Add a width cell (interval widths, or planned runs, one a replicate); return a failure
+    message when fastperf's mean (the median with a `measure` "median ...") exceeds `factor`
+    times the reference's. A NaN or infinite width counts as infinite, and the share of them
+    is reported; a reference that is not finite is itself a failure (it would judge nothing)."""
+    observed = np.where(np.isnan(observed), np.inf, np.asarray(observed, dtype=float))
+    average = np.median if measure.startswith("median") else np.mean
+    value, reference_value = float(average(observed)), float(average(expected))
+    unbounded = float(np.mean(~np.isfinite(observed)))
+    failed = not math.isfinite(reference_value) or not value <= factor * reference_value
+    WIDTH_ROWS.append((method, reference, shape, n, measure, reference_value, value, factor,
+                       unbounded, "FAIL" if failed else "ok"))
+    if failed:
+        return (f"{method} [{shape}, n={n}]: {measure} {value:.6g}, above {factor} x the "
+                f"reference's ({reference}) {reference_value:.6g}")
+    return None
+
+
+def draw(shape: str, n: int, replicates: int = REPLICATES, *, seed: int, effect=1.0,
          paired: bool = False):
-    """`replicates` benchmarks of `n` runs a variant, every one with the same distribution
-    (base 1, sigma 5 %): the table, and the baseline's and candidate's values as arrays."""
+    """`replicates` benchmarks of `n` runs a variant (base 1, sigma 5 %), the candidate faster
+    by `effect` (one number, or one a benchmark): the table, and the baseline's and
+    candidate's values as arrays. The noise depends on the seed only, not on `effect`."""
     sim = fastperf.simulate(benchmarks=replicates, runs=n, shapes=shape, sigma=SIGMA, base=1.0,
                             effects=effect, paired=paired, unit=None, seed=seed)
     values = sim.table.column("value").to_numpy()
     half = replicates * n
     return sim.table, values[:half].reshape(replicates, n), values[half:].reshape(replicates, n)
+
+
+def shift(shape: str, n: int, standard_errors: float = POWER_SHIFT) -> float:
+    """The speedup of a power cell at n runs a side: `standard_errors` standard errors of the
+    mean log difference, s sqrt(2 / n) with s the shape's log-sd (two independent samples, or
+    n paired log ratios, whose shared per-run factor cancels)."""
+    return math.exp(standard_errors * log_sd(shape) * math.sqrt(2.0 / n))
+
+
+def shift_label(shape: str, n: int) -> str:
+    return f"speedup {shift(shape, n):.4f}"
 
 
 @functools.lru_cache(maxsize=None)
@@ -84,14 +182,140 @@ def population(shape: str, size: int = 4_000_000) -> np.ndarray:
     return draw(shape, size, 1, seed=99)[1][0]
 
 
+@functools.lru_cache(maxsize=None)
+def log_sd(shape: str) -> float:
+    """The standard deviation of one run's log time (the population's)."""
+    return float(np.log(population(shape)).std())
+
+
 def seed_of(*parts) -> int:
     """A seed fixed by the cell (str hashes change between processes; CRC-32 does not)."""
     return zlib.crc32(repr(parts).encode())
 
 
+def column(table: pa.Table, name: str) -> np.ndarray:
+    return table.column(name).to_numpy(zero_copy_only=False)
+
+
 def check(failures: list) -> None:
     failures = [f for f in failures if f]
     assert not failures, "\n".join(failures)
+
+
+# ------------------------------------------------------------------------------ references
+# Independent of fastperf: scipy.stats, or the textbook formula with scipy's distributions.
+
+
+def has_ties(rows: np.ndarray) -> np.ndarray:
+    """Whether each row holds a value twice."""
+    ordered = np.sort(rows, axis=1)
+    return (np.diff(ordered, axis=1) == 0).any(axis=1)
+
+
+def rank_sum_pvalues(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+    """scipy's two-sided Wilcoxon-Mann-Whitney p-values, row by row: exact for a row without
+    ties, the normal approximation with tie and continuity corrections for a row with ties."""
+    tied = has_ties(np.concatenate([x, y], axis=1))
+    p = np.empty(len(x))
+    for rows, method in ((~tied, "exact"), (tied, "asymptotic")):
+        if rows.any():
+            p[rows] = stats.mannwhitneyu(x[rows], y[rows], axis=1, method=method).pvalue
+    return p
+
+
+def signed_rank_pvalues(d: np.ndarray, alternative: str = "two-sided") -> np.ndarray:
+    """Wilcoxon signed-rank p-values (zeros dropped), row by row: scipy's exact test for a row
+    without zeros or tied |d|; for a row with them, the exact conditional distribution given
+    its mid-ranks (`tied_signed_rank_pvalues`) up to 30 values, scipy's normal approximation
+    (no continuity correction) beyond; 1 for a row of zeros only."""
+    irregular = (d == 0).any(axis=1) | has_ties(np.abs(d))
+    p = np.ones(len(d))
+    if (~irregular).any():
+        p[~irregular] = stats.wilcoxon(d[~irregular], axis=1, method="exact",
+                                       alternative=alternative).pvalue
+    if irregular.any() and d.shape[1] <= 30:
+        p[irregular] = tied_signed_rank_pvalues(d[irregular], alternative)
+    elif irregular.any():
+        with np.errstate(invalid="ignore", divide="ignore"):
+            p[irregular] = stats.wilcoxon(d[irregular], axis=1, method="asymptotic",
+                                          alternative=alternative).pvalue
+    return np.where(np.isnan(p), 1.0, p)
+
+
+def tied_signed_rank_pvalues(d: np.ndarray, alternative: str) -> np.ndarray:
+    """The exact conditional signed-rank test, row by row: under the null each non-zero d
+    carries its mid-rank of |d| with a + sign with probability 1/2, independently; the
+    distribution of T+ (in half-ranks, whole numbers) is built by convolution."""
+    nonzero = d != 0
+    half_ranks = np.where(nonzero, 2 * stats.rankdata(np.where(nonzero, np.abs(d), np.nan),
+                                                      axis=1, nan_policy="omit"), 0)
+    half_ranks = np.nan_to_num(half_ranks).astype(np.int64)
+    observed = np.where(d > 0, half_ranks, 0).sum(axis=1)
+    sums = np.arange(half_ranks.sum(axis=1).max() + 1)
+    counts = np.zeros((len(d), sums.size))
+    counts[:, 0] = 1.0
+    for rank in half_ranks.T:  # a zero d (rank 0) doubles every count: it cancels below
+        earlier = sums[None, :] - rank[:, None]
+        counts = counts + np.where(earlier >= 0, np.take_along_axis(
+            counts, np.maximum(earlier, 0), axis=1), 0.0)
+    cumulative = np.cumsum(counts, axis=1)
+    total = cumulative[:, -1]
+    rows = np.arange(len(d))
+    at_most = cumulative[rows, observed] / total
+    at_least = 1.0 - np.where(observed > 0, cumulative[rows, observed - 1], 0.0) / total
+    if alternative == "greater":
+        return at_least
+    if alternative == "less":
+        return at_most
+    return np.minimum(1.0, 2.0 * np.minimum(at_most, at_least))
+
+
+def f_test_pvalues(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """The textbook two-sided F test of equal variances, var(a) / var(b) ~ F(n - 1, m - 1)."""
+    dfn, dfd = a.shape[1] - 1, b.shape[1] - 1
+    ratio = a.var(axis=1, ddof=1) / b.var(axis=1, ddof=1)
+    return np.minimum(1.0, 2.0 * np.minimum(stats.f.cdf(ratio, dfn, dfd),
+                                            stats.f.sf(ratio, dfn, dfd)))
+
+
+def student_widths(x: np.ndarray) -> np.ndarray:
+    """Widths of the textbook Student interval of each row's mean."""
+    n = x.shape[1]
+    return (2.0 * stats.t.ppf(0.5 + CONFIDENCE / 2, n - 1) * x.std(axis=1, ddof=1)
+            / math.sqrt(n))
+
+
+def order_statistic_widths(x: np.ndarray) -> np.ndarray:
+    """Widths of the textbook distribution-free interval of each row's median,
+    [x_(j+1), x_(n-j)] with j the largest whose binomial tail P(B <= j) <= (1 - confidence) / 2,
+    B ~ Binomial(n, 1/2)."""
+    n = x.shape[1]
+    j = int(np.searchsorted(stats.binom.cdf(np.arange(n), n, 0.5), (1 - CONFIDENCE) / 2,
+                            side="right")) - 1
+    ordered = np.sort(x, axis=1)
+    return ordered[:, n - 1 - j] - ordered[:, j]
+
+
+def planned_runs(spread: np.ndarray, halfwidth: np.ndarray, pilot: int,
+                 assurance: float | None) -> np.ndarray:
+    """The textbook run plan (Harris, Horvitz & Mood 1948): the smallest N >= 2 with
+    t[(1 + c)/2; N - 1]^2 s^2 F_assurance(N - 1, pilot - 1) / N <= H^2 (F = 1: the plug-in
+    plan), by bisection over N (the left side decreases in N)."""
+    ratio = (halfwidth / spread) ** 2
+
+    def reached(runs):
+        inflation = 1.0 if assurance is None else stats.f.ppf(assurance, runs - 1, pilot - 1)
+        return stats.t.ppf(0.5 + CONFIDENCE / 2, runs - 1) ** 2 * inflation / runs <= ratio
+
+    low = np.full(spread.shape, 1.0)  # not reached (N = 1 has no interval)
+    high = np.full(spread.shape, 2.0)
+    while not reached(high).all():
+        high = np.where(reached(high), high, 2 * high)
+    while (high - low > 1).any():
+        middle = np.floor((low + high) / 2)
+        ok = reached(middle) & (middle >= 2)
+        high, low = np.where(ok, middle, high), np.where(ok, low, middle)
+    return high
 
 
 # ------------------------------------------------------------------------------ type I error
@@ -146,17 +370,17 @@ def test_paired_tests(shape):
             res = fastperf.sparc(table, baseline="baseline", candidate="candidate", adjust="none",
                                  overall=False, scale=scale)
             failures.append(record(f"sparc paired difference ({scale})", shape, n, "type I",
-                                   ALPHA, res.benchmarks.column("reject_difference").to_numpy(
-                                       zero_copy_only=False), scale == "log"))
+                                   ALPHA, column(res.benchmarks, "reject_difference"),
+                                   scale == "log"))
         # equivalence at its upper bound: the candidate truly 1.05 times faster (delta 0.05)
-        table, _, _ = draw(shape, n, seed=seed_of("tost", shape, n), paired=True, effect=1.05)
+        table, _, _ = draw(shape, n, seed=seed_of("tost", shape, n), paired=True,
+                           effect=1 + MARGIN)
         for scale in ("log", "ratio"):
             res = fastperf.sparc(table, baseline="baseline", candidate="candidate", adjust="none",
-                                 overall=False, scale=scale, margin=0.05)
+                                 overall=False, scale=scale, margin=MARGIN)
             failures.append(record(f"sparc paired equivalence at 1 + delta ({scale})", shape, n,
-                                   "type I", ALPHA,
-                                   res.benchmarks.column("reject_equivalence").to_numpy(
-                                       zero_copy_only=False), scale == "log"))
+                                   "type I", ALPHA, column(res.benchmarks, "reject_equivalence"),
+                                   scale == "log"))
     check(failures)
 
 
@@ -169,19 +393,20 @@ def test_sparc_unpaired(shape):
         res = fastperf.sparc(table, baseline="baseline", candidate="candidate", pair=None,
                              adjust="none", overall=False)
         failures.append(record("sparc unpaired difference", shape, n, "type I", ALPHA,
-                               res.benchmarks.column("reject_difference").to_numpy(
-                                   zero_copy_only=False), True))
+                               column(res.benchmarks, "reject_difference"), True))
     check(failures)
 
 
-def families(shape: str, n: int, count: int, size: int, seed: int):
-    """`count` tables of `size` null benchmarks each (one family a call)."""
-    table, _, _ = draw(shape, n, count * size, seed=seed)
+def families(shape: str, n: int, count: int, size: int, seed: int, effect=1.0):
+    """`count` tables of `size` benchmarks each (one family a call), and the baseline's and
+    candidate's values shaped (count, size, n)."""
+    table, x, y = draw(shape, n, count * size, seed=seed, effect=effect)
     number = np.asarray(table.column("benchmark").combine_chunks().indices)  # 0 .. count*size-1
     which = number // size
     order = np.argsort(which, kind="stable")
     bounds = np.searchsorted(which[order], np.arange(count + 1))
-    return [table.take(pa.array(order[bounds[i]:bounds[i + 1]])) for i in range(count)]
+    tables = [table.take(pa.array(order[bounds[i]:bounds[i + 1]])) for i in range(count)]
+    return tables, x.reshape(count, size, n), y.reshape(count, size, n)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
@@ -192,13 +417,13 @@ def test_family_procedures(shape):
     Benjamini-Hochberg default over 20 (any benchmark flagged: with every null true, the FDR
     is that probability)."""
     failures = []
-    tables = families(shape, 10, REPLICATES // 4, 400, seed_of("hpt", shape))
+    tables, _, _ = families(shape, 10, REPLICATES // 4, 400, seed_of("hpt", shape))
     for scale in ("log", "ratio"):
         better = [fastperf.hpt(t, baseline="baseline", candidate="candidate", confidences=(),
                                scale=scale).summary["pvalue"] <= ALPHA for t in tables]
         failures.append(record(f"hpt level 2 ({scale} scores)", shape, "400 x 10", "type I",
                                ALPHA, better, scale == "log"))
-    tables = families(shape, 10, REPLICATES // 2, 20, seed_of("families", shape))
+    tables, _, _ = families(shape, 10, REPLICATES // 2, 20, seed_of("families", shape))
     flagged = [fastperf.compare(t, baseline="baseline", candidate="candidate", by="benchmark",
                                 unit=None).summary["verdicts"]
                for t in tables]
@@ -208,78 +433,260 @@ def test_family_procedures(shape):
     check(failures)
 
 
+# ------------------------------------------------------------------------------ power
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_two_sample_power(shape):
+    """The type I cells' noise with the candidate faster by `shift` (location tests), or its
+    log deviations scaled by k (the F test: variance ratio k^2, about 70 % power on normal
+    logs): each test against scipy's test of the same name on the same replicates, the
+    permutation test against Student's t (the textbook test that orders the permutations as
+    the mean difference does)."""
+    failures = []
+    for n in SIZES:
+        effect = shift_label(shape, n)
+        _, x, y = draw(shape, n, seed=seed_of("two", shape, n), effect=shift(shape, n))
+        lx, ly = np.log(x), np.log(y)
+        failures += [
+            record_power("mannwhitneyu (auto)", "scipy mannwhitneyu", shape, n, effect,
+                         fastperf.mannwhitneyu(x, y).pvalue <= ALPHA,
+                         rank_sum_pvalues(x, y) <= ALPHA),
+            record_power("ks_2samp (auto)", "scipy ks_2samp", shape, n, effect,
+                         fastperf.ks_2samp(x, y).pvalue <= ALPHA,
+                         stats.ks_2samp(x, y, axis=1).pvalue <= ALPHA),
+            record_power("ttest_ind on logs", "scipy ttest_ind", shape, n, effect,
+                         fastperf.ttest_ind(lx, ly).pvalue <= ALPHA,
+                         stats.ttest_ind(lx, ly, axis=1).pvalue <= ALPHA),
+            record_power("ttest_ind (Welch) on times", "scipy ttest_ind(equal_var=False)",
+                         shape, n, effect,
+                         fastperf.ttest_ind(x, y, equal_var=False).pvalue <= ALPHA,
+                         stats.ttest_ind(x, y, axis=1, equal_var=False).pvalue <= ALPHA),
+            record_power("f_oneway on logs", "scipy f_oneway", shape, n, effect,
+                         fastperf.f_oneway(lx, ly).pvalue <= ALPHA,
+                         stats.f_oneway(lx, ly, axis=1).pvalue <= ALPHA),
+        ]
+        if n <= 30:  # 999 resamples of 2,000 replicates: n = 100 would add seconds a shape
+            perm = fastperf.permutation_test((x, y), n_resamples=999, seed=1)
+            failures.append(record_power("permutation_test (mean_diff)", "scipy ttest_ind",
+                                         shape, n, effect, perm.pvalue <= ALPHA,
+                                         stats.ttest_ind(x, y, axis=1).pvalue <= ALPHA))
+        # the F test: the same null noise, the candidate's log deviations scaled by k
+        _, x, y = draw(shape, n, seed=seed_of("two", shape, n))
+        k = math.exp(POWER_SHIFT / math.sqrt(n - 1))  # log variance ratio 2.5 SE of its estimate
+        lx, ly = np.log(x), k * np.log(y)
+        failures.append(record_power("ftest on logs", "F(n - 1, n - 1) by scipy.stats.f", shape,
+                                     n, f"variance ratio {k * k:.2f}",
+                                     fastperf.ftest(lx, ly).pvalue <= ALPHA,
+                                     f_test_pvalues(lx, ly) <= ALPHA))
+    check(failures)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_paired_power(shape):
+    """Paired runs, the type I cells' noise with the candidate faster by `shift`: the
+    signed-rank and paired t tests, and SPARC's paired difference test on both scales, against
+    scipy's; SPARC's equivalence test with no change (the type I cells' null table) against the
+    textbook TOST, two one-sided scipy signed-rank tests against the bounds 1 +- delta."""
+    failures = []
+    for n in SIZES:
+        effect = shift_label(shape, n)
+        table, x, y = draw(shape, n, seed=seed_of("paired", shape, n), paired=True,
+                           effect=shift(shape, n))
+        d = np.log(x) - np.log(y)
+        failures += [
+            record_power("wilcoxon of log ratios (auto)", "scipy wilcoxon", shape, n, effect,
+                         fastperf.wilcoxon(d).pvalue <= ALPHA,
+                         signed_rank_pvalues(d) <= ALPHA),
+            record_power("ttest_rel on logs", "scipy ttest_rel", shape, n, effect,
+                         fastperf.ttest_rel(np.log(x), np.log(y)).pvalue <= ALPHA,
+                         stats.ttest_rel(np.log(x), np.log(y), axis=1).pvalue <= ALPHA),
+        ]
+        for scale, scores in (("log", d), ("ratio", x / y - 1)):
+            res = fastperf.sparc(table, baseline="baseline", candidate="candidate", adjust="none",
+                                 overall=False, scale=scale)
+            failures.append(record_power(f"sparc paired difference ({scale})",
+                                         "scipy wilcoxon", shape, n, effect,
+                                         column(res.benchmarks, "reject_difference"),
+                                         signed_rank_pvalues(scores) <= ALPHA))
+        table, x, y = draw(shape, n, seed=seed_of("paired", shape, n), paired=True)
+        d = np.log(x) - np.log(y)
+        for scale, upper, lower in (("log", d - math.log1p(MARGIN), d - math.log1p(-MARGIN)),
+                                    ("ratio", x / y - (1 + MARGIN), x / y - (1 - MARGIN))):
+            res = fastperf.sparc(table, baseline="baseline", candidate="candidate", adjust="none",
+                                 overall=False, scale=scale, margin=MARGIN)
+            tost = np.maximum(signed_rank_pvalues(upper, "less"),
+                              signed_rank_pvalues(lower, "greater"))
+            failures.append(record_power(f"sparc paired equivalence ({scale})",
+                                         "TOST of scipy wilcoxon", shape, n, "no change",
+                                         column(res.benchmarks, "reject_equivalence"),
+                                         tost <= ALPHA))
+    check(failures)
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_sparc_unpaired_power(shape):
+    """Independent runs, the candidate faster by `shift`: SPARC's rank-sum difference test
+    against scipy's."""
+    failures = []
+    for n in SIZES:
+        table, x, y = draw(shape, n, seed=seed_of("sparc-u", shape, n), effect=shift(shape, n))
+        res = fastperf.sparc(table, baseline="baseline", candidate="candidate", pair=None,
+                             adjust="none", overall=False)
+        failures.append(record_power("sparc unpaired difference", "scipy mannwhitneyu", shape,
+                                     n, shift_label(shape, n),
+                                     column(res.benchmarks, "reject_difference"),
+                                     rank_sum_pvalues(x, y) <= ALPHA))
+    check(failures)
+
+
+def hpt_reference(x: np.ndarray, y: np.ndarray, scale: str) -> np.ndarray:
+    """HPT's two levels written out with scipy, one decision a family (`x`, `y` shaped
+    (families, benchmarks, runs)): level 1 a two-sided rank-sum test a benchmark, whose
+    significant ones score log(median x / median y) (or the ratio - 1); level 2 a one-sided
+    signed-rank test of the non-zero scores, H1 "candidate better"."""
+    families, size, n = x.shape
+    p = rank_sum_pvalues(np.log(x).reshape(-1, n), np.log(y).reshape(-1, n)).reshape(families,
+                                                                                     size)
+    ratio = np.median(x, axis=2) / np.median(y, axis=2)
+    scores = np.where(p <= ALPHA, np.log(ratio) if scale == "log" else ratio - 1, 0.0)
+    better = np.zeros(families, dtype=bool)
+    for i, row in enumerate(scores):
+        row = row[row != 0]
+        if row.size:
+            better[i] = signed_rank_pvalues(row[None, :], "greater")[0] <= ALPHA
+    return better
+
+
+@pytest.mark.parametrize("shape", SHAPES)
+def test_family_power(shape):
+    """Families of 20 benchmarks, 10 runs a side. HPT's level 2 (log scores, the scale judged
+    for type I): every benchmark faster by `HPT_SHIFT` standard errors, against HPT's two
+    levels written out with scipy. `compare`'s Benjamini-Hochberg default: 5 of the 20
+    benchmarks faster by `COMPARE_SHIFT` standard errors, the share of them flagged, against
+    scipy's rank-sum p-values adjusted by scipy's false_discovery_control."""
+    failures = []
+    size, count = 20, REPLICATES // 4
+    speedup = shift(shape, 10, HPT_SHIFT)
+    tables, x, y = families(shape, 10, count, size, seed_of("hpt-power", shape), speedup)
+    better = [fastperf.hpt(t, baseline="baseline", candidate="candidate", confidences=()
+                           ).summary["pvalue"] <= ALPHA for t in tables]
+    failures.append(record_power("hpt level 2 (log scores)", "HPT by scipy", shape,
+                                 f"{size} x 10", f"speedup {speedup:.4f} each", better,
+                                 hpt_reference(x, y, "log")))
+    changed, speedup = 5, shift(shape, 10, COMPARE_SHIFT)
+    effects = np.tile(np.r_[np.full(changed, speedup), np.ones(size - changed)], count)
+    tables, x, y = families(shape, 10, count, size, seed_of("compare-power", shape), effects)
+    flagged = np.zeros((count, size), dtype=bool)  # by position in the family
+    for family, t in enumerate(tables):
+        rows = fastperf.compare(t, baseline="baseline", candidate="candidate", by="benchmark",
+                                unit=None).benchmarks
+        number = [int(name.rsplit("_", 1)[1]) for name in column(rows, "benchmark")]
+        flagged[family, np.mod(number, size)] = np.isin(column(rows, "verdict"),
+                                                        ("worse", "better", "changed"))
+    p = rank_sum_pvalues(x.reshape(-1, 10), y.reshape(-1, 10)).reshape(count, size)
+    expected = stats.false_discovery_control(p, axis=1) <= ALPHA
+    failures.append(record_power("compare (BH): true changes flagged", "scipy BH of rank-sum p",
+                                 shape, f"{size} x 10",
+                                 f"{changed} of {size} speedup {speedup:.4f}",
+                                 flagged[:, :changed].ravel(), expected[:, :changed].ravel()))
+    check(failures)
+
+
 # ------------------------------------------------------------------------------ coverage
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_describe_intervals(shape):
     """describe's Student interval of the mean and exact order-statistic interval of the
-    median, against the population's mean and median."""
+    median, against the population's mean and median; their widths against the textbook
+    intervals of the same definitions."""
     big = population(shape)
     true_mean, true_median = float(big.mean()), float(np.median(big))
     failures = []
     for n in SIZES:
-        table, _, _ = draw(shape, n, seed=seed_of("describe", shape, n))
+        table, x, _ = draw(shape, n, seed=seed_of("describe", shape, n))
         g = fastperf.describe(table, confidence=CONFIDENCE).groups
         g = g.filter(pc.equal(g.column("variant"), "baseline"))
-        col = {c: g.column(c).to_numpy(zero_copy_only=False) for c in g.column_names}
-        failures.append(record("describe ci_mean (Student)", shape, n, "coverage", CONFIDENCE,
-                               (col["ci_mean_low"] <= true_mean) & (true_mean <= col["ci_mean_high"]),
-                               False))
-        failures.append(record("describe ci_median (order statistics)", shape, n, "coverage",
-                               CONFIDENCE, (col["ci_median_low"] <= true_median)
-                               & (true_median <= col["ci_median_high"]), True))
+        col = {c: column(g, c) for c in g.column_names}
+        failures += [
+            record("describe ci_mean (Student)", shape, n, "coverage", CONFIDENCE,
+                   (col["ci_mean_low"] <= true_mean) & (true_mean <= col["ci_mean_high"]),
+                   False),
+            record("describe ci_median (order statistics)", shape, n, "coverage", CONFIDENCE,
+                   (col["ci_median_low"] <= true_median) & (true_median <= col["ci_median_high"]),
+                   True),
+            record_width("describe ci_mean (Student)", "Student t interval", shape, n,
+                         col["ci_mean_high"] - col["ci_mean_low"], student_widths(x)),
+            record_width("describe ci_median (order statistics)", "order statistics", shape, n,
+                         col["ci_median_high"] - col["ci_median_low"], order_statistic_widths(x)),
+        ]
     check(failures)
+
+
+#: The bootstrap intervals measured: every method of `fastperf.bootstrap` for each statistic.
+#: A method fastperf does not know fails the cell (the call raises), never drops from it.
+BOOTSTRAP_METHODS = {"mean": ("percentile", "basic", "bca", "studentized"),
+                     "median": ("percentile", "basic", "bca")}
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_bootstrap_intervals(shape):
-    """Bootstrap intervals (999 resamples) of the mean and the median: reported, not judged
-    (no bootstrap interval is exact; the reliability notes of `bootstrap` quote these)."""
+    """Bootstrap intervals (999 resamples) of the mean and the median: coverage reported, not
+    judged (no bootstrap interval is exact; the reliability notes of `bootstrap` quote these);
+    median widths judged against the textbook interval of the statistic (Student's, order
+    statistics) times `BOOTSTRAP_FACTOR`: the median, as the studentized interval of a few
+    samples with timer ties is half-infinite (more than 2.5 % of their resamples have sd 0)."""
     big = population(shape)
     truth = {"mean": float(big.mean()), "median": float(np.median(big))}
-    methods = {"mean": ("percentile", "basic", "bca", "studentized"),
-               "median": ("percentile", "basic", "bca")}
-    from fastperf.stats.bootstrap import METHODS
+    failures = []
     for n in SIZES:
         _, x, _ = draw(shape, n, seed=seed_of("bootstrap", shape, n))
-        for statistic, names in methods.items():
+        textbook = {"mean": ("Student t interval", student_widths(x)),
+                    "median": ("order statistics", order_statistic_widths(x))}
+        for statistic, names in BOOTSTRAP_METHODS.items():
             for method in names:
-                if method not in METHODS:
-                    continue
                 res = fastperf.bootstrap((x,), statistic=statistic, method=method,
                                          n_resamples=999, seed=3)
                 low, high = res.confidence_interval
-                record(f"bootstrap {statistic} ({method})", shape, n, "coverage", CONFIDENCE,
+                name = f"bootstrap {statistic} ({method})"
+                record(name, shape, n, "coverage", CONFIDENCE,
                        (low <= truth[statistic]) & (truth[statistic] <= high), False)
+                reference, widths = textbook[statistic]
+                failures.append(record_width(name, reference, shape, n, high - low, widths,
+                                             BOOTSTRAP_FACTOR, "median width"))
+    check(failures)
 
 
 @pytest.mark.parametrize("shape", SHAPES)
 def test_aggregate_score_per_run(shape):
     """aggregate_score's per-run interval of a 10-benchmark suite's geometric mean (10 and 30
     runs): coverage of what it estimates, the mean of the per-run geometric means
-    E[(x_1 ... x_10)^(1/10)], and of the geometric mean of the benchmarks' mean times."""
+    E[(x_1 ... x_10)^(1/10)], and of the geometric mean of the benchmarks' mean times; its
+    width against the Student interval of the per-run geometric means computed here."""
     big = population(shape)
     per_run_truth = float(np.mean(big ** 0.1) ** 10)  # identical benchmarks
     geomean_of_means = float(big.mean())
     failures = []
     suites = REPLICATES // 2
     for n in (10, 30):
-        table, _, _ = draw(shape, n, suites * 10, seed=seed_of("aggregate", shape, n))
+        table, x, _ = draw(shape, n, suites * 10, seed=seed_of("aggregate", shape, n))
         table = table.filter(pc.equal(table.column("variant"), "baseline"))
         index = np.asarray(table.column("benchmark").combine_chunks().indices)
         table = table.set_column(table.column_names.index("variant"), "variant",
                                  pa.array(index // 10)).set_column(
             table.column_names.index("benchmark"), "benchmark", pa.array(index % 10))
         g = fastperf.aggregate_score(table, kind="geomean", confidence=CONFIDENCE, unit=None).groups
-        low = g.column("ci_low").to_numpy(zero_copy_only=False)
-        high = g.column("ci_high").to_numpy(zero_copy_only=False)
+        low, high = column(g, "ci_low"), column(g, "ci_high")
         failures.append(record("aggregate_score per-run: mean of per-run geomeans", shape, n,
                                "coverage", CONFIDENCE,
                                (low <= per_run_truth) & (per_run_truth <= high),
                                shape == "lognormal"))
         record("aggregate_score per-run: geomean of mean times", shape, n, "coverage",
                CONFIDENCE, (low <= geomean_of_means) & (geomean_of_means <= high), False)
+        per_run = np.exp(np.log(x).reshape(suites, 10, n).mean(axis=1))  # (suite, run)
+        failures.append(record_width("aggregate_score per-run", "Student t of per-run geomeans",
+                                     shape, n, high - low, student_widths(per_run)))
     check(failures)
 
 
@@ -288,11 +695,9 @@ def test_plan_runs_assurance(shape):
     """plan_runs: pilots of 10 and 30 runs plan for a 1 % relative half-width at 95 %; a
     follow-up of the planned size is drawn from the same distribution, and the rate at which
     its interval reaches 1 % is compared with the plan's assurance (exact on normal data: the
-    tolerance-probability method assumes it), and with the plug-in plan (assurance=None)."""
-    import inspect
-
-    if "assurance" not in inspect.signature(fastperf.plan_runs).parameters:
-        pytest.skip("plan_runs has no assurance= yet")
+    tolerance-probability method assumes it), and with the plug-in plan (assurance=None). The
+    planned runs are bounded by the textbook plan (Harris, Horvitz & Mood) computed here: an
+    assurance reached by planning too many runs fails."""
     failures = []
     for m in (10, 30):
         table, pilot, _ = draw(shape, m, seed=seed_of("pilot", shape, m))
@@ -301,6 +706,16 @@ def test_plan_runs_assurance(shape):
             plan = fastperf.plan_runs(table, precision=0.01, confidence=CONFIDENCE,
                                       assurance=assurance, unit=None).groups
             need = plan.column("runs_needed").to_numpy()
+            name = ("plan_runs plug-in (assurance=None)" if assurance is None
+                    else f"plan_runs assurance={assurance}")
+            too_many = record_width(
+                name, "Harris-Horvitz-Mood plan by scipy" if assurance else "plug-in plan by scipy",
+                shape, m, need, planned_runs(pilot.std(axis=1, ddof=1),
+                                             0.01 * np.abs(pilot.mean(axis=1)), m, assurance),
+                measure="mean runs")
+            if too_many:  # a follow-up of that many runs would only exhaust the memory
+                failures.append(too_many)
+                continue
             big = int(need.max())
             _, follow, _ = draw(shape, big, seed=seed_of("follow", shape, m, assurance))
             runs = np.arange(big)[None, :] < need[:, None]
@@ -310,23 +725,54 @@ def test_plan_runs_assurance(shape):
             halfwidth = stats.t.ppf(0.5 + CONFIDENCE / 2, count - 1) * sd / np.sqrt(count)
             reached = halfwidth <= 0.01 * np.abs(mean)
             if assurance is None:  # judged against the 0.8 that a user would want
-                record("plan_runs plug-in (assurance=None)", shape, m, "assurance", 0.8,
-                       reached, False)
+                record(name, shape, m, "assurance", 0.8, reached, False)
             else:
-                failures.append(record(f"plan_runs assurance={assurance}", shape, m, "assurance",
-                                       assurance, reached, shape == "lognormal"))
+                failures.append(record(name, shape, m, "assurance", assurance, reached,
+                                       shape == "lognormal"))
     check(failures)
 
 
+#: The proportion intervals measured, and whether each is exact by construction.
+PROPORTION_METHODS = (("wilson-cc", False), ("clopper-pearson", True))
+
+
 def test_proportion_intervals():
-    """proportion_ci (Wilson with continuity correction, and Clopper-Pearson where offered)
-    of a binomial proportion 0.3: coverage."""
+    """proportion_ci's Wilson interval with continuity correction (the default) and the
+    Clopper-Pearson interval (exact by construction: judged): coverage of a binomial
+    proportion 0.3 by simulation, the smallest coverage over p = 0.005, 0.01, ..., 0.995
+    computed exactly (the binomial sum over every count), and the expected width at p = 0.3
+    against scipy's binomtest interval of the same method."""
     rng = np.random.default_rng(5)
+    grid = np.linspace(0.005, 0.995, 199)
+    failures = []
     for trials in SIZES:
         successes = rng.binomial(trials, 0.3, REPLICATES)
-        ci = fastperf.proportion_ci(successes, trials, confidence=CONFIDENCE)
-        record(f"proportion_ci ({ci.method})", "binomial p=0.3", trials, "coverage", CONFIDENCE,
-               (ci.low <= 0.3) & (0.3 <= ci.high), False)
+        counts = np.arange(trials + 1)
+        weights = stats.binom.pmf(counts[:, None], trials, grid[None, :])  # (count, p)
+        for method, exact in PROPORTION_METHODS:
+            ci = fastperf.proportion_ci(successes, trials, confidence=CONFIDENCE, method=method)
+            failures.append(record(f"proportion_ci ({method})", "binomial p=0.3", trials,
+                                   "coverage", CONFIDENCE, (ci.low <= 0.3) & (0.3 <= ci.high),
+                                   exact))
+            every = fastperf.proportion_ci(counts, trials, confidence=CONFIDENCE, method=method)
+            covers = (every.low[:, None] <= grid) & (grid <= every.high[:, None])
+            failures.append(record_rate(f"proportion_ci ({method})", "binomial, every p", trials,
+                                        "coverage (exact sum, least over p)", CONFIDENCE,
+                                        float((weights * covers).sum(axis=0).min()), 0.0, exact))
+            scipy_method = "exact" if method == "clopper-pearson" else "wilsoncc"
+            reference = [stats.binomtest(int(k), trials).proportion_ci(CONFIDENCE, scipy_method)
+                         for k in counts]
+            reference_widths = np.array([r.high - r.low for r in reference])
+            at = stats.binom.pmf(counts, trials, 0.3)
+            failures.append(record_width(f"proportion_ci ({method})",
+                                         f"scipy binomtest ({scipy_method})", "binomial p=0.3",
+                                         trials, np.array([at @ (every.high - every.low)]),
+                                         np.array([at @ reference_widths]),
+                                         measure="expected width"))
+    check(failures)
+
+
+# ------------------------------------------------------------------------------ the tables
 
 
 def markdown_table() -> str:
@@ -338,9 +784,32 @@ def markdown_table() -> str:
     return "\n".join(lines) + "\n"
 
 
+def power_table() -> str:
+    lines = ["| method | reference | noise | n | effect | reference power | observed | margin "
+             "| verdict |",
+             "|---|---|---|---|---|---|---|---|---|"]
+    for method, reference, shape, n, effect, expected, observed, margin, verdict in POWER_ROWS:
+        lines.append(f"| {method} | {reference} | {shape} | {n} | {effect} | {expected:.4f} | "
+                     f"{observed:.4f} | {margin:.4f} | {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
+def width_table() -> str:
+    lines = ["| method | reference | noise | n | measure | reference | observed | ratio | bound "
+             "| not finite | verdict |",
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
+    for (method, reference, shape, n, measure, expected, observed, factor, unbounded,
+         verdict) in WIDTH_ROWS:
+        ratio = f"{observed / expected:.3f}" if expected else "-"  # 0 / 0: both intervals [c, c]
+        lines.append(f"| {method} | {reference} | {shape} | {n} | {measure} | {expected:.6g} | "
+                     f"{observed:.6g} | {ratio} | {factor:g} | {unbounded:.4f} | {verdict} |")
+    return "\n".join(lines) + "\n"
+
+
 @pytest.fixture(scope="module", autouse=True)
 def write_table():
     yield
-    text = markdown_table()
-    TABLE.write_text(f"Replicates per cell: {REPLICATES}\n\n" + text)
+    text = (f"Replicates per cell: {REPLICATES}\n\n## Type I error and coverage\n\n"
+            f"{markdown_table()}\n## Power\n\n{power_table()}\n## Width\n\n{width_table()}")
+    TABLE.write_text(text)
     print("\n" + text)
