@@ -130,7 +130,6 @@ def test_several_by_columns_and_no_variant():
 
 def test_in_memory_sources():
     import polars as pl
-    import pandas as pd
     import duckdb
     table = random_table(np.random.default_rng(11), n_bench=5, nan_fraction=0)
     expected = fastperf.describe(table).groups

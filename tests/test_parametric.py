@@ -133,7 +133,7 @@ def test_table_form_matches_scipy_per_benchmark():
     rows = {r["benchmark"]: r for r in res.benchmarks.to_pylist()}
     assert list(rows) == [f"b{i}" for i in range(6)]
     for name, row in rows.items():
-        sel = lambda v: [r["value"] for r in t.to_pylist() if r["benchmark"] == name
+        sel = lambda v: [r["value"] for r in t.to_pylist() if r["benchmark"] == name  # noqa: E731, B023
                          and r["variant"] == v and r["value"] is not None]
         x, y = sel("base"), sel("cand")
         assert (row["n_baseline"], row["n_candidate"]) == (len(x), len(y))

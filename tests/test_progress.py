@@ -5,7 +5,6 @@ import io
 import sys
 
 import numpy as np
-import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 import scipy.stats as sps

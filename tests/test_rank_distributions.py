@@ -420,7 +420,7 @@ def test_tail_properties(counts, data):
         assert lo + up >= 1.0 - 1e-12
     lower, upper = batched_signed_rank(scores, counts, observed // 3)
     nxt_lower, nxt_upper = batched_signed_rank(scores, counts, observed // 3 + 1)
-    for lo, up, nlo, nup in zip(lower, upper, nxt_lower, nxt_upper):
+    for lo, up, _, nup in zip(lower, upper, nxt_lower, nxt_upper):
         assert 0.0 <= lo <= 1.0 and 0.0 <= up <= 1.0
         assert abs(lo + nup - 1.0) <= 1e-12
 

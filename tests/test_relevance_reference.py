@@ -167,7 +167,7 @@ def make_benchmarks(seed, count=260, untied=False, max_n=70):
             factor = float(rng.choice(FACTORS if name == "c1" else FASTER))
             y = _candidate_values(rng, kind, x, factor)
             sides[name] = dict(enumerate(y.tolist()))
-        for name, side in sides.items():
+        for side in sides.values():
             if rng.random() < 0.12:
                 _sprinkle(rng, side)
             r = rng.random()

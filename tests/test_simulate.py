@@ -233,7 +233,7 @@ def test_bad_arguments_name_the_argument(kwargs, message):
 
 def test_keyword_only_after_runs():
     with pytest.raises(TypeError):
-        fastperf.simulate(3, 4, ("a", "b"))  # noqa
+        fastperf.simulate(3, 4, ("a", "b"))
 
 
 def test_docstring_examples_run():

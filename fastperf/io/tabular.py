@@ -50,7 +50,7 @@ def short_reason(exc: BaseException, limit: int = 160) -> str:
 def _named(table: pa.Table, path: Path, what: str) -> pa.Table:
     """`table` once its column names are known to decode (Arrow reads them as raw bytes)."""
     try:
-        table.column_names
+        table.column_names  # noqa: B018 - reading the names decodes them
     except UnicodeDecodeError as exc:
         raise InputError(f"{path}: cannot read as {what}: a column name is not UTF-8 text "
                          f"(undecodable byte at offset {exc.start}); is it a binary file?"

@@ -13,7 +13,7 @@ import numpy as np
 
 from fastperf.data.arrays import Samples
 from fastperf.engine.ranks import rank_sum_effect_state
-from fastperf.results.figures import Intervals, ReportView, Runs, Shares
+from fastperf.results.figures import Intervals, ReportView, Shares
 from fastperf.results.html import row_labels
 from fastperf.stats.proportions import proportion_ci
 

@@ -313,7 +313,7 @@ def changepoints(
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
     keys = key_list(by) if by is not None else []
-    if has_column(table, unit) and unit not in keys:
+    if unit is not None and has_column(table, unit) and unit not in keys:
         keys.append(unit)
     require_columns(table, keys + [order, value])
     if order in keys or value in keys or order == value:
@@ -395,7 +395,7 @@ def _hodges_lehmann_ratios(xs: Samples, ys: Samples, positive: np.ndarray, confi
     for rows, method in ((np.flatnonzero(small), "auto"), (np.flatnonzero(~small), "asymptotic")):
         if rows.size == 0:
             continue
-        take = lambda s: _slices(s.values, s.offsets[rows], s.offsets[rows + 1])  # noqa: E731
+        take = lambda s: _slices(s.values, s.offsets[rows], s.offsets[rows + 1])  # noqa: E731, B023
         keep = positive[rows]
         state = rank_sum_effect_state(take(ys), take(xs), method, "omit").on_logs(keep)
         estimate, lo, hi = state.effects("two-sided", confidence)

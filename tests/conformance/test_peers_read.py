@@ -274,7 +274,7 @@ def test_mixed_formats_in_one_table():
     assert t.column("variant").to_pylist()[-1] == "track_memory"
 
 
-def test_detection_by_content_not_extension(tmp_path, raw_table):
+def test_detection_by_content_not_extension(tmp_path, raw_table):  # noqa: F811 - the fixture
     path = tmp_path / "actually_parquet.csv"
     pq.write_table(raw_table, path)
     assert detect_format(path) == "parquet"
