@@ -38,7 +38,7 @@ overall code, same order.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable, Mapping, Sequence
+from typing import Any, Callable, Iterable, Mapping, Sequence, TypeVar
 
 import numpy as np
 import pyarrow as pa
@@ -113,7 +113,9 @@ class StageRows:
 
 
 Stage = Callable[..., StageRows]
-Finish = Callable[[StageRows, Plan, dict], Any]
+#: A function's own `Plan` subclass: its finish takes the plan its make_plan gives.
+PlanT = TypeVar("PlanT", bound=Plan)
+Finish = Callable[[StageRows, PlanT, dict], Any]
 
 
 def output_order(rows: pa.Table, plan: Plan,
@@ -214,8 +216,9 @@ def _encoded_keys(rows: pa.Table, schema: pa.Schema, first_appearance: dict[str,
     return rows
 
 
-def run_planned(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Stage,
-                finish: Finish, *, values: Iterable[str | None] = (), side: dict | None = None,
+def run_planned(data: Any, make_plan: Callable[[pa.Table], PlanT], stage: Stage,
+                finish: Finish[PlanT], *, values: Iterable[str | None] = (),
+                side: dict | None = None,
                 function: str = "this function", keys: Iterable[Any] = ()):
     """Run a planned function on in-memory data or, chunk by chunk, on a lazy `Dataset`.
 

@@ -6,7 +6,7 @@ given and what is accepted.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable, Sequence
+from typing import Any, Iterable, Literal, Sequence, overload
 
 import numpy as np
 
@@ -137,6 +137,12 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
     if not np.isfinite(number) or below or above:
         raise InputError(f"{name} must be {accepted}, got {value!r}")
     return number
+
+
+@overload
+def check_axis(axis: Any, name: str = ..., allow_none: Literal[False] = ...) -> int: ...
+@overload
+def check_axis(axis: Any, name: str = ..., allow_none: bool = ...) -> int | None: ...
 
 
 def check_axis(axis: Any, name: str = "axis", allow_none: bool = False) -> int | None:

@@ -325,7 +325,7 @@ def anova_stage(table: pa.Table, plan: AnovaPlan, side: dict | None = None) -> S
         ssa, sse, sst, msa, mse = (np.where(overflow, np.nan, a)
                                    for a in (res.ssa, res.sse, sst, res.msa, res.mse))
         effect = np.where(np.isfinite(res.effect), res.effect, np.nan)
-    columns = {
+    columns: dict[str, Any] = {
         "k": res.k, "n": res.n, "n_dropped": n_dropped, "ssa": ssa, "sse": sse,
         "sst": sst, "df_alternatives": res.df_a, "df_error": res.df_e,
     }
@@ -414,6 +414,7 @@ class ContrastResult(GroupResult):
 def _weights_by_level(result: AnovaResult, weights) -> np.ndarray:
     """The weights as one float per dictionary code of the factor (0 for unnamed levels)."""
     alternatives = result.alternatives
+    w_alt: list[float] | np.ndarray  # one weight per alternative, then as an array
     if isinstance(weights, Mapping):
         unknown = [a for a in weights if a not in alternatives]
         if unknown:
@@ -553,6 +554,11 @@ class FOnewayResult(TestResult):
     """Result of `f_oneway`: ``statistic`` (F), ``pvalue``, ``status``, ``df_alternatives``,
     ``df_error`` (Welch's fractional denominator df when ``equal_var=False``)."""
 
+    # set by TestResult.__init__ (numpy arrays shaped like the batch, numpy scalars for a single
+    # test); declared for type checkers
+    df_alternatives: Any
+    df_error: Any
+
 
 def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayResult:
     """One-way ANOVA of k samples, scipy's `f_oneway` (batched over the axes other than `axis`).
@@ -614,6 +620,7 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
                                  (any_cell(nan > 0), "NaN in input"),
                                  (any_cell(n == 0), "an empty sample")])
     df_e = res.df_welch if not equal_var else res.df_e.astype(np.float64)
+    assert df_e is not None  # one_way gives df_welch when asked for Welch's test
     failed = ~np.isfinite(res.f) & ~(res.status == "zero variance within alternatives")
     return FOnewayResult(
         shaped(res.f, batch_shape), shaped(res.pvalue, batch_shape),

@@ -249,6 +249,7 @@ def factorial(
     warnings: list[str] = []
     if n_dropped.sum():
         warnings.append(f"{int(n_dropped.sum())} null/NaN values dropped (see n_dropped)")
+    status: str | np.ndarray  # the one message, else one per group
     if single:
         f = factors[single[0]]
         status = (f"factor {f!r} has one level ({level_values[single[0]][0]!r}): "

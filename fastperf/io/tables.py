@@ -8,7 +8,7 @@ import json
 import os
 import re
 from collections import Counter
-from typing import Any, Iterable, Mapping, Sequence
+from typing import Any, Iterable, Literal, Mapping, Sequence, overload
 
 import numpy as np
 import pyarrow as pa
@@ -254,6 +254,12 @@ def key_list(keys: str | Sequence[str] | None, argument: str = "by") -> list[str
         raise InputError(f"{argument} must be {accepted}; got {out!r}, which holds a "
                          "name that is not a string")
     return list(dict.fromkeys(out))  # a name given twice is one key
+
+
+@overload
+def column_name(name: Any, argument: str, allow_none: Literal[False] = ...) -> str: ...
+@overload
+def column_name(name: Any, argument: str, allow_none: bool = ...) -> str | None: ...
 
 
 def column_name(name: Any, argument: str, allow_none: bool = False) -> str | None:

@@ -212,6 +212,7 @@ def _choose_variants(present: list | None, variant: str | None, baseline, candid
     if baseline is None and candidate is None:
         if variant is None:
             return None
+        assert present is not None  # plan_runs lists them when neither is given
         return tuple(present) if len(present) == 2 else None  # named ones; first group's first
     if baseline is None or candidate is None:
         raise InputError("pass both baseline= and candidate= (or neither, for a table of two "
@@ -421,7 +422,7 @@ def plan_runs_plan(table: pa.Table, options: PlanRunsOptions) -> PlanRunsPlan:
     variant, value, unit = options.variant, options.value, options.unit
     baseline, candidate = options.baseline, options.candidate
     keys = key_list(options.by)
-    if has_column(table, unit) and unit not in keys:
+    if unit is not None and has_column(table, unit) and unit not in keys:
         keys.append(unit)
     group_keys_list = keys + ([variant] if variant is not None else [])
     check_key_clash(group_keys_list, dict.fromkeys(GROUP_COLUMNS + SEPARATION_COLUMNS),
@@ -435,6 +436,7 @@ def plan_runs_plan(table: pa.Table, options: PlanRunsOptions) -> PlanRunsPlan:
         present = _present_variants(table, group_keys_list, variant)
     pair = _choose_variants(present, variant, baseline, candidate)
     if pair is not None and present is None:  # named: the table must have both
+        assert variant is not None  # _choose_variants gives a pair only with a variant column
         dictionary = key_codes(table.column(variant), variant)[1]
         for name in dict.fromkeys(pair):
             code_of(dictionary, name, f"the {variant!r} column")
@@ -534,6 +536,7 @@ def plan_runs_stage(table: pa.Table, plan: PlanRunsPlan, side: dict | None = Non
     }
     extra = {}
     if pair is not None:
+        assert variant is not None  # _choose_variants gives a pair only with a variant column
         benchmarks, separation = separation_columns(
             group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence,
             (mean_scaled, sd_scaled, halfwidth_scaled, exponent))
@@ -600,6 +603,7 @@ def plan_runs_finish(staged: StageRows, plan: PlanRunsPlan, info: dict) -> PlanR
         warnings.extend(more_warnings)
     elif options.variant is not None and options.baseline is None:
         count = plan.variants
+        assert count is not None  # counted by the plan when neither variant is named
         if count > 2:
             warnings.append(f"{count} variants: pass baseline= and candidate= for the "
                             "separation table")

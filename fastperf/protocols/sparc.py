@@ -468,6 +468,7 @@ def paired_design(table: pa.Table, plan: SparcPlan):
     """
     options = plan.options
     baseline, higher = options.baseline, options.higher_is_better
+    assert options.pair is not None  # the paired design: its caller checked
     ratios, logs, medians_x, medians_y, counts, keys_parts = [], [], [], [], [], []
     for name in options.candidates:
         pairs = chunk_paired_samples(table, baseline, name, plan.keys, options.variant,
@@ -804,9 +805,10 @@ def design_warnings(rows: pa.Table, comparison: np.ndarray, plan: SparcPlan) -> 
                 f"{options.baseline!r} and {name!r} were excluded in {unmatched.size} "
                 f"benchmark(s) (see n_unmatched): "
                 f"{row_names(keys.take(pa.array(mine, pa.int64())), unmatched)}")
-        # the message of PairedSamples, from the counts of this candidate's benchmarks
-        warnings += PairedSamples.duplicate_warnings(
-            SimpleNamespace(n_duplicated=n_duplicated[mine]))
+        # the message of PairedSamples, from the counts of this candidate's benchmarks (a
+        # stand-in for the PairedSamples: duplicate_warnings reads only n_duplicated)
+        counts_only = SimpleNamespace(n_duplicated=n_duplicated[mine])
+        warnings += PairedSamples.duplicate_warnings(counts_only)  # type: ignore[arg-type]
         dropped = int(n_dropped[mine].sum())
         if dropped:
             warnings.append(f"{dropped} pair(s) with a null/NaN value dropped (see n_dropped)")

@@ -381,14 +381,17 @@ def _plan_weights(table: pa.Table, weights, keys: list[str]):
         require_columns(table, [weights], hint="weights= names a column of per-benchmark weights")
         return weights
     if not isinstance(weights, Mapping) or len(keys) != 1:
-        group_weights(table, weights, keys, None)  # raises: no mapping, or several key columns
+        # raises (no mapping, or several key columns) before it reads the groups
+        group_weights(table, weights, keys, None)  # type: ignore[arg-type]
     weights = dict(weights)
     column = table.column(keys[0])
     if not _nulled(column):
         codes, dictionary = key_codes(column, keys[0])
         present = pa.DictionaryArray.from_arrays(pa.array(np.unique(codes), pa.int32()),
                                                  dictionary)
-        group_weights(table, weights, keys, SimpleNamespace(keys=pa.table({keys[0]: present})))
+        # checks every benchmark's weight: a stand-in for the groups, of which it reads keys
+        present_keys = SimpleNamespace(keys=pa.table({keys[0]: present}))
+        group_weights(table, weights, keys, present_keys)  # type: ignore[arg-type]
     return weights
 
 

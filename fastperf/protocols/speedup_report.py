@@ -186,7 +186,8 @@ class SpeedupTestResult(BenchmarkResult):
         return out
 
     def to_json(self, indent: int | None = 2) -> str:
-        """JSON object with ``summary``, ``warnings``, ``errors`` and ``benchmarks`` (rows).
+        """JSON object with ``schema`` (``"fastperf.speedup_test/1"``), ``summary``,
+        ``warnings``, ``errors`` and ``benchmarks`` (rows).
 
         Parameters
         ----------
@@ -203,7 +204,8 @@ class SpeedupTestResult(BenchmarkResult):
         -----
         A rendering: no formula.
         """
-        return dumps({"summary": self.summary, "warnings": self.warnings,
+        return dumps({"schema": self.json_schema, "summary": self.summary,
+                      "warnings": self.warnings,
                       "errors": self.errors, "benchmarks": table_records(self.benchmarks)},
                      indent=indent)
 

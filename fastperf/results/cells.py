@@ -58,7 +58,7 @@ _DIGITS = {"s": 0, "ms": 3, "us": 6, "ns": 9}
 _OFFSET = re.compile(r"([+-]\d{2})(\d{2})$")
 
 
-def bytes_text(value: bytes) -> str:
+def bytes_text(value: bytes | bytearray | memoryview) -> str:
     """Bytes as text: decoded as UTF-8 when valid, otherwise ``"0x"`` and lowercase hex."""
     value = bytes(value)
     try:

@@ -17,6 +17,7 @@ interval that a browser test can count, and nothing to import for users who neve
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from html import escape
 
@@ -297,7 +298,7 @@ PALETTE = ["#1565c0", "#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#558b2f", "#4
            "#283593"]
 
 
-def colours(categories) -> "callable":
+def colours(categories) -> Callable[[str], str]:
     """category -> colour: `MEANINGS` for known ones, else `PALETTE` in order of first
     appearance."""
     others = [c for c in dict.fromkeys(categories) if c not in MEANINGS]

@@ -228,7 +228,8 @@ class BootstrapResult:
                 f"seed={self.seed!r}, reliability={self.reliability!r})")
 
 
-def _bootstrap_iv(statistic, method, n_resamples, confidence, seed, q):
+def _bootstrap_iv(statistic, method, n_resamples, confidence, seed,
+                  q) -> tuple[int, int, float, int, float]:
     if not isinstance(statistic, str) or (statistic not in ONE_SAMPLE and statistic not in TWO_SAMPLE):
         raise InputError(f"statistic must be one of {list(ONE_SAMPLE) + list(TWO_SAMPLE)}, "
                          f"got {statistic!r}")
@@ -257,7 +258,7 @@ def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, conf
     """Call the kernel; returns (estimate, low, high, se, accel, status strings, distribution)."""
     size = len(xs)
     two = ys is not None
-    if not two:
+    if ys is None:
         ys = Samples(np.empty(0), np.zeros(size + 1, dtype=np.int64))
     needed, steps = _check_size(xs, ys if two else None, stat, method, n_resamples, keep)
     alpha = (1.0 - confidence) / 2.0
@@ -305,6 +306,7 @@ def _check_size(xs: Samples, ys: Samples | None, stat: int, method: int, n_resam
     needed = resampling + stored + differences + values
     work = B * (int(pairs.sum()) if hl else int(n.sum()) + int(m.sum()))
     remedy = ""
+    given: object  # the value of `argument` named in the message
     if differences > max(resampling, stored):
         argument, given = "data", f"<a sample of {largest} pairwise differences>"
         remedy = ("use smaller samples (hodges_lehmann holds the n m pairwise differences of "

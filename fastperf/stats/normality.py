@@ -2,7 +2,7 @@
 (benchmark, variant) group of a measurement table."""
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, Sequence, cast
 
 from fastperf.data.arrays import one_sample
 from fastperf.results.base import GroupResult, TestResult
@@ -104,7 +104,8 @@ def shapiro(
     ((3,), ['ok', 'ok', 'ok'])
     """
     if is_table_call(x, None, "shapiro", axis=axis, by=by, variant=variant, value=value):
-        return SHAPIRO_TABLE.run(x, by=by, variant=variant, value=value)
+        # a ShapiroResult: SHAPIRO_TABLE's result class (TableForm.run is typed for any form)
+        return cast(ShapiroResult, SHAPIRO_TABLE.run(x, by=by, variant=variant, value=value))
     samples, batch_shape = one_sample(x, axis)
     w, p, status = shapiro_wilk_samples(samples)
     return TestResult.from_batch(batch_shape, w, p, status)

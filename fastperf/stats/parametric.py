@@ -36,6 +36,12 @@ class TTestResult(TestResult):
     """Result of `ttest_ind` / `ttest_rel`: ``statistic`` (t), ``pvalue``, ``df``, ``status``,
     ``estimate`` (the mean difference x - y), ``standard_error``; and `confidence_interval`."""
 
+    # set by TestResult.__init__ (numpy arrays shaped like the batch, numpy scalars for a single
+    # test); declared for type checkers
+    df: Any
+    estimate: Any
+    standard_error: Any
+
     def __init__(self, statistic, pvalue, status, *, df, estimate, standard_error, alternative,
                  batch_shape):
         super().__init__(statistic, pvalue, status, df=df, estimate=estimate,
@@ -230,6 +236,11 @@ def ttest_rel(
 class FTestResult(TestResult):
     """Result of `ftest`: ``statistic`` (F = s₁²/s₂²), ``pvalue``, ``df_x``, ``df_y``,
     ``status``; and `confidence_interval` of the variance ratio."""
+
+    # set by TestResult.__init__ (numpy arrays shaped like the batch, numpy scalars for a single
+    # test); declared for type checkers
+    df_x: Any
+    df_y: Any
 
     def __init__(self, statistic, pvalue, status, *, df_x, df_y, batch_shape):
         super().__init__(statistic, pvalue, status, df_x=df_x, df_y=df_y)

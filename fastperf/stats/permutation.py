@@ -39,6 +39,12 @@ class PermutationTestResult(TestResult):
     the batch; ``exact`` (bool per test: the full enumeration was used); ``n_resamples`` (per
     test: the number of rearrangements in the null distribution); ``seed`` (the seed used)."""
 
+    # set by TestResult.__init__ (numpy arrays shaped like the batch, numpy scalars for a single
+    # test); declared for type checkers
+    exact: Any
+    n_resamples: Any
+    seed: Any
+
 
 def _check_options(statistic, alternative, n_resamples, seed, progress=None) -> int:
     """Validate the options; return the seed to use (one drawn when `seed` is None)."""
@@ -103,11 +109,11 @@ def _check_size(xs: Samples, ys: Samples, valid, exact, paired: bool,
 
 
 def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, n_resamples,
-         seed, progress=None):
+         seed, progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Kernel calls (one per chunk of tests, see `fastperf.progress`) and p-values;
     invalid tests get NaN."""
     paired = ys is None
-    if paired:
+    if ys is None:
         ys = Samples(np.empty(0), np.zeros(len(xs) + 1, dtype=np.int64))
     code = MEAN_DIFF if statistic == "mean_diff" else MEDIAN_DIFF
     n_rows = (xs.values.shape[0] + ys.values.shape[0]) * min(n_resamples, 1 << 20)
@@ -175,7 +181,7 @@ def permutation_test(
 
     Parameters
     ----------
-    samples : (x, y) tuple of array_like, or a measurement table
+    data : (x, y) tuple of array_like, or a measurement table
         Arrays: samples along `axis`, the other axes batched (and broadcast). A test with NaN,
         an infinite value ("infinite value in input") or an empty sample gets NaN and its
         reason in ``status``; a statistic beyond the float64 range gets NaN and `OVERFLOW`
@@ -183,7 +189,7 @@ def permutation_test(
         differences that overflow are taken halved). Paired arrays must have the same
         length along `axis`. **Table form**: a measurement table (or path) with `baseline` and
         `candidate` variant names: one test per benchmark, x = baseline, y = candidate (nulls
-        dropped and counted); ``paired=True`` pairs the runs by the `run` column.
+        dropped and counted); ``paired=True`` pairs the runs by the `pair` column.
     statistic : {"mean_diff", "median_diff"}
     alternative : {"two-sided", "less", "greater"}
         "greater": the statistic of x - y is larger than chance (for times with x = baseline:
@@ -193,7 +199,7 @@ def permutation_test(
     seed : int or None
         Seed of the counter-based generator; None draws one (reported as ``seed``). The same seed
         gives the same p-values whatever the number of threads.
-    axis, paired, baseline, candidate, by, variant, value, run : as for ``ttest_ind`` /
+    axis, paired, baseline, candidate, by, variant, value, pair : as for ``ttest_ind`` /
         ``ttest_rel``.
     progress : bool or None
         A progress bar on stderr, with the cost estimate first: None (default) when stderr is a
@@ -207,8 +213,8 @@ def permutation_test(
     ``status``; ``summary`` holds the seed).
     """
     seed = _check_options(statistic, alternative, n_resamples, seed, progress)
-    options = dict(statistic=statistic, alternative=alternative, n_resamples=n_resamples,
-                   seed=seed)
+    options: dict[str, Any] = dict(statistic=statistic, alternative=alternative,
+                                   n_resamples=n_resamples, seed=seed)
     table = is_measurement_table(data)
     check_one_form("permutation_test", table, axis=axis, baseline=baseline, candidate=candidate,
                    by=by, variant=variant, value=value, pair=pair)

@@ -175,6 +175,11 @@ class MannWhitneyUResult(_EffectResult):
     `confidence_interval` its distribution-free interval [D_(k), D_(mn+1−k)] (computed on first
     use)."""
 
+    # set by TestResult.__init__ (numpy arrays shaped like the batch, numpy scalars for a single
+    # test); declared for type checkers
+    method: Any
+    zstatistic: Any
+
     def __init__(self, statistic, pvalue, status, *, method, zstatistic, alternative, state,
                  batch_shape):
         super().__init__(statistic, pvalue, status, alternative=alternative, state=state,
@@ -287,6 +292,12 @@ class WilcoxonResult(_EffectResult):
     Walsh averages (d_i + d_j)/2, i <= j, of the differences the test ranks) and
     `confidence_interval` its distribution-free interval [W_(k), W_(M+1−k)], M = n(n+1)/2
     (Tukey)."""
+
+    # set by TestResult.__init__ (numpy arrays shaped like the batch, numpy scalars for a single
+    # test); declared for type checkers
+    method: Any
+    zstatistic: Any
+    n_zero: Any
 
     def __init__(self, statistic, pvalue, status, *, method, zstatistic, n_zero, alternative, state,
                  batch_shape, scale=1.0):

@@ -439,7 +439,7 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
                            pa.array(verdict.tolist(), pa.string()))
     out = rows
     unit_key = unit if unit in keys else None
-    units = unit_names(out.column(unit).slice(0, k), unit) if unit_key else [None] * k
+    units = unit_names(out.column(unit_key).slice(0, k), unit_key) if unit_key else [None] * k
     moments = {name: extra_column(name) for name in extra.column_names}
     n_x, n_y = column("n_baseline"), column("n_candidate")
 

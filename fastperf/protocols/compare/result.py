@@ -5,7 +5,7 @@ verdict rule and the overall (geomean) table."""
 from __future__ import annotations
 
 import math
-from typing import Mapping
+from typing import Iterator, Mapping
 
 import numpy as np
 import pyarrow as pa
@@ -149,7 +149,7 @@ class CompareResult(BenchmarkResult):
         each side's location (``median_baseline`` / ``mean_baseline``)."""
         return "mean" if self.summary.get("from_summaries") else "median"
 
-    def _sections(self):
+    def _sections(self) -> Iterator[tuple[list[str], str | None, list[int], int]]:
         """(header lines, unit, row indices per candidate) per configuration and unit."""
         table = self.benchmarks
         keys = self.key_columns
@@ -158,7 +158,7 @@ class CompareResult(BenchmarkResult):
         k = table.num_rows // len(candidates)
         head = table.slice(0, k)
         labels = [tuple(head.column(c).to_pylist()[i] for c in header_keys) for i in range(k)]
-        units = [None] * k
+        units: list[str | None] = [None] * k
         if self.unit_column:
             units = [None if u is None else format_cell(u)
                      for u in head.column(self.unit_column).to_pylist()]
@@ -293,8 +293,8 @@ class CompareResult(BenchmarkResult):
         order = list(range(len(rows)))
         if sort == "delta":
             order = self._order(rows, order, "delta")
-        out = {"benchmark": [], "unit": [], "baseline": [], "candidate": [], "change": [],
-               "test": [], "verdict": []}
+        out: dict[str, list] = {"benchmark": [], "unit": [], "baseline": [], "candidate": [],
+                                "change": [], "test": [], "verdict": []}
         several = len(self.summary["candidates"]) > 1
         varying = [c for c in self.key_columns[1:] if c != self.unit_column
                    and len(set(r[c] for r in rows)) > 1]  # configuration that tells rows apart
@@ -351,7 +351,7 @@ def benchmark_identity(table: pa.Table, by, variant: str, unit: str | None, vari
 
 def with_unit(keys: list[str], table: pa.Table, unit: str | None) -> list[str]:
     """The keys and the unit column (every unit is compared on its own)."""
-    if has_column(table, unit) and unit not in keys:
+    if unit is not None and has_column(table, unit) and unit not in keys:
         return keys + [unit]
     return keys
 
@@ -361,11 +361,11 @@ def adjusted_pvalues(p: np.ndarray, family: np.ndarray, adjust: str, alpha: floa
     out = np.full(p.shape, np.nan)
     if not family.any():
         return out
-    if ADJUSTMENTS[adjust] is None:
+    method = ADJUSTMENTS[adjust]
+    if method is None:
         out[family] = p[family]
     else:
-        out[family] = multipletests(p[family], alpha=alpha,
-                                    method=ADJUSTMENTS[adjust]).pvalues_corrected
+        out[family] = multipletests(p[family], alpha=alpha, method=method).pvalues_corrected
     return out
 
 

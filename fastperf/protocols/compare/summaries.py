@@ -218,7 +218,8 @@ def compare_from_summaries(
     testable = status == "ok"
     p = np.where(testable, p, np.nan)
     p_adjusted = adjusted_pvalues(p, testable, adjust, alpha)
-    units = unit_names(groups.keys.column(unit), unit) if unit in keys else [None] * k
+    units = (unit_names(groups.keys.column(unit), unit) if unit is not None and unit in keys
+             else [None] * k)
     directions = unit_directions(dict.fromkeys(units), higher_is_better)
     direction = np.array([directions[u] for u in units] * c, dtype=object)
     with np.errstate(invalid="ignore", over="ignore"):
