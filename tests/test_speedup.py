@@ -790,7 +790,8 @@ def test_write_reports_empty_files_when_nothing_to_say(tmp_path):
 def test_to_json_to_markdown_to_text():
     result = speedup_test(make_table(MISSING), baseline="X", candidate="Y")
     doc = json.loads(result.to_json())
-    assert set(doc) == {"summary", "warnings", "errors", "benchmarks"}
+    assert list(doc) == ["schema", "summary", "warnings", "errors", "benchmarks"]
+    assert doc["schema"] == "fastperf.speedup_test/1"
     assert doc["errors"] == result.errors and doc["warnings"] == result.warnings
     assert [b["benchmark"] for b in doc["benchmarks"]] == ["a", "b", "c", "d"]
     assert doc["benchmarks"][1]["speedup_mean"] is None  # NaN as null

@@ -8,11 +8,17 @@
 - Array-level results derive from `TestResult`: unpackable as ``statistic, pvalue`` like
   scipy's, with further fields as attributes, shaped like the batch.
 - `ConfidenceInterval` is the one interval type of both.
+
+A table-level result leaves fastperf in the ecosystem's idiom: it implements the Arrow PyCapsule
+interface (``__arrow_c_stream__``, the stream of ``.table``), so ``pyarrow.table(result)``,
+``polars.DataFrame(result)`` and ``duckdb.sql("from result")`` read it directly, and
+``to_pandas()`` / ``to_polars()`` convert it (each dependency imported on use). Its JSON
+document names its layout, ``"schema": "fastperf.<function>/1"`` (docs/cli.md, "JSON output").
 """
 from __future__ import annotations
 
 from collections import namedtuple
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
@@ -23,12 +29,21 @@ from fastperf.results.figures import TOP, Intervals, ReportView
 from fastperf.results.html import render_html, render_notebook, row_labels
 from fastperf.results.render import dumps, render_markdown, render_text, table_records
 
-__all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval", "keyed_table",
-           "dropped_warnings"]
+if TYPE_CHECKING:  # optional dependencies, for the return types of to_pandas and to_polars only
+    import pandas
+    import polars
+
+__all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval",
+           "keyed_table", "dropped_warnings", "missing_package", "JSON_SCHEMA_VERSION"]
 
 #: A confidence interval: arrays (or scalars) of lower and upper bounds, unpackable as
 #: ``low, high`` (scipy's ``ConfidenceInterval``).
 ConfidenceInterval = namedtuple("ConfidenceInterval", ["low", "high"])
+
+#: The version of the JSON documents' layout, the ``/1`` of ``"schema": "fastperf.<function>/1"``:
+#: raised when a key or a column of a function's document is removed, renamed or changes
+#: meaning (adding one keeps it).
+JSON_SCHEMA_VERSION = 1
 
 
 class Result:
@@ -145,10 +160,21 @@ class Result:
             out += "\n\n**Warnings**\n\n" + "\n".join(f"- {w}" for w in self.warnings)
         return out
 
+    @property
+    def json_schema(self) -> str | None:
+        """The name and version of this result's JSON layout, ``"fastperf.<function>/1"``
+        (``<function>`` is ``summary["function"]``), the ``schema`` key of `to_json`; None for a
+        result whose summary names no function."""
+        function = self.summary.get("function")
+        return None if function is None else f"fastperf.{function}/{JSON_SCHEMA_VERSION}"
+
     def to_json(self, indent: int | None = 2) -> str:
-        """JSON object with ``summary``, ``warnings``, the table and each extra table (rows, or
-        null when absent)."""
-        doc = {
+        """JSON object with ``schema`` (`json_schema`, when the summary names its function),
+        ``summary``, ``warnings``, the table and each extra table (rows, or null when absent);
+        docs/cli.md, "JSON output", describes each function's document."""
+        schema = self.json_schema
+        doc: dict[str, Any] = {} if schema is None else {"schema": schema}
+        doc |= {
             "summary": self.summary,
             "warnings": self.warnings,
             self.table_name: table_records(self.table),
@@ -157,6 +183,67 @@ class Result:
             table = getattr(self, name, None)
             doc[name] = None if table is None else table_records(table)
         return dumps(doc, indent=indent)
+
+    def __arrow_c_stream__(self, requested_schema: object | None = None) -> object:
+        """The Arrow PyCapsule stream of `table`, so that Arrow consumers read the result as
+        they read a table: ``pyarrow.table(result)``, ``polars.DataFrame(result)``,
+        ``duckdb.sql("from result")``, ``pandas.DataFrame.from_arrow(result)`` (pandas >= 3).
+
+        Parameters
+        ----------
+        requested_schema : PyCapsule, optional
+            A schema the consumer asks for, passed on to `pyarrow.Table.__arrow_c_stream__`
+            (which casts to it where it can).
+
+        Returns
+        -------
+        PyCapsule
+            An ``arrow_array_stream`` capsule of the main table (the extra tables and the
+            summary are not in it).
+        """
+        return self.table.__arrow_c_stream__(requested_schema)
+
+    def to_pandas(self) -> pandas.DataFrame:
+        """The main table as a `pandas.DataFrame` (`pyarrow.Table.to_pandas`'s conversion).
+
+        Returns
+        -------
+        pandas.DataFrame
+            One row per row of `table`, its columns in order.
+
+        Raises
+        ------
+        ModuleNotFoundError
+            When pandas is not installed (an optional dependency), naming it.
+        """
+        try:
+            import pandas  # noqa: F401  # deferred: optional dependency, imported on use
+        except ModuleNotFoundError as exc:
+            if exc.name != "pandas":  # pandas is there, but something it imports is not
+                raise
+            raise missing_package("pandas", "to_pandas") from exc
+        return self.table.to_pandas()
+
+    def to_polars(self) -> polars.DataFrame:
+        """The main table as a `polars.DataFrame` (polars' conversion of a `pyarrow.Table`).
+
+        Returns
+        -------
+        polars.DataFrame
+            One row per row of `table`, its columns in order.
+
+        Raises
+        ------
+        ModuleNotFoundError
+            When polars is not installed (an optional dependency), naming it.
+        """
+        try:
+            import polars  # deferred: optional dependency, imported on use
+        except ModuleNotFoundError as exc:
+            if exc.name != "polars":  # polars is there, but something it imports is not
+                raise
+            raise missing_package("polars", "to_polars") from exc
+        return polars.DataFrame(self.table)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {self.table.num_rows} {self.table_name}>"
@@ -196,6 +283,13 @@ def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
         out = out.append_column(name, column if isinstance(column, (pa.Array, pa.ChunkedArray))
                                 else pa.array(column))
     return out
+
+
+def missing_package(package: str, method: str) -> ModuleNotFoundError:
+    """The error of `method` when optional dependency `package` is not installed: it names the
+    package and how to install it."""
+    return ModuleNotFoundError(f"{method}() needs {package}, an optional dependency that is not "
+                               f"installed: pip install {package}", name=package)
 
 
 def dropped_warnings(n_dropped, unit: str = "group(s)", column: str = "n_dropped") -> list[str]:
