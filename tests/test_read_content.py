@@ -9,7 +9,6 @@ import bz2
 import gzip
 import json
 import lzma
-import os
 
 import pyarrow as pa
 import pyarrow.parquet as pq
@@ -18,7 +17,7 @@ import pytest
 import fastperf
 from fastperf import InputError, read
 from fastperf.io import content
-from fastperf.io.content import compression_of, file_bytes
+from fastperf.io.content import DecompressionLimits, compression_of, file_bytes
 from fastperf.io.read import detect_format
 
 from cli_calls import run_cli
@@ -108,7 +107,7 @@ def test_decompression_limit(tmp_path):
     path = tmp_path / "big.gz"
     path.write_bytes(gzip.compress(b"0" * 10_000))
     with pytest.raises(InputError, match="expands beyond 1,000 bytes"):
-        file_bytes(path, limit=1_000)
+        file_bytes(path, DecompressionLimits(max_decompressed=1_000))
 
 
 def test_json_lines_of_a_json_format(tmp_path):
@@ -172,17 +171,21 @@ def test_corrupt_gzip_stream_is_an_input_error_naming_the_file(tmp_path):
 
 # --- 10: the decompression limit ------------------------------------------------------------
 
-def test_decompression_limit_fits_the_machine():
-    physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    assert content.MAX_DECOMPRESSED == min(2 ** 31, physical // 4)
+def test_decompression_limits_fit_result_files():
+    """The defaults of issue 43: 256 MiB at most, and 100-fold beyond 8 MiB, whatever the
+    machine (they were 2 GiB or a quarter of the memory, and no ratio)."""
+    assert content.MAX_DECOMPRESSED == 268_435_456
+    assert content.MAX_EXPANSION == 100 and content.EXPANSION_CHECKED_FROM == 8_388_608
 
 
 def test_decompression_limit_message_and_content_held_once(tmp_path):
     data = bytes(range(256)) * 40_000  # 10 MB, several 4 MiB chunks
     path = tmp_path / "big.gz"
     path.write_bytes(gzip.compress(data))
-    assert file_bytes(path) == data
-    assert file_bytes(path, limit=len(data)) == data  # exactly at the limit: accepted
+    no_ratio = DecompressionLimits(max_expansion=None)  # this content expands 256-fold
+    assert file_bytes(path, no_ratio) == data
+    at_limit = DecompressionLimits(max_decompressed=len(data), max_expansion=None)
+    assert file_bytes(path, at_limit) == data  # exactly at the limit: accepted
     with pytest.raises(InputError, match=r"big.gz: the gzip file expands beyond 10,239,999 "
                                          r"bytes \(the decompression limit"):
-        file_bytes(path, limit=len(data) - 1)
+        file_bytes(path, DecompressionLimits(max_decompressed=len(data) - 1, max_expansion=None))

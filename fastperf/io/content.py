@@ -4,6 +4,15 @@ Compression is recognised by magic bytes, never by the file name (pyperf writes 
 itself; a renamed file reads the same): gzip, bzip2, xz and Zstandard. A JSON file is one
 document, or *JSON lines* (one document per line, as criterion's ``--message-format=json`` and
 many loggers write).
+
+Decompression is bounded, so that a small hostile file costs little before it is refused
+(docs/robustness.md, "Hostile files"): a compressed file may expand to `MAX_DECOMPRESSED` bytes
+at most, and, once its content passes `EXPANSION_CHECKED_FROM` bytes, to at most
+`MAX_EXPANSION` times the compressed bytes read so far; decompressed JSON may parse into at
+most `MAX_DECOMPRESSED` bytes of objects (`parsed_size_estimate`, before parsing).
+`DecompressionLimits` holds both;
+``fastperf.read(max_decompressed=, max_expansion=)`` and the CLI's ``--max-decompressed``,
+``--max-expansion`` raise them for trusted files.
 """
 from __future__ import annotations
 
@@ -11,8 +20,10 @@ import bz2
 import io
 import gzip
 import lzma
-import os
+import math
+import numbers
 import zlib
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +32,9 @@ import pyarrow as pa
 from fastperf.errors import InputError
 from fastperf.io.checked import load_json_bytes
 
-__all__ = ["COMPRESSIONS", "compression_of", "file_bytes", "json_documents", "MAX_DECOMPRESSED"]
+__all__ = ["COMPRESSIONS", "compression_of", "file_bytes", "json_documents", "MAX_DECOMPRESSED",
+           "MAX_EXPANSION", "EXPANSION_CHECKED_FROM", "DecompressionLimits", "DEFAULT_LIMITS",
+           "parsed_size_estimate"]
 
 #: Magic bytes at the start of a compressed file -> compression name.
 COMPRESSIONS = {
@@ -31,22 +44,64 @@ COMPRESSIONS = {
     b"\x28\xb5\x2f\xfd": "zstd",
 }
 
-
-def _decompression_limit() -> int:
-    """2 GiB, or a quarter of the physical memory when that is less (1 GiB when unknown)."""
-    try:
-        physical = os.sysconf("SC_PHYS_PAGES") * os.sysconf("SC_PAGE_SIZE")
-    except (AttributeError, ValueError, OSError):
-        physical = -1
-    if physical <= 0:
-        return 1 << 30
-    return int(min(1 << 31, physical // 4))
-
-
-#: Most bytes a compressed file may expand to (a guard against decompression bombs): 2 GiB, or a
-#: quarter of the physical memory when that is less. The decompressed content is held once.
-MAX_DECOMPRESSED = _decompression_limit()
+#: Most bytes a compressed file may expand to by default: 256 MiB. Benchmark result files are
+#: at most tens of MB (the largest of the real files in the conformance corpus is 0.7 MB; a
+#: pyperf or Google Benchmark file of thousands of benchmarks, tens of MB), so this is ten
+#: times the largest expected while a refused file has cost a quarter of a GiB at most.
+MAX_DECOMPRESSED = 256 * 2**20
+#: Most times a compressed file may expand by default (content bytes per compressed byte read).
+#: Real result files expand 5- to 20-fold under gzip, bzip2, xz or Zstandard (18 at most over
+#: the conformance corpus, docs/robustness.md); a decompression bomb, a thousand-fold or more.
+MAX_EXPANSION = 100
+#: Content size from which the expansion is checked: a file expanding to less costs little
+#: whatever its ratio (and a small file of repeated lines may well expand more than 100-fold).
+EXPANSION_CHECKED_FROM = 8 * 2**20
+#: Bytes decompressed per step; a refused file has produced at most one step beyond a limit.
 _CHUNK = 1 << 22
+
+
+@dataclass(frozen=True)
+class DecompressionLimits:
+    """How far a compressed file may expand before it is refused (a decompression bomb).
+
+    Parameters
+    ----------
+    max_decompressed : int or None
+        Most bytes of content, and of the objects decompressed JSON parses into (estimated
+        before parsing) (default `MAX_DECOMPRESSED`, 256 MiB); None: no limit.
+    max_expansion : float or None
+        Most content bytes per compressed byte read, checked once the content passes
+        `EXPANSION_CHECKED_FROM` (8 MiB) (default `MAX_EXPANSION`, 100); None: no limit.
+
+    Raises
+    ------
+    InputError
+        A limit that is not None nor a number in range (a whole number >= 1 of bytes, a
+        finite ratio >= 1), naming the argument and the value given.
+
+    Notes
+    -----
+    Each level of a nested compression (a ``.gz`` of a ``.gz``) is held to both limits.
+    """
+
+    max_decompressed: int | None = MAX_DECOMPRESSED
+    max_expansion: float | None = MAX_EXPANSION
+
+    def __post_init__(self) -> None:
+        size = self.max_decompressed
+        if size is not None and (isinstance(size, bool) or not isinstance(size, numbers.Integral)
+                                 or size < 1):
+            raise InputError("max_decompressed must be a whole number of bytes >= 1, or None "
+                             f"for no limit, got {size!r}")
+        ratio = self.max_expansion
+        if ratio is not None and (isinstance(ratio, bool) or not isinstance(ratio, numbers.Real)
+                                  or not math.isfinite(ratio) or ratio < 1):
+            raise InputError("max_expansion must be a finite number >= 1 (content bytes per "
+                             f"compressed byte), or None for no limit, got {ratio!r}")
+
+
+#: The limits `fastperf.read` applies unless told otherwise.
+DEFAULT_LIMITS = DecompressionLimits()
 
 
 def compression_of(head: bytes) -> str | None:
@@ -73,15 +128,15 @@ def compression_of(head: bytes) -> str | None:
     return None
 
 
-def file_bytes(path: Path, limit: int = MAX_DECOMPRESSED) -> bytes | bytearray:
+def file_bytes(path: Path, limits: DecompressionLimits = DEFAULT_LIMITS) -> bytes | bytearray:
     """The content of `path`, decompressed when its magic bytes say it is compressed.
 
     Parameters
     ----------
     path : pathlib.Path
         The file.
-    limit : int
-        Most decompressed bytes accepted.
+    limits : DecompressionLimits
+        How far a compressed file may expand (by default 256 MiB, and 100-fold beyond 8 MiB).
 
     Returns
     -------
@@ -92,13 +147,15 @@ def file_bytes(path: Path, limit: int = MAX_DECOMPRESSED) -> bytes | bytearray:
     Raises
     ------
     InputError
-        A corrupt or truncated compressed file, or one that expands beyond `limit`, naming the
-        file and the compression.
+        A corrupt or truncated compressed file, or one that expands beyond a limit, naming the
+        file, the compression, the limit and how to raise it.
 
     Notes
     -----
     gzip, bz2 and lzma from the standard library; Zstandard through Arrow's codec (no extra
-    dependency).
+    dependency). The compressed bytes read so far are the position in the compressed source,
+    so the expansion is checked as the content grows, a refused bomb having produced about
+    `EXPANSION_CHECKED_FROM` bytes whatever it would expand to.
     """
     with open(path, "rb") as fh:
         raw = fh.read()
@@ -106,15 +163,16 @@ def file_bytes(path: Path, limit: int = MAX_DECOMPRESSED) -> bytes | bytearray:
         kind = compression_of(raw[:6])
         if kind is None:
             return raw
-        raw = _decompressed(raw, kind, path, limit)
+        raw = _decompressed(raw, kind, path, limits)
     return raw
 
 
-def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytearray:
+def _decompressed(raw: bytes, kind: str, path: Path, limits: DecompressionLimits) -> bytearray:
+    source: io.BytesIO | pa.BufferReader
     try:
         if kind == "zstd":
-            stream = pa.input_stream(pa.BufferReader(raw), compression="zstd")
-            reader = stream.read
+            source = pa.BufferReader(raw)
+            reader = pa.CompressedInputStream(source, "zstd").read
         else:
             source = io.BytesIO(raw)  # the compressed bytes: small beside their content
             reader = (gzip.GzipFile(fileobj=source) if kind == "gzip" else
@@ -124,10 +182,7 @@ def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytearray:
             part = reader(_CHUNK)
             if not part:
                 break
-            if len(out) + len(part) > limit:
-                raise InputError(f"{path}: the {kind} file expands beyond {limit:,} bytes (the "
-                                 "decompression limit: 2 GiB, or a quarter of the physical "
-                                 "memory when less); decompress it yourself if that is intended")
+            _check_expansion(len(out) + len(part), source.tell(), kind, path, limits)
             out += part
             del part
         return out
@@ -139,7 +194,27 @@ def _decompressed(raw: bytes, kind: str, path: Path, limit: int) -> bytearray:
                          f"({type(exc).__name__}: {str(exc)[:120]})") from None
 
 
-def json_documents(raw: bytes, path: Path) -> tuple[Any, bool]:
+def _check_expansion(content: int, compressed: int, kind: str, path: Path,
+                     limits: DecompressionLimits) -> None:
+    """Refuse `content` bytes decompressed from the first `compressed` bytes beyond a limit."""
+    cap = limits.max_decompressed
+    if cap is not None and content > cap:
+        raise InputError(
+            f"{path}: the {kind} file expands beyond {cap:,} bytes (the decompression limit, "
+            f"max_decompressed={cap}; result files are at most tens of MB); if the file is "
+            "trusted, raise it: fastperf.read(..., max_decompressed=BYTES) or "
+            "--max-decompressed SIZE (None / none: no limit), or decompress it yourself")
+    ratio = limits.max_expansion
+    if ratio is not None and content > EXPANSION_CHECKED_FROM and content > ratio * compressed:
+        raise InputError(
+            f"{path}: the {kind} file expands more than {ratio:g}-fold ({content:,} bytes from "
+            f"its first {compressed:,} compressed bytes; the expansion limit, "
+            f"max_expansion={ratio:g}: result files expand 5- to 20-fold, a decompression bomb "
+            "a thousand-fold); if the file is trusted, raise it: fastperf.read(..., "
+            "max_expansion=RATIO) or --max-expansion RATIO (None / none: no limit)")
+
+
+def json_documents(raw: bytes, path: Path, max_parsed: int | None = None) -> tuple[Any, bool]:
     """Parse JSON content: one document, or JSON lines.
 
     Parameters
@@ -148,6 +223,9 @@ def json_documents(raw: bytes, path: Path) -> tuple[Any, bool]:
         The file's (decompressed) content.
     path : pathlib.Path
         The file, for messages.
+    max_parsed : int or None
+        Most bytes the parsed objects may take, by `parsed_size_estimate` before parsing (`read`
+        passes ``max_decompressed`` for decompressed content); None: not checked.
 
     Returns
     -------
@@ -159,13 +237,23 @@ def json_documents(raw: bytes, path: Path) -> tuple[Any, bool]:
     ------
     InputError
         Content that is neither (`fastperf.io.checked.load_json_bytes` names the failure; for
-        JSON lines, the line that does not parse).
+        JSON lines, the line that does not parse), or whose parse would pass `max_parsed`.
 
     Notes
     -----
     RFC 8259 JSON; JSON lines as jsonlines.org describes (UTF-8, one value per line, blank
     lines ignored).
     """
+    if max_parsed is not None:
+        estimate = parsed_size_estimate(raw)
+        if estimate > max_parsed:
+            raise InputError(
+                f"{path}: its decompressed JSON would take about {estimate:,} bytes once parsed "
+                f"(estimated from its objects, arrays, values and strings; a result file takes "
+                f"2 to 5 bytes per byte), beyond the decompression limit, "
+                f"max_decompressed={max_parsed}; if the file is trusted, raise it: "
+                "fastperf.read(..., max_decompressed=BYTES) or --max-decompressed SIZE "
+                "(None / none: no limit)")
     try:
         return load_json_bytes(raw, path), False
     except InputError as exc:
@@ -183,3 +271,33 @@ def json_documents(raw: bytes, path: Path) -> tuple[Any, bool]:
             raise InputError(f"{path}: neither one JSON document ({first.removeprefix(f'{path}: ')})"
                              f" nor JSON lines (line {number}: {reason})") from None
     return documents, True
+
+
+#: Bytes a parse creates per ``{`` (a dict with entries), ``[`` (a list), ``,`` (a value and its
+#: slot) and ``"`` (half a string): at least what CPython allocates for each, so the estimate
+#: bounds the parse from above (measured on Python 3.11: 1 to 3.2 times what a parse takes over
+#: the conformance corpus's JSON and documents of empty objects, arrays, numbers and strings;
+#: 10 for empty strings, which CPython shares).
+_PARSED_BYTES = {b"{": 200, b"[": 72, b",": 32, b'"': 25}
+
+
+def parsed_size_estimate(raw: bytes) -> int:
+    """An upper estimate of the memory Python's objects take once `raw` (JSON) is parsed.
+
+    Parameters
+    ----------
+    raw : bytes
+        JSON text.
+
+    Returns
+    -------
+    int
+        ``200 {`` + ``72 [`` + ``32 ,`` + ``25 "`` bytes (counts of those bytes in `raw`,
+        strings included): a real result file gives 2 to 4 bytes per byte, a document of empty
+        objects 77.
+
+    Notes
+    -----
+    Counted, not parsed: four passes of ``bytes.count`` (docs/robustness.md, "Hostile files").
+    """
+    return sum(weight * raw.count(char) for char, weight in _PARSED_BYTES.items())

@@ -1,7 +1,8 @@
 """The file formats `fastperf.read` knows, in the order detection tries them.
 
 Each format is one `Format`: its name (what ``format=`` accepts), what its detector looks at
-(``"json"``: the parsed document; ``"text"``: the first `SNIFF_BYTES` decoded as UTF-8;
+(``"json"``: the parsed document, parsed, for a file longer than `SNIFF_BYTES`, only when its
+start matches a sign of `JSON_PREFIX_SIGNS`; ``"text"``: the first `SNIFF_BYTES` decoded as UTF-8;
 ``"tree"``: a directory), the detector and the reader. Table files (Parquet, Arrow IPC, CSV)
 are recognised by magic bytes or as the fallback and read by `fastperf.io.tabular`.
 
@@ -17,6 +18,7 @@ format.
 """
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,7 +62,7 @@ from fastperf.io.pytest_benchmark_summaries import (
 )
 
 __all__ = ["Format", "TOOL_FORMATS", "TABULAR", "SNIFF_BYTES", "tool_format", "formats_of_kind",
-           "tried"]
+           "tried", "JSON_PREFIX_SIGNS", "json_prefix_may_match"]
 
 #: Bytes read from the start of a file to detect a text format (Go result lines must start here).
 SNIFF_BYTES = 1 << 20
@@ -177,6 +179,60 @@ TOOL_FORMATS: tuple[Format, ...] = (
     Format("pytest-benchmark-dir", "tree", looks_like_pytest_benchmark_tree,
            _tree(read_pytest_benchmark_tree), "pytest-benchmark .benchmarks directory"),
 )
+
+
+def _sign(*keys: str, opening: str = "") -> re.Pattern[bytes]:
+    """A pattern of a JSON object key among `keys` (``"key"`` then ``:``) or of `opening` at the
+    start (a regular expression)."""
+    alternatives = [r'"(?:' + "|".join(re.escape(key) for key in keys) + r')"\s*:'] if keys else []
+    alternatives += [r"\A" + opening] if opening else []
+    return re.compile("|".join(alternatives).encode())
+
+
+#: What the first `SNIFF_BYTES` of every document of each JSON format hold: an object key its
+#: detector reads, at any depth (so the order a writer puts keys in does not matter), or, for
+#: documents without keys, how they open (after any byte-order mark and whitespace). A JSON file
+#: longer than `SNIFF_BYTES` is parsed only when its start matches one of these
+#: (`json_prefix_may_match`), so an unknown 100 MB document is refused unparsed.
+JSON_PREFIX_SIGNS: dict[str, re.Pattern[bytes]] = {
+    "pyperf": _sign("benchmarks", "benchmark", "runs", "metadata", "version"),
+    "pytest-benchmark": _sign("benchmarks", "stats", "machine_info", "commit_info"),
+    "google-benchmark": _sign("benchmarks", "context", "run_type", "run_name", "real_time",
+                              "cpu_time", "time_unit", "family_index"),
+    "asv": _sign("results", "commit_hash", "result_columns", "params"),
+    "asv-benchmarks": _sign("name", "type", "unit", "version"),
+    "jmh": _sign("benchmark", "primaryMetric"),
+    "benchmarkdotnet": _sign("Benchmarks", "HostEnvironmentInfo", "FullName", "Statistics"),
+    "nanobench": _sign("results", "measurements", "clockResolution", "epochs", "name"),
+    "hyperfine": _sign("results", "command"),
+    "criterion-sample": _sign("iters", "times", "sampling_mode",
+                              opening=r"\[\s*\[\s*[-+0-9.]"),  # or [[iters...], [times...]]
+    "criterion-estimates": _sign("mean", "Mean", "point_estimate", "confidence_interval"),
+    "criterion-messages": _sign("reason"),
+    "haskell-criterion": _sign(opening=r'\[\s*"criterion"'),
+}
+
+
+def json_prefix_may_match(prefix: bytes) -> bool:
+    """Whether a JSON document starting with `prefix` may be of a JSON format fastperf reads.
+
+    Parameters
+    ----------
+    prefix : bytes
+        The first `SNIFF_BYTES` of the (decompressed) file.
+
+    Returns
+    -------
+    bool
+        True when a pattern of `JSON_PREFIX_SIGNS` matches: only then is a document longer
+        than the prefix parsed to find its format.
+
+    Notes
+    -----
+    No formula: byte patterns over the prefix, linear in its length.
+    """
+    start = prefix.lstrip(b"\xef\xbb\xbf \t\r\n")
+    return any(sign.search(start) for sign in JSON_PREFIX_SIGNS.values())
 
 
 def tool_format(name: str) -> Format:

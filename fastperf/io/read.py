@@ -23,10 +23,14 @@ from fastperf.io.tables import as_table, is_in_memory_table
 from fastperf.io.common import (
     config_columns, encode_labels, normalise_tabular, order_columns, with_config,
 )
-from fastperf.io.content import compression_of, file_bytes, json_documents
+from fastperf.io.content import (
+    DEFAULT_LIMITS, MAX_DECOMPRESSED, MAX_EXPANSION, DecompressionLimits, compression_of,
+    file_bytes, json_documents,
+)
 from fastperf.io.dataset import Dataset, open_if_lazy
 from fastperf.io.formats import (
-    SNIFF_BYTES, TABULAR, TOOL_FORMATS, formats_of_kind, tool_format, tried,
+    SNIFF_BYTES, TABULAR, TOOL_FORMATS, formats_of_kind, json_prefix_may_match, tool_format,
+    tried,
 )
 from fastperf.io.google_benchmark import METRICS
 from fastperf.io.summaries import is_summary_table, mark_summary_table
@@ -64,6 +68,8 @@ def read(
     progress: bool | None = None,
     lazy: bool | None = None,
     memory_limit: int | None = None,
+    max_decompressed: int | None = MAX_DECOMPRESSED,
+    max_expansion: float | None = MAX_EXPANSION,
 ) -> pa.Table | Dataset:
     """Read measurements into one long measurement table (or a summary table), or open a
     dataset lazily.
@@ -105,6 +111,13 @@ def read(
         ``lazy=True``: a `fastperf.io.dataset.Dataset` of Parquet/IPC/CSV files, directories
         (hive folders) or globs, read in group-complete chunks within `memory_limit` bytes
         (docs/scale.md). None: lazy for a directory of such files only, or a glob.
+    max_decompressed, max_expansion : int or None, float or None
+        How far a compressed file (gzip, bzip2, xz, Zstandard) may expand: at most
+        `max_decompressed` bytes (default 256 MiB), and as many bytes of objects once its JSON
+        is parsed (estimated before parsing), and, once past 8 MiB, at most `max_expansion`
+        times the compressed bytes read (default 100); None: no limit. Result files are at
+        most tens of MB and expand 5- to 20-fold, so the defaults refuse a decompression bomb
+        early and cheaply (docs/robustness.md); raise them for a trusted larger file.
 
     Returns
     -------
@@ -123,7 +136,8 @@ def read(
     ------
     InputError
         Missing or non-numeric columns, unknown format names, unreadable, empty, missing or
-        unrecognised files, ambiguous variant names; the message names the file or column.
+        unrecognised files, ambiguous variant names, a compressed file expanding beyond a limit
+        (naming it); the message names the file or column.
 
     Notes
     -----
@@ -141,6 +155,7 @@ def read(
     if summaries not in (None, True, False):
         raise InputError(f"summaries= must be None, True or False, got {summaries!r}")
     check_progress(progress)
+    limits = DecompressionLimits(max_decompressed, max_expansion)
     dataset = open_if_lazy(source, lazy, in_memory=is_in_memory_table(source), format=fmt,
                            roles=roles, memory_limit=memory_limit, progress=progress,
                            plain=not summaries and variants is None)
@@ -161,7 +176,8 @@ def read(
                                        steps, unit="files", chunks=len(paths), seconds=0):
         for i in range(first, stop):
             table, variant_from = _read_file(paths[i], fmt, roles, metric, summaries,
-                                             progress=False if several else progress)
+                                             progress=False if several else progress,
+                                             limits=limits)
             if variant_from == "column":
                 if explicit[i]:
                     raise InputError(
@@ -233,13 +249,15 @@ def load_table(data: Any) -> pa.Table:
     return table.to_table() if isinstance(table, Dataset) else table
 
 
-def detect_format(path: PathArg) -> str:
+def detect_format(path: PathArg, limits: DecompressionLimits = DEFAULT_LIMITS) -> str:
     """The format `read` would use for the file at `path`, found from its content.
 
     Parameters
     ----------
     path : str or os.PathLike
         The file.
+    limits : DecompressionLimits
+        How far a compressed file may expand (`read`'s ``max_decompressed``, ``max_expansion``).
 
     Returns
     -------
@@ -250,7 +268,7 @@ def detect_format(path: PathArg) -> str:
     Raises
     ------
     InputError
-        A missing, empty or unrecognised file.
+        A missing, empty or unrecognised file, or a compressed one expanding beyond `limits`.
 
     Notes
     -----
@@ -258,7 +276,7 @@ def detect_format(path: PathArg) -> str:
     as docs/readers.md describes.
     """
     p = _checked_path(path)
-    return _detect(p)[0]
+    return _detect(p, limits)[0]
 
 
 # --------------------------------------------------------------------------------------------
@@ -381,12 +399,14 @@ class JsonLines(list):
     """The documents of a JSON-lines file (one per line), as a list."""
 
 
-def _detect(path: Path) -> tuple[str, Any, bytes | None]:
+def _detect(path: Path, limits: DecompressionLimits) -> tuple[str, Any, bytes | None]:
     """``(format, payload, content)`` of a file or directory.
 
     ``payload``: the parsed JSON (a `JsonLines` list for JSON lines), the text of a text format,
     the directory of a tree format, else None. ``content``: the decompressed bytes of a
-    compressed file, else None (read from the path).
+    compressed file (within `limits`), else None (read from the path). A JSON document longer
+    than `SNIFF_BYTES` is parsed only when its start may be of a JSON format fastperf reads
+    (`json_prefix_may_match`).
     """
     if path.is_dir():
         for fmt in formats_of_kind("tree"):
@@ -401,7 +421,7 @@ def _detect(path: Path) -> tuple[str, Any, bytes | None]:
     content = None
     compression = compression_of(head[:6])
     if compression is not None:
-        content = file_bytes(path)
+        content = file_bytes(path, limits)
         head = content[:SNIFF_BYTES]
         if not head:
             raise InputError(f"{path}: the {compression}-compressed file is empty")
@@ -411,8 +431,10 @@ def _detect(path: Path) -> tuple[str, Any, bytes | None]:
         return "ipc", None, content
     text = head.decode("utf-8", errors="replace")
     if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
+        if len(head) == SNIFF_BYTES and not json_prefix_may_match(head):
+            return _unknown_json_prefix(path, content, head, text)
         try:
-            data = _json_payload(path, content)
+            data = _json_payload(path, content, limits)
         except InputError:
             found = _text_format(text)  # JSON lines among other output (cargo-criterion)
             if found is None:
@@ -423,6 +445,19 @@ def _detect(path: Path) -> tuple[str, Any, bytes | None]:
     if found is not None:
         return found, _whole_text(path, content, head, text), content
     return "csv", None, content
+
+
+def _unknown_json_prefix(path: Path, content: bytes | None, head: bytes,
+                         text: str) -> tuple[str, Any, bytes | None]:
+    """A long file that starts like JSON but holds no key of a JSON format in its first
+    `SNIFF_BYTES`: a text format's (JSON lines among other output), else refused unparsed."""
+    found = _text_format(text)
+    if found is None:
+        raise InputError(
+            f"{path}: starts like JSON, but its first {SNIFF_BYTES:,} bytes hold no key of a JSON "
+            f"format fastperf reads, so it is not parsed; formats tried: {tried('json')}; pass "
+            "format= if it is one of them")
+    return found, _whole_text(path, content, head, text), content
 
 
 def _text_format(text: str) -> str | None:
@@ -437,10 +472,13 @@ def _whole_text(path: Path, content: bytes | None, head: bytes, text: str) -> st
     return _text_payload(path, content) if len(head) == SNIFF_BYTES else text
 
 
-def _json_payload(path: Path, content: bytes | None) -> Any:
+def _json_payload(path: Path, content: bytes | None, limits: DecompressionLimits) -> Any:
+    """The parsed JSON of a file; decompressed `content` may parse into at most
+    ``max_decompressed`` bytes of objects (estimated before parsing)."""
     raw = content if content is not None else _raw(path)
+    max_parsed = limits.max_decompressed if content is not None else None
     try:
-        data, lines = json_documents(raw, path)
+        data, lines = json_documents(raw, path, max_parsed)
     except InputError as exc:
         if "not valid JSON" not in str(exc) and "JSON lines" not in str(exc):
             raise  # a number out of range: said as it is
@@ -494,7 +532,8 @@ def _read_table_file(path: Path, fmt: str, content: bytes | None, progress) -> p
 
 
 def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str,
-               summaries: bool | None = None, progress=False) -> tuple[pa.Table, str]:
+               summaries: bool | None = None, progress=False,
+               limits: DecompressionLimits = DEFAULT_LIMITS) -> tuple[pa.Table, str]:
     """Read one file (or results tree); return the table and where its variant comes from.
 
     The second item is ``"column"`` (the file's own variant column), ``"note"`` (Go ``note:``
@@ -502,14 +541,14 @@ def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str,
     """
     detected = fmt is None
     payload = content = None
-    if detected:
-        fmt, payload, content = _detect(path)
+    if fmt is None:  # detected
+        fmt, payload, content = _detect(path, limits)
     elif not path.is_dir():
         if path.stat().st_size == 0:
             raise InputError(f"{path}: the file is empty")
         with open(path, "rb") as fh:
             if compression_of(fh.read(6)) is not None:
-                content = file_bytes(path)
+                content = file_bytes(path, limits)
     if fmt in TABULAR:
         if summaries:
             table = mark_summary_table(_read_table_file(path, fmt, content, progress),
@@ -523,7 +562,7 @@ def _read_file(path: Path, fmt: str | None, roles: dict[str, str], metric: str,
     if entry.kind != "tree" and path.is_dir():
         raise InputError(f"{path}: is a directory; format={fmt!r} reads a file")
     if payload is None:
-        payload = (_json_payload(path, content) if entry.kind == "json"
+        payload = (_json_payload(path, content, limits) if entry.kind == "json"
                    else _text_payload(path, content))
     table = _read_tool(entry, path, payload, {"metric": metric})
     if "variant" not in table.column_names:
