@@ -1,17 +1,24 @@
 """The ``fastperf`` command line: one subcommand per table-level function, plus ``demo``.
 
-Exit status: 0 on success, 2 on bad input with a one-line reason on stderr, 1 on an internal
-error (a bug) with a one-line message asking for a report (the traceback with ``--debug``).
-The parser lives in `fastperf.cli_args`.
+Exit status (`fastperf.cli_args.EXIT_STATUSES`): 0 on success or a passed gate, 1 when a
+``--fail-on worse`` gate fails, 2 on bad input with a one-line reason on stderr, 3 on an
+internal error (a bug) with a one-line message asking for a report (the traceback with
+``--debug``). ``-`` as a FILE reads standard input, ``-o -`` writes to standard output. The
+parser lives in `fastperf.cli_args`.
 """
 from __future__ import annotations
 
+import contextlib
+import io
 import math
 import os
 import re
+import shutil
 import sys
 import tempfile
+import textwrap
 import traceback
+from collections.abc import Iterator
 from typing import Sequence
 
 import pyarrow as pa
@@ -19,7 +26,10 @@ import pyarrow.compute as pc
 import pyarrow.csv as pacsv
 import pyarrow.parquet as pq
 
-from fastperf.cli_args import PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, build_parser, column_list
+from fastperf.cli_args import (
+    EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED,
+    EXIT_OK, PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, STDIO, build_parser, column_list,
+)
 from fastperf.data.validation import check_real, check_unit_interval, check_whole_number
 from fastperf.designs.anova import anova
 from fastperf.designs.factorial import factorial
@@ -43,6 +53,21 @@ from fastperf.warmup import progress_stream, warmup
 DEMO_FILES = ["old.txt", "new.txt"]
 #: The demo's HTML report, in the temporary directory.
 DEMO_REPORT = "fastperf-demo-report.html"
+#: The demo's first line, and its one sentence on how to read `fastperf compare`'s table.
+DEMO_TITLE = ("fastperf demo: Go's encoding benchmarks (golang.org/x/perf test data), old.txt "
+              "vs new.txt, 10 runs each, as `fastperf compare examples/old.txt "
+              "examples/new.txt` prints them:")
+DEMO_READING = (
+    "How to read it: per benchmark, each side's median ± its 95% interval (as a % of the "
+    "median), then new's change from old (~: not significant) with the p-value and the runs "
+    "per side, and a verdict; lower sec/op is better.")
+#: The width the demo's sentences are wrapped to (its table is about as wide).
+DEMO_WIDTH = 92
+#: What a message says for the temporary file that holds standard input (``-``).
+STDIN_NAME = "<stdin>"
+#: The options of `fastperf.read`'s decompression limits, named in their errors (`_call`).
+READ_LIMIT_OPTIONS = {"max_decompressed": "--max-decompressed",
+                      "max_expansion": "--max-expansion"}
 
 
 def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
@@ -55,7 +80,8 @@ def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
     """
     if fmt in ("csv", "parquet"):
         stdout = None if output or fmt == "csv" else _binary_stdout()
-        sink = output if output else pa.BufferOutputStream()
+        buffer = pa.BufferOutputStream()  # the bytes for standard output
+        sink = output if output else buffer
         table = result.table if table is None else table
         if fmt == "csv":
             pacsv.write_csv(csv_table(table), sink)
@@ -63,7 +89,7 @@ def _write(result, fmt: str, output: str | None, table: pa.Table | None = None,
             pq.write_table(table, sink)
         if output:
             return
-        data = sink.getvalue().to_pybytes()
+        data = buffer.getvalue().to_pybytes()
         if stdout is None:  # CSV is UTF-8 text (csv_table): any text stream takes it
             sys.stdout.write(data.decode("utf-8"))
         else:
@@ -125,10 +151,11 @@ def _read(args) -> pa.Table:
         raise InputError("--variant none: only describe and changepoints work without "
                          "variants; name the variant column, or leave --variant out")
     source = args.files[0] if len(args.files) == 1 else args.files
-    return read(source, format=args.input_format, benchmark=args.benchmark,
-                variant=args.variant or "variant", value=args.value, variants=args.variants,
-                metric=args.metric, memory_limit=args.memory_limit,
-                lazy=True if args.memory_limit is not None else None)
+    return _call(read, source, flags=READ_LIMIT_OPTIONS, format=args.input_format,
+                 benchmark=args.benchmark, variant=args.variant or "variant", value=args.value,
+                 variants=args.variants, metric=args.metric, memory_limit=args.memory_limit,
+                 lazy=True if args.memory_limit is not None else None,
+                 max_decompressed=args.max_decompressed, max_expansion=args.max_expansion)
 
 
 def _role(args, name):
@@ -250,16 +277,16 @@ def _changepoints(args) -> int:
     # the changes, in CSV/Parquet
     _write(result, args.format, args.output, top=args.top, table=result.changes)
     if failures is None:
-        return 0
+        return EXIT_OK
     s = result.summary
     line = (f"fastperf changepoints: {s['changes']} change(s) in {s['series']} series, "
             f"{s['worse']} worse, {s['better']} better")
     if failures.num_rows:
         print(f"{line}: FAIL, {failures.num_rows} worse"
               f"{'' if args.since is None else ' since ' + str(args.since)}", file=sys.stderr)
-        return 1
+        return EXIT_GATE_FAILED
     print(f"{line}: pass", file=sys.stderr)
-    return 0
+    return EXIT_OK
 
 
 def _variant_names(table: pa.Table, args, several: bool) -> tuple[str, str | list[str]]:
@@ -326,7 +353,7 @@ def _given(**kwargs):
     return {name: value for name, value in kwargs.items() if value is not None}
 
 
-def _compare(args) -> None:
+def _compare(args) -> int | None:
     protocol = args.protocol or ("speedup-test" if args.config is not None else "compare")
     _protocol_options(args, protocol)
     proportion_confidence = args.proportion_confidence
@@ -388,7 +415,7 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
             result.to_markdown(sort=args.sort or "delta") if args.format == "markdown" else None)
     _write(result, args.format, args.output, top=args.top, text=text)
     if args.fail_on is None:
-        return 0
+        return EXIT_OK
     failures = result.failures(fail_threshold)
     counts = result.summary["verdicts"]
     line = (f"fastperf compare: {counts['worse']} worse, {counts['better']} better, "
@@ -401,9 +428,9 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
         print(f"{line}: FAIL, {failures.num_rows} worse by at least "
               f"{fail_threshold:.2%} ({names}{', ...' if failures.num_rows > 3 else ''})",
               file=sys.stderr)
-        return 1
+        return EXIT_GATE_FAILED
     print(f"{line}: pass", file=sys.stderr)
-    return 0
+    return EXIT_OK
 
 
 def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
@@ -435,22 +462,84 @@ def _warmup(args) -> None:
           f"0 when all were cached); Numba cache: {done['cache']}; {native}")
 
 
-def _report(args) -> int:
+def _report(args) -> int | None:
     """`fastperf report`: `fastperf compare` (any protocol) written as the HTML report."""
     args.format = "html"
     return _compare(args)
 
 
 def _demo(args) -> None:
+    """`fastperf demo`: the comparison of the shipped Go pair as ``fastperf compare
+    examples/old.txt examples/new.txt`` prints it, how to read it, the describe table with
+    ``--describe``, and the path of its HTML report (written to the temporary directory).
+
+    ``--format text`` (default) writes all of that as one text; the other formats hold one
+    result: the comparison's, or describe's with ``--describe``, and the report's path goes to
+    stderr.
+    """
     table = example_table(DEMO_FILES)
-    if args.format == "text" and not args.output:
-        print("fastperf demo: Go's encoding benchmarks (golang.org/x/perf test data), "
-              "old.txt vs new.txt, 10 runs each\n")
-    _write(describe(table), args.format, args.output, top=args.top)
+    comparison = compare(table, baseline="old", candidate="new")
     path = os.path.join(tempfile.gettempdir(), DEMO_REPORT)
-    compare(table, baseline="old", candidate="new").to_html(path)
-    print(f"\nthe report of old vs new (fastperf compare): {path}",
-          file=sys.stdout if args.format == "text" and not args.output else sys.stderr)
+    comparison.to_html(path)
+    report_line = f"The HTML report of this comparison: {path}"
+    if args.format != "text":
+        shown = describe(table) if args.describe else comparison
+        _write(shown, args.format, args.output, top=args.top)
+        print(report_line, file=sys.stderr)
+        return
+    parts = [textwrap.fill(DEMO_TITLE, DEMO_WIDTH), comparison.to_text(),
+             textwrap.fill(DEMO_READING, DEMO_WIDTH)]
+    if args.describe:
+        parts += [textwrap.fill("Each group's statistics, as `fastperf describe "
+                                "examples/old.txt examples/new.txt` prints them:", DEMO_WIDTH),
+                  describe(table).to_text()]
+    _write(comparison, "text", args.output, text="\n\n".join(parts + [report_line]))
+
+
+@contextlib.contextmanager
+def standard_input_as_file(args) -> Iterator[None]:
+    """While the command runs, a FILE given as ``-`` is standard input, copied once into a
+    private temporary file called ``stdin`` (its variant's name) that the readers detect and
+    read as any file; messages name it `STDIN_NAME`. Removed afterwards.
+
+    Parameters
+    ----------
+    args : argparse.Namespace
+        The parsed command line; its ``files`` (when it has them) are rewritten in place.
+
+    Raises
+    ------
+    InputError
+        ``-`` given more than once (standard input can be read once), or no standard input.
+    """
+    files = list(getattr(args, "files", None) or [])
+    if STDIO not in files:
+        yield
+        return
+    if files.count(STDIO) > 1:
+        raise InputError(f"'-' (standard input) is given {files.count(STDIO)} times; it can be "
+                         "read once")
+    with tempfile.TemporaryDirectory(prefix="fastperf-stdin-") as folder:
+        path = os.path.join(folder, "stdin")
+        with open(path, "wb") as sink:
+            shutil.copyfileobj(_stdin_bytes(), sink)
+        args.files = [path if name == STDIO else name for name in files]
+        try:
+            yield
+        except (InputError, OSError, pa.ArrowException) as exc:
+            if isinstance(exc, MemoryError) or path not in str(exc):
+                raise
+            raise InputError(str(exc).replace(path, STDIN_NAME)) from exc
+
+
+def _stdin_bytes():
+    """Standard input as a binary stream (a text-only one, as a test's ``io.StringIO``, as its
+    UTF-8 bytes)."""
+    stream = sys.stdin
+    if stream is None:
+        raise InputError("'-' reads standard input, and this process has none")
+    binary = getattr(stream, "buffer", None)
+    return binary if binary is not None else io.BytesIO(stream.read().encode("utf-8"))
 
 
 #: What an internal error (a bug in fastperf, not bad input) asks of the user.
@@ -493,12 +582,14 @@ def main(argv: Sequence[str] | None = None) -> int:
     Returns
     -------
     int
-        The exit status: 0 on success; 2 on bad input (an `InputError`, an unreadable file, an
-        Arrow error, input too large for memory) with a one-line reason on stderr; 1 for
-        ``compare --fail-on worse`` finding a regression, or for an internal error (a bug: any
-        other exception) with a one-line ``fastperf: internal error: ...`` asking for a report;
-        130 when interrupted (Ctrl-C). No traceback, except with ``--debug``. A bad option
-        raises ``SystemExit(2)`` (argparse) after its one-line message.
+        The exit status (`fastperf.cli_args.EXIT_STATUSES`): 0 on success (a gate passed);
+        1 for ``--fail-on worse`` finding a regression; 2 on bad input (an `InputError`, an
+        unreadable file, an Arrow error, input too large for memory) with a one-line reason on
+        stderr; 3 for an internal error (a bug: any other exception) with a one-line
+        ``fastperf: internal error: ...`` asking for a report; 130 when interrupted (Ctrl-C);
+        141, silently, when standard output is closed early (a pipe into ``head``). No
+        traceback, except with ``--debug``. A bad option raises ``SystemExit(2)`` (argparse)
+        after its one-line message; ``--help`` and ``--version`` raise ``SystemExit(0)``.
 
     Notes
     -----
@@ -508,38 +599,57 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = build_parser().parse_args(argv)  # --help and --version exit here
     note_without_native_kernels()
     debug = getattr(args, "debug", False)
+    if getattr(args, "output", None) == STDIO:  # -o -: standard output
+        args.output = None
     try:
         if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
             _binary_stdout()  # refused before any work: a terminal, or text-only output
         if getattr(args, "top", None) is not None and args.command != "report" \
                 and args.format != "html":
             raise InputError("--top is used only with --format html (or fastperf report)")
-        with progress_default(False if getattr(args, "no_progress", False) else None):
+        with progress_default(False if getattr(args, "no_progress", False) else None), \
+                standard_input_as_file(args):
             status = COMMANDS[args.command](args)
     except KeyboardInterrupt:
         if debug:
             traceback.print_exc()
         print("fastperf: interrupted", file=sys.stderr)
-        return 130
+        return EXIT_INTERRUPTED
+    except BrokenPipeError:  # the reader went away (| head): nothing more to say to anyone
+        _silence_stdout()
+        return EXIT_BROKEN_PIPE
     except MemoryError as exc:  # before ArrowException: pyarrow's ArrowMemoryError is both
         if debug:
             traceback.print_exc()
         print(f"fastperf: error: the input is too large for the memory available "
               f"({type(exc).__name__}{': ' + _one_line(exc, 200) if str(exc) else ''}); read "
               "fewer or smaller files", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except (InputError, OSError, pa.ArrowException) as exc:
         if debug:
             traceback.print_exc()
         print(f"fastperf: error: {_one_line(exc)}", file=sys.stderr)
-        return 2
+        return EXIT_BAD_INPUT
     except Exception as exc:  # a bug: one line, the traceback only with --debug
         if debug:
             traceback.print_exc()
         print(f"fastperf: internal error: {type(exc).__name__}: {_one_line(exc)} "
               f"({REPORT_HINT})", file=sys.stderr)
-        return 1
-    return status or 0
+        return EXIT_INTERNAL_ERROR
+    return status or EXIT_OK
+
+
+def _silence_stdout() -> None:
+    """Point standard output's file at /dev/null, so that the interpreter's final flush of a
+    closed pipe raises nothing (Python's documented recipe for SIGPIPE); nothing for a stream
+    without a file (an in-process capture)."""
+    try:
+        fd = sys.stdout.fileno()
+    except (AttributeError, OSError, ValueError):
+        return
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, fd)
+    os.close(devnull)
 
 
 def command() -> int:

@@ -12,10 +12,16 @@ import argparse
 import sys
 
 from fastperf import __version__
+from fastperf.io.content import MAX_DECOMPRESSED, MAX_EXPANSION
+from fastperf.io.read import FORMAT_ALIASES
+from fastperf.io.read import FORMATS as INPUT_FORMATS
 from fastperf.kernels.builds import native_status
 
-__all__ = ["build_parser", "column_list", "FORMATS", "PROTOCOLS", "PROTOCOL_OPTIONS",
-           "PROTOCOL_SPELLINGS", "Parser", "VersionAction", "version_text"]
+__all__ = ["build_parser", "column_list", "FORMATS", "INPUT_FORMATS", "PROTOCOLS",
+           "PROTOCOL_OPTIONS", "PROTOCOL_SPELLINGS", "Parser", "VersionAction", "version_text",
+           "input_format", "STDIO", "EXIT_OK", "EXIT_GATE_FAILED", "EXIT_BAD_INPUT",
+           "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_STATUSES",
+           "EXAMPLES"]
 
 FORMATS = ["text", "markdown", "json", "csv", "parquet", "html"]
 PROTOCOLS = ["compare", "speedup-test", "sparc", "hpt"]
@@ -41,6 +47,81 @@ PROTOCOL_SPELLINGS: dict[tuple[str, str], str] = {
     ("--proportion-confidence", "compare"): "--confidence",
     ("--threshold", "sparc"): "--margin",
 }
+#: A FILE argument or ``-o`` value meaning standard input / standard output.
+STDIO = "-"
+
+#: The exit statuses of the ``fastperf`` command (docs/cli.md, "Exit status").
+EXIT_OK = 0
+EXIT_GATE_FAILED = 1
+EXIT_BAD_INPUT = 2
+EXIT_INTERNAL_ERROR = 3
+EXIT_INTERRUPTED = 130
+EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command that pipe closed
+#: status -> meaning, as ``fastperf --help`` prints them.
+EXIT_STATUSES: dict[int, str] = {
+    EXIT_OK: "success; with --fail-on worse: the gate passed",
+    EXIT_GATE_FAILED: "--fail-on worse: the gate failed (a change for the worse)",
+    EXIT_BAD_INPUT: "bad input or usage, with one line on stderr saying why",
+    EXIT_INTERNAL_ERROR: "internal error (a bug), with one line asking for a report "
+                         "(--debug: the traceback)",
+    EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
+    EXIT_BROKEN_PIPE: "standard output closed early (piped into head, say): no message",
+}
+
+#: Command lines shown under "Examples:" in each subcommand's ``--help`` (and the top level's);
+#: those naming ``examples/`` run on the files shipped in the repository (tests/test_cli.py).
+EXAMPLES: dict[str, list[str]] = {
+    "fastperf": [
+        "fastperf demo",
+        "fastperf compare examples/old.txt examples/new.txt",
+        "fastperf compare base.json pr.json --fail-on worse --fail-threshold 2%",
+    ],
+    "describe": [
+        "fastperf describe examples/old.txt examples/new.txt",
+        "fastperf describe examples/old.txt --format csv -o groups.csv",
+        "go test -bench . -count 10 | fastperf describe -",
+    ],
+    "aggregate": [
+        "fastperf aggregate examples/old.txt examples/new.txt --baseline old",
+        "fastperf aggregate base.json pr.json --kind weighted --weights weight",
+    ],
+    "plan": [
+        "fastperf plan examples/old.txt examples/new.txt --precision 0.005",
+        "fastperf plan examples/old.txt --assurance none --format json",
+    ],
+    "anova": [
+        "fastperf anova examples/old.txt examples/new.txt --by benchmark",
+        "fastperf anova runs.parquet --factor compiler --by benchmark --welch",
+    ],
+    "factorial": [
+        "fastperf factorial design.parquet --factors cache,opt,threads --log",
+        "fastperf factorial design.csv --factors cache,opt --format csv -o effects.csv",
+    ],
+    "changepoints": [
+        "fastperf changepoints history.parquet --order commit",
+        "fastperf changepoints history.parquet --order commit --fail-on worse --since 1200",
+    ],
+    "compare": [
+        "fastperf compare examples/old.txt examples/new.txt",
+        "fastperf compare examples/old.txt examples/new.txt --format markdown --sort delta",
+        "cat examples/new.txt | fastperf compare examples/old.txt - --variants old,new "
+        "--fail-on worse",
+    ],
+    "report": [
+        "fastperf report examples/old.txt examples/new.txt -o report.html",
+        "fastperf report examples/old.txt examples/new.txt --protocol sparc -o sparc.html",
+    ],
+    "warmup": [
+        "fastperf warmup",
+        "fastperf warmup --parallel --jobs 4",
+    ],
+    "demo": [
+        "fastperf demo",
+        "fastperf demo --describe",
+        "fastperf demo --format markdown -o demo.md",
+    ],
+}
+
 DEBUG_HELP = "print the traceback of an error (for a bug report)"
 NO_PROGRESS_HELP = ("no progress bar on stderr (by default one is drawn for long work when "
                     "stderr is a terminal)")
@@ -113,6 +194,20 @@ def directions(text: str) -> dict[str, bool]:
     return out
 
 
+def input_format(text: str) -> str:
+    """``--input-format``: a name of `INPUT_FORMATS` (case, ``_`` for ``-`` and the aliases of
+    ``FORMAT_ALIASES`` accepted, as by `fastperf.read`) -> that name; an unknown one is an
+    error listing the choices (exit status 2)."""
+    name = text.strip().lower().replace("_", "-")
+    name = FORMAT_ALIASES.get(name, name)
+    if name not in INPUT_FORMATS:
+        aliases = ", ".join(f"{alias}={target}" for alias, target in FORMAT_ALIASES.items())
+        raise argparse.ArgumentTypeError(
+            f"unknown format {text!r}; choose from {', '.join(INPUT_FORMATS)} (aliases: "
+            f"{aliases}), or leave it out to detect the format from the content")
+    return name
+
+
 def optional_column(text: str) -> str | None:
     """``none`` (any case) -> None, else the column name as given."""
     return None if text.lower() == "none" else text
@@ -123,14 +218,23 @@ def optional_number(text: str) -> float | str | None:
     return None if text.lower() == "none" else number(text)
 
 
+def optional_byte_size(text: str) -> int | str | None:
+    """``none`` -> None, else as `byte_size`."""
+    return None if text.strip().lower() == "none" else byte_size(text)
+
+
 def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
     """FILEs and the options of `fastperf.read`: the read renames the ``--benchmark``,
     ``--variant`` and ``--value`` columns to those role names, which later steps use."""
     p.add_argument("files", nargs=files, metavar="FILE",
                    help="measurement files: Parquet, CSV, Arrow IPC, or benchmark-tool results "
-                        "(pyperf, pytest-benchmark, Google Benchmark, hyperfine, go test -bench)")
-    p.add_argument("--input-format", default=None,
-                   help="force the input format instead of detecting it from the content")
+                        "(pyperf, pytest-benchmark, Google Benchmark, hyperfine, go test -bench, "
+                        "...); '-' reads standard input (its format detected from the content, "
+                        "its variant named stdin)")
+    p.add_argument("--input-format", type=input_format, choices=INPUT_FORMATS, default=None,
+                   metavar="FMT",
+                   help="force the input format instead of detecting it from the content; one "
+                        "of: %(choices)s")
     p.add_argument("--benchmark", default="benchmark",
                    help="column naming the benchmark in a table file (default: benchmark)")
     p.add_argument("--variant", type=optional_column, default="variant", metavar="COL",
@@ -147,6 +251,16 @@ def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
                         "most SIZE (2GB, 512MiB, bytes); a directory or glob of Parquet, IPC "
                         "or CSV files is lazy anyway, within half the free memory "
                         "(docs/scale.md)")
+    p.add_argument("--max-decompressed", type=optional_byte_size, default=MAX_DECOMPRESSED,
+                   metavar="SIZE",
+                   help="most bytes a compressed FILE (gzip, bzip2, xz, zstd) may expand to "
+                        "(default 256MiB; 'none': no limit); raise it for a trusted larger file "
+                        "(docs/robustness.md)")
+    p.add_argument("--max-expansion", type=optional_number, default=MAX_EXPANSION,
+                   metavar="RATIO",
+                   help="most times a compressed FILE may expand once past 8 MiB (default 100; "
+                        "'none': no limit): result files expand 5- to 20-fold, a decompression "
+                        "bomb a thousand-fold")
 
 
 def add_output_arguments(p: argparse.ArgumentParser) -> None:
@@ -159,14 +273,19 @@ def add_output_arguments(p: argparse.ArgumentParser) -> None:
 def add_report_output(p: argparse.ArgumentParser) -> None:
     """``-o/--output`` and ``--top`` (the HTML report's rows drawn one by one)."""
     p.add_argument("-o", "--output", default=None, metavar="OUT",
-                   help="write to this file instead of standard output")
+                   help="write to this file instead of standard output ('-': standard output)")
     p.add_argument("--top", type=whole_number, default=None, metavar="N",
                    help="html: the rows drawn one by one in the interval figures, the most "
                         "changed (default 50); every row stays in the report's table")
 
 
 class Parser(argparse.ArgumentParser):
-    """argparse with a one-line error (exit status 2), as for every other bad input."""
+    """argparse with a one-line error (exit status 2), as for every other bad input, and the
+    description and epilog (examples, exit statuses) printed as written."""
+
+    def __init__(self, *args, **kwargs):
+        kwargs.setdefault("formatter_class", argparse.RawDescriptionHelpFormatter)
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str):  # noqa: D102
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
@@ -192,12 +311,25 @@ class VersionAction(argparse.Action):
         parser.exit()
 
 
+def examples_epilog(command: str) -> str:
+    """The "Examples:" section of `command`'s help (`EXAMPLES`)."""
+    return "examples:\n" + "\n".join(f"  {line}" for line in EXAMPLES[command])
+
+
+def exit_statuses_epilog() -> str:
+    """The "exit status:" table of ``fastperf --help`` (`EXIT_STATUSES`)."""
+    return "exit status:\n" + "\n".join(f"  {status:<3}  {meaning}"
+                                         for status, meaning in EXIT_STATUSES.items())
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The parser of the ``fastperf`` command: a global ``--debug`` and one subcommand per
     table-level function, plus ``warmup`` and ``demo``."""
     parser = Parser(
         prog="fastperf",
         description="Rigorous, fast statistics for performance comparisons.",
+        epilog=f"{examples_epilog('fastperf')}\n\n{exit_statuses_epilog()}\n\n"
+               "'-' as a FILE reads standard input; -o - writes to standard output.",
     )
     parser.add_argument("--version", action=VersionAction,
                         help="print the version and whether the native kernels are active (if "
@@ -406,9 +538,16 @@ def _add_warmup_and_demo(sub) -> None:
     w.add_argument("--parallel", action="store_true",
                    help="also compile the parallel builds (used only on inputs of millions of rows)")
 
-    demo = sub.add_parser("demo", help="describe the real Go benchmark data shipped with fastperf")
+    demo = sub.add_parser("demo",
+                          help="compare the real Go benchmark data shipped with fastperf "
+                               "(old.txt vs new.txt, as fastperf compare prints it) and write "
+                               "its HTML report")
+    demo.add_argument("--describe", action="store_true",
+                      help="also the describe table of the same data (text; in the other "
+                           "formats, which hold one result, describe's instead of compare's)")
     add_output_arguments(demo)
-    for command in sub.choices.values():  # --debug and --no-progress after the subcommand too
+    for name, command in sub.choices.items():  # --debug and --no-progress after it too
+        command.epilog = examples_epilog(name)
         command.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                              help=DEBUG_HELP)
         command.add_argument("--no-progress", action="store_true", default=argparse.SUPPRESS,

@@ -3,8 +3,14 @@ from __future__ import annotations
 
 import contextlib
 import io
+from pathlib import Path
 
 from fastperf.cli import main
+
+#: Where the command's subprocesses run: outside the checkout's root, so that `python -m
+#: fastperf` imports the installed package, not the source tree (which has no native kernels
+#: in a non-editable install).
+OUTSIDE_CHECKOUT = Path(__file__).resolve().parent
 
 
 def run_cli(argv):

@@ -284,7 +284,8 @@ OTHER_USERS = {
 EVERY_PROTOCOL = {"--alpha", "--baseline", "--candidate", "--method", "--higher-is-better",
                   "--unit", "--protocol", "--input-format", "--benchmark", "--variant",
                   "--value", "--variants", "--metric", "--format", "-o", "--output", "--debug",
-                  "-h", "--help", "--top", "--no-progress", "--memory-limit"}
+                  "-h", "--help", "--top", "--no-progress", "--memory-limit",
+                  "--max-decompressed", "--max-expansion"}
 
 
 def compare_options():

@@ -11,6 +11,7 @@ import pytest
 import fastperf
 from fastperf.errors import InputError
 from fastperf.io.dataset import Dataset, WORK_FACTOR
+from cli_calls import OUTSIDE_CHECKOUT
 from scale_checks import assert_identical_results, write_dataset
 
 
@@ -187,7 +188,7 @@ def test_the_command_line_reads_a_dataset_within_a_memory_limit(dataset_dir, tmp
     out = tmp_path / "result.parquet"
     done = subprocess.run([sys.executable, "-m", "fastperf", "describe", str(dataset_dir),
                            "--memory-limit", "20KB", "-o", str(out), "--format", "parquet"],
-                          capture_output=True, text=True)
+                          cwd=OUTSIDE_CHECKOUT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     want = fastperf.describe(fastperf.read(str(dataset_dir), lazy=True).to_table()).table
     got = pq.read_table(out)
@@ -195,7 +196,8 @@ def test_the_command_line_reads_a_dataset_within_a_memory_limit(dataset_dir, tmp
     assert got.column("median").to_pylist() == pytest.approx(want.column("median").to_pylist(),
                                                               nan_ok=True, rel=0, abs=0)
     bad = subprocess.run([sys.executable, "-m", "fastperf", "describe", str(dataset_dir),
-                          "--memory-limit", "lots"], capture_output=True, text=True)
+                          "--memory-limit", "lots"], cwd=OUTSIDE_CHECKOUT, capture_output=True,
+                         text=True)
     assert bad.returncode == 2 and bad.stderr.count("\n") == 1
     assert "--memory-limit" in bad.stderr
 

@@ -380,7 +380,7 @@ def test_multipletests_hostile(p, method):
        m=st.sampled_from([1, 0, 10 ** 12, -3, 2.5]))
 def test_alpha_corrections_hostile(alpha, m):
     for name in ("bonferroni_alpha", "sidak_alpha", "fwer_bound"):
-        r = check_error_only(name, lambda: getattr(f, name)(alpha, m), ["alpha", "m"])
+        r = check_error_only(name, lambda: getattr(f, name)(alpha, m), ["alpha", "m"])  # noqa: B023
         if r is not None:
             v = float(np.asarray(r))
             assert 0 <= v <= 1, f"{name}({alpha}, {m}) = {v}"
@@ -760,8 +760,8 @@ def test_large_int64_spread_exact_or_refused(offset):
         f"sd {sd} of int64 values near {offset}: exact {np.std(small, ddof=1)}, no warning"
 
 
-def test_cli_internal_error_one_line_exit_1(monkeypatch, capsys):
-    """An internal error (a bug): exit 1, one line asking for a report, no traceback."""
+def test_cli_internal_error_one_line_exit_3(monkeypatch, capsys):
+    """An internal error (a bug): exit 3, one line asking for a report, no traceback."""
     import fastperf.cli as describe_module  # where the command looks `describe` up
 
     def boom(*args, **kwargs):
@@ -769,7 +769,7 @@ def test_cli_internal_error_one_line_exit_1(monkeypatch, capsys):
     monkeypatch.setattr(describe_module, "describe", boom)
     code, err, _ = run_cli(["describe", OLD], capsys)
     lines = [ln for ln in err.splitlines() if ln.strip()]
-    assert code == 1 and len(lines) == 1 and "report" in lines[0], (code, err)
+    assert code == 3 and len(lines) == 1 and "report" in lines[0], (code, err)
 
 
 COMMAND_FLAGS = {
