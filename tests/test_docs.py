@@ -40,3 +40,24 @@ def test_every_page_is_linked_from_the_index():
     for page in (ROOT / "docs").glob("*.md"):
         if page.name != "index.md":
             assert f"({page.name})" in index, page.name
+
+
+def test_the_api_reference_documents_each_public_name_once():
+    # docs/api*.md render each public name with a mkdocstrings directive `::: fastperf.NAME`
+    # (mkdocs.yml); a name added to EXPORTS must get its entry, and no entry may name another
+    import fastperf
+
+    directives = []
+    for page in sorted((ROOT / "docs").glob("api*.md")):
+        directives += re.findall(r"^::: fastperf\.(\w+)$", page.read_text(encoding="utf-8"), re.M)
+    assert sorted(directives) == sorted(fastperf.EXPORTS)
+
+
+def test_the_top_level_pages_link_to_files_that_exist():
+    # `mkdocs build --strict` (.ci/run) checks the links of docs/; README.md, CHANGELOG.md and
+    # CONTRIBUTING.md are not part of the site, so their relative links are checked here
+    for page in sorted(ROOT.glob("*.md")):
+        for target in re.findall(r"\]\(([^)\s]+)\)", page.read_text(encoding="utf-8")):
+            path = target.split("#")[0]
+            if path and not re.match(r"[a-z]+:", path):
+                assert (ROOT / path).exists(), f"{page.name} links to {target}"
