@@ -17,7 +17,9 @@ document names its layout, ``"schema": "fastperf.<function>/1"`` (docs/cli.md, "
 """
 from __future__ import annotations
 
+import importlib
 from collections import namedtuple
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +36,7 @@ if TYPE_CHECKING:  # optional dependencies, for the return types of to_pandas an
     import polars
 
 __all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval",
-           "keyed_table", "dropped_warnings", "missing_package", "JSON_SCHEMA_VERSION"]
+           "keyed_table", "dropped_warnings", "optional_package", "JSON_SCHEMA_VERSION"]
 
 #: A confidence interval: arrays (or scalars) of lower and upper bounds, unpackable as
 #: ``low, high`` (scipy's ``ConfidenceInterval``).
@@ -216,12 +218,7 @@ class Result:
         ModuleNotFoundError
             When pandas is not installed (an optional dependency), naming it.
         """
-        try:
-            import pandas  # noqa: F401  # deferred: optional dependency, imported on use
-        except ModuleNotFoundError as exc:
-            if exc.name != "pandas":  # pandas is there, but something it imports is not
-                raise
-            raise missing_package("pandas", "to_pandas") from exc
+        optional_package("pandas", "to_pandas")
         return self.table.to_pandas()
 
     def to_polars(self) -> polars.DataFrame:
@@ -237,13 +234,7 @@ class Result:
         ModuleNotFoundError
             When polars is not installed (an optional dependency), naming it.
         """
-        try:
-            import polars  # deferred: optional dependency, imported on use
-        except ModuleNotFoundError as exc:
-            if exc.name != "polars":  # polars is there, but something it imports is not
-                raise
-            raise missing_package("polars", "to_polars") from exc
-        return polars.DataFrame(self.table)
+        return optional_package("polars", "to_polars").DataFrame(self.table)
 
     def __repr__(self) -> str:
         return f"<{type(self).__name__}: {self.table.num_rows} {self.table_name}>"
@@ -285,11 +276,22 @@ def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
     return out
 
 
-def missing_package(package: str, method: str) -> ModuleNotFoundError:
-    """The error of `method` when optional dependency `package` is not installed: it names the
-    package and how to install it."""
-    return ModuleNotFoundError(f"{method}() needs {package}, an optional dependency that is not "
-                               f"installed: pip install {package}", name=package)
+def optional_package(package: str, method: str) -> ModuleType:
+    """Optional dependency `package`, imported on use by `method`.
+
+    Raises
+    ------
+    ModuleNotFoundError
+        When `package` is not installed, naming it and how to install it (an import error from
+        inside an installed `package` is raised as it is).
+    """
+    try:
+        return importlib.import_module(package)
+    except ModuleNotFoundError as exc:
+        if exc.name != package:
+            raise
+        raise ModuleNotFoundError(f"{method}() needs {package}, an optional dependency that is "
+                                  f"not installed: pip install {package}", name=package) from exc
 
 
 def dropped_warnings(n_dropped, unit: str = "group(s)", column: str = "n_dropped") -> list[str]:
