@@ -56,6 +56,8 @@ def pytest_terminal_summary(terminalreporter, config):
         return
     groups = {}
     for bench in session.benchmarks:
+        if not bench.stats.data:  # the timed function raised (its failure is reported above)
+            continue
         side = bench.extra_info.get("side", bench.name)
         groups.setdefault(bench.group, {})[side] = bench.stats.median
     terminalreporter.section("fastperf vs anchors (medians; ratio = anchor / fastperf)")

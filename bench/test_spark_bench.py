@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 
 import numpy as np
 import pyarrow as pa
@@ -36,9 +37,14 @@ ROWS = BENCHMARKS * RUNS * 2
 @pytest.fixture(scope="module")
 def spark():
     try:
+        from pyspark import cloudpickle
         from pyspark.sql import SparkSession
     except ImportError:
         pytest.skip("pyspark is not installed (pip install '.[spark]')")
+    # `per_benchmark` is shipped to the Python workers by pickle; by reference it would name
+    # this test module, which the workers cannot import (bench/ is not on their path): pickle
+    # this module's functions by value instead
+    cloudpickle.register_pickle_by_value(sys.modules[__name__])
     if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
         pytest.skip("no Java runtime")
     session = (SparkSession.builder.master("local[2]").appName("fastperf-spark-bench")
@@ -51,6 +57,7 @@ def spark():
     session.sparkContext.setLogLevel("ERROR")
     yield session
     session.stop()
+    cloudpickle.unregister_pickle_by_value(sys.modules[__name__])
 
 
 def per_benchmark(frame):
