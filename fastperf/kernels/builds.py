@@ -80,8 +80,8 @@ _ARRAY_TYPES = {1: "{}[::1]", 2: "{}[:, ::1]", 3: "{}[:, :, ::1]"}
 _INT64 = (-(2 ** 63), 2 ** 63)
 
 #: How to rebuild the native module, named in `NativeStatus.fix`.
-REBUILD = ("reinstall fastperf (pip prints why its native build failed), or run `python "
-           "setup.py build_ext --inplace` in a checkout")
+REBUILD = ("reinstall with `pip install -v fastperf` (its output says why the native build "
+           "failed), or run `python setup.py build_ext --inplace` in a checkout")
 
 
 @dataclass(frozen=True)
