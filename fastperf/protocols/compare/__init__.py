@@ -15,6 +15,7 @@ import pyarrow as pa
 from fastperf.data.arrays import Samples
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, key_codes
+from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure
 from fastperf.data.samples import chunk_variant_samples, concat_samples
 from fastperf.data.units import unit_directions, unit_names
 from fastperf.data.validation import check_key_clash, check_variants, variant_list
@@ -32,6 +33,7 @@ from fastperf.protocols.compare.result import (
     ADJUSTMENTS, COLUMNS, VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity,
     checked_options, largest_regressions, overall_table, verdicts_of,
 )
+from fastperf.protocols.compare.nested import nested_rows
 from fastperf.protocols.compare.summaries import compare_from_summaries
 from fastperf.results.base import dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
@@ -93,6 +95,8 @@ def compare(
     threshold: float = 0.0,
     higher_is_better: bool | Mapping[str, bool] | None = None,
     method: str = "auto",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> CompareResult:
     """Compare each candidate with the baseline, per benchmark, configuration and unit.
 
@@ -133,6 +137,13 @@ def compare(
         The direction of the units; None infers it from the unit (`fastperf.data.units`).
     method : {"auto", "exact", "asymptotic"}
         p-values of the rank-sum test: "auto" is exact (conditional on ties) where cheap.
+    levels : None, str or sequence of str
+        The nested level columns, outermost first (`fastperf.data.levels`): None takes those
+        the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the flat
+        analysis, which takes every value as independent (today's numbers, bit for bit).
+    block : None or str
+        The block column crossed with the variants: None takes ``round`` when the table has
+        it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -149,11 +160,17 @@ def compare(
     p-value 2 / C(m + n, m) exceeds `alpha`; else ``worse`` / ``better`` (``changed`` for a unit
     without direction) when the adjusted p < alpha and |delta| >= threshold; else
     ``equivalent`` when `margin` is given and met; else ``no change``.
+
+    With levels (processes, rounds: docs/nested.md), a benchmark is compared on its
+    independent units (`fastperf.protocols.compare.nested`): Welch's t-test on the log means
+    of its processes, or the paired t-test on its within-round log ratios (Kalibera & Jones
+    2013); its medians and their intervals are those of the unit means, and the table gains
+    the columns ``analysis``, ``units_*``, ``icc_*`` and ``n_effective_*``.
     """
     options = compare_options(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, unit=unit,
         alpha=alpha, adjust=adjust, confidence=confidence, margin=margin, threshold=threshold,
-        higher_is_better=higher_is_better, method=method)
+        higher_is_better=higher_is_better, method=method, levels=levels, block=block)
     if not isinstance(data, Dataset):
         data = load_table(data)
         if data.num_rows == 0:
@@ -199,6 +216,8 @@ class CompareOptions:
     threshold: float
     higher_is_better: Any
     method: str
+    levels: tuple[str, ...] | None
+    block: str | None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -212,21 +231,25 @@ class ComparePlan(Plan):
         The columns that identify a benchmark, the unit included (`benchmark_identity`).
     variant_keys : list of str
         The configuration columns that tell the variants apart.
+    structure : Structure
+        The levels and block the comparison uses (`fastperf.data.levels.resolve_structure`).
     """
 
     options: CompareOptions
     keys: list[str]
     variant_keys: list[str]
+    structure: Structure
 
 
 def compare_options(*, baseline, candidate, by, variant, value, unit, alpha, adjust, confidence,
-                    margin, threshold, higher_is_better, method) -> CompareOptions:
+                    margin, threshold, higher_is_better, method, levels=None,
+                    block=None) -> CompareOptions:
     """The options of `compare`, checked (the errors of a call that reads no table).
 
     Parameters
     ----------
     baseline, candidate, by, variant, value, unit, alpha, adjust, confidence, margin, threshold,
-    higher_is_better, method
+    higher_is_better, method, levels, block
         See `compare`.
 
     Returns
@@ -238,6 +261,7 @@ def compare_options(*, baseline, candidate, by, variant, value, unit, alpha, adj
     unit = column_name(unit, "unit", allow_none=True)
     alpha, confidence, margin, threshold = checked_options(
         alpha, adjust, confidence, margin, threshold, method, higher_is_better)
+    levels, block = check_structure_arguments(levels, block)
     check_variants("compare", baseline, candidate)
     candidates = variant_list(candidate, "candidate")
     if not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
@@ -247,7 +271,8 @@ def compare_options(*, baseline, candidate, by, variant, value, unit, alpha, adj
         baseline=baseline, candidates=candidates,
         several=isinstance(candidate, (list, tuple)), by=by, variant=variant, value=value,
         unit=unit, alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
-        threshold=threshold, higher_is_better=higher_is_better, method=method)
+        threshold=threshold, higher_is_better=higher_is_better, method=method, levels=levels,
+        block="none" if block == "" else block)
 
 
 def compare_plan(table: pa.Table, options: CompareOptions) -> ComparePlan:
@@ -286,8 +311,10 @@ def compare_plan(table: pa.Table, options: CompareOptions) -> ComparePlan:
     for name in dict.fromkeys(names):  # every variant compared must have rows
         code_of(dictionary, name, f"the {variant!r} column")
     several = options.several
+    structure = resolve_structure(table.column_names, options.levels, options.block,
+                                  taken=[*keys, variant, value, *variant_keys])
     return ComparePlan(
-        options=options, keys=keys, variant_keys=variant_keys,
+        options=options, keys=keys, variant_keys=variant_keys, structure=structure,
         partition=tuple(k for k in keys if k != unit),
         order=(("candidate",) if several else ()) + tuple(keys),
         order_values={"candidate": tuple(options.candidates)} if several else {})
@@ -340,6 +367,32 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
     p = np.where(np.isnan(p) & all_equal, 1.0, p)  # one value on both sides: nothing changed
     estimate, low, high = state.effects("two-sided", confidence)
+    eq_low = eq_high = None
+    if margin is not None:
+        _, eq_low, eq_high = state.effects("two-sided", 1.0 - 2.0 * alpha)
+    testable = _smallest_pvalue_reaches(n_x, n_y, alpha) & np.isfinite(p)
+    nested = None
+    if not plan.structure.flat:
+        nested = nested_rows(table, plan.structure, keys, variant, value, baseline, candidates,
+                             k, confidence, alpha)
+        use = nested.nested
+        with np.errstate(invalid="ignore", divide="ignore"):
+            flat_extra = {"pvalue_flat": p, "testable_flat": testable,
+                          "delta_flat": np.where(med_x != 0, med_y / med_x - 1.0, np.nan)}
+        p = np.where(use, nested.pvalue, p)
+        estimate, low, high = (np.where(use, a, b) for a, b in
+                               ((nested.estimate, estimate), (nested.low, low),
+                                (nested.high, high)))
+        if margin is not None:
+            eq_low = np.where(use, nested.eq_low, eq_low)
+            eq_high = np.where(use, nested.eq_high, eq_high)
+        testable = np.where(use, np.isfinite(p), testable)
+        method_used = np.where(use, nested.method, np.asarray(method_used, dtype=object))
+        unit_medians = (_medians(nested.baseline_units, confidence),
+                        _medians(nested.candidate_units, confidence))
+        (med_x, lo_x, hi_x), (med_y, lo_y, hi_y) = (
+            tuple(np.where(use, a, b) for a, b in zip(units, flat))
+            for units, flat in zip(unit_medians, ((med_x, lo_x, hi_x), (med_y, lo_y, hi_y))))
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         ratio = np.where(positive, np.exp(estimate), np.nan)
         ci_low = np.where(positive, np.exp(low), np.nan)
@@ -347,15 +400,15 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         delta = np.where(med_x != 0, med_y / med_x - 1.0, np.nan)
     equivalent = np.zeros(k * c, dtype=bool)
     if margin is not None:
-        _, eq_low, eq_high = state.effects("two-sided", 1.0 - 2.0 * alpha)
         with np.errstate(invalid="ignore", over="ignore"):
             equivalent = positive & (np.exp(eq_low) >= 1 - margin) & (np.exp(eq_high) <= 1 + margin)
 
-    testable = _smallest_pvalue_reaches(n_x, n_y, alpha) & np.isfinite(p)
     sign = np.sign(np.nan_to_num(med_y - med_x))
     sign = np.where(sign == 0, np.sign(np.nan_to_num(estimate)), sign)
     # equal medians and no Hodges-Lehmann shift: the side the rank statistic leans to
     sign = np.where(sign == 0, np.sign(np.nan_to_num(u - n_x * n_y / 2.0)), sign)
+    if nested is not None:  # the nested test's sign: that of the tested mean log ratio
+        sign = np.where(nested.nested & (estimate != 0), np.sign(np.nan_to_num(estimate)), sign)
 
     units = unit_names(vs.keys.column(unit), unit) if unit in keys else [None] * k
     directions = unit_directions(dict.fromkeys(units), options.higher_is_better)
@@ -363,12 +416,16 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
 
     n_min = median_interval_minimum_size(confidence, rule="shortest")
     no_interval = np.isnan(lo_x) | np.isnan(hi_x) | np.isnan(lo_y) | np.isnan(hi_y)
+    on_units = nested.nested if nested is not None else np.zeros(k * c, dtype=bool)
     status = first_reason(
-        [n_x == 0, n_y == 0, ~testable, ~positive, no_interval],
+        [n_x == 0, n_y == 0, ~testable & ~on_units, ~testable & on_units, ~positive,
+         no_interval & ~on_units, no_interval & on_units],
         ["no baseline runs", "no candidate runs",
          f"too few runs: the smallest p-value 2/C(m+n, m) exceeds alpha={alpha:g}",
+         "no test on the units: their means do not vary",
          "values <= 0: no ratio interval",
-         f"fewer than {n_min} runs: no {confidence:g} median interval"], "ok")
+         f"fewer than {n_min} runs: no {confidence:g} median interval",
+         f"fewer than {n_min} units: no {confidence:g} median interval"], "ok")
     columns = {
         "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": np.tile(dropped[baseline], c),
         "n_dropped_candidate": np.concatenate([dropped[name] for name in candidates]),
@@ -381,11 +438,20 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         "verdict": pa.nulls(k * c, pa.string()), "status": status}
     extra = {"testable": testable, "sign": sign, "positive": positive,
              "equivalent": equivalent}
-    # what the overall score needs of each side of each row (`aggregate_score`'s propagation)
-    for name, sides in (("baseline", base), ("candidate", ys)):
+    # what the overall score needs of each side of each row (`aggregate_score`'s propagation):
+    # the runs, or the unit means of a row compared on its units
+    for name, sides in (("baseline", xs), ("candidate", ys)):
         moments = dict(zip(("n", "mean", "variance", "exponent"), propagation_moments(sides)))
+        if nested is not None:
+            unit_sides = nested.baseline_units if name == "baseline" else nested.candidate_units
+            on_units_moments = propagation_moments(unit_sides)
+            moments = {what: np.where(on_units, a, b) for (what, b), a in
+                       zip(moments.items(), on_units_moments)}
         for what, values in moments.items():
-            extra[f"{what}_{name}"] = np.tile(values, c) if name == "baseline" else values
+            extra[f"{what}_{name}"] = values
+    if nested is not None:
+        columns.update(nested.columns)
+        extra.update(flat_extra)
     if vs.keys.num_columns == 0:  # by=[]: one benchmark per candidate, no key column
         key_table = pa.table({"_": pa.nulls(k * c)}).drop_columns(["_"])
     else:
@@ -457,6 +523,9 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
         warnings.append(f"unit(s) {unknown} have no known direction: a significant change is "
                         "'changed', not better/worse; say which way is better with "
                         "higher_is_better= (CLI: --higher-is-better / --direction UNIT=higher)")
+    if "pvalue_flat" in extra.column_names:
+        warnings.extend(_flat_would_differ(rows, extra_column, verdict, keys, adjust, alpha,
+                                           threshold))
     counts = {v: int(np.sum(verdict == v)) for v in VERDICTS}
     summary = {
         "function": "compare", "baseline": options.baseline, "candidates": candidates,
@@ -464,8 +533,33 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
         "comparisons": int(testable.sum()), "confidence": options.confidence,
         "margin": options.margin, "threshold": threshold, "method": options.method,
         "verdicts": counts, "largest_regressions": largest_regressions(out, keys),
+        "structure": plan.structure.label(),
     }
     return CompareResult(out, summary, warnings, overall, keys, unit_key)
+
+
+def _flat_would_differ(rows: pa.Table, extra_column, verdict: np.ndarray, keys: list[str],
+                       adjust: str, alpha: float, threshold: float) -> list[str]:
+    """The warning naming the comparisons the flat analysis (every value independent) would
+    call a change that the analysis on the units does not."""
+    testable = extra_column("testable_flat").astype(bool)
+    p_flat = adjusted_pvalues(extra_column("pvalue_flat"), testable, adjust, alpha)
+    with np.errstate(invalid="ignore"):
+        flat_change = testable & (p_flat < alpha) & ~(np.abs(extra_column("delta_flat"))
+                                                     < threshold)
+    nested = rows.column("analysis").to_numpy(zero_copy_only=False) != "flat"
+    changed = np.isin(verdict, ["worse", "better", "changed"])
+    differ = np.flatnonzero(flat_change & nested & ~changed)
+    if differ.size == 0:
+        return []
+    shown = keys[:1]
+    names = [str(rows.column(shown[0])[int(i)].as_py()) if shown else f"row {int(i)}"
+             for i in differ[:5]]
+    more = f" and {differ.size - 5} more" if differ.size > 5 else ""
+    return [f"{differ.size} comparison(s) would be called a change if every value were taken "
+            f"as independent (levels=[]), but not on their processes or rounds: "
+            f"{', '.join(names)}{more}; their values are correlated within a unit "
+            "(see icc_*, n_effective_*; docs/nested.md)"]
 
 
 def _score_ratio(moments: dict, use: np.ndarray, confidence: float) -> tuple[float, float, float]:

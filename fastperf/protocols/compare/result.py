@@ -63,11 +63,26 @@ def format_test(row: dict, adjusted: bool) -> str:
     p = row["pvalue_adjusted"] if adjusted else row["pvalue"]
     if p is None or (isinstance(p, float) and math.isnan(p)):
         p = row["pvalue"]
-    n_x, n_y = ("?" if n is None else n for n in (row["n_baseline"], row["n_candidate"]))
+    n_x, n_y = (_side_count(row, side) for side in ("baseline", "candidate"))
     n = f"n={n_x}" if n_x == n_y else f"n={n_x}+{n_y}"
     if p is None or (isinstance(p, float) and math.isnan(p)):
         return f"({n})"
     return f"(p={p:.3f} {n})"
+
+
+def _side_count(row: dict, side: str) -> str:
+    """A side's runs as the analysis counted them: ``20×3`` (processes × values per process,
+    ``~`` when unbalanced), ``10r`` (rounds), else the number of values."""
+    n, units = row[f"n_{side}"], row.get(f"units_{side}")
+    if n is None:
+        return "?"
+    analysis = row.get("analysis")
+    if analysis == "round" and units:
+        return f"{units}r"
+    if analysis == "process" and units:
+        per = n / units
+        return f"{units}\u00d7{per:.0f}" if per == int(per) else f"{units}\u00d7~{per:.1f}"
+    return str(n)
 
 
 def _cell(median, low, high, scale) -> str:
@@ -241,7 +256,24 @@ class CompareResult(BenchmarkResult):
         counts = ", ".join(f"{v} {name}" for name, v in s["verdicts"].items() if v)
         how = (f"p-values adjusted ({_ADJUST_NAMES[s['adjust']]}) over {s['comparisons']} "
                "comparisons" if s["adjust"] != "none" else "p-values not adjusted")
-        return f"{counts or 'nothing compared'}; {how}; verdicts at alpha={s['alpha']:g}"
+        line = f"{counts or 'nothing compared'}; {how}; verdicts at alpha={s['alpha']:g}"
+        structure = s.get("structure", "flat")
+        if structure == "flat":
+            return line
+        table = self.benchmarks
+        on_units = np.flatnonzero(table.column("analysis").to_numpy(zero_copy_only=False)
+                                  != "flat")
+        if on_units.size == 0:
+            return line + f"\nlevels ({structure}) present, but every comparison is flat"
+        def median_of(name):
+            values = table.column(name).to_numpy(zero_copy_only=False)[on_units]
+            values = values[np.isfinite(values)]
+            return float(np.median(values)) if values.size else math.nan
+        n_values = table.column("n_baseline").to_numpy(zero_copy_only=False)[on_units]
+        return (line + f"\ncompared on independent units ({structure}) in {on_units.size} of "
+                f"{table.num_rows}: median ICC {median_of('icc_baseline'):.2f}, effective n "
+                f"{median_of('n_effective_baseline'):.1f} of {float(np.median(n_values)):g} "
+                "values (baseline, median); levels=[] for the flat analysis")
 
     def to_markdown(self, sort: str | None = "delta") -> str:
         """A pull-request comment: the headline (k worse, m better, the geomean change with its

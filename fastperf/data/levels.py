@@ -1,0 +1,506 @@
+"""The structure of an experiment: the levels a measurement was taken at, and what inference uses.
+
+Benchmark tools measure in levels: pyperf runs 20 worker processes x 3 values, JMH forks x
+iterations, BenchmarkDotNet launches x iterations. Values of one process share its state (code
+layout, JIT decisions, frequency, address-space layout), so they are not independent: the
+independent unit is the process. A measurement table says so with columns (docs/data-model.md,
+docs/nested.md):
+
+- nested in a variant, outermost first: ``build`` (optional: a recompiled binary), ``process``
+  (a process, fork, launch or invocation), and ``iteration`` (the value's position in its
+  process, the innermost level: the values themselves);
+- crossed with the variants: the block ``round``: both variants were measured in round r,
+  interleaved, so drift over the rounds affects both alike.
+
+`resolve_structure` decides, from a table's columns and the ``levels=`` / ``block=`` arguments
+every inferential function takes, the `Structure` used; `units_of` collapses each (benchmark,
+variant) to its independent units (`collapse_levels`) and estimates the variance components per
+level (`variance_components`), in one grouping pass and vectorised over every group.
+
+The model (Kalibera & Jones 2013, "Rigorous benchmarking in reasonable time", ISMM; its
+technical report): with one level, ``y_ij = mu + a_i + e_ij``, process effects
+``a_i ~ (0, s2_process)`` and iteration noise ``e_ij ~ (0, s2_iteration)``, independent. The means
+of the processes are independent, so a test on them holds its level whatever the variance
+components; a test on the pooled values does not (its variance is understated by the design
+effect).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.data.grouping import group_rows
+from fastperf.errors import InputError
+from fastperf.io.tables import require_columns, value_column
+
+__all__ = ["NESTED_LEVELS", "ITERATION", "BLOCK", "Structure", "Units",
+           "check_structure_arguments", "resolve_structure", "units_of", "collapse_levels",
+           "variance_components"]
+
+#: The default nested level columns, outermost first.
+NESTED_LEVELS = ("build", "process")
+#: The innermost level: the values themselves (its column, when present, is ignored).
+ITERATION = "iteration"
+#: The default block column (crossed with the variants).
+BLOCK = "round"
+_NONE = "none"
+
+
+@dataclass(frozen=True)
+class Structure:
+    """The structure an analysis uses.
+
+    Attributes
+    ----------
+    levels : tuple of str
+        The nested unit columns, outermost first; empty for none.
+    block : str or None
+        The block column crossed with the variants, or None.
+    """
+
+    levels: tuple[str, ...] = ()
+    block: str | None = None
+
+    @property
+    def flat(self) -> bool:
+        """Whether the values are taken as independent (no level, no block)."""
+        return not self.levels and self.block is None
+
+    @property
+    def unit(self) -> str | None:
+        """The column of the independent unit: the block when there is one, else the outermost
+        level (None when flat)."""
+        if self.block is not None:
+            return self.block
+        return self.levels[0] if self.levels else None
+
+    def label(self) -> str:
+        """How the structure is reported: ``"flat"``, ``"process"``, ``"build > process"``,
+        ``"round"`` (``"round, process"`` with levels inside the rounds)."""
+        if self.flat:
+            return "flat"
+        nested = " > ".join(self.levels)
+        if self.block is None:
+            return nested
+        return self.block + (f", {nested}" if nested else "")
+
+
+def _names(argument: str, given: Any) -> tuple[str, ...] | None:
+    if given is None:
+        return None
+    if isinstance(given, str):
+        given = [] if given == _NONE else [part.strip() for part in given.split(",")]
+    if not isinstance(given, (list, tuple)) or not all(isinstance(g, str) and g for g in given):
+        raise InputError(f"{argument} must be None, a column name, a list of column names or "
+                         f"'none' (the flat analysis), got {given!r}")
+    if len(set(given)) != len(given):
+        raise InputError(f"{argument} names a column twice: {list(given)!r}")
+    return tuple(given)
+
+
+def check_structure_arguments(levels: str | Sequence[str] | None,
+                              block: str | None) -> tuple[tuple[str, ...] | None, str | None]:
+    """Check the ``levels=`` and ``block=`` arguments of an inferential function.
+
+    Parameters
+    ----------
+    levels : None, str or sequence of str
+        The nested level columns, outermost first (a string may list them with commas); None:
+        the default levels (`NESTED_LEVELS`) the table has; ``[]`` or ``"none"``: none (the
+        flat analysis). ``"iteration"`` may close the list: it names the values' own level and
+        is ignored.
+    block : None or str
+        The block column; None: ``round`` when the table has it (unless ``levels=[]``);
+        ``"none"``: no block.
+
+    Returns
+    -------
+    levels : tuple of str or None
+    block : str or None
+        ``""`` for an explicit ``"none"``.
+
+    Raises
+    ------
+    InputError
+        Another type, an empty name or a name listed twice, naming the argument.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    names = _names("levels", levels)
+    if names is not None and ITERATION in names:
+        if names[-1] != ITERATION or names.count(ITERATION) != 1:
+            raise InputError(f"levels lists {ITERATION!r} only last (the innermost level), "
+                             f"got {list(names)!r}")
+        names = names[:-1]
+    if block is not None and not isinstance(block, str):
+        raise InputError(f"block must be None, a column name or 'none', got {block!r}")
+    if block == "":
+        raise InputError("block must be None, a column name or 'none', got ''")
+    return names, ("" if block == _NONE else block)
+
+
+def resolve_structure(names: Sequence[str], levels: str | Sequence[str] | None = None,
+                      block: str | None = None, *, taken: Sequence[str] = ()) -> Structure:
+    """The `Structure` an analysis of a table with columns `names` uses.
+
+    Parameters
+    ----------
+    names : sequence of str
+        The table's column names (a plan's key table has them all).
+    levels, block
+        As `check_structure_arguments`.
+    taken : sequence of str
+        Columns the call uses otherwise (its keys, variant, value): a default level or block
+        among them is not one.
+
+    Returns
+    -------
+    Structure
+
+    Raises
+    ------
+    InputError
+        A level or block named explicitly that the table lacks, or one that is also a key.
+
+    Notes
+    -----
+    The defaults: the `NESTED_LEVELS` and `BLOCK` columns present. Nothing is guessed
+    silently: every result says the structure it used (``summary["structure"]``).
+    """
+    level_names, block_name = check_structure_arguments(levels, block)
+    present = set(names)
+    taken = set(taken)
+    if level_names is None:
+        # a default level named as the block is the block (files of two interleaved variants:
+        # invocation k of each, `process` k, ran in round k)
+        level_names = tuple(c for c in NESTED_LEVELS
+                            if c in present and c not in taken and c != block_name)
+        explicit_flat = False
+    else:
+        explicit_flat = not level_names
+        require_columns_named(present, level_names, "levels")
+    if block_name is None:
+        block_name = BLOCK if (BLOCK in present and BLOCK not in taken
+                               and not explicit_flat) else None
+    elif block_name == "":
+        block_name = None
+    else:
+        require_columns_named(present, (block_name,), "block")
+    clash = [c for c in (*level_names, *([block_name] if block_name else [])) if c in taken]
+    if clash:
+        raise InputError(f"column(s) {clash} cannot be both a level of the design and a key, "
+                         "the variant or the value")
+    if block_name is not None and block_name in level_names:
+        raise InputError(f"{block_name!r} cannot be both a level and the block")
+    return Structure(tuple(level_names), block_name)
+
+
+def require_columns_named(present: set, wanted: Sequence[str], argument: str) -> None:
+    """An `InputError` naming `argument` and the first of `wanted` not in `present`.
+
+    Parameters
+    ----------
+    present : set of str
+        The table's columns.
+    wanted : sequence of str
+        The columns named by the argument.
+    argument : str
+        ``"levels"`` or ``"block"``.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    for name in wanted:
+        if name not in present:
+            raise InputError(f"{argument} names column {name!r}, which the table lacks "
+                             f"(columns: {sorted(present)})")
+
+
+@dataclass(frozen=True)
+class Units:
+    """A table collapsed to its independent units, and its variance components.
+
+    Attributes
+    ----------
+    table : pyarrow.Table
+        `collapse_levels`: one row per unit.
+    components : pyarrow.Table
+        `variance_components`: one row per (keys, variant) group.
+    """
+
+    table: pa.Table
+    components: pa.Table
+
+
+def _segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Sum of each CSR segment (segments are never empty here)."""
+    if values.size == 0:
+        return np.zeros(offsets.size - 1)
+    return np.add.reduceat(values, offsets[:-1])
+
+
+def _moments(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray,
+                                                                   np.ndarray]:
+    """Count, mean and sum of squared deviations of the non-NaN values of each segment."""
+    valid = ~np.isnan(values)
+    n = _segment_sums(valid.astype(np.float64), offsets)
+    sizes = np.diff(offsets)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        mean = _segment_sums(np.where(valid, values, 0.0), offsets) / n
+        deviation = np.where(valid, values - np.repeat(mean, sizes), 0.0)
+    return n, mean, _segment_sums(deviation * deviation, offsets)
+
+
+def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
+             structure: Structure) -> Units:
+    """Collapse every (keys, variant) group to its independent units and estimate its variance
+    components, in one grouping pass.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table (complete groups).
+    keys : sequence of str
+        The benchmark key columns.
+    variant : str or None
+        The variant column.
+    value : str
+        The value column (null/NaN values are left out).
+    structure : Structure
+        Not flat.
+
+    Returns
+    -------
+    Units
+
+    Raises
+    ------
+    InputError
+        A missing column; a flat structure.
+
+    Notes
+    -----
+    See `collapse_levels` and `variance_components`.
+    """
+    if structure.flat:
+        raise InputError("units_of needs a structure with a level or a block")
+    outer = [*keys, *([variant] if variant is not None else [])]
+    # the innermost grouping: the block's cells, else every nested level (the variance
+    # components need each); the collapse takes the outermost unit
+    if structure.block is not None:
+        unit_levels = [structure.block]
+    else:
+        unit_levels = list(structure.levels)
+    require_columns(table, [*outer, *unit_levels, value])
+    groups = group_rows(table, [*outer, *unit_levels])
+    values = groups.gather(value_column(table, value))
+    n_inner, mean_inner, ss_inner = _moments(values, groups.offsets)
+    # one (keys, variant) group's values all positive: its components on the log scale
+    parents = group_rows(groups.keys, outer)  # contiguous: the groups are in key order
+    parent_offsets = parents.offsets
+    with np.errstate(invalid="ignore", divide="ignore"):
+        logs = np.log(np.where(values > 0, values, np.nan))
+    value_offsets = groups.offsets[parent_offsets]
+    nonpositive = _segment_sums((values <= 0).astype(np.float64), value_offsets) > 0
+    log_scale = ~nonpositive
+    inner_of_parent = np.diff(parent_offsets)
+    use_log = np.repeat(log_scale, inner_of_parent)
+    n_log, mean_log, ss_log = _moments(logs, groups.offsets)
+    mean_c = np.where(use_log, mean_log, mean_inner)
+    ss_c = np.where(use_log, ss_log, ss_inner)
+    n_c = np.where(use_log, n_log, n_inner)
+
+    if structure.block is None and len(unit_levels) == 2:
+        builds = group_rows(groups.keys, [*outer, unit_levels[0]])
+        components = _two_level(n_c, mean_c, ss_c, builds.offsets, parent_offsets,
+                                builds.n_groups)
+        unit_groups = builds
+        unit_n, unit_mean, _ = _moments(values, groups.offsets[builds.offsets])
+    else:
+        components = _one_level(n_c, mean_c, ss_c, parent_offsets)
+        unit_groups = None
+        unit_n, unit_mean = n_inner, mean_inner
+
+    unit_keys = groups.keys if unit_groups is None else unit_groups.keys
+    unit_table = unit_keys.append_column(value, pa.array(unit_mean, pa.float64(),
+                                                         mask=unit_n == 0))
+    unit_table = unit_table.append_column("n_values", pa.array(unit_n.astype(np.int64)))
+    level_names = unit_levels if structure.block is None else [structure.block]
+    sigma2, within = components["sigma2"], components["within"]
+    columns = {"n_units": components["n_units"], "n_values": components["n_values"]}
+    for name, level_sigma2 in zip(level_names, sigma2):
+        columns[f"sigma2_{name}"] = level_sigma2
+    columns["sigma2_iteration"] = within
+    between = np.sum(sigma2, axis=0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        total = between + within
+        icc = np.where(total > 0, between / total, np.where(total == 0, 0.0, np.nan))
+    columns.update({"sigma2_between": between, "sigma2_within": within, "icc": icc,
+                    "design_effect": components["design_effect"]})
+    with np.errstate(invalid="ignore", divide="ignore"):
+        columns["n_effective"] = components["n_values"] / components["design_effect"]
+    comp = parents.keys
+    for name, column in columns.items():
+        comp = comp.append_column(name, pa.array(column))
+    comp = comp.append_column("scale", pa.array(np.where(log_scale, "log", "linear"),
+                                                pa.string()))
+    return Units(unit_table, comp)
+
+
+def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
+               parent_offsets: np.ndarray) -> dict[str, Any]:
+    """One-way random-effects ANOVA (moment) estimators per parent group, unbalanced.
+
+    ``MSW = SSW / (N - a)``, ``MSB = sum n_i (m_i - m)^2 / (a - 1)``,
+    ``n0 = (N - sum n_i^2 / N) / (a - 1)``, ``s2_unit = max(0, (MSB - MSW) / n0)``
+    (Searle, Casella & McCulloch 1992, Variance Components, section 3.5).
+    """
+    has = n > 0
+    units = _segment_sums(has.astype(np.float64), parent_offsets)
+    total_n = _segment_sums(n, parent_offsets)
+    sizes = np.diff(parent_offsets)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grand = _segment_sums(np.where(has, n * mean, 0.0), parent_offsets) / total_n
+        spread = np.where(has, n * (mean - np.repeat(grand, sizes)) ** 2, 0.0)
+        ssb = _segment_sums(spread, parent_offsets)
+        ssw = _segment_sums(np.where(has, ss, 0.0), parent_offsets)
+        sum_n2 = _segment_sums(n * n, parent_offsets)
+        msw = ssw / (total_n - units)
+        msb = ssb / (units - 1)
+        n0 = (total_n - sum_n2 / total_n) / (units - 1)
+        unit_var = np.maximum((msb - msw) / n0, 0.0)
+        unit_var = np.where((units >= 2) & (total_n > units), unit_var, np.nan)
+        msw = np.where(total_n > units, msw, np.nan)
+        total = unit_var + msw
+        design = np.where(total > 0, (msw * total_n + unit_var * sum_n2) / (total_n * total),
+                          np.where(total == 0, 1.0, np.nan))
+    return {"n_units": units.astype(np.int64), "n_values": total_n.astype(np.int64),
+            "sigma2": [unit_var], "within": msw, "design_effect": design}
+
+
+def _two_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray, build_offsets: np.ndarray,
+               parent_offsets: np.ndarray, n_builds: int) -> dict[str, Any]:
+    """Nested (hierarchical) random-effects ANOVA estimators per parent group, unbalanced:
+    builds (a), processes within builds (b), values within processes.
+
+    ``E[MSE] = s2_e``, ``E[MSB(A)] = s2_e + k1 s2_b``, ``E[MSA] = s2_e + k2 s2_b + k3 s2_a`` with
+    ``k1 = (N - sum_ij n_ij^2 / n_i) / (b - a)``, ``k2 = (sum_ij n_ij^2 / n_i - sum_ij n_ij^2 / N)
+    / (a - 1)``, ``k3 = (N - sum_i n_i^2 / N) / (a - 1)`` (Searle, Casella & McCulloch 1992,
+    section 5.4; Sokal & Rohlf, Biometry, unequal-n nested ANOVA). Estimates are truncated at 0.
+    """
+    has = n > 0
+    # the processes' parent build, the builds' parent group
+    process_sizes = np.diff(build_offsets)  # processes per build
+    build_n = _segment_sums(n, build_offsets)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        build_mean = _segment_sums(np.where(has, n * mean, 0.0), build_offsets) / build_n
+    # the parent group of each build: builds are contiguous within parents
+    build_start = build_offsets[:-1]
+    group_of_process = np.repeat(np.arange(parent_offsets.size - 1), np.diff(parent_offsets))
+    group_of_build = group_of_process[build_start]
+    group_build_offsets = np.searchsorted(group_of_build, np.arange(parent_offsets.size),
+                                          side="left").astype(np.int64)
+    a = _segment_sums(np.ones(n_builds), group_build_offsets)
+    b = _segment_sums(has.astype(np.float64), parent_offsets)
+    total_n = _segment_sums(build_n, group_build_offsets)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        grand = _segment_sums(build_n * np.nan_to_num(build_mean), group_build_offsets) / total_n
+        sse = _segment_sums(np.where(has, ss, 0.0), parent_offsets)
+        spread_b = np.where(has, n * (mean - np.repeat(build_mean, process_sizes)) ** 2, 0.0)
+        ssb = _segment_sums(spread_b, parent_offsets)
+        spread_a = build_n * (np.nan_to_num(build_mean)
+                              - np.repeat(grand, np.diff(group_build_offsets))) ** 2
+        ssa = _segment_sums(spread_a, group_build_offsets)
+        n2_over_build = np.where(has, n * n / np.repeat(build_n, process_sizes), 0.0)
+        s_ij = _segment_sums(n2_over_build, parent_offsets)
+        sum_nij2 = _segment_sums(n * n, parent_offsets)
+        sum_ni2 = _segment_sums(build_n * build_n, group_build_offsets)
+        mse = sse / (total_n - b)
+        msb = ssb / (b - a)
+        msa = ssa / (a - 1)
+        k1 = (total_n - s_ij) / (b - a)
+        k2 = (s_ij - sum_nij2 / total_n) / (a - 1)
+        k3 = (total_n - sum_ni2 / total_n) / (a - 1)
+        var_b = np.maximum((msb - mse) / k1, 0.0)
+        var_a = np.maximum((msa - mse - k2 * var_b) / k3, 0.0)
+        var_b = np.where(b > a, var_b, np.nan)
+        var_a = np.where(a >= 2, var_a, np.nan)
+        mse = np.where(total_n > b, mse, np.nan)
+        total = var_a + var_b + mse
+        design = np.where(total > 0, (mse * total_n + var_b * sum_nij2 + var_a * sum_ni2)
+                          / (total_n * total), np.where(total == 0, 1.0, np.nan))
+    return {"n_units": a.astype(np.int64), "n_values": total_n.astype(np.int64),
+            "sigma2": [var_a, var_b], "within": mse, "design_effect": design}
+
+
+def collapse_levels(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
+                    structure: Structure) -> pa.Table:
+    """One row per independent unit of each (keys, variant) group.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table (complete groups).
+    keys : sequence of str
+        The benchmark key columns.
+    variant : str or None
+        The variant column.
+    value : str
+        The value column.
+    structure : Structure
+        The structure (`resolve_structure`).
+
+    Returns
+    -------
+    pyarrow.Table
+        A flat structure: `table` itself. Else the keys, the variant, the unit column(s)
+        (the outermost level, or the block: a block keeps its name, so paired code pairs on
+        it), `value` = the unit's arithmetic mean of its non-null values (null when it has
+        none) and ``n_values`` (int64), in group order.
+
+    Notes
+    -----
+    The means of independent units are independent, so any test on them holds its level under
+    the random-effects model whatever the variance components (Kalibera & Jones 2013,
+    section 3).
+    """
+    if structure.flat:
+        return table
+    return units_of(table, keys, variant, value, structure).table
+
+
+def variance_components(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
+                        structure: Structure) -> pa.Table:
+    """The variance components of each (keys, variant) group, per level.
+
+    Parameters
+    ----------
+    table, keys, variant, value, structure
+        As `collapse_levels` (a structure that is not flat).
+
+    Returns
+    -------
+    pyarrow.Table
+        One row per group, in group order: the keys and variant, ``n_units``, ``n_values``,
+        ``sigma2_<level>`` per level (the block's name with a block), ``sigma2_iteration``,
+        ``sigma2_between`` (their sum over the levels), ``sigma2_within`` (=
+        ``sigma2_iteration``), ``icc`` (between / (between + within)), ``design_effect`` (the
+        variance of the grand mean over its value under independence) and ``n_effective``
+        (``n_values / design_effect``), and ``scale`` (``"log"`` when every value of the group
+        is > 0, the scale they are computed on, else ``"linear"``).
+
+    Notes
+    -----
+    ANOVA (moment) estimators for unbalanced data, truncated at 0 (Searle, Casella &
+    McCulloch 1992): on balanced data they equal REML wherever REML's estimate is inside the
+    parameter space. The design effect of the grand mean is
+    ``(s2_e N + s2_p sum n_ij^2 + s2_b sum n_i^2) / (N (s2_e + s2_p + s2_b))`` (Kish 1965);
+    with one level ``1 + (sum n_i^2 / N - 1) icc``.
+    """
+    return units_of(table, keys, variant, value, structure).components

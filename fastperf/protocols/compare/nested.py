@@ -1,0 +1,176 @@
+"""`compare` at the level of the independent units: processes (forks, launches, invocations),
+or rounds that measured both variants interleaved.
+
+A process's values share its state, so they are not independent; the pooled rank-sum test
+understates the variance by the design effect and calls changes that are not there (3-9x its
+level on realistic data, docs/nested.md). Kalibera & Jones (2013) build inference on the
+independent units. Here, per benchmark and variant:
+
+- **processes** (``analysis == "process"``): the values of each process are averaged; the
+  change is the difference of the mean log process means, tested by Welch's t-test (Welch 1947)
+  with its Welch-Satterthwaite degrees of freedom; the ratio's interval is exp of Welch's
+  interval. On balanced data with equal variances this is the REML mixed-model test of the
+  variant effect, whose degrees of freedom come from the process level.
+- **rounds** (``analysis == "round"``): each variant's values of a round are averaged; the
+  within-round log ratios are tested by the paired t-test (Student 1908), which removes any
+  drift shared by the two variants of a round.
+
+A benchmark with fewer than 2 units on a side, or whose units hold one value each, keeps the
+flat analysis (``analysis == "flat"``).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Sequence
+
+import numpy as np
+import pyarrow as pa
+
+from fastperf.data.arrays import Samples
+from fastperf.data.levels import Structure, units_of
+from fastperf.data.samples import (chunk_paired_samples, chunk_variant_samples, concat_samples,
+                                   present_variants, variant_takes)
+from fastperf.engine.parametric import (paired_t, scaled_moments_of, t_from_moments, t_pvalue,
+                                        t_quantile)
+from fastperf.engine.ranks import sort_samples
+
+__all__ = ["NestedRows", "NESTED_COLUMNS", "nested_rows"]
+
+#: The columns a nested comparison adds to `compare`'s table.
+NESTED_COLUMNS = ("analysis", "units_baseline", "units_candidate", "icc_baseline",
+                  "icc_candidate", "n_effective_baseline", "n_effective_candidate")
+
+
+@dataclass(frozen=True)
+class NestedRows:
+    """The nested analysis of every (candidate, benchmark) row of a `compare` chunk.
+
+    Attributes
+    ----------
+    nested : numpy.ndarray of bool
+        Whether the row takes the nested analysis (else the flat one).
+    columns : dict
+        `NESTED_COLUMNS`, row for row.
+    pvalue, estimate, low, high, eq_low, eq_high : numpy.ndarray
+        The test's two-sided p-value, the log ratio and its `confidence` and 1 - 2 alpha
+        interval (NaN where the row is not nested or the test has no result).
+    baseline_units, candidate_units : Samples
+        The unit means of each row's sides, sorted (for the medians and the overall score).
+    method : str
+        ``"welch"`` or ``"paired t"``.
+    """
+
+    nested: np.ndarray
+    columns: dict[str, Any]
+    pvalue: np.ndarray
+    estimate: np.ndarray
+    low: np.ndarray
+    high: np.ndarray
+    eq_low: np.ndarray
+    eq_high: np.ndarray
+    baseline_units: Samples
+    candidate_units: Samples
+    method: str
+
+
+def _log_samples(samples: Samples) -> Samples:
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return Samples(np.log(np.where(samples.values > 0, samples.values, np.nan)),
+                       samples.offsets)
+
+
+def _per_variant(components: pa.Table, takes: dict[Any, np.ndarray],
+                 column: str) -> dict[Any, np.ndarray]:
+    """A variance-components column per benchmark for each variant (NaN where absent): the
+    components' rows are the unit table's (keys, variant) groups, which `takes` indexes."""
+    values = components.column(column).to_numpy(zero_copy_only=False).astype(np.float64)
+    return {name: np.where(take >= 0, values[np.maximum(take, 0)] if values.size else np.nan,
+                           np.nan) for name, take in takes.items()}
+
+
+def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant: str,
+                value: str, baseline: Any, candidates: Sequence[Any], n_benchmarks: int,
+                confidence: float, alpha: float) -> NestedRows:
+    """The nested analysis of a `compare` chunk (see the module docstring).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The chunk: complete benchmarks.
+    structure : Structure
+        Not flat.
+    keys : list of str
+        The benchmark key columns (the unit included).
+    variant, value : str
+        The variant and value columns.
+    baseline, candidates
+        The variants compared.
+    n_benchmarks : int
+        The benchmarks of the chunk (`chunk_variant_samples`'s keys), whose order the rows
+        follow.
+    confidence, alpha : float
+        The interval's level; the test's level (the equivalence interval is 1 - 2 alpha).
+
+    Returns
+    -------
+    NestedRows
+    """
+    c = len(candidates)
+    names = [baseline, *candidates]
+    units = units_of(table, keys, variant, value, structure)
+    unit_table = units.table
+    vs = chunk_variant_samples(unit_table, names, keys, variant, value)
+    _, takes = variant_takes(vs.groups, keys, variant, present_variants(vs.groups.keys, variant,
+                                                                        names))
+    takes = {name: takes.get(name, np.full(n_benchmarks, -1, dtype=np.int64)) for name in names}
+    comp = units.components
+    n_units, n_values, icc, n_eff = (_per_variant(comp, takes, column) for column in
+                                     ("n_units", "n_values", "icc", "n_effective"))
+    side = lambda d: (np.tile(np.nan_to_num(d[baseline]), c),  # noqa: E731
+                      np.concatenate([np.nan_to_num(d[name]) for name in candidates]))
+    units_x, units_y = (u.astype(np.int64) for u in side(n_units))
+    values_x, values_y = (v.astype(np.int64) for v in side(n_values))
+    icc_x = np.tile(icc[baseline], c)
+    icc_y = np.concatenate([icc[name] for name in candidates])
+    eff_x = np.tile(n_eff[baseline], c)
+    eff_y = np.concatenate([n_eff[name] for name in candidates])
+
+    xs = concat_samples([vs.samples[baseline]] * c)
+    ys = concat_samples([vs.samples[name] for name in candidates])
+    nan = np.full(n_benchmarks * c, np.nan)
+    if structure.block is None:
+        method = "welch"
+        mx, my = scaled_moments_of(_log_samples(xs)), scaled_moments_of(_log_samples(ys))
+        t, df, se, estimate, _ = t_from_moments(my.n, my.n_nan, my.scaled_mean, my.variance,
+                                                mx.n, mx.n_nan, mx.scaled_mean, mx.variance,
+                                                False, my.exponent, mx.exponent)
+        one_each = (values_x == units_x) & (values_y == units_y)
+        nested = (units_x >= 2) & (units_y >= 2) & ~one_each
+    else:
+        method = "paired t"
+        parts = [chunk_paired_samples(unit_table, baseline, name, keys, variant, value,
+                                      structure.block) for name in candidates]
+        differences = concat_samples([
+            Samples(_log_samples(p.candidate).values - _log_samples(p.baseline).values,
+                    p.baseline.offsets) for p in parts])
+        pairs, t, df, se, estimate, _ = paired_t(differences)
+        units_x = units_y = pairs.astype(np.int64)
+        nested = pairs >= 2
+    with np.errstate(invalid="ignore"):
+        p = np.where(nested, t_pvalue(t, df, "two-sided"), nan)
+        q = t_quantile(0.5 + confidence / 2, df)
+        q_eq = t_quantile(1.0 - alpha, df)
+        estimate = np.where(nested, estimate, nan)
+        low, high = estimate - q * se, estimate + q * se
+        eq_low, eq_high = estimate - q_eq * se, estimate + q_eq * se
+    # a variance that makes no test (every unit mean equal): p NaN, handled as the flat
+    # analysis handles it (the status names it)
+    columns = {
+        "analysis": pa.array(np.where(nested, "round" if structure.block else "process",
+                                      "flat"), pa.string()),
+        "units_baseline": units_x, "units_candidate": units_y,
+        "icc_baseline": icc_x, "icc_candidate": icc_y,
+        "n_effective_baseline": eff_x, "n_effective_candidate": eff_y,
+    }
+    return NestedRows(nested, columns, p, estimate, low, high, eq_low, eq_high,
+                      sort_samples(xs), sort_samples(ys), method)

@@ -1,0 +1,174 @@
+"""`compare` on nested and interleaved measurements (processes, rounds), against scipy's Welch
+and paired t-tests on the unit means pandas computes, and the flat analysis bit for bit."""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pyarrow as pa
+import pytest
+from scipy import stats
+
+import fastperf
+from fastperf.data.chunked import run_out_of_core  # noqa: F401  (the chunked driver)
+from fastperf.io.dataset import Dataset
+
+
+def nested(rng, benchmarks=20, processes=6, iterations=5, icc=0.5, sigma=0.05, effect=0.0,
+           unbalanced=False):
+    rows = {"benchmark": [], "variant": [], "process": [], "iteration": [], "value": []}
+    for b in range(benchmarks):
+        for v, shift in (("old", 0.0), ("new", effect)):
+            for p in range(processes):
+                a = rng.normal(0, sigma * np.sqrt(icc))
+                m = iterations + (int(rng.integers(0, 3)) if unbalanced else 0)
+                e = rng.normal(0, sigma * np.sqrt(1 - icc), m)
+                rows["benchmark"] += [f"b{b}"] * m
+                rows["variant"] += [v] * m
+                rows["process"] += [p] * m
+                rows["iteration"] += list(range(m))
+                rows["value"] += list(np.exp(2.0 + shift + a + e))
+    return pa.table(rows)
+
+
+def rounds(rng, benchmarks=20, count=10, iterations=3, drift=0.05, effect=0.0):
+    rows = {"benchmark": [], "variant": [], "round": [], "value": []}
+    for b in range(benchmarks):
+        walk = np.cumsum(rng.normal(0, drift, count))
+        for r in range(count):
+            for v, shift in (("old", 0.0), ("new", effect)):
+                e = rng.normal(0, 0.02, iterations)
+                rows["benchmark"] += [f"b{b}"] * iterations
+                rows["variant"] += [v] * iterations
+                rows["round"] += [r] * iterations
+                rows["value"] += list(np.exp(1.0 + walk[r] + shift + e))
+    return pa.table(rows)
+
+
+def unit_logs(table: pa.Table, unit: str) -> pd.DataFrame:
+    frame = table.to_pandas()
+    means = frame.groupby(["benchmark", "variant", unit], sort=False)["value"].mean()
+    return np.log(means).rename("y").reset_index()
+
+
+@pytest.mark.parametrize("unbalanced", [False, True])
+def test_process_analysis_is_welch_on_log_process_means(unbalanced):
+    rng = np.random.default_rng(1)
+    table = nested(rng, unbalanced=unbalanced, effect=0.02)
+    result = fastperf.compare(table, baseline="old", candidate="new", adjust="none")
+    assert result.summary["structure"] == "process"
+    rows = result.table.to_pylist()
+    logs = unit_logs(table, "process")
+    for row in rows:
+        b = logs[logs.benchmark == row["benchmark"]]
+        x = b[b.variant == "old"]["y"].to_numpy()
+        y = b[b.variant == "new"]["y"].to_numpy()
+        test = stats.ttest_ind(y, x, equal_var=False)
+        interval = test.confidence_interval(0.95)
+        assert row["analysis"] == "process" and row["method"] == "welch"
+        assert row["pvalue"] == pytest.approx(test.pvalue, rel=1e-9)
+        assert row["ratio"] == pytest.approx(np.exp(y.mean() - x.mean()), rel=1e-12)
+        assert row["ci_low"] == pytest.approx(np.exp(interval.low), rel=1e-9)
+        assert row["ci_high"] == pytest.approx(np.exp(interval.high), rel=1e-9)
+        assert row["units_baseline"] == 6 and row["units_candidate"] == 6
+        assert row["median_baseline"] == pytest.approx(np.median(np.exp(x)), rel=1e-12)
+
+
+def test_round_analysis_is_the_paired_t_test_on_log_round_means():
+    rng = np.random.default_rng(2)
+    table = rounds(rng, effect=0.02)
+    result = fastperf.compare(table, baseline="old", candidate="new", adjust="none")
+    assert result.summary["structure"] == "round"
+    logs = unit_logs(table, "round")
+    for row in result.table.to_pylist():
+        b = logs[logs.benchmark == row["benchmark"]]
+        x = b[b.variant == "old"].sort_values("round")["y"].to_numpy()
+        y = b[b.variant == "new"].sort_values("round")["y"].to_numpy()
+        test = stats.ttest_rel(y, x)
+        interval = test.confidence_interval(0.95)
+        assert row["analysis"] == "round" and row["method"] == "paired t"
+        assert row["pvalue"] == pytest.approx(test.pvalue, rel=1e-9)
+        assert row["ci_low"] == pytest.approx(np.exp(interval.low), rel=1e-9)
+        assert row["ci_high"] == pytest.approx(np.exp(interval.high), rel=1e-9)
+        assert row["units_baseline"] == 10
+    assert "n=10r" in result.to_text()
+
+
+def test_flat_analysis_reproduces_the_table_without_levels_bit_for_bit():
+    rng = np.random.default_rng(3)
+    table = nested(rng, effect=0.01)
+    flat = fastperf.compare(table, baseline="old", candidate="new", levels=[])
+    plain = fastperf.compare(table.drop_columns(["process", "iteration"]), baseline="old",
+                             candidate="new")
+    assert flat.table.equals(plain.table)
+    assert flat.summary["structure"] == "flat"
+    cli_flat = fastperf.compare(table, baseline="old", candidate="new", levels="none")
+    assert cli_flat.table.equals(plain.table)
+
+
+def test_one_process_per_side_or_one_value_per_process_keeps_the_flat_analysis():
+    rng = np.random.default_rng(4)
+    one_process = nested(rng, benchmarks=3, processes=1, iterations=12)
+    result = fastperf.compare(one_process, baseline="old", candidate="new")
+    plain = fastperf.compare(one_process, baseline="old", candidate="new", levels=[])
+    assert set(result.table.column("analysis").to_pylist()) == {"flat"}
+    for name in plain.table.column_names:
+        assert result.table.column(name).equals(plain.table.column(name)), name
+    one_value = nested(rng, benchmarks=3, processes=12, iterations=1)
+    result = fastperf.compare(one_value, baseline="old", candidate="new")
+    assert set(result.table.column("analysis").to_pylist()) == {"flat"}
+
+
+def test_the_flat_analysis_overstates_certainty_and_a_warning_names_it():
+    rng = np.random.default_rng(5)
+    table = nested(rng, benchmarks=200, processes=5, iterations=10, icc=0.8)
+    flat = fastperf.compare(table, baseline="old", candidate="new", adjust="none", levels=[])
+    result = fastperf.compare(table, baseline="old", candidate="new", adjust="none")
+    changed = lambda r: np.isin(r.table.column("verdict").to_numpy(zero_copy_only=False),  # noqa: E731
+                                ["worse", "better", "changed"]).mean()
+    assert changed(flat) > 0.3  # the pooled test on correlated values: far above 5 %
+    assert changed(result) < 0.12
+    assert any("would be called a change" in w for w in result.warnings)
+    assert "compared on independent units (process)" in result.to_text()
+    assert "n=5\u00d710" in result.to_text()
+
+
+def test_explicit_levels_name_any_column():
+    rng = np.random.default_rng(6)
+    table = nested(rng, benchmarks=4)
+    renamed = table.rename_columns(["benchmark", "variant", "fork", "iteration", "value"])
+    a = fastperf.compare(table, baseline="old", candidate="new")
+    b = fastperf.compare(renamed, baseline="old", candidate="new", levels=["fork", "iteration"])
+    assert b.summary["structure"] == "fork"
+    assert a.table.column("pvalue").equals(b.table.column("pvalue"))
+    with pytest.raises(fastperf.InputError, match="levels names column 'process'"):
+        fastperf.compare(renamed, baseline="old", candidate="new", levels=["process"])
+
+
+def test_chunks_give_the_in_memory_result(tmp_path):
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(8)
+    table = nested(rng, benchmarks=30)
+    path = tmp_path / "nested.parquet"
+    pq.write_table(table, path, row_group_size=200)
+    whole = fastperf.compare(table, baseline="old", candidate="new")
+    lazy = fastperf.read(path, lazy=True, memory_limit=60_000)
+    assert isinstance(lazy, Dataset)
+    chunked = fastperf.compare(lazy, baseline="old", candidate="new")
+    for name in whole.table.column_names:
+        got = chunked.table.column(name).to_pylist()
+        want = whole.table.column(name).to_pylist()
+        if name in ("benchmark", "variant"):
+            continue
+        assert got == want, name
+
+
+def test_nan_values_are_dropped_and_counted_per_unit():
+    rng = np.random.default_rng(9)
+    table = nested(rng, benchmarks=2)
+    value = table.column("value").to_numpy().copy()
+    value[:5] = np.nan  # all of b0/old process 0
+    table = table.set_column(table.column_names.index("value"), "value", pa.array(value))
+    row = fastperf.compare(table, baseline="old", candidate="new").table.to_pylist()[0]
+    assert row["n_dropped_baseline"] == 5
+    assert row["units_baseline"] == 5 and row["n_baseline"] == 25
