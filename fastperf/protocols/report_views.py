@@ -80,10 +80,15 @@ def compare_view(result) -> ReportView:
             decided = row["worse"] + row["better"] + row["no change"] + row["equivalent"]
             headline.append(_proportion_line(f"benchmarks better, {row['candidate']}{unit}", row["better"],
                                              decided, s["confidence"]))
+    structure = result.structure_line()
+    if structure is not None:
+        headline.append(structure)
     margin = s.get("margin")
     keys = (["candidate"] if "candidate" in t.column_names else []) + list(s.get("keys") or [])
+    how = ("Hodges-Lehmann interval" if structure is None else
+           "interval: Hodges-Lehmann, or Welch / paired t on the units")
     figure = Intervals(
-        f"ratio candidate / baseline, {s['confidence']:g} Hodges-Lehmann interval",
+        f"ratio candidate / baseline, {s['confidence']:g} {how}",
         row_labels(t, keys), _column(t, "ratio"), _column(t, "ci_low"), _column(t, "ci_high"),
         axis="ratio candidate / baseline (log scale; 1 = no change)",
         category=_text(t, "verdict"),

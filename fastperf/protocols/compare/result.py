@@ -257,20 +257,31 @@ class CompareResult(BenchmarkResult):
         how = (f"p-values adjusted ({_ADJUST_NAMES[s['adjust']]}) over {s['comparisons']} "
                "comparisons" if s["adjust"] != "none" else "p-values not adjusted")
         line = f"{counts or 'nothing compared'}; {how}; verdicts at alpha={s['alpha']:g}"
-        structure = s.get("structure", "flat")
+        structure = self.structure_line()
+        return line if structure is None else line + "\n" + structure
+
+    def structure_line(self) -> str | None:
+        """What the structure of the data made of the comparison (None when flat): the
+        comparisons made on independent units, their median ICC and effective n.
+
+        Returns
+        -------
+        str or None
+        """
+        structure = self.summary.get("structure", "flat")
         if structure == "flat":
-            return line
+            return None
         table = self.benchmarks
         on_units = np.flatnonzero(table.column("analysis").to_numpy(zero_copy_only=False)
                                   != "flat")
         if on_units.size == 0:
-            return line + f"\nlevels ({structure}) present, but every comparison is flat"
+            return f"levels ({structure}) present, but every comparison is flat"
         def median_of(name):
             values = table.column(name).to_numpy(zero_copy_only=False)[on_units]
             values = values[np.isfinite(values)]
             return float(np.median(values)) if values.size else math.nan
         n_values = table.column("n_baseline").to_numpy(zero_copy_only=False)[on_units]
-        return (line + f"\ncompared on independent units ({structure}) in {on_units.size} of "
+        return (f"compared on independent units ({structure}) in {on_units.size} of "
                 f"{table.num_rows}: median ICC {median_of('icc_baseline'):.2f}, effective n "
                 f"{median_of('n_effective_baseline'):.1f} of {float(np.median(n_values)):g} "
                 "values (baseline, median); levels=[] for the flat analysis")
