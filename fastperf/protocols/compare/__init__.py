@@ -68,6 +68,13 @@ def _ends(samples: Samples, index: np.ndarray) -> np.ndarray:
     return np.where(samples.sizes > 0, np.take(samples.values, index, mode="clip"), np.nan)
 
 
+def _blanked(samples: Samples, rows: np.ndarray) -> Samples:
+    """`samples` with the chosen rows emptied."""
+    sizes = np.where(rows, 0, samples.sizes)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    return Samples(samples.values[~np.repeat(rows, samples.sizes)], offsets)
+
+
 def _smallest_pvalue_reaches(m: np.ndarray, n: np.ndarray, alpha: float) -> np.ndarray:
     """Whether the two-sided rank-sum test of sizes m, n can reach `alpha` at all: its smallest
     p-value, 2 / C(m + n, m), is at most alpha."""
@@ -366,15 +373,19 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     state = raw_state.on_logs(positive)
     all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
     p = np.where(np.isnan(p) & all_equal, 1.0, p)  # one value on both sides: nothing changed
+    nested = None
+    if not plan.structure.flat:
+        nested = nested_rows(table, plan.structure, keys, variant, value, baseline, candidates,
+                             k, confidence, alpha)
+        # the rows compared on their units need no Hodges-Lehmann selection: emptied, the
+        # selection skips them
+        state = state.transformed(*(_blanked(s, nested.nested) for s in (state.xs, state.ys)))
     estimate, low, high = state.effects("two-sided", confidence)
     eq_low = eq_high = None
     if margin is not None:
         _, eq_low, eq_high = state.effects("two-sided", 1.0 - 2.0 * alpha)
     testable = _smallest_pvalue_reaches(n_x, n_y, alpha) & np.isfinite(p)
-    nested = None
-    if not plan.structure.flat:
-        nested = nested_rows(table, plan.structure, keys, variant, value, baseline, candidates,
-                             k, confidence, alpha)
+    if nested is not None:
         use = nested.nested
         with np.errstate(invalid="ignore", divide="ignore"):
             flat_extra = {"pvalue_flat": p, "testable_flat": testable,
