@@ -3,11 +3,16 @@ difference (average) materialised with numpy, sorted and indexed. Hand-computed 
 estimates; the narrowing rounds of the large-group path forced on data small enough to sort."""
 from __future__ import annotations
 
+import itertools
+import math
+
 import numpy as np
+import pyarrow as pa
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import fastperf
 from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
 from naive import pairwise_differences, walsh_averages
 
@@ -247,3 +252,22 @@ def test_parallel_build_agrees(parallel_always):
     got = walsh_order_statistics(x, xo, ranks, n_rows=1)
     for g in range(len(xs)):
         assert_same(got[g], expected(walsh_averages(xs[g]), ranks[g]))
+
+
+@pytest.mark.parametrize("m, n", [(2, 2), (3, 3), (2, 6), (3, 4), (4, 4), (2, 20), (5, 5)])
+def test_an_unreachable_interval_is_the_whole_line(m, n):
+    """Where even [D_(1), D_(mn)] covers less than `confidence` (2 P(U = 0) > alpha, by
+    enumerating the rank-sum null), the interval is the whole line, not R's narrower widest
+    interval: a 95 % interval must cover at least 95 %."""
+    arrangements = math.comb(m + n, m)
+    zero = sum(1 for chosen in itertools.combinations(range(m + n), m)
+               if sorted(chosen) == list(range(m)))  # every x below every y: U = 0
+    reachable = 2 * zero / arrangements <= 0.05
+    x = np.linspace(1.0, 2.0, m)
+    y = np.linspace(3.0, 4.5, n)
+    table = pa.table({"variant": ["x"] * m + ["y"] * n, "value": np.concatenate([x, y])})
+    row = fastperf.mannwhitneyu(table, baseline="x", candidate="y", log=True,
+                                by=None).table.to_pylist()[0]
+    assert (row["ci_low"] == 0.0 and row["ci_high"] == np.inf) == (not reachable)
+    if reachable:
+        assert 0 < row["ci_low"] <= row["ratio"] <= row["ci_high"] < np.inf

@@ -183,7 +183,25 @@ class EffectState:
             return estimate, None, None
         low = np.full(total.shape, -np.inf) if alternative == "less" else values[:, 2]
         high = np.full(total.shape, np.inf) if alternative == "greater" else values[:, 3]
+        # no interval of order statistics reaches `confidence` (R's wilcox.test widens to the
+        # extreme values with a warning, below the level): the whole line, which does
+        unreachable = self.unreachable(confidence, alternative)
+        low = np.where(unreachable, -np.inf, low)
+        high = np.where(unreachable, np.inf, high)
         return estimate, np.where(self.valid, low, np.nan), np.where(self.valid, high, np.nan)
+
+    def unreachable(self, confidence: float, alternative: str) -> np.ndarray:
+        """Where no interval of the order statistics reaches `confidence`: the widest one,
+        [V_(1), V_(M)], covers with probability 1 - 2 P(K = 0) (two-sided) under the exact
+        untied null, which is below it."""
+        total = self.total()
+        if not self.exact_untied.any():
+            return np.zeros(total.shape, dtype=bool)
+        alpha = 1.0 - confidence
+        level = alpha / 2 if alternative == "two-sided" else alpha
+        k = interval_ranks(total, self.exact_untied, self.size_keys(), self.quantile,
+                           self.sigma(), alternative, confidence, clip=False)
+        return self.exact_untied & (k < 1) & (level > 0)
 
 
 class RankSumState(EffectState):
@@ -378,7 +396,8 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
     return statistic, p, status, method_used, z, state
 
 
-def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, confidence: float):
+def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, confidence: float,
+                   clip: bool = True):
     """k of the interval [V_(k), V_(total+1−k)] per test: from the exact null distribution where
     `exact` (``quantile(size_key, level)``, once per distinct size), else normal."""
     alpha = 1.0 - confidence
@@ -392,7 +411,7 @@ def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, c
         distinct, inverse = distinct_rows(size_keys[exact])
         per_size = np.array([quantile(tuple(int(v) for v in key), level) for key in distinct])
         k[exact] = per_size[inverse.reshape(-1)]
-    return np.clip(k, 1, np.maximum(total, 1))
+    return np.clip(k, 1, np.maximum(total, 1)) if clip else k
 
 
 class SignedRankState(EffectState):
