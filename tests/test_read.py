@@ -137,8 +137,8 @@ def test_pyperf_integer_unit_and_benchmark_metadata_wins(tmp_path):
     path.write_text(json.dumps(doc))
     t = read(path)
     assert t.to_pylist() == [
-        {"benchmark": "count", "variant": "ints", "run": 0, "unit": "", "value": 3.0},
-        {"benchmark": "count", "variant": "ints", "run": 0, "unit": "", "value": 4.0},
+        {"benchmark": "count", "variant": "ints", "run": 0, "unit": "", "value": 3.0, "process": 0, "iteration": 0},
+        {"benchmark": "count", "variant": "ints", "run": 1, "unit": "", "value": 4.0, "process": 0, "iteration": 1},
     ]
 
 

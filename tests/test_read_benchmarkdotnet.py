@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 
+import pyarrow as pa
 import pytest
 
 from fastperf import InputError
@@ -67,7 +68,7 @@ def test_workload_results_per_operation(tmp_path):
     time = [r for r in rows if r["unit"] == "ns/op"]
     assert [r["value"] for r in time] == [100.0, 110.0, 95.0, None]   # 0 operations: null
     assert [r["run"] for r in time] == [0, 1, 2, 3]
-    assert [r["launch"] for r in time] == [1, 1, 2, 2]
+    assert [r["process"] for r in time] == [1, 1, 2, 2]              # LaunchIndex
     assert [r["iteration"] for r in time] == [1, 2, 1, 2]
     memory = [r for r in rows if r["unit"] == "B/op"]
     assert [(r["value"], r["run"]) for r in memory] == [(48.0, 0)]
@@ -88,12 +89,34 @@ def test_original_values_when_no_result_measurements_and_failed_benchmarks(tmp_p
         _bench("A", job=".NET 8.0", statistics={"OriginalValues": [3.0], "N": 1}),
         _bench("Broken", statistics=None, measurements=[]),
     ]}
-    rows = _read(tmp_path, doc).to_pylist()
-    assert [(r["benchmark"], r["job"], r["value"], r["run"], r["launch"]) for r in rows] == [
-        ("Ns.Type.A", "ShortRun(IterationCount=3)", 1.5, 0, None),
-        ("Ns.Type.A", "ShortRun(IterationCount=3)", 2.5, 1, None),
-        ("Ns.Type.A", ".NET 8.0", 3.0, 0, None),
-        ("Ns.Type.Broken", "DefaultJob", None, 0, None),
+    table = _read(tmp_path, doc)
+    rows = table.to_pylist()
+    assert [(r["benchmark"], r["job"], r["value"], r["run"]) for r in rows] == [
+        ("Ns.Type.A", "ShortRun(IterationCount=3)", 1.5, 0),
+        ("Ns.Type.A", "ShortRun(IterationCount=3)", 2.5, 1),
+        ("Ns.Type.A", ".NET 8.0", 3.0, 0),
+        ("Ns.Type.Broken", "DefaultJob", None, 0),
+    ]
+    # no launch is told apart (no result measurement): no level columns
+    assert "process" not in table.column_names and "iteration" not in table.column_names
+
+
+def test_launches_are_processes_and_rows_without_launch_are_null(tmp_path):
+    two_launches = [_m("Workload", "Result", 1, 1, 10, 100), _m("Workload", "Result", 1, 2, 10, 110),
+                    _m("Workload", "Result", 2, 1, 10, 120), _m("Workload", "Result", 3, 1, 10, 130),
+                    _m("Workload", "Warmup", 3, 1, 10, 999)]
+    doc = {"HostEnvironmentInfo": HOST, "Benchmarks": [
+        _bench("A", measurements=two_launches, statistics={"OriginalValues": [10.0, 11.0, 12.0, 13.0]},
+               memory={"BytesAllocatedPerOperation": 24}),
+        _bench("B", statistics={"OriginalValues": [5.0, 6.0]})]}
+    table = _read(tmp_path, doc)
+    assert table.schema.field("process").type == table.schema.field("iteration").type == pa.int64()
+    assert [(r["benchmark"], r["unit"], r["value"], r["run"], r["process"], r["iteration"])
+            for r in table.to_pylist()] == [
+        ("Ns.Type.A", "ns/op", 10.0, 0, 1, 1), ("Ns.Type.A", "ns/op", 11.0, 1, 1, 2),
+        ("Ns.Type.A", "ns/op", 12.0, 2, 2, 1), ("Ns.Type.A", "ns/op", 13.0, 3, 3, 1),
+        ("Ns.Type.A", "B/op", 24.0, 0, None, None),          # one value per benchmark
+        ("Ns.Type.B", "ns/op", 5.0, 0, None, None), ("Ns.Type.B", "ns/op", 6.0, 1, None, None),
     ]
 
 

@@ -196,7 +196,7 @@ def test_pyperf_metadata_that_varies_becomes_columns(tmp_path):
                             mem_max_rss=200, command="python -m b", unit="second"),
            ]}
     t = read(write_json(tmp_path / "pp.json", doc))
-    check_schema(t, config=["timeit_stmt", "tags", "only_here"])
+    check_schema(t, ["process", "iteration"], config=["timeit_stmt", "tags", "only_here"])
     assert rows(t, "benchmark", "timeit_stmt", "tags", "only_here") == [
         ("a", "x+1", "foo,bar", "true"), ("a", "x+1", "foo,bar", "true"),
         ("b", "x*2", "bar", None), ("b", "x*2", "bar", None),
@@ -207,7 +207,16 @@ def test_pyperf_single_benchmark_has_no_configuration(tmp_path):
     doc = {"version": "1.0", "metadata": {"hostname": "box"},
            "benchmarks": [pyperf_bench("a", timeit_stmt="x+1")]}
     t = read(write_json(tmp_path / "pp.json", doc))
-    check_schema(t, config=[])
+    check_schema(t, ["process", "iteration"], config=[])
+
+
+def test_pyperf_metadata_named_like_a_level_is_renamed(tmp_path):
+    doc = {"version": "1.0", "benchmarks": [pyperf_bench("a", process="fork", round=1),
+                                            pyperf_bench("b", process="spawn", round=2)]}
+    t = read(write_json(tmp_path / "pp.json", doc))
+    check_schema(t, ["process", "iteration"], config=["config_process", "config_round"])
+    assert rows(t, "benchmark", "process", "config_process", "config_round") == [
+        ("a", 0, "fork", "1"), ("a", 0, "fork", "1"), ("b", 0, "spawn", "2"), ("b", 0, "spawn", "2")]
 
 
 # ------------------------------------------------------------------------------- several files

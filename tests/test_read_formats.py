@@ -127,17 +127,22 @@ def test_read_every_format(tmp_path, sim, kind):
         assert set(table.column("unit").to_pylist()) == {"s"}
     elif kind == "pyperf":
         rows, expected_variants = B * R, ["pyperf-run"]
-        check_schema(table)
+        check_schema(table, ["process", "iteration"])
         doc = json.loads(path.read_text())
         values = [v for b in doc["benchmarks"] for r in b["runs"] for v in r.get("values", [])]
         assert table.column("value").to_pylist() == values == flat(samples(sim.table, "baseline"))
+        # 3 values per pyperf run (process), R // 3 runs per benchmark; run: the value's index
+        assert table.column("process").to_pylist() == [p for _ in range(B) for p in range(R // 3) for _ in range(3)]
+        assert table.column("iteration").to_pylist() == [0, 1, 2] * (B * R // 3)
+        assert table.column("run").to_pylist() == list(range(R)) * B
     elif kind == "pytest-benchmark":
         rows, expected_variants = B * R, ["pb"]
         check_schema(table)
         assert table.column("value").to_pylist() == flat(samples(sim.table, "candidate"))
     else:
         rows, expected_variants = B * R, ["hf"]
-        check_schema(table, ["exit_code"])
+        check_schema(table, ["exit_code", "process"])
+        assert table.column("process").to_pylist() == list(range(R)) * B  # each run a process
         assert table.column("value").to_pylist() == flat(samples(sim.table, "baseline"))
     assert table.num_rows == rows
     assert len(set(benchmarks)) == n_bench
@@ -353,9 +358,11 @@ def test_mixed_formats_in_one_table(tmp_path, sim):
     memory = write_json(tmp_path / "track_memory.json",
                         pyperf_doc(one.table, "baseline", values_per_run=1, unit="byte", file_level_name=True))
     t = read([hf, memory])
-    assert t.column_names == CANONICAL + ["exit_code"]
+    assert t.column_names == CANONICAL + ["exit_code", "process", "iteration"]
     assert t.num_rows == B * R + 3
     assert t.column("exit_code").to_pylist()[-3:] == [None] * 3
+    assert t.column("process").to_pylist()[-3:] == [0, 1, 2]  # pyperf: 3 runs of one value
+    assert t.column("iteration").to_pylist() == [None] * B * R + [0, 0, 0]
     assert t.column("variant").to_pylist()[-1] == "track_memory"
     assert t.column("unit").to_pylist()[-3:] == ["B"] * 3
 

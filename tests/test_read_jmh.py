@@ -54,12 +54,12 @@ def test_forks_params_and_units(tmp_path):
     ]
     table = _read(tmp_path, doc)
     rows = table.to_pylist()
-    assert table.column_names[:6] == ["benchmark", "run", "unit", "value", "fork", "iteration"]
+    assert table.column_names[:6] == ["benchmark", "run", "unit", "value", "process", "iteration"]
     assert len(rows) == 6 + 6 + 2
     small = [r for r in rows if r["param_size"] == "10"]
     assert [r["value"] for r in small] == [10.0, 11.0, 12.0, 13.0, 14.0, 15.0]
     assert [r["run"] for r in small] == [0, 1, 2, 3, 4, 5]        # fork * 3 + iteration
-    assert [r["fork"] for r in small] == [0, 0, 0, 1, 1, 1]
+    assert [r["process"] for r in small] == [0, 0, 0, 1, 1, 1]    # the fork
     assert [r["iteration"] for r in small] == [0, 1, 2, 0, 1, 2]
     assert {r["unit"] for r in small} == {"ops/s"}
     get = [r for r in rows if r["benchmark"] == "org.a.B.get"]
@@ -86,6 +86,8 @@ def test_secondary_metrics_are_further_benchmarks(tmp_path):
         by.setdefault((r["benchmark"], r["unit"]), []).append(r["value"])
     assert by == {("x.Y.z", "us/op"): [1.0, 2.0, 3.0, 4.0],
                   ("x.Y.z:·gc.alloc.rate.norm", "B/op"): [24.0] * 4}
+    # the secondary metric's forks and iterations too: rawData[fork][iteration]
+    assert [(r["process"], r["iteration"]) for r in rows] == [(0, 0), (0, 1), (1, 0), (1, 1)] * 2
 
 
 def test_sample_mode_histogram_expands(tmp_path):
@@ -94,7 +96,7 @@ def test_sample_mode_histogram_expands(tmp_path):
     table = _read(tmp_path, doc)
     rows = table.to_pylist()
     assert [r["value"] for r in rows] == [10.0, 10.0, 12.5, 11.0, 11.0, 11.0, 9.0]
-    assert [r["fork"] for r in rows] == [0, 0, 0, 0, 0, 0, 1]
+    assert [r["process"] for r in rows] == [0, 0, 0, 0, 0, 0, 1]
     assert [r["iteration"] for r in rows] == [0, 0, 0, 1, 1, 1, 0]
     assert [r["run"] for r in rows] == list(range(7))
     assert {r["mode"] for r in rows} == {"sample"}

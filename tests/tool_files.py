@@ -329,7 +329,8 @@ def check_pytest_benchmark_read(path: Path) -> pa.Table:
 def check_pyperf_runs_read(path: Path, runs: int, values_per_run: int) -> None:
     """`read` of a pyperf file's first benchmark: the calibration run (no values) and the
     warmups are skipped, each of the `runs` runs with values keeps its `values_per_run` values
-    under its own run index, in seconds."""
+    under its own process index (``iteration`` their index in the run), ``run`` numbers the
+    values 0, 1, 2, ..., in seconds."""
     from fastperf import read
 
     doc = json.loads(path.read_text())
@@ -338,9 +339,11 @@ def check_pyperf_runs_read(path: Path, runs: int, values_per_run: int) -> None:
     name = bench["metadata"]["name"]
     runs_with_values = [r["values"] for r in bench["runs"] if r.get("values")]
     assert len(runs_with_values) == runs and "values" not in bench["runs"][0]
-    assert by_benchmark(t, name, run=0) == runs_with_values[0]
-    assert by_benchmark(t, name, run=runs - 1) == runs_with_values[-1]
-    assert by_benchmark(t, name, "run") == [i for i in range(runs) for _ in range(values_per_run)]
+    assert by_benchmark(t, name, process=0) == runs_with_values[0]
+    assert by_benchmark(t, name, process=runs - 1) == runs_with_values[-1]
+    assert by_benchmark(t, name, "process") == [i for i in range(runs) for _ in range(values_per_run)]
+    assert by_benchmark(t, name, "iteration") == [j for _ in range(runs) for j in range(values_per_run)]
+    assert by_benchmark(t, name, "run") == list(range(runs * values_per_run))
     warmups = {w[1] for r in bench["runs"] for w in r.get("warmups", [])}
     assert not warmups & set(by_benchmark(t, name))
     assert set(t.column("unit").to_pylist()) == {"s"}

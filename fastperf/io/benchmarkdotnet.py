@@ -94,11 +94,14 @@ def read_benchmarkdotnet(path: Path, data: Any) -> pa.Table:
     it). The values are the measurements with ``IterationMode`` ``Workload`` and
     ``IterationStage`` ``Result`` (BenchmarkDotNet's own result iterations: overhead
     subtracted, outliers removed as configured), ``Nanoseconds / Operations`` in ``ns/op``;
-    ``run`` is their index within the benchmark over all launches, with the extra columns
-    ``launch`` (``LaunchIndex``) and ``iteration`` (``IterationIndex``). A benchmark without
-    such measurements (the brief export, or files cut down by other tools) takes
-    ``Statistics.OriginalValues``, the same per-operation values (``launch`` and
-    ``iteration`` null). A benchmark whose ``Statistics`` is null (it failed) gives one row
+    ``run`` is their index within the benchmark over all launches, with the extra columns, the
+    levels (docs/data-model.md): ``process`` (``LaunchIndex``: each launch is a process of its
+    own) and ``iteration`` (``IterationIndex``), int64, numbered as BenchmarkDotNet numbers
+    them (from 1). A benchmark without such measurements (the brief export, or files cut down
+    by other tools) takes ``Statistics.OriginalValues``, the same per-operation values
+    (``process`` and ``iteration`` null; a file where no benchmark has result measurements
+    does not tell the launches apart and has no ``process`` and ``iteration`` columns). A
+    benchmark whose ``Statistics`` is null (it failed) gives one row
     with a null value. With the memory diagnoser, ``Memory.BytesAllocatedPerOperation`` is one
     further row in unit ``B/op`` with ``run`` 0 (one value per benchmark, not a sample).
     Configuration columns: ``job`` (the job part of ``DisplayInfo``: ``DefaultJob``,
@@ -172,10 +175,12 @@ def read_benchmarkdotnet(path: Path, data: Any) -> pa.Table:
             launches.append(None)
             iterations.append(None)
             index.append(len(configs) - 1)
-    extra = {"launch": int_column(launches, where=str(path), names=names, field="LaunchIndex",
-                                  kind="BenchmarkDotNet"),
-             "iteration": int_column(iterations, where=str(path), names=names,
-                                     field="IterationIndex", kind="BenchmarkDotNet")}
+    extra = {}
+    if any(i is not None for i in launches + iterations):  # else no launch is told apart
+        extra = {"process": int_column(launches, where=str(path), names=names,
+                                       field="LaunchIndex", kind="BenchmarkDotNet"),
+                 "iteration": int_column(iterations, where=str(path), names=names,
+                                         field="IterationIndex", kind="BenchmarkDotNet")}
     table = tool_table(names, values, run=runs, unit=units, extra=extra, where=path,
                        kind="BenchmarkDotNet", value_field="Nanoseconds")
     return add_config(table, _columns(configs, index))

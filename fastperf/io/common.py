@@ -16,9 +16,10 @@ from fastperf.io.tables import as_float64, require_columns
 KEY_COLUMNS = ("benchmark", "variant", "run", "unit", "value")
 #: Schema metadata key whose value is a JSON list of the table's configuration column names.
 CONFIG_METADATA_KEY = b"fastperf:config"
-#: Columns the tool readers produce themselves; a configuration key with one of these names
-#: becomes ``config_<key>`` (see `config_names`).
-READER_COLUMNS = KEY_COLUMNS + ("iterations",)
+#: Columns the tool readers produce themselves, the level columns (docs/data-model.md) among
+#: them; a configuration key with one of these names becomes ``config_<key>`` (see
+#: `config_names`), so a ``round:`` line is never taken for the design's ``round``.
+READER_COLUMNS = KEY_COLUMNS + ("iterations", "build", "process", "iteration", "round")
 
 
 def config_columns(table: pa.Table) -> list[str]:

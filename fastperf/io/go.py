@@ -26,6 +26,9 @@ GO_RESULT_LINE = re.compile(r"^Benchmark\S+[ \t]+\d+[ \t]+[-+0-9.eE]+[ \t]+\S+",
 _UNIT_TOKENS = re.compile(r"([*/\-\s]+)|([^*/\-\s]+)")
 _DIGITS = re.compile(r"[0-9]+")  # Go's strconv.Atoi takes ASCII digits only
 _NOT_IN_ASCII_KEY = re.compile(r"[\sA-Z]")  # an ASCII configuration key has no space or capital
+#: The last line of a test binary's output (``PASS``, ``FAIL``, ``ok  pkg  1.2s``,
+#: ``FAIL  pkg  1.2s``): a ``go test`` invocation (a process) ended there.
+_END_OF_OUTPUT = re.compile(r"^(?:PASS|FAIL|ok)(?:[ \t]|$)")
 
 
 def looks_like_go(text: str) -> bool:
@@ -139,6 +142,21 @@ def read_go(path: Path, text: str) -> pa.Table:
     configuration column. ``run`` is the occurrence index of the (configuration including the
     note, benchmark, unit) triple.
 
+    The levels (docs/data-model.md). Each ``go test`` invocation is a process: its output is a
+    *block* of result lines, and a block ends where configuration lines (the header a new
+    invocation prints: ``goos:``, ``pkg:``, ``note:``, ...) or the end of a test binary's output
+    (``PASS``, ``FAIL``, ``ok  pkg  1.2s``) follow result lines. When some (configuration,
+    benchmark) has result lines in two or more blocks (a file of repeated ``go test -count=1``
+    invocations), the table has ``process`` (int64: the index of the block among the blocks
+    holding that configuration and benchmark, from 0) and ``iteration`` (int64: the index of
+    the value among the (configuration, benchmark, unit)'s values in its block, from 0);
+    otherwise (one ``go test -count=10``: one process) it has neither. When, besides, the
+    blocks carry two or more notes (``variant``) measured interleaved, the table has ``round``
+    (int64) = ``process``: the k-th invocation of each variant form round k. Interleaved
+    means: some benchmark was measured under two notes, and for every (configuration without
+    the note, benchmark) round k of every note comes before round k + 1 of any note in the
+    file (``a b a b`` or ``a b b a``, not ``a a b b``); otherwise there is no ``round``.
+
     Refuses (InputError) a file without any benchmark result line; an iteration count beyond int64
     or a value beyond the float64 range (before or after tidying its unit), naming the file, the
     line and the field. (A token that is no number at all makes the line no result line, as the
@@ -160,8 +178,14 @@ def read_go(path: Path, text: str) -> pa.Table:
     config = 0
     changed = False
     order: dict[str, None] = {}  # every key set, in first-seen order
+    blocks: list[int] = []  # the block (invocation) of each row
+    block = 0
+    block_has_results = False  # the current block has a result line
+    block_closed = False  # a configuration or end-of-output line followed its result lines
     for line_no, raw_line in enumerate(text.split("\n"), 1):
         line = raw_line.rstrip("\r")
+        if block_has_results and _END_OF_OUTPUT.match(line):
+            block_closed = True
         if line.startswith("Benchmark"):
             fields = line.split()
             if len(fields) < 4 or len(fields) % 2 or not fields[0].startswith("Benchmark"):
@@ -193,6 +217,10 @@ def read_go(path: Path, text: str) -> pa.Table:
                                      f"integer: at most {INT64_MAX})")
                 n = int(digits)
                 name = fields[0]
+                if block_closed:
+                    block += 1
+                    block_closed = False
+                block_has_results = True
                 for v, unit in pairs:
                     if unit not in tidy_cache:
                         tidy_cache[unit] = tidy_unit(unit)
@@ -210,10 +238,13 @@ def read_go(path: Path, text: str) -> pa.Table:
                     units.append(tidied)
                     values.append(v * factor)
                     iterations.append(n)
+                    blocks.append(block)
             continue
         setting = _config_line(line)
         if setting is not None:
             key, value = setting
+            if block_has_results:
+                block_closed = True
             if value:
                 if current.get(key) != value:
                     current[key] = value
@@ -226,14 +257,68 @@ def read_go(path: Path, text: str) -> pa.Table:
         raise InputError(
             f"{path}: no Go benchmark result lines (BenchmarkName N value unit ...) found"
         )
-    return _with_configuration(names, values, runs, units, iterations, row_config, configs, order)
+    levels = _levels(names, units, row_config, blocks, configs)
+    return _with_configuration(names, values, runs, units, iterations, row_config, configs, order,
+                               levels)
+
+
+def _levels(names: list[str], units: list[str], row_config: list[int], blocks: list[int],
+            configs: list[dict[str, str]]) -> dict[str, pa.Array]:
+    """The level columns of `read_go` (``process``, ``iteration``, ``round``), or none."""
+    if not blocks or blocks[-1] == 0:  # one block: one process, no levels
+        return {}
+    processes: list[int] = []
+    positions: list[int] = []
+    last_process: dict[tuple[int, str], list[int]] = {}  # key -> [its last block, process]
+    last_position: dict[tuple[int, str, str], list[int]] = {}  # -> [last block, position]
+    for config, name, unit, block in zip(row_config, names, units, blocks):
+        state = last_process.get((config, name))
+        if state is None:
+            state = last_process[(config, name)] = [block, 0]
+        elif state[0] != block:  # blocks only grow along the rows
+            state[0] = block
+            state[1] += 1
+        processes.append(state[1])
+        position = last_position.get((config, name, unit))
+        if position is None or position[0] != block:
+            position = last_position[(config, name, unit)] = [block, 0]
+        else:
+            position[1] += 1
+        positions.append(position[1])
+    if not any(state[1] for state in last_process.values()):
+        return {}  # every benchmark in one block: one process, no levels
+    levels = {"process": pa.array(processes, pa.int64()),
+              "iteration": pa.array(positions, pa.int64())}
+    if _interleaved(names, row_config, processes, configs):
+        levels["round"] = levels["process"]
+    return levels
+
+
+def _interleaved(names: list[str], row_config: list[int], processes: list[int],
+                 configs: list[dict[str, str]]) -> bool:
+    """Whether the file's notes were measured in interleaved rounds (see `read_go`)."""
+    used = set(row_config)
+    if len({configs[c].get("note", "") for c in used}) < 2:
+        return False
+    without_note: dict[int, frozenset[tuple[str, str]]] = {
+        c: frozenset((k, v) for k, v in configs[c].items() if k != "note") for c in used}
+    last_round: dict[tuple[frozenset, str], int] = {}
+    notes_of: dict[tuple[frozenset, str], set[str]] = {}
+    for config, name, process in zip(row_config, names, processes):
+        key = (without_note[config], name)
+        if process < last_round.get(key, 0):
+            return False  # a round began before an earlier one had ended
+        last_round[key] = process
+        notes_of.setdefault(key, set()).add(configs[config].get("note", ""))
+    return any(len(notes) >= 2 for notes in notes_of.values())
 
 
 def _with_configuration(names: list[str], values: list[float], runs: list[int], units: list[str],
                         iterations: list[int], row_config: list[int],
-                        configs: list[dict[str, str]], order: dict[str, None]) -> pa.Table:
+                        configs: list[dict[str, str]], order: dict[str, None],
+                        levels: dict[str, pa.Array]) -> pa.Table:
     """The table of `read_go`: one column per key in force for some result line, taken from
-    the distinct configurations by index."""
+    the distinct configurations by index; the `levels` columns follow ``iterations``."""
     used = sorted(set(row_config))
     in_force = {key for c in used for key in configs[c]}
     keys = {key: None for key in order if key in in_force}
@@ -249,7 +334,7 @@ def _with_configuration(names: list[str], values: list[float], runs: list[int], 
         run=runs,
         unit=units,
         variant=variant,
-        extra={"iterations": pa.array(iterations, pa.int64())},
+        extra={"iterations": pa.array(iterations, pa.int64()), **levels},
     )
     columns = {
         key: pa.array([c.get(key) for c in configs], pa.string()).take(indices) for key in keys

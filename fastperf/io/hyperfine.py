@@ -32,8 +32,10 @@ def read_hyperfine(path: Path, data: Any) -> pa.Table:
     """Every timed run of every command as one row: ``times``, seconds, run = index.
 
     ``benchmark`` is the ``command`` (hyperfine writes the ``--command-name`` there when one
-    is given). The extra column ``exit_code`` (int64) holds the run's exit status when the
-    file records it (``exit_codes``), else null.
+    is given). Extra columns: ``exit_code`` (int64) holds the run's exit status when the file
+    records it (``exit_codes``), else null; ``process`` (int64), the level
+    (docs/data-model.md): hyperfine starts the command anew for every timed run, so each run
+    is a process of its own and ``process`` equals ``run``.
 
     Refuses (InputError) a document that is no hyperfine export, one without results, or a command
     without per-run times.
@@ -66,5 +68,6 @@ def read_hyperfine(path: Path, data: Any) -> pa.Table:
         exit_codes.extend(codes)
     exit_column = int_column(exit_codes, where=str(path), kind="hyperfine", names=names,
                              field="exit_codes")
-    return tool_table(names, values, run=runs, unit="s", extra={"exit_code": exit_column},
+    return tool_table(names, values, run=runs, unit="s",
+                      extra={"exit_code": exit_column, "process": pa.array(runs, pa.int64())},
                       where=path, kind="hyperfine", value_field="times")

@@ -67,7 +67,9 @@ def read_jmh(path: Path, data: Any) -> pa.Table:
     in thrpt mode). ``run`` counts the values of one (benchmark, metric) over its forks in order
     (fork * iterations + iteration when every fork ran every iteration). In sample mode each
     ``[value, count]`` pair of ``rawDataHistogram`` is ``count`` rows of ``value``. Extra
-    columns: ``fork`` and ``iteration`` (int64, from 0). Configuration columns (declared, see
+    columns, the levels (docs/data-model.md): ``process`` (the fork: each JMH fork is a JVM of
+    its own) and ``iteration`` (the iteration within the fork), int64, from 0; the samples of
+    one iteration in sample mode share it. Configuration columns (declared, see
     `fastperf.io.common.add_config`): ``mode``, ``threads``, one ``param_<name>`` per JMH
     ``@Param`` (null where a benchmark has no such param), and ``jdkVersion``, ``vmName``,
     ``vmVersion``, ``jvmArgs`` (joined with ``,``) where the file has them. A score written as
@@ -130,7 +132,7 @@ def read_jmh(path: Path, data: Any) -> pa.Table:
                 rows.scores(path, label, _unit(path, label, result), result.get("rawData"),
                             config)
     table = tool_table(rows.names, rows.values, run=rows.runs, unit=rows.units,
-                       extra={"fork": pa.array(rows.forks, pa.int64()),
+                       extra={"process": pa.array(rows.forks, pa.int64()),
                               "iteration": pa.array(rows.iterations, pa.int64())},
                        where=path, kind="JMH", value_field="rawData")
     return add_config(table, _config_columns(rows.configs, rows.config_index))

@@ -52,11 +52,15 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
     """Every value of every run (warmups and calibration runs left out) as one row.
 
     ``benchmark`` is the benchmark's ``metadata.name`` (else the file's ``metadata.name``),
-    ``run`` the index of the run among the runs that have values, ``unit`` from the ``unit``
+    ``run`` the index of the value within its benchmark over all its runs (0, 1, 2, ...: the
+    flat index that pairs a baseline value with a candidate one), ``unit`` from the ``unit``
     metadata (benchmark level over file level; pyperf's default is ``second``) mapped by
-    `PYPERF_UNITS`. Benchmark-level metadata whose value differs between the benchmarks of the
-    file (absent counting as a value) becomes a string column declared as configuration
-    (`fastperf.io.common.with_config`): strings as they are, numbers by ``str``, booleans
+    `PYPERF_UNITS`. The levels (docs/data-model.md): ``process`` (int64) is the index of the
+    run among the benchmark's runs that have values (each pyperf run is one worker process),
+    ``iteration`` (int64) the value's index within its run. Benchmark-level metadata whose
+    value differs between the benchmarks of the file (absent counting as a value) becomes a
+    string column declared as configuration (`fastperf.io.common.with_config`): strings as
+    they are, numbers by ``str``, booleans
     ``"true"``/``"false"``, lists joined with ``,`` (``tags``); keys in
     `PYPERF_MEASUREMENT_KEYS` (how a run went, not what was run) are left out, and so is the
     file-level metadata (the same for every row). A key named like a column the reader makes
@@ -82,6 +86,8 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
         raise InputError(f"{path}: the pyperf file holds no benchmarks")
     names: list[str] = []
     runs: list[int] = []
+    processes: list[int] = []
+    iterations: list[int] = []
     values: list[float] = []
     units: list[str] = []
     rows: list[int] = []  # the benchmark of each row
@@ -92,22 +98,27 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
             raise InputError(f"{path}: pyperf benchmark #{i} has no name in its or the file's metadata")
         pyperf_unit = meta.get("unit", file_meta.get("unit", _DEFAULT_UNIT))
         unit = PYPERF_UNITS.get(pyperf_unit, str(pyperf_unit))
-        run_index = 0
+        process = 0
+        first_value = len(values)
         for run in bench.get("runs", []):
             run_values = run.get("values")
             if not run_values:  # calibration run: warmups only
                 continue
             k = len(run_values)
             names.extend([str(name)] * k)
-            runs.extend([run_index] * k)
+            runs.extend(range(len(values) - first_value, len(values) - first_value + k))
+            processes.extend([process] * k)
+            iterations.extend(range(k))
             units.extend([unit] * k)
             values.extend(run_values)
             rows.extend([i] * k)
-            run_index += 1
+            process += 1
     if not values:
         raise InputError(f"{path}: the pyperf file has no run with values (only calibration/warmup runs)")
-    table = tool_table(names, values, run=runs, unit=units, where=path, kind="pyperf",
-                       value_field="values")
+    table = tool_table(names, values, run=runs, unit=units,
+                       extra={"process": pa.array(processes, pa.int64()),
+                              "iteration": pa.array(iterations, pa.int64())},
+                       where=path, kind="pyperf", value_field="values")
     return add_config(table, _varying_metadata(benchmarks, rows))
 
 

@@ -122,13 +122,19 @@ def test_read_every_data_file(path: Path):
     elif folder == "pyperf":
         rows, n_bench = PYPERF_FACTS[path.name]
         expected_variants = [path.stem]
-        check_schema(table)
+        check_schema(table, ["process", "iteration"])
         doc = json.loads(path.read_text())
         values = [v for b in doc["benchmarks"] for r in b["runs"] for v in r.get("values", [])]
         assert table.column("value").to_pylist() == values
+        # the levels: each run with values is a worker process; run numbers a benchmark's values
+        runs = [[r["values"] for r in b["runs"] if r.get("values")] for b in doc["benchmarks"]]
+        assert table.column("process").to_pylist() == [p for b in runs for p, r in enumerate(b) for _ in r]
+        assert table.column("iteration").to_pylist() == [i for b in runs for r in b for i in range(len(r))]
+        assert table.column("run").to_pylist() == [i for b in runs for i in range(sum(map(len, b)))]
     elif path.name == "hyperfine-sum.json":
         rows, n_bench, expected_variants = 60, 2, ["hyperfine-sum"]
-        check_schema(table, ["exit_code"])
+        check_schema(table, ["exit_code", "process"])
+        assert table.column("process").to_pylist() == list(range(30)) * 2  # each run a process
     elif path.name == "pytest-benchmark-sorts.json":
         rows, n_bench, expected_variants = 5133 + 5350 + 6230, 3, ["pytest-benchmark-sorts"]
         check_schema(table)
@@ -268,7 +274,7 @@ def test_several_note_files_prefix_the_file_name():
 
 def test_mixed_formats_in_one_table():
     t = read([TOOLS / "hyperfine-sum.json", PYPERF / "track_memory.json"])
-    assert t.column_names == CANONICAL + ["exit_code"]
+    assert t.column_names == CANONICAL + ["exit_code", "process", "iteration"]
     assert t.num_rows == 63
     assert t.column("exit_code").to_pylist()[-3:] == [None] * 3
     assert t.column("variant").to_pylist()[-1] == "track_memory"

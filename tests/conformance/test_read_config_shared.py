@@ -44,9 +44,9 @@ def raw_configuration(path: Path) -> list[tuple[str, dict[str, str]]]:
     return rows
 
 
-def check_against_raw(path: Path, expected_keys: list[str]):
+def check_against_raw(path: Path, expected_keys: list[str], extras=("iterations",)):
     t = read(path)
-    check_schema(t, ["iterations"], config=expected_keys)
+    check_schema(t, list(extras), config=expected_keys)
     raw = raw_configuration(path)
     assert t.column("benchmark").to_pylist() == [b for b, _ in raw]
     got = t.select(expected_keys).to_pylist()
@@ -55,7 +55,7 @@ def check_against_raw(path: Path, expected_keys: list[str]):
 
 
 def test_bent_packages_keep_benchmarks_apart():
-    t, raw = check_against_raw(BENT_BASE, ["goos", "goarch", "pkg"])
+    t, raw = check_against_raw(BENT_BASE, ["goos", "goarch", "pkg"], ["iterations", "process", "iteration"])
     assert t.column("pkg").null_count == 0
     assert len(set(t.column("pkg").to_pylist())) == 30
     # (benchmark, pkg) is one group per benchmark and package; runs count within it
@@ -66,6 +66,10 @@ def test_bent_packages_keep_benchmarks_apart():
         runs[(bench, pkg, unit)].append(run)
     assert all(r == list(range(len(r))) for r in runs.values())
     assert len({(b, c["pkg"]) for b, c in raw}) == len({(b, p) for b, p, _, _ in keys})
+    # bent ran each package's benchmarks once per `go test` invocation, 25 times, each under its
+    # own header: every run is a process of one value
+    assert t.column("process").to_pylist() == t.column("run").to_pylist()
+    assert set(t.column("iteration").to_pylist()) == {0} and max(t.column("process").to_pylist()) == 24
 
 
 def test_same_names_in_two_packages_stay_apart():
@@ -81,7 +85,7 @@ def test_bent_toolchain_and_builder_keys():
     keys = ["toolchain", "suite", "bentstamp", "numerator_branch", "numerator_hash", "numerator_stamp",
             "denominator_branch", "denominator_hash", "builder_id", "builder_type", "runstamp", "base",
             "goos", "goarch", "shortname", "pkg", "cpu"]
-    t, _ = check_against_raw(BENT_GO117, keys)
+    t, _ = check_against_raw(BENT_GO117, keys, ["iterations", "process", "iteration"])
     assert set(t.column("toolchain").to_pylist()) == {"Base"}
     assert set(t.column("denominator_branch").to_pylist()) == {"Go1.17"}
     # build measurements come before any pkg:/cpu: line; `pkg:` with no value unsets the key

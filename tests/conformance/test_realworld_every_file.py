@@ -45,6 +45,28 @@ def test_every_file_is_read_or_refused_by_what_it_is(path: Path):
     assert table.num_rows > 0
 
 
+#: The level columns (docs/data-model.md, docs/readers.md "Levels") a format fills on every file.
+LEVELS_BY_FORMAT = {"pyperf": ("process", "iteration"), "jmh": ("process", "iteration"),
+                    "hyperfine": ("process",)}
+#: Files of formats that fill the levels only where the file tells processes apart: Go output
+#: of repeated ``go test`` invocations (bent: 25 runs, each its own header block; SOURCES.md),
+#: a BenchmarkDotNet full export with result measurements (``LaunchIndex``).
+LEVELS_BY_FILE = {name: ("process", "iteration") for name in (
+    "20200101T213604.Base.stdout", "20200101T213604.Tip.stdout", "Go1.17-opt.20220105T213212",
+    "b5bfaf410a-opt.20220105T213212", "memory.json")}
+
+
+@pytest.mark.parametrize("path", [p for p in FILES if p.name not in REFUSED],
+                         ids=lambda p: str(p.relative_to(SHARED / "data")))
+def test_every_file_has_the_levels_its_tool_records(path: Path):
+    table = fastperf.read(path)
+    levels = tuple(c for c in ("build", "process", "iteration", "round") if c in table.column_names)
+    expected = LEVELS_BY_FILE.get(path.name, LEVELS_BY_FORMAT.get(detect_format(path), ()))
+    assert levels == expected
+    for column in levels:
+        assert table.schema.field(column).type == pa.int64()
+
+
 def _pairs():
     """Two files of one tool folder that are read with the same format (the first two)."""
     by_folder: dict[tuple, list[Path]] = {}

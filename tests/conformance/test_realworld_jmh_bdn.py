@@ -60,6 +60,16 @@ def test_jmh_counts(path):
     assert _counts(table) == expected
     raw = [v for e in doc for fork in e["primaryMetric"].get("rawData", []) for v in fork]
     assert sorted(table.column("value").to_pylist()) == sorted(raw)
+    # the levels: rawData[fork][iteration] -> process = fork, iteration (these files keep rawData)
+    levels = []
+    for entry in doc:
+        metrics = [(entry["benchmark"], entry["primaryMetric"])] + [
+            (f"{entry['benchmark']}:{k}", m) for k, m in entry.get("secondaryMetrics", {}).items()]
+        for name, metric in metrics:
+            for fork, scores in enumerate(metric.get("rawData", [])):
+                levels += [(name, fork, i) for i in range(len(scores))]
+    assert list(zip(table.column("benchmark").to_pylist(), table.column("process").to_pylist(),
+                    table.column("iteration").to_pylist())) == levels
 
 
 def test_jmh_pair_goes_through_compare():
