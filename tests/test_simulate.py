@@ -8,6 +8,7 @@ import numpy as np
 import pyarrow as pa
 import pytest
 import scipy.stats as sps
+from statsmodels.regression.mixed_linear_model import MixedLM
 
 import fastperf
 from fastperf import InputError
@@ -208,6 +209,154 @@ def test_shape_weights_mapping():
     assert abs(np.mean(shape == "quantised") - 0.75) < 0.03
 
 
+# ---------------------------------------------------------------------------- nested designs
+
+
+def test_flat_tables_are_what_they_were():
+    """Nested designs draw from a stream of their own: a flat table of a seed holds the values
+    the simulator wrote before they existed (recorded here from that version, to 1e-12)."""
+    plain = fastperf.simulate(benchmarks=40, runs=7, seed=7, unit=None).table.column("value")
+    v = plain.to_numpy()
+    np.testing.assert_allclose(v.sum(), 349.29320813819004, rtol=1e-12)
+    np.testing.assert_allclose(v[[0, 100, 279, 280, 559]],
+                               [0.023633053010324534, 0.003420091271222709, 1.2006976637905273e-05,
+                                0.02362874957961148, 1.2015361558696024e-05], rtol=1e-12)
+    v = fastperf.simulate(benchmarks=40, runs=7, seed=7, paired=True, variants=3,
+                          unit=None).table.column("value").to_numpy()
+    np.testing.assert_allclose(v.sum(), 507.64347200308765, rtol=1e-12)
+    np.testing.assert_allclose(v[[0, 100, 279, 280, 839]],
+                               [0.02369658892235175, 0.0033743692773118054, 1.2199716548606303e-05,
+                                0.023524355464416457, 1.1811431223304006e-05], rtol=1e-12)
+    assert fastperf.simulate(benchmarks=4, seed=1).table.num_rows == 2 * 4 * 31  # runs=None: 31
+
+
+def test_nested_layout():
+    sim = fastperf.simulate(benchmarks=3, processes=4, iterations=2, icc=0.5, seed=1)
+    t = sim.table
+    assert t.column_names == ["benchmark", "variant", "run", "process", "iteration", "value", "unit"]
+    assert [t.schema.field(c).type for c in ("run", "process", "iteration")] == [pa.int32()] * 3
+    assert t.num_rows == 2 * 3 * 4 * 2
+    assert t.column("process").to_pylist() == [0, 0, 1, 1, 2, 2, 3, 3] * 6
+    assert t.column("iteration").to_pylist() == [0, 1] * 24
+    assert t.column("run").to_pylist() == list(range(8)) * 6
+    assert t.column("benchmark").to_pylist() == [f"bench_{i:05d}" for i in range(3) for _ in range(8)] * 2
+    assert sim.truth.column_names == ["benchmark", "true_speedup", "kind", "shape", "sigma", "base",
+                                      "process_sd", "iteration_sd"]
+    r = fastperf.simulate(benchmarks=2, rounds=3, seed=1, unit=None)  # iterations: 1
+    assert r.table.column_names == ["benchmark", "variant", "run", "round", "process", "iteration",
+                                    "value"]
+    assert r.table.column("round").to_pylist() == [0, 1, 2] * 4
+    assert r.table.column("process").to_pylist() == [0, 1, 2] * 4
+    assert r.table.column("iteration").to_pylist() == [0] * 12
+    assert fastperf.simulate(benchmarks=2, processes=3, iterations=2, runs=6).table.num_rows == 24
+
+
+def test_nested_without_process_effect_is_the_flat_table():
+    """icc=0 and no drift: the values of P x I runs, as the flat table of P * I runs draws them."""
+    for shapes in ("lognormal", "bimodal", "heavy_tail", "quantised"):
+        nested = fastperf.simulate(benchmarks=20, processes=5, iterations=3, seed=4, shapes=shapes)
+        flat = fastperf.simulate(benchmarks=20, runs=15, seed=4, shapes=shapes)
+        np.testing.assert_array_equal(nested.table.column("value").to_numpy(),
+                                      flat.table.column("value").to_numpy())
+        np.testing.assert_array_equal(nested.truth.column("process_sd").to_numpy(), 0.0)
+
+
+def test_nested_same_seed_same_tables():
+    kwargs = {"benchmarks": 20, "rounds": 6, "iterations": 3, "icc": 0.4, "drift": 0.02}
+    a = fastperf.simulate(seed=7, **kwargs)
+    assert a.table.equals(fastperf.simulate(seed=7, **kwargs).table)
+    assert a.table.equals(fastperf.simulate(seed=np.random.default_rng(7), **kwargs).table)
+    assert a.truth.equals(fastperf.simulate(seed=7, **kwargs).truth)
+    assert not a.table.equals(fastperf.simulate(seed=8, **kwargs).table)
+
+
+def one_way_anova_icc(logs):
+    """The closed-form one-way random-effects ANOVA estimate of the ICC, averaged over groups:
+    `logs` is (groups, processes, iterations); per group sigma_b^2 = (MSB - MSW) / I, and the
+    ICC is mean sigma_b^2 / (mean sigma_b^2 + mean MSW) (unbiased components, balanced data)."""
+    groups, p, i = logs.shape
+    process_means = logs.mean(axis=2)
+    msw = ((logs - process_means[:, :, None]) ** 2).sum(axis=(1, 2)) / (p * (i - 1))
+    msb = i * ((process_means - process_means.mean(axis=1, keepdims=True)) ** 2).sum(axis=1) / (p - 1)
+    between, within = ((msb - msw) / i).mean(), msw.mean()
+    return between / (between + within), between, within
+
+
+@pytest.mark.parametrize("shape", ["lognormal", "bimodal", "heavy_tail", "quantised"])
+@pytest.mark.parametrize("icc", [0.2, 0.5, 0.8])
+def test_icc_of_the_log_values_is_the_one_asked_for(shape, icc):
+    """400 benchmarks x 2 variants, 20 processes x 5 iterations, no change: the one-way ANOVA
+    estimate of the ICC of the log values is the `icc` asked for (its standard error is about
+    0.01 here); for log-normal noise the process effect's variance is icc sigma^2 and the total
+    sigma^2, and the truth's process_sd and iteration_sd are those the ANOVA finds."""
+    sigma = 0.04
+    sim = fastperf.simulate(benchmarks=400, processes=20, iterations=5, icc=icc, shapes=shape,
+                            sigma=sigma, base=1.0, effects=1.0, unit=None, seed=12)
+    logs = np.log(sim.table.column("value").to_numpy()).reshape(800, 20, 5)
+    estimate, between, within = one_way_anova_icc(logs)
+    assert abs(estimate - icc) < 0.03, (estimate, icc)
+    truth = sim.truth
+    np.testing.assert_allclose(truth.column("process_sd").to_numpy() ** 2, between, rtol=0.12)
+    np.testing.assert_allclose(truth.column("iteration_sd").to_numpy() ** 2, within, rtol=0.03)
+    if shape == "lognormal":
+        np.testing.assert_allclose(truth.column("process_sd").to_numpy(), math.sqrt(icc) * sigma,
+                                   rtol=1e-12)
+        np.testing.assert_allclose(between + within, sigma ** 2, rtol=0.06)
+
+
+def test_icc_matches_statsmodels_mixedlm():
+    """One benchmark, 300 processes x 4 iterations at ICC 0.6 (log-normal): the REML variance
+    components of statsmodels' MixedLM (random intercept per process) give the ICC asked for."""
+    sim = fastperf.simulate(benchmarks=1, processes=300, iterations=4, icc=0.6, shapes="lognormal",
+                            sigma=0.05, base=1.0, effects=1.0, variants=("a", "b"), unit=None,
+                            seed=3)
+    t = sim.table.slice(0, 1200)
+    logs = np.log(t.column("value").to_numpy()) / 0.05  # unit variance: the optimiser's scale
+    fit = MixedLM(logs, np.ones((logs.size, 1)), groups=t.column("process").to_numpy()).fit(reml=True)
+    between, within = float(np.asarray(fit.cov_re)[0, 0]), float(fit.scale)
+    assert abs(between / (between + within) - 0.6) < 0.06
+
+
+def test_processes_of_the_variants_are_independent():
+    """Without rounds each variant runs processes of its own: the baseline's and candidate's
+    process means do not correlate (about 0 +- 3 / sqrt(8000))."""
+    sim = fastperf.simulate(benchmarks=400, processes=20, iterations=5, icc=0.8, shapes="lognormal",
+                            sigma=0.04, base=1.0, effects=1.0, unit=None, seed=5)
+    means = np.log(sim.table.column("value").to_numpy()).reshape(2, 400, 20, 5).mean(axis=3)
+    r = np.corrcoef(means[0].ravel(), means[1].ravel())[0, 1]
+    assert abs(r) < 0.035
+
+
+def test_rounds_share_a_random_walk_drift():
+    """Interleaved rounds, one value a round, no process effect: the drift is a random walk
+    shared by both variants, so consecutive rounds of one variant differ by the noise and one
+    step (variance 2 sigma^2 + drift^2), while the two variants of a round differ by the noise
+    only (variance 2 sigma^2); round 0 starts the walk at 0 (baseline / candidate = the effect)."""
+    sigma, drift = 0.01, 0.03
+    sim = fastperf.simulate(benchmarks=300, rounds=40, sigma=sigma, base=1.0, shapes="lognormal",
+                            effects=1.25, drift=drift, unit=None, seed=9)
+    logs = np.log(sim.table.column("value").to_numpy()).reshape(2, 300, 40)
+    steps = np.diff(logs[0], axis=1)
+    assert abs(steps.var() / (2 * sigma ** 2 + drift ** 2) - 1) < 0.05
+    ratio = logs[0] - logs[1]
+    assert abs(ratio.mean() - math.log(1.25)) < 0.002
+    assert abs(ratio.var() / (2 * sigma ** 2) - 1) < 0.05
+    # round 0 carries no drift: its values scatter by the noise only about the base
+    assert abs(logs[0][:, 0].std() / sigma - 1) < 0.15
+    assert logs[0][:, -1].std() > 5 * sigma  # the walk wandered: drift sqrt(39) = 0.19
+
+
+def test_rounds_have_their_own_process_effects():
+    """With rounds and an ICC, each variant's process of a round has its own effect: the
+    variants' round means differ by sqrt(2 (t^2 + v / I)) on the log scale."""
+    sim = fastperf.simulate(benchmarks=300, rounds=20, iterations=4, icc=0.5, drift=0.05,
+                            sigma=0.02, base=1.0, shapes="lognormal", effects=1.0, unit=None,
+                            seed=2)
+    logs = np.log(sim.table.column("value").to_numpy()).reshape(2, 300, 20, 4).mean(axis=3)
+    expected = 2 * (0.5 * 0.02 ** 2 + 0.5 * 0.02 ** 2 / 4)
+    assert abs((logs[0] - logs[1]).var() / expected - 1) < 0.05
+
+
 # ---------------------------------------------------------------------------- bad arguments
 
 
@@ -224,6 +373,16 @@ def test_shape_weights_mapping():
     ({"effects": 0.0}, "effects"), ({"effects": [1.0, 2.0]}, "one true speedup per benchmark"),
     ({"effects": [1.0, math.nan, 1.0]}, "effects"), ({"effects": "fast"}, "effects"),
     ({"unit": "minutes"}, "unit"), ({"paired": "yes"}, "paired"), ({"seed": "abc"}, "seed"),
+    ({"icc": 0.3}, "icc describes a nested design"), ({"iterations": 3}, "iterations"),
+    ({"drift": 0.01}, "drift describes a nested design"),
+    ({"processes": 4, "drift": 0.01}, "give rounds="), ({"processes": 0}, "processes"),
+    ({"processes": 2.5}, "processes"), ({"processes": 4, "iterations": 0}, "iterations"),
+    ({"processes": 4, "icc": 1.0}, r"icc must be in \[0, 1\)"),
+    ({"processes": 4, "icc": -0.1}, "icc"), ({"processes": 4, "icc": "0.5"}, "icc"),
+    ({"processes": 4, "icc": math.nan}, "icc"), ({"rounds": 0}, "rounds"),
+    ({"rounds": 4, "drift": -1.0}, "drift"), ({"rounds": 4, "drift": math.inf}, "drift"),
+    ({"rounds": 4, "processes": 3}, "processes must be left out or equal rounds"),
+    ({"processes": 2, "iterations": 3}, "runs: a nested design has"),
 ])
 def test_bad_arguments_name_the_argument(kwargs, message):
     args = {"benchmarks": 3, "runs": 4, **kwargs}

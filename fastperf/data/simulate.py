@@ -6,7 +6,9 @@ its kind of change and its noise. Detection rates, false-positive rates and inte
 any method can be measured against that truth; the tests and benchmarks of fastperf use it as
 their data. Everything is vectorised with numpy over benchmarks and runs (one step per variant)
 and drawn from one ``numpy.random.default_rng(seed)`` stream, so a seed gives the same tables on
-every platform numpy supports.
+every platform numpy supports. Nested designs (processes x iterations, interleaved rounds with a
+drift) draw their process effects and drift from a second stream spawned from the first, so the
+flat tables of a seed stay what they were.
 """
 from __future__ import annotations
 
@@ -36,6 +38,9 @@ _PARETO_SHAPE = 3.0  # tail index of the heavy right tail (numpy's pareto: Lomax
 _PAIRED_SCALE = 0.5  # the shared run factor's log-sd, in units of sigma
 _TINY = 0.01  # "tiny" effects: the candidate within 1 % of the baseline
 _CLEAR = (0.03, 0.5)  # "faster"/"slower": 3 % to 50 % change
+_FLAT_RUNS = 31  # runs per benchmark and variant of a flat table when `runs` is not given
+#: Gauss-Laguerre nodes and weights for E g(L), L ~ Lomax(3): L = exp(t / 3) - 1, t ~ Exp(1).
+_LAGUERRE = np.polynomial.laguerre.laggauss(80)
 
 
 class SimulatedTable(NamedTuple):
@@ -46,12 +51,16 @@ class SimulatedTable(NamedTuple):
     table : pyarrow.Table
         One row per measurement: ``benchmark`` and ``variant`` (dictionary<int32, string>),
         ``run`` (int32), ``value`` (float64), ``unit`` (dictionary<int32, string>; absent when
-        ``unit=None``). Rows are ordered by variant, then benchmark, then run.
+        ``unit=None``). Rows are ordered by variant, then benchmark, then run. A nested design
+        adds, after ``run``, ``round`` (with `rounds`), ``process`` and ``iteration`` (int32,
+        from 0), and ``run`` is the flat index ``process * iterations + iteration``.
     truth : pyarrow.Table
         One row per benchmark: ``benchmark`` (string), ``true_speedup`` (float64, baseline time
         / candidate time: above 1 when the candidate is faster), ``kind`` (``same``, ``tiny``,
         ``faster``, ``slower``), ``shape`` (the noise shape), ``sigma`` (float64, the noise
-        scale) and ``base`` (float64, the baseline's typical time in ``unit``).
+        scale) and ``base`` (float64, the baseline's typical time in ``unit``). A nested design
+        adds ``process_sd`` (``t_b``, the log-sd of the process effect) and ``iteration_sd``
+        (``sqrt(v_b)``, the log-sd of the iteration noise).
     """
 
     table: pa.Table
@@ -152,15 +161,86 @@ def _speedups(value, benchmarks: int) -> np.ndarray:
     return np.broadcast_to(arr, (benchmarks,))
 
 
-def _check_size(benchmarks: int, runs: int, variants: int) -> None:
+class _Design(NamedTuple):
+    """A nested design: `processes` per (benchmark, variant), `iterations` each; `rounds` is
+    True when every process is a round shared by the variants (then processes = rounds)."""
+
+    processes: int
+    iterations: int
+    rounds: bool
+    icc: float
+    drift: float
+
+
+def _fraction(name: str, value, upper_open: bool) -> float:
+    """A finite number >= 0, and below 1 when `upper_open`."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise _error(f"{name} must be a number, got {value!r}")
+    value = float(value)
+    if not math.isfinite(value) or value < 0 or (upper_open and value >= 1):
+        bounds = "in [0, 1)" if upper_open else "finite and >= 0"
+        raise _error(f"{name} must be {bounds}, got {value!r}")
+    return value
+
+
+def _design(runs, processes, iterations, icc, rounds, drift) -> tuple[int, _Design | None]:
+    """The runs per (benchmark, variant) and the nested design (None: a flat table)."""
+    icc = _fraction("icc", icc, upper_open=True)
+    drift = _fraction("drift", drift, upper_open=False)
+    if processes is None and rounds is None:
+        for name, given in (("iterations", iterations is not None), ("icc", icc != 0),
+                            ("drift", drift != 0)):
+            if given:
+                raise _error(f"{name} describes a nested design: give processes= (processes x "
+                             f"iterations) or rounds= (interleaved rounds) with it")
+        return (_FLAT_RUNS if runs is None else _count("runs", runs, 1)), None
+    if rounds is not None:
+        count = _count("rounds", rounds, 1)
+        if processes is not None and _count("processes", processes, 1) != count:
+            raise _error(f"processes: with rounds= each variant runs one process a round, so "
+                         f"processes must be left out or equal rounds ({count}), got {processes!r}")
+    else:
+        count = _count("processes", processes, 1)
+        if drift != 0:
+            raise _error("drift: a drift moves both variants together round by round; give "
+                         "rounds= (interleaved rounds) with it")
+    per_process = 1 if iterations is None else _count("iterations", iterations, 1)
+    total = count * per_process
+    if runs is not None and _count("runs", runs, 1) != total:
+        raise _error(f"runs: a nested design has processes x iterations = {count} x "
+                     f"{per_process} = {total} runs a variant; leave runs out, got {runs!r}")
+    return total, _Design(count, per_process, rounds is not None, icc, drift)
+
+
+def _iteration_log_variance(shape: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    """Variance of log(exp(sigma z) S) for each benchmark's shape code and noise scale: sigma^2
+    plus the variance of the shape's log factor, in closed form for ``bimodal``, by
+    Gauss-Laguerre quadrature for ``heavy_tail``, and Sheppard's correction sigma^2 / 12 for
+    ``quantised`` (its rounding to a step of sigma, relative; approximate)."""
+    variance = sigma ** 2
+    bimodal, tail, quantised = shape == 1, shape == 2, shape == 3
+    variance[bimodal] += (_BIMODAL_P * (1 - _BIMODAL_P)
+                          * np.log1p(_BIMODAL_GAP * sigma[bimodal]) ** 2)
+    nodes, weights = _LAGUERRE
+    lomax = np.expm1(nodes / _PARETO_SHAPE)
+    log_factor = np.log1p(sigma[tail, None] * lomax[None, :])
+    mean = log_factor @ weights
+    variance[tail] += (log_factor ** 2) @ weights - mean ** 2
+    variance[quantised] += sigma[quantised] ** 2 / 12
+    return variance
+
+
+def _check_size(benchmarks: int, runs: int, variants: int, level_columns: int = 0) -> None:
     """Refuse, before drawing, a table that cannot fit in memory (`check_budget`).
 
     Per measurement: 8 bytes of value and 4 each of benchmark, variant, run and unit codes in the
-    table, 8 more for the concatenated values, and per (benchmark, run) about 48 bytes of the
-    draws of one variant in flight (normal draws, the noise factor, the shape's draws).
+    table (and of the `level_columns` of a nested design: process, iteration, round), 8 more for
+    the concatenated values, and per (benchmark, run) about 48 bytes of the draws of one variant
+    in flight (normal draws, the noise factor, the shape's draws).
     """
     cells = benchmarks * runs
-    needed = cells * variants * (8 + 4 * 4 + 8) + cells * 48 + benchmarks * 64
+    needed = (cells * variants * (8 + 4 * (4 + level_columns) + 8) + cells * 48
+              + benchmarks * 64)
     check_budget("simulate", "benchmarks x runs", f"{benchmarks} x {runs}", bytes_needed=needed,
                  operations=cells * variants * 20,
                  detail=f"{cells * variants} measurements of {variants} variants",
@@ -169,7 +249,7 @@ def _check_size(benchmarks: int, runs: int, variants: int) -> None:
 
 def simulate(
     benchmarks: int = 100,
-    runs: int = 31,
+    runs: int | None = None,
     *,
     variants=("baseline", "candidate"),
     seed=0,
@@ -179,6 +259,11 @@ def simulate(
     effects=None,
     paired: bool = False,
     unit: str | None = "s",
+    processes: int | None = None,
+    iterations: int | None = None,
+    icc: float = 0.0,
+    rounds: int | None = None,
+    drift: float = 0.0,
 ) -> SimulatedTable:
     r"""Simulate a benchmark measurement table whose true effects are known.
 
@@ -198,12 +283,33 @@ def simulate(
     variant is the baseline's distribution scaled by its effect, so the ratio of any location
     statistic (median, mean) of baseline over candidate tends to ``true_speedup`` as runs grow.
 
+    **Nested designs.** With ``processes=P`` every (benchmark, variant) runs ``P`` processes of
+    ``iterations=I`` values each (``P I`` runs), and the values of one process share a process
+    effect ``U``: on the log scale
+
+    ``log x = log(m_b true_speedup_b ** -v) + U + log(exp(w_b z) S)``,  ``U ~ N(0, t_b^2)``,
+
+    where the iteration noise is the benchmark's shape at the scale ``w_b = sigma_b sqrt(1 -
+    icc)`` (the quantised step is ``w_b`` too) and ``t_b^2 = icc / (1 - icc) v_b``, with ``v_b``
+    the log-variance of that iteration noise: `icc` is then the intraclass correlation of the log
+    values, the share of their variance between processes. For ``lognormal`` noise ``v_b = w_b^2``,
+    so ``t_b^2 = icc sigma_b^2`` and the total log-variance stays ``sigma_b^2``; for the other
+    shapes ``v_b`` adds the variance of their log factor (closed form for ``bimodal``, quadrature
+    for ``heavy_tail``, Sheppard's ``w_b^2 / 12`` for ``quantised``, there approximate). With
+    ``rounds=R`` each variant runs one fresh process a round (``P = R``), interleaved: round ``r``
+    of the baseline and of the candidate share a drift ``D_r`` added to both on the log scale, a
+    random walk ``D_0 = 0``, ``D_r = D_{r-1} + N(0, drift^2)``. The process effects and the drift
+    come from a stream spawned from `seed`'s (``Generator.spawn``): the rest of the table is
+    drawn as the flat table of ``P I`` runs, so with ``icc=0`` and no drift its values equal
+    those of ``simulate(runs=P * I)`` with the same seed.
+
     Parameters
     ----------
     benchmarks : int, default 100
         Number of benchmarks, named ``bench_00000``, ``bench_00001``, ...
-    runs : int, default 31
-        Runs per benchmark and variant (numbered 0 .. runs - 1).
+    runs : int or None, default None
+        Runs per benchmark and variant (numbered 0 .. runs - 1): 31 when None. A nested design
+        has ``processes x iterations`` runs; `runs` may then be left out, or must equal it.
     variants : sequence of str or int, default ("baseline", "candidate")
         Variant names (at least two, distinct): the first is the baseline, the second the
         candidate. An int n names them ``baseline``, ``candidate``, ``variant_2`` ...
@@ -230,6 +336,21 @@ def simulate(
     unit : {"s", "ms", "us", "ns"} or None, default "s"
         Unit of ``value`` (times are scaled to it) and content of the ``unit`` column; None
         leaves the column out (values in seconds).
+    processes : int or None, default None
+        Processes per (benchmark, variant): a nested design with columns ``process`` and
+        ``iteration``. None: a flat table (unless `rounds` is given).
+    iterations : int or None, default None
+        Values per process (1 when None) of a nested design.
+    icc : float in [0, 1), default 0.0
+        Intraclass correlation of the log values within a process: the share of their variance
+        between processes (see above). Needs `processes` or `rounds`.
+    rounds : int or None, default None
+        Interleaved rounds: each variant runs one process of `iterations` values a round, and
+        both variants share round ``r``'s drift; adds the column ``round`` (``process`` equals
+        it). `processes` may be left out, or must equal `rounds`.
+    drift : float >= 0, default 0.0
+        Standard deviation of each round's step of the random-walk drift, on the log scale
+        (0.01: about 1 % a round). Needs `rounds`.
 
     Returns
     -------
@@ -255,9 +376,15 @@ def simulate(
     >>> result = fastperf.speedup_test(table, baseline="baseline", candidate="candidate")
     >>> [round(s, 2) for s in result.benchmarks.column("speedup_median").to_pylist()]
     [1.0, 2.0]
+    >>> nested = fastperf.simulate(benchmarks=2, processes=20, iterations=3, icc=0.5, seed=1)
+    >>> nested.table.num_rows, nested.table.column_names
+    (240, ['benchmark', 'variant', 'run', 'process', 'iteration', 'value', 'unit'])
+    >>> rounds = fastperf.simulate(benchmarks=2, rounds=10, iterations=5, drift=0.01, seed=1)
+    >>> rounds.table.column_names
+    ['benchmark', 'variant', 'run', 'round', 'process', 'iteration', 'value', 'unit']
     """
     n_bench = _count("benchmarks", benchmarks, 1)
-    n_runs = _count("runs", runs, 1)
+    n_runs, design = _design(runs, processes, iterations, icc, rounds, drift)
     names_v = _variants(variants)
     p_shape = _shape_weights(shapes)
     sigma_range = _range("sigma", sigma, "(0.002, 0.08)")
@@ -267,7 +394,8 @@ def simulate(
         raise _error(f"unit must be one of {list(UNITS)} or None, got {unit!r}")
     if not isinstance(paired, (bool, np.bool_)):
         raise _error(f"paired must be True or False, got {paired!r}")
-    _check_size(n_bench, n_runs, len(names_v))
+    _check_size(n_bench, n_runs, len(names_v),
+                0 if design is None else 2 + design.rounds)
     try:
         rng = np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
@@ -290,17 +418,24 @@ def simulate(
                                                  np.where(effect < 1, 2, 3)))
     run_factor = (np.exp(rng.normal(0, 1, (B, R)) * sig[:, None] * _PAIRED_SCALE)
                   if paired else 1.0)
+    # a nested design: the iteration noise's scale, and the process effects and drift as
+    # factors (V, B, R), from a stream of their own
+    noise = sig if design is None else sig * math.sqrt(1.0 - design.icc)
+    levels = None if design is None else _level_factors(rng.spawn(1)[0], design, shape, noise,
+                                                        len(names_v))
 
     bim, tail, quant = shape == 1, shape == 2, shape == 3
     values = []
     for v in range(len(names_v)):
         scale = m * (effect if v == 1 else (1.0 if v == 0 else effect ** v))
         z = rng.normal(0, 1, (B, R))
-        x = np.exp(z * sig[:, None])
-        x[bim] *= np.where(rng.random((bim.sum(), R)) < _BIMODAL_P, 1 + _BIMODAL_GAP * sig[bim, None], 1.0)
-        x[tail] *= 1 + rng.pareto(_PARETO_SHAPE, (tail.sum(), R)) * sig[tail, None]
+        x = np.exp(z * noise[:, None])
+        x[bim] *= np.where(rng.random((bim.sum(), R)) < _BIMODAL_P, 1 + _BIMODAL_GAP * noise[bim, None], 1.0)
+        x[tail] *= 1 + rng.pareto(_PARETO_SHAPE, (tail.sum(), R)) * noise[tail, None]
+        if levels is not None:
+            x = x * levels.factors[v]
         x = x * run_factor * scale[:, None]
-        step = scale[quant, None] * sig[quant, None]
+        step = scale[quant, None] * noise[quant, None]
         x[quant] = np.round(x[quant] / step) * step
         values.append(x.ravel())
 
@@ -316,8 +451,15 @@ def simulate(
         "variant": pa.DictionaryArray.from_arrays(
             pa.array(np.repeat(np.arange(V, dtype=np.int32), B * R)), pa.array(names_v)),
         "run": pa.array(np.tile(np.arange(R, dtype=np.int32), B * V)),
-        "value": pa.array(value),
     }
+    if design is not None:
+        process = np.repeat(np.arange(design.processes, dtype=np.int32), design.iterations)
+        if design.rounds:
+            columns["round"] = pa.array(np.tile(process, B * V))
+        columns["process"] = pa.array(np.tile(process, B * V))
+        columns["iteration"] = pa.array(np.tile(np.arange(design.iterations, dtype=np.int32),
+                                                B * V * design.processes))
+    columns["value"] = pa.array(value)
     if unit is not None:
         columns["unit"] = pa.DictionaryArray.from_arrays(
             pa.array(np.zeros(V * B * R, dtype=np.int32)), pa.array([unit]))
@@ -330,4 +472,31 @@ def simulate(
         "sigma": pa.array(sig),
         "base": pa.array(m * factor),
     })
+    if levels is not None:
+        truth = truth.append_column("process_sd", pa.array(levels.process_sd)).append_column(
+            "iteration_sd", pa.array(levels.iteration_sd))
     return SimulatedTable(table, truth)
+
+
+class _LevelFactors(NamedTuple):
+    factors: np.ndarray  # (variants, benchmarks, runs): exp(process effect + drift)
+    process_sd: np.ndarray  # t_b, per benchmark
+    iteration_sd: np.ndarray  # sqrt(v_b), per benchmark
+
+
+def _level_factors(rng: np.random.Generator, design: _Design, shape: np.ndarray,
+                   noise: np.ndarray, variants: int) -> _LevelFactors:
+    """The multiplicative factors of a nested design, per (variant, benchmark, run): a process
+    effect U ~ N(0, t_b^2), t_b^2 = icc / (1 - icc) v_b (one draw a process, every variant its
+    own), and with rounds the random-walk drift D_r shared by the variants of round r. Drawn
+    in this order from `rng` (the spawned stream), whatever the arguments."""
+    B, P, iterations = noise.size, design.processes, design.iterations
+    within = _iteration_log_variance(shape, noise)
+    process_sd = np.sqrt(design.icc / (1.0 - design.icc) * within)
+    log_factor = rng.normal(0, 1, (variants, B, P)) * process_sd[None, :, None]
+    if design.rounds:
+        steps = rng.normal(0, 1, (B, P - 1)) * design.drift
+        walk = np.concatenate([np.zeros((B, 1)), np.cumsum(steps, axis=1)], axis=1)
+        log_factor = log_factor + walk[None, :, :]
+    factors = np.exp(np.repeat(log_factor, iterations, axis=2))
+    return _LevelFactors(factors, process_sd, np.sqrt(within))
