@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 
 import fastperf
 import fastperf.protocols.planning as planning
+import fastperf.protocols.planning.searches as searches
 from fastperf import InputError
 from fastperf.cli import main
 from fastperf.protocols.planning import plan_runs, student_coefficients
@@ -520,8 +521,8 @@ def test_many_groups_vectorised(monkeypatch):
     table = pa.table({"benchmark": bench, "variant": variant, "value": values})
 
     calls = []
-    real = planning.student_halfwidth
-    monkeypatch.setattr(planning, "student_halfwidth",
+    real = searches.student_halfwidth
+    monkeypatch.setattr(searches, "student_halfwidth",
                         lambda *a, **k: calls.append(1) or real(*a, **k))
     result = plan_runs(table, precision=0.005, confidence=0.9)  # assurance 0.8
     # whole-array rounds, not a loop over 5,000 groups (nor 2,500 benchmarks)

@@ -72,6 +72,10 @@ def sim_table(seed: int = 1) -> pa.Table:
     return fastperf.simulate(40, 8, seed=seed).table
 
 
+def nested_table(seed: int = 3) -> pa.Table:
+    return fastperf.simulate(30, processes=5, iterations=4, icc=0.5, seed=seed).table
+
+
 def three() -> pa.Table:
     return hand_table(3, variants=("X", "Y", "Z"))
 
@@ -89,6 +93,8 @@ CASES = [
     ("three_variants", three, {}),
     ("three_named", three, {"baseline": "Z", "candidate": "X"}),
     ("three_named_no_unit", three, {"baseline": "Y", "candidate": "Z", "unit": None}),
+    ("nested", nested_table, {}),
+    ("nested_costs_plug_in", nested_table, {"process_cost": 20.0, "assurance": None}),
 ]
 
 

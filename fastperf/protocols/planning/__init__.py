@@ -29,7 +29,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 from numpy.typing import ArrayLike
-from scipy.special import chdtri, fdtr, fdtri, ndtri, stdtrit
+from scipy.special import stdtrit
 
 from fastperf.data.validation import (check_choice, check_confidence, check_key_clash,
                                       check_real, check_unit_interval)
@@ -37,23 +37,21 @@ from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings
 from fastperf.io.tables import column_name, has_column, key_list, require_columns
 from fastperf.data.chunked import Plan, StageRows, run_planned
+from fastperf.data.arrays import Samples
 from fastperf.data.grouping import Groups, code_of, group_rows, key_codes
+from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure, units_of
 from fastperf.engine.intervals import student_halfwidth
 from fastperf.data.samples import binary_exponents, group_samples, scaled_samples
 from fastperf.kernels.moments import sample_moments
+from fastperf.protocols.planning.processes import PROCESS_COLUMNS, process_plan_columns
+from fastperf.protocols.planning.searches import (MAX_RUNS, OVERFLOW, TOO_MANY,
+                                                  assurance_reached, smallest_runs)
 from fastperf.protocols.report_views import plan_view
 
 __all__ = ["student_coefficients", "plan_runs", "PlanResult", "PLAN_TARGETS", "MAX_RUNS",
            "PlanRunsOptions", "PlanRunsPlan", "plan_runs_options", "plan_runs_plan",
            "plan_runs_stage", "plan_runs_finish"]
 
-#: Largest run count searched (2**53, the largest integer float64 counts exactly); a group that
-#: would need more gets the status "needs more than 2**53 runs".
-MAX_RUNS = float(2**53)
-#: The status of a group or benchmark that would need more than `MAX_RUNS` runs.
-TOO_MANY = "needs more than 2**53 runs"
-#: The status of a group or benchmark with a figure shown in the value's unit beyond float64.
-OVERFLOW = "sd or half-width beyond the float64 range (the run counts hold)"
 
 
 #: Accepted `target` values of `plan_runs`.
@@ -157,7 +155,10 @@ class PlanResult(GroupResult):
     groups : pyarrow.Table
         One row per (keys, variant) group, keys first (grouper's order), then ``n``,
         ``n_dropped``, ``mean``, ``sd``, ``halfwidth``, ``relative_halfwidth``,
-        ``target_halfwidth``, ``runs_needed``, ``runs_more``, ``assurance``, ``status``.
+        ``target_halfwidth``, ``runs_needed``, ``runs_more``, ``assurance``, ``status``; a
+        plan per level (a table with levels) also has, before ``status``, the columns of
+        `fastperf.protocols.planning.processes.PROCESS_COLUMNS` (``processes``,
+        ``iterations``, the variance components, the ICC, ...).
     separation : pyarrow.Table or None
         One row per benchmark when two variants are compared: the keys, then ``n_baseline``,
         ``n_candidate``, ``mean_*``, ``sd_*``, ``halfwidth_*``, ``separated_now``,
@@ -165,7 +166,10 @@ class PlanResult(GroupResult):
     summary : dict
         ``groups``, ``values``, ``dropped``, ``target``, ``precision``, ``confidence``,
         ``assurance`` (the level asked for; None for the plug-in plan), ``groups_enough``,
-        ``runs_needed_total``, ``runs_more_total``, ``runs_needed_max``; with a separation
+        ``runs_needed_total``, ``runs_more_total``, ``runs_needed_max``, ``structure``
+        (``"flat"``, ``"process"``, ...: `fastperf.data.levels.Structure.label`); a plan per
+        level also ``process_cost``, ``iteration_cost``, ``processes_total``, ``cost_total``;
+        with a separation
         table also ``baseline``, ``candidate``, ``benchmarks``, ``separated_now``,
         ``separation_not_ok``, ``runs_to_separate_max``.
     warnings : list of str
@@ -195,6 +199,7 @@ class PlanResult(GroupResult):
 
 def _plan_iv(target: str, precision: float, confidence: float,
              assurance: float | None) -> tuple[str, float, float, float | None]:
+    """`target`, `precision`, `confidence` and `assurance`, checked."""
     check_choice(target, "target", PLAN_TARGETS)
     if assurance is not None:
         try:
@@ -237,6 +242,10 @@ def plan_runs(
     baseline: Any = None,
     candidate: Any = None,
     unit: str | None = "unit",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
+    process_cost: float = 1.0,
+    iteration_cost: float = 1.0,
 ) -> PlanResult:
     """How many runs each group needs for a precise mean, and to tell two variants apart.
 
@@ -278,10 +287,25 @@ def plan_runs(
         `variant` column holds exactly two distinct values, they are compared: the baseline is
         the variant of the first group of ``.groups`` (the grouper's order; for a plain column,
         the variant of the table's first row).
+    levels : None, str or sequence of str
+        The nested level columns, outermost first (`fastperf.data.levels`): None takes those
+        of ``build``, ``process`` the table has; ``[]`` or ``"none"``: the flat plan (every
+        value an independent run: today's table, bit for bit).
+    block : None or str
+        The block column crossed with the variants: None takes ``round`` when the table has
+        it (not with ``levels=[]``); ``"none"``: no block.
+    process_cost, iteration_cost : float
+        The cost (> 0; seconds, say) of starting a process (a unit: a fork, a launch, a
+        round; with a build level, a build and its process) and of one iteration. Only their
+        ratio changes the plan; the default 1 and 1 prices a process start like one
+        iteration. Used by the plan per level only.
 
     Returns
     -------
     PlanResult
+        With levels (`levels`, `block`: a process column, say) the plan is per level: see
+        "Processes and iterations" below. Else (the flat plan):
+
         ``.groups``: per (keys, variant) group ``n``, ``n_dropped``, ``mean``, ``sd`` (ddof=1),
         ``halfwidth = t(p, n) sd / sqrt(n)``, ``relative_halfwidth = halfwidth / |mean|``,
         ``target_halfwidth`` (H), ``runs_needed`` (smallest N >= 2 with
@@ -331,11 +355,31 @@ def plan_runs(
     both the pilot and the follow-up; a follow-up that reuses the pilot's runs (``runs_more``)
     is not independent of s, and the figure is then an approximation. The search for the
     smallest N starts from the normal bound N > F_min (z s / H)^2 and is exact in t(p, N) and F.
+
+    **Processes and iterations.** Values of one process are not independent runs
+    (docs/nested.md). With levels, each group's variance components on the pilot
+    (`fastperf.data.levels.variance_components`: ``s2_p``, the sum over the levels, and
+    ``s2_i``, on log values when the group's values are all > 0) plan P processes of I
+    iterations each, the mean of whose P process means has variance ``(s2_p + s2_i / I) / P``:
+    the plan is the (P, I) of least cost ``P (process_cost + I iteration_cost)`` with
+    ``t(p, P)^2 (s2_p + s2_i / I) F_gamma(P - 1, m - 1) / P <= H^2`` (m the pilot's processes;
+    without an assurance F is 1). Kalibera & Jones (2013, "Rigorous benchmarking in reasonable
+    time", ISMM) give the cost-optimal iterations ``I* = sqrt((process_cost / iteration_cost)
+    (s2_i / s2_p))`` (``iterations_optimal``); the search over P starts from their plan
+    (`fastperf.protocols.planning.processes.least_cost_plans`). On the log scale the interval
+    is that of the geometric mean G, ``exp(mean log +/- h)``, and the target is ``h <=
+    log(1 + precision)`` (relative: the interval's upper end within a factor 1 + precision
+    of G) or ``h <= log(1 + precision / G)`` (``target="halfwidth"``); on the linear scale
+    (a group with a value <= 0), ``h <= precision |mean|`` or ``h <= precision``. The
+    columns: see `fastperf.protocols.planning.processes.process_plan_columns`. The
+    separation table then compares the units' means: its ``n_*`` and ``runs_*`` count units
+    (processes), each of the pilot's iterations.
     """
     options = plan_runs_options(  # before the table is read
         by=by, variant=variant, value=value, target=target, precision=precision,
         confidence=confidence, assurance=assurance, baseline=baseline, candidate=candidate,
-        unit=unit)
+        unit=unit, levels=levels, block=block, process_cost=process_cost,
+        iteration_cost=iteration_cost)
     return run_planned(data, partial(plan_runs_plan, options=options), plan_runs_stage,
                        plan_runs_finish, values=[value], function="plan_runs",
                        keys=[by, variant, unit])
@@ -357,6 +401,10 @@ class PlanRunsOptions:
     baseline: Any
     candidate: Any
     unit: str | None
+    levels: tuple[str, ...] | None
+    block: str | None
+    process_cost: float
+    iteration_cost: float
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -372,21 +420,26 @@ class PlanRunsPlan(Plan):
         The (baseline, candidate) variants separated, or None.
     variants : int or None
         The number of variants of the table, when neither variant is named.
+    structure : Structure
+        The levels and block the plan uses (`fastperf.data.levels.resolve_structure`).
     """
 
     options: PlanRunsOptions
     keys: list[str]
     pair: tuple | None
     variants: int | None
+    structure: Structure
 
 
 def plan_runs_options(*, by, variant, value, target, precision, confidence, assurance,
-                      baseline, candidate, unit) -> PlanRunsOptions:
+                      baseline, candidate, unit, levels=None, block=None, process_cost=1.0,
+                      iteration_cost=1.0) -> PlanRunsOptions:
     """The options of `plan_runs`, checked (those that need no table).
 
     Parameters
     ----------
     by, variant, value, target, precision, confidence, assurance, baseline, candidate, unit
+    levels, block, process_cost, iteration_cost
         See `plan_runs`.
 
     Returns
@@ -395,8 +448,14 @@ def plan_runs_options(*, by, variant, value, target, precision, confidence, assu
     """
     target, precision, confidence, assurance = _plan_iv(target, precision, confidence,
                                                         assurance)
+    levels, block = check_structure_arguments(levels, block)
+    process_cost = check_real(process_cost, "process_cost (the cost of starting a process)",
+                              low=0, high=np.inf, low_open=True)
+    iteration_cost = check_real(iteration_cost, "iteration_cost (the cost of one iteration)",
+                                low=0, high=np.inf, low_open=True)
     return PlanRunsOptions(by, variant, value, target, precision, confidence, assurance,
-                           baseline, candidate, unit)
+                           baseline, candidate, unit, levels, block, process_cost,
+                           iteration_cost)
 
 
 def plan_runs_plan(table: pa.Table, options: PlanRunsOptions) -> PlanRunsPlan:
@@ -431,6 +490,11 @@ def plan_runs_plan(table: pa.Table, options: PlanRunsOptions) -> PlanRunsPlan:
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
     require_columns(table, group_keys_list + [value])
+    structure = resolve_structure(table.column_names, options.levels, options.block,
+                                  taken=[*group_keys_list, value])
+    if not structure.flat:
+        check_key_clash(group_keys_list, dict.fromkeys(PROCESS_COLUMNS), "plan_runs",
+                        value=value)
     present = None
     if baseline is None and candidate is None and variant is not None:
         present = _present_variants(table, group_keys_list, variant)
@@ -442,6 +506,7 @@ def plan_runs_plan(table: pa.Table, options: PlanRunsOptions) -> PlanRunsPlan:
             code_of(dictionary, name, f"the {variant!r} column")
     return PlanRunsPlan(options=options, keys=keys, pair=pair,
                         variants=None if present is None else len(present),
+                        structure=structure,
                         partition=tuple(keys if pair is not None else group_keys_list),
                         order=tuple(group_keys_list))
 
@@ -485,14 +550,62 @@ def plan_runs_stage(table: pa.Table, plan: PlanRunsPlan, side: dict | None = Non
         ``separation``).
     """
     options = plan.options
-    keys, variant, confidence = plan.keys, options.variant, options.confidence
-    target, precision, pair = options.target, options.precision, plan.pair
+    keys, variant, confidence, pair = plan.keys, options.variant, options.confidence, plan.pair
     group_keys, samples, n_dropped = group_samples(table, by=keys, variant=variant,
                                                    value=options.value)
+    figures = group_figures(samples, confidence)
+    columns = flat_plan_columns(figures, n_dropped, options)
+    if not plan.structure.flat:
+        units = units_of(table, keys, variant, options.value, plan.structure)
+        columns = process_plan_columns(
+            columns, units.components, samples, plan.structure, target=options.target,
+            precision=options.precision, confidence=confidence, assurance=options.assurance,
+            process_cost=options.process_cost, iteration_cost=options.iteration_cost)
+        if pair is not None:  # the separation of the units' means
+            _, unit_samples, _ = group_samples(units.table, by=keys, variant=variant,
+                                                       value=options.value)
+            figures = group_figures(unit_samples, confidence)
+    extra = {}
+    if pair is not None:
+        assert variant is not None  # _choose_variants gives a pair only with a variant column
+        n, mean, sd, halfwidth = (figures[name] for name in ("n", "mean", "sd", "halfwidth"))
+        benchmarks, separation = separation_columns(
+            group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence,
+            tuple(figures[name] for name in ("mean_scaled", "sd_scaled", "halfwidth_scaled",
+                                             "exponent")))
+        first = benchmarks.first_row
+        flag = np.zeros(n.shape[0], dtype=bool)
+        flag[first] = True
+        position = np.zeros(n.shape[0], dtype=np.int64)
+        position[first] = np.arange(first.shape[0])
+        at_first = pa.array(position, mask=~flag)
+        extra["separation"] = flag
+        for name, column in separation.items():
+            extra["separation_" + name] = pa.array(column).take(at_first)
+    return StageRows.of(with_keys(group_keys, columns), extra)
 
-    # each group divided by a power of 2 (exact) before its moments: values near 1.8e308 or
-    # 1e-300 keep a finite, nonzero sd; the search runs on the scaled sd and bound (its answer
-    # depends on their ratio only)
+
+def group_figures(samples: Samples, confidence: float) -> dict[str, np.ndarray]:
+    """Each group's ``n``, ``mean``, ``sd`` (ddof=1) and Student ``halfwidth``, and the same
+    figures of the group divided by ``2**exponent`` (``*_scaled``, ``exponent``).
+
+    Parameters
+    ----------
+    samples : Samples
+        One segment per group (NaN dropped).
+    confidence : float
+        The interval's level p.
+
+    Returns
+    -------
+    dict of numpy.ndarray
+
+    Notes
+    -----
+    Each group is divided by a power of 2 (exact) before its moments: values near 1.8e308 or
+    1e-300 keep a finite, nonzero sd; the searches run on the scaled sd and bound (their
+    answer depends on the ratio only). The half-width is ``t(p, n) sd / sqrt(n)`` (Pakhomov).
+    """
     exponent = binary_exponents(samples)
     scaled = scaled_samples(samples, exponent)
     n, _, mean_scaled, variance = sample_moments(scaled.values, scaled.offsets,
@@ -502,7 +615,38 @@ def plan_runs_stage(table: pa.Table, plan: PlanRunsPlan, side: dict | None = Non
     with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
         mean, sd = np.ldexp(mean_scaled, exponent), np.ldexp(sd_scaled, exponent)
         halfwidth = np.ldexp(halfwidth_scaled, exponent)
-        relative = np.where(mean != 0, halfwidth_scaled / np.abs(mean_scaled), np.nan)
+    return {"n": n, "mean": mean, "sd": sd, "halfwidth": halfwidth, "mean_scaled": mean_scaled,
+            "sd_scaled": sd_scaled, "halfwidth_scaled": halfwidth_scaled, "exponent": exponent}
+
+
+def flat_plan_columns(figures: dict[str, np.ndarray], n_dropped: np.ndarray,
+                      options: PlanRunsOptions) -> dict[str, Any]:
+    """The columns of `GROUP_COLUMNS` of the flat plan (every value an independent run).
+
+    Parameters
+    ----------
+    figures : dict of numpy.ndarray
+        `group_figures`.
+    n_dropped : numpy.ndarray
+        The null/NaN values dropped per group.
+    options : PlanRunsOptions
+
+    Returns
+    -------
+    dict
+        Column name -> array.
+
+    Notes
+    -----
+    Pakhomov (seed 004) and, with an assurance, Harris, Horvitz & Mood (1948): see
+    `plan_runs` and `smallest_runs`.
+    """
+    target, precision, confidence = options.target, options.precision, options.confidence
+    n, mean, sd, halfwidth = (figures[name] for name in ("n", "mean", "sd", "halfwidth"))
+    mean_scaled, sd_scaled = figures["mean_scaled"], figures["sd_scaled"]
+    exponent = figures["exponent"]
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore", under="ignore"):
+        relative = np.where(mean != 0, figures["halfwidth_scaled"] / np.abs(mean_scaled), np.nan)
         if target == "relative_halfwidth":
             bound = precision * np.abs(mean)
             bound_scaled = precision * np.abs(mean_scaled)
@@ -529,27 +673,11 @@ def plan_runs_stage(table: pa.Table, plan: PlanRunsPlan, side: dict | None = Non
                                         bound_scaled[search], confidence)
     runs_needed = np.where(np.isnan(runs), -1, runs).astype(np.int64)
     runs_more = np.where(runs_needed >= 0, np.maximum(runs_needed - n, 0), -1)
-    columns: dict[str, Any] = {
+    return {
         "n": n, "n_dropped": n_dropped, "mean": mean, "sd": sd, "halfwidth": halfwidth,
         "relative_halfwidth": relative, "target_halfwidth": bound, "runs_needed": runs_needed,
         "runs_more": runs_more, "assurance": reached, "status": status,
     }
-    extra = {}
-    if pair is not None:
-        assert variant is not None  # _choose_variants gives a pair only with a variant column
-        benchmarks, separation = separation_columns(
-            group_keys, keys, variant, pair, n, mean, sd, halfwidth, confidence,
-            (mean_scaled, sd_scaled, halfwidth_scaled, exponent))
-        first = benchmarks.first_row
-        flag = np.zeros(n.shape[0], dtype=bool)
-        flag[first] = True
-        position = np.zeros(n.shape[0], dtype=np.int64)
-        position[first] = np.arange(first.shape[0])
-        at_first = pa.array(position, mask=~flag)
-        extra["separation"] = flag
-        for name, column in separation.items():
-            extra["separation_" + name] = pa.array(column).take(at_first)
-    return StageRows.of(with_keys(group_keys, columns), extra)
 
 
 def plan_runs_finish(staged: StageRows, plan: PlanRunsPlan, info: dict) -> PlanResult:
@@ -586,7 +714,16 @@ def plan_runs_finish(staged: StageRows, plan: PlanRunsPlan, info: dict) -> PlanR
         "runs_needed_total": int(runs_needed[planned].sum()),
         "runs_more_total": int(runs_more[planned].sum()),
         "runs_needed_max": int(runs_needed[planned].max()) if planned.any() else None,
+        "structure": plan.structure.label(),
     }
+    if not plan.structure.flat:
+        processes = table.column("processes").to_numpy()
+        cost = table.column("cost").to_numpy()
+        summary.update({
+            "process_cost": options.process_cost, "iteration_cost": options.iteration_cost,
+            "processes_total": int(processes[processes >= 0].sum()),
+            "cost_total": float(np.nansum(cost)),
+        })
     warnings = dropped_warnings(n_dropped)
     if not_ok:
         warnings.append(f"{not_ok} group(s) without a plain run count (see status)")
@@ -611,150 +748,8 @@ def plan_runs_finish(staged: StageRows, plan: PlanRunsPlan, info: dict) -> PlanR
 
 
 # ----------------------------------------------------------------------------------------------
-# The run-count searches (Pakhomov, seed 004; with an assurance, Harris, Horvitz & Mood 1948):
-# `smallest_runs`, the exact search for the smallest number of runs whose Student interval is
-# narrow enough; `assurance_reached`, the probability a plan reaches its precision; and the
-# separation table of Pakhomov's Tables 2-4 (`separation_columns`, `separation_summary`).
-
-
-def smallest_runs(scale: np.ndarray, bound: np.ndarray, confidence: float, *,
-                  strict: bool, pilot_runs: np.ndarray | None = None,
-                  assurance: float | None = None) -> np.ndarray:
-    """Smallest N >= 2 with ``t(p, N) * scale * sqrt(f(N)) / sqrt(N) <= bound`` (``<`` if strict).
-
-    For arrays of ``scale > 0`` and finite ``bound > 0``; ``f(N) = 1`` (the plug-in plan), or
-    with an `assurance` gamma ``f(N) = F_gamma(N - 1, m - 1)``, the gamma quantile of Fisher's F
-    with m the group's `pilot_runs` (Harris, Horvitz & Mood 1948: ``scale * sqrt(f(N))`` is an
-    upper prediction bound, at level gamma, of the sd of N fresh runs). Returns float64 run
-    counts, NaN where the answer exceeds `MAX_RUNS`.
-
-    Parameters
-    ----------
-    scale : numpy.ndarray
-        The sd s of each group (> 0).
-    bound : numpy.ndarray
-        The half-width H each group must reach (finite, > 0).
-    confidence : float
-        The confidence level p of the interval.
-    strict : bool
-        ``<`` instead of ``<=``.
-    pilot_runs : numpy.ndarray or None
-        The pilot's run count m of each group (with `assurance`).
-    assurance : float or None
-        The probability gamma; None: the plug-in plan.
-
-    Returns
-    -------
-    numpy.ndarray
-        float64 run counts, NaN beyond `MAX_RUNS`.
-
-    Notes
-    -----
-    ``t(p, N) > z`` and ``f(N) >= f_min`` give the lower bound ``N > f_min (z scale / bound)^2``;
-    from there an upper bound is found by doubling and the answer by bisection, on whole arrays
-    (each round evaluates only the groups still open).
-
-    The plug-in ``t(p, N) / sqrt(N)`` decreases (f_min = 1); ``g(N) = t(p, N)^2 F_gamma(N - 1,
-    m - 1) / N`` need not. It was evaluated (scipy's stdtrit and fdtri) at every N = 2 .. 20,000
-    (but 1999 .. 2001, see below) and on a log grid up to 2**53, for m from 2 to 1e7, p from
-    0.001 to 1 - 1e-12 and gamma from 1e-300 to 1 - 1e-12. For gamma >= 0.45 it decreased
-    everywhere. Below, it can rise at small N (up to N = 3 at gamma = 0.3, 15 at 1e-3, 83 at
-    1e-15: a 2-run sd is erratic enough to be tiny more often than a 3-run one), but it always
-    rose first and then only fell (unimodal; only gamma = 1e-300, where the F quantile itself is
-    inaccurate, broke that). fdtri has one bad spot on the way: dfn = 2000 with dfd above ~1e8
-    (a pilot of 1e8 runs). So the search tests N = 2 first: if that fails, ``g(N) > g(2)`` on
-    the rising part, so "the bound holds at N" is false, ..., false, true, ..., true over
-    N >= 3 and bisection finds the first true. f_min is ``min(F_gamma(1, m - 1), (m - 1) /
-    chi2_{1 - gamma}(m - 1))``, the two ends of F_gamma in its first degrees of freedom
-    (F_gamma never went below both on the grid); the lower bound is checked, not trusted: where
-    the bound already holds at ``lo - 1`` the search restarts from N = 3.
-    """
-    if assurance is None:
-        f_min = f_limit = np.ones(scale.shape)
-
-        def f(runs: np.ndarray, where: np.ndarray) -> np.ndarray | float:
-            return 1.0
-    else:
-        df = np.asarray(pilot_runs, dtype=np.float64) - 1.0
-        f_limit = df / chdtri(df, assurance)  # F_gamma(inf, m - 1)
-        f_min = np.minimum(fdtri(1.0, df, assurance), f_limit)
-
-        def f(runs: np.ndarray, where: np.ndarray) -> np.ndarray | float:
-            return fdtri(runs - 1.0, df[where], assurance)
-
-    def holds(runs: np.ndarray, where: np.ndarray) -> np.ndarray:
-        h = student_halfwidth(runs, scale[where] * np.sqrt(f(runs, where)), confidence)
-        return h < bound[where] if strict else h <= bound[where]
-
-    z = float(ndtri(0.5 + confidence / 2.0))
-    with np.errstate(over="ignore", divide="ignore", invalid="ignore"):
-        ratio = (z * scale / bound) ** 2 * f_min
-    result = np.full(scale.shape, np.nan)
-    # a safe lower bound (the factor absorbs the rounding of ratio); t ~ z (1 + (z^2+1)/(4N))
-    # puts the answer near ratio + (z^2 + 1) / 2, the first upper bound tried
-    lo = np.maximum(2.0, np.floor(ratio * (1.0 - 1e-9)))
-    searchable = lo <= MAX_RUNS  # False for inf / NaN ratios too
-    if assurance is not None:  # N = 2 first, then a checked lower bound >= 3 (see above)
-        at_two = np.flatnonzero(searchable)
-        at_two = at_two[holds(np.full(at_two.size, 2.0), at_two)]
-        result[at_two] = 2.0
-        searchable[at_two] = False
-        lo = np.maximum(lo, 3.0)
-        check = np.flatnonzero(searchable & (lo > 3.0))
-        lo[check[holds(lo[check] - 1.0, check)]] = 3.0
-    where = np.flatnonzero(searchable)
-    lo = lo[where]
-    # the first upper bound tried: F at lo, or its limit where F grows in N (gamma < 0.5)
-    f_guess = np.maximum(f_limit[where], f(lo - 1.0, where))
-    with np.errstate(over="ignore"):
-        guess = (z * scale[where] / bound[where]) ** 2 * f_guess
-    hi = np.minimum(np.maximum(lo, np.ceil(guess + (z * z + 1.0) / 2.0) + 1.0), MAX_RUNS)
-    open_ = np.arange(where.size)
-    while open_.size:  # grow hi until the bound holds there; lo moves past every failure
-        failed = open_[~holds(hi[open_], where[open_])]
-        lo[failed] = hi[failed] + 1.0
-        hi[failed] = np.minimum(2.0 * hi[failed], MAX_RUNS)
-        open_ = failed[lo[failed] <= MAX_RUNS]
-    found = lo <= MAX_RUNS
-    open_ = np.flatnonzero(found & (lo < hi))
-    while open_.size:  # bisection: the answer is in [lo, hi] and the bound holds at hi
-        mid = lo[open_] + np.floor((hi[open_] - lo[open_]) / 2.0)
-        ok = holds(mid, where[open_])
-        hi[open_[ok]] = mid[ok]
-        lo[open_[~ok]] = mid[~ok] + 1.0
-        open_ = open_[lo[open_] < hi[open_]]
-    result[where[found]] = hi[found]
-    return result
-
-
-def assurance_reached(runs: np.ndarray, pilot_runs: np.ndarray, sd: np.ndarray,
-                      bound: np.ndarray, confidence: float) -> np.ndarray:
-    """P(t(p, N) S / sqrt(N) <= bound) for a follow-up of N fresh runs, its ``S^2 / sd^2`` taken
-    as F(N - 1, m - 1) (m = `pilot_runs`): ``fdtr(N - 1, m - 1, bound^2 N / (t(p, N) sd)^2)``.
-    NaN where N is NaN (or 0 / 0); a square past 1.8e308 is inf, where fdtr is exactly 1.
-
-    Parameters
-    ----------
-    runs, pilot_runs, sd, bound : numpy.ndarray
-        Per group: the planned N, the pilot's m, its sd s and the half-width H.
-    confidence : float
-        The confidence level p.
-
-    Returns
-    -------
-    numpy.ndarray
-        The probability per group.
-
-    Notes
-    -----
-    Harris, Horvitz & Mood (1948): ``S^2 / s^2 ~ F(N - 1, m - 1)`` for normal runs.
-    """
-    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
-        x = (bound / student_halfwidth(runs, sd, confidence)) ** 2
-        out = fdtr(runs - 1.0, pilot_runs - 1.0, x)
-    return np.where(np.isnan(x), np.nan, out)
-
-
+# The separation table of Pakhomov's Tables 2-4 (`separation_columns`, `separation_summary`);
+# the run-count searches are in `fastperf.protocols.planning.searches`.
 
 def with_keys(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:
     """The key table with `columns` appended (a table of `columns` alone when there are no keys).
