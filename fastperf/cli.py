@@ -204,10 +204,16 @@ def _call(function, *args, flags: dict[str, str], **kwargs):
                          + text[match.end(2):]) from exc
 
 
+#: The arguments of the structure of the measurements (`fastperf.data.levels`) and their
+#: options, in every command that does inference.
+STRUCTURE_FLAGS = {"levels": "--levels", "block": "--block"}
+
+
 def _describe(args) -> None:
-    result = _call(describe, _read(args), flags={"confidence": "--confidence"},
+    result = _call(describe, _read(args), flags={"confidence": "--confidence", **STRUCTURE_FLAGS},
                    by=_role(args, args.by), variant=None if args.variant is None else "variant",
-                   unit=args.unit, confidence=args.confidence)
+                   unit=args.unit, confidence=args.confidence, levels=args.levels,
+                   block=args.block)
     _write(result, args.format, args.output, top=args.top)
 
 
@@ -228,18 +234,22 @@ def _only_unit(table: pa.Table, unit: str | None) -> pa.Table:
 
 def _aggregate(args) -> None:
     table = _only_unit(_read(args), args.unit)
-    result = _call(aggregate_score, table, flags={"confidence": "--confidence"}, kind=args.kind,
-                   method=args.method, weights=_role(args, args.weights),
-                   baseline=args.baseline, confidence=args.confidence)
+    result = _call(aggregate_score, table, flags={"confidence": "--confidence", **STRUCTURE_FLAGS},
+                   kind=args.kind, method=args.method, weights=_role(args, args.weights),
+                   baseline=args.baseline, confidence=args.confidence, levels=args.levels,
+                   block=args.block)
     _write(result, args.format, args.output, top=args.top)
 
 
 def _plan(args) -> None:
     flags = {"precision": "--precision", "confidence": "--confidence",
-             "assurance": "--assurance"}
+             "assurance": "--assurance", "process_cost": "--process-cost",
+             "iteration_cost": "--iteration-cost", **STRUCTURE_FLAGS}
     result = _call(plan_runs, _read(args), flags=flags, target=args.target,
                    precision=args.precision, confidence=args.confidence,
-                   assurance=args.assurance, baseline=args.baseline, candidate=args.candidate)
+                   assurance=args.assurance, baseline=args.baseline, candidate=args.candidate,
+                   levels=args.levels, block=args.block, process_cost=args.process_cost,
+                   iteration_cost=args.iteration_cost)
     _write(result, args.format, args.output, top=args.top)
 
 
@@ -329,7 +339,7 @@ COMPARE_FLAGS = {
     "alpha": "--alpha", "adjust": "--adjust", "confidence": "--confidence",
     "margin": "--margin", "threshold": "--threshold", "large_sample": "--large-sample",
     "precision": "--precision", "proportion_confidence": "--proportion-confidence",
-    "confidences": "--confidences", "median_method": "--method",
+    "confidences": "--confidences", "median_method": "--method", **STRUCTURE_FLAGS,
 }
 
 
@@ -386,7 +396,7 @@ def _compare(args) -> int | None:
         return None
     result = _call(speedup_test, table, flags=COMPARE_FLAGS, baseline=baseline,
                    candidate=candidate, by="benchmark", alpha=alpha, weights=weights,
-                   higher_is_better=args.higher_is_better,
+                   higher_is_better=args.higher_is_better, levels=args.levels, block=args.block,
                    **_given(large_sample=args.large_sample, precision=args.precision,
                             proportion_confidence=proportion_confidence,
                             median_method=args.method))
@@ -409,6 +419,7 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
     by = _role(args, args.by)
     result = _call(compare, table, flags=COMPARE_FLAGS, baseline=baseline,
                    candidate=candidate, by=by, alpha=args.alpha, higher_is_better=higher,
+                   levels=args.levels, block=args.block,
                    **_given(adjust=args.adjust, confidence=args.confidence, margin=args.margin,
                             threshold=args.threshold, method=args.method))
     text = (result.to_text(sort=args.sort) if args.format == "text" else
@@ -436,7 +447,8 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
 def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
     """`sparc` or `hpt` on the table (the options of other protocols already refused by
     `_protocol_options`)."""
-    options = _given(method=args.method, scale=args.scale)
+    options = {**_given(method=args.method, scale=args.scale), "levels": args.levels,
+               "block": args.block}
     if protocol == "sparc":
         pair = _role(args, args.pair)
         if pair is not None and pair not in table.column_names:

@@ -88,6 +88,7 @@ EXAMPLES: dict[str, list[str]] = {
     "plan": [
         "fastperf plan examples/old.txt examples/new.txt --precision 0.005",
         "fastperf plan examples/old.txt --assurance none --format json",
+        "fastperf plan pyperf.json --process-cost 2.5 --iteration-cost 0.1",
     ],
     "anova": [
         "fastperf anova examples/old.txt examples/new.txt --by benchmark",
@@ -345,6 +346,7 @@ def build_parser() -> argparse.ArgumentParser:
     d.add_argument("--unit", type=optional_column, default="unit",
                    help="unit column that also splits groups, or 'none' (default: unit)")
     d.add_argument("--confidence", type=number, default=0.95, help="confidence level (default 0.95)")
+    add_structure_arguments(d)
     add_output_arguments(d)
 
     a = sub.add_parser("aggregate", help="aggregate score of every variant over the benchmarks, "
@@ -362,6 +364,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="keep only the measurements in this unit (files mixing units, e.g. Go's "
                         "sec/op and B/s)")
     a.add_argument("--confidence", type=number, default=0.95, help="confidence level (default 0.95)")
+    add_structure_arguments(a)
     add_output_arguments(a)
 
     pl = sub.add_parser("plan", help="runs needed per benchmark and variant for a precision, and "
@@ -379,6 +382,13 @@ def build_parser() -> argparse.ArgumentParser:
                     help="probability that a follow-up of runs_needed fresh runs reaches the "
                          "precision (default 0.8); 'none' for the plug-in plan, which takes the "
                          "pilot's sd as the truth")
+    add_structure_arguments(pl)
+    pl.add_argument("--process-cost", type=number, default=1.0, metavar="SECONDS",
+                    help="with levels: the cost of starting a process (fork, launch, round), "
+                         "for the least-cost processes x iterations (default 1; only its ratio "
+                         "to --iteration-cost matters)")
+    pl.add_argument("--iteration-cost", type=number, default=1.0, metavar="SECONDS",
+                    help="with levels: the cost of one iteration (default 1)")
     add_output_arguments(pl)
 
     an = sub.add_parser("anova", help="one-way analysis of variance of a factor, per group")
@@ -445,6 +455,18 @@ def build_parser() -> argparse.ArgumentParser:
     add_report_output(r)
     _add_warmup_and_demo(sub)
     return parser
+
+
+def add_structure_arguments(p: argparse.ArgumentParser) -> None:
+    """``--levels`` and ``--block``: the structure of the measurements (`fastperf.data.levels`),
+    for every command that does inference."""
+    p.add_argument("--levels", default=None, metavar="COL[,COL]|none",
+                   help="the nested level columns, outermost first (default: those the input "
+                        "has, build and process); 'none': the flat analysis, every value "
+                        "independent")
+    p.add_argument("--block", default=None, metavar="COL|none",
+                   help="the block column crossed with the variants (default: round when the "
+                        "input has it); 'none': no block")
 
 
 def add_compare_arguments(c: argparse.ArgumentParser) -> None:
@@ -524,6 +546,7 @@ def add_compare_arguments(c: argparse.ArgumentParser) -> None:
     c.add_argument("--scale", choices=["log", "ratio"], default=None,
                    help="sparc (paired tests) and hpt (level-2 scores): test log ratios "
                         "(default) or the papers' ratio - 1")
+    add_structure_arguments(c)
 
 
 def _add_warmup_and_demo(sub) -> None:

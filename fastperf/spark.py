@@ -121,14 +121,15 @@ class SparkResult:
 
 def describe(data, *, by: str | Sequence[str] | None = "benchmark",
              variant: str | None = "variant", value: str = "value", unit: str | None = "unit",
-             confidence: float = 0.95) -> SparkResult:
+             confidence: float = 0.95,
+             levels: str | Sequence[str] | None = None, block: str | None = None) -> SparkResult:
     """`fastperf.describe` on a Spark DataFrame.
 
     Parameters
     ----------
     data : pyspark.sql.DataFrame
         One row per measurement.
-    by, variant, value, unit, confidence
+    by, variant, value, unit, confidence, levels, block
         See `fastperf.describe`.
 
     Returns
@@ -138,7 +139,7 @@ def describe(data, *, by: str | Sequence[str] | None = "benchmark",
         ``local``: the `DescribeResult`.
     """
     options = describe_options(by=by, variant=variant, value=value, unit=unit,
-                               confidence=confidence)
+                               confidence=confidence, levels=levels, block=block)
     return run_spark(data, partial(describe_plan, options=options), describe_stage,
                      describe_finish, values=[value], function="describe", keys=[by, variant, unit])
 
@@ -148,7 +149,8 @@ def compare(data, *, baseline: str, candidate: str | Sequence[str],
             value: str = "value", unit: str | None = "unit", alpha: float = 0.05,
             adjust: str = "bh", confidence: float = 0.95, margin: float | None = None,
             threshold: float = 0.0, higher_is_better: bool | Mapping[str, bool] | None = None,
-            method: str = "auto") -> SparkResult:
+            method: str = "auto",
+            levels: str | Sequence[str] | None = None, block: str | None = None) -> SparkResult:
     """`fastperf.compare` on a Spark DataFrame.
 
     Parameters
@@ -156,7 +158,7 @@ def compare(data, *, baseline: str, candidate: str | Sequence[str],
     data : pyspark.sql.DataFrame
         One row per measurement.
     baseline, candidate, by, variant, value, unit, alpha, adjust, confidence, margin,
-    threshold, higher_is_better, method
+    threshold, higher_is_better, method, levels, block
         See `fastperf.compare`.
 
     Returns
@@ -168,7 +170,7 @@ def compare(data, *, baseline: str, candidate: str | Sequence[str],
     options = compare_options(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, unit=unit,
         alpha=alpha, adjust=adjust, confidence=confidence, margin=margin, threshold=threshold,
-        higher_is_better=higher_is_better, method=method)
+        higher_is_better=higher_is_better, method=method, levels=levels, block=block)
     return run_spark(data, partial(compare_plan, options=options), compare_stage,
                      compare_finish, values=[value], function="compare",
                      keys=[by, variant, unit])
@@ -179,7 +181,9 @@ def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str]
                  weights: str | Mapping[Any, float] | None = None,
                  higher_is_better: bool = False, large_sample: int = 30,
                  precision: float = 0.05, proportion_confidence: float | None = None,
-                 median_method: str = "auto", unit: str | None = "unit") -> SparkResult:
+                 median_method: str = "auto", unit: str | None = "unit",
+                 levels: str | Sequence[str] | None = None,
+                 block: str | None = None) -> SparkResult:
     """`fastperf.speedup_test` on a Spark DataFrame.
 
     Parameters
@@ -187,7 +191,7 @@ def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str]
     data : pyspark.sql.DataFrame
         One row per measurement.
     baseline, candidate, by, variant, value, alpha, weights, higher_is_better, large_sample,
-    precision, proportion_confidence, median_method, unit
+    precision, proportion_confidence, median_method, unit, levels, block
         See `fastperf.speedup_test`.
 
     Returns
@@ -201,7 +205,8 @@ def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str]
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
         alpha=alpha, weights=weights, higher_is_better=higher_is_better,
         large_sample=large_sample, precision=precision,
-        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit)
+        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit,
+        levels=levels, block=block)
     return run_spark(data, partial(speedup_plan, options=options), speedup_stage,
                      speedup_finish, values=[value], function="speedup_test",
                      keys=[by, variant, unit])
@@ -213,7 +218,8 @@ def sparc(data, *, baseline: str, candidate: str | Sequence[str],
           margin: float | tuple[float, float] = 0.05, alpha: float = 0.05,
           adjust: str = "bonferroni", method: str = "auto", overall: bool = True,
           higher_is_better: bool = False, min_runs: int = 5, unit: str | None = "unit",
-          scale: str = "log") -> SparkResult:
+          scale: str = "log",
+          levels: str | Sequence[str] | None = None, block: str | None = None) -> SparkResult:
     """`fastperf.sparc` on a Spark DataFrame.
 
     Parameters
@@ -221,7 +227,7 @@ def sparc(data, *, baseline: str, candidate: str | Sequence[str],
     data : pyspark.sql.DataFrame
         One row per measurement.
     baseline, candidate, by, variant, value, pair, margin, alpha, adjust, method, overall,
-    higher_is_better, min_runs, unit, scale
+    higher_is_better, min_runs, unit, scale, levels, block
         See `fastperf.sparc`.
 
     Returns
@@ -234,7 +240,8 @@ def sparc(data, *, baseline: str, candidate: str | Sequence[str],
     options = sparc_options(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, pair=pair,
         margin=margin, alpha=alpha, adjust=adjust, method=method, overall=overall,
-        higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale)
+        higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale,
+        levels=levels, block=block)
     return run_spark(data, partial(sparc_plan, options=options), sparc_stage, sparc_finish,
                      values=[value], function="sparc", keys=[by, variant, unit])
 
@@ -243,14 +250,16 @@ def aggregate_score(data, *, variant: str = "variant", by: str | Sequence[str] =
                     value: str = "value", kind: str = "geomean",
                     weights: str | Mapping[str, float] | None = None, method: str = "per-run",
                     confidence: float = 0.95, run: str | None = "run",
-                    baseline: str | None = None, unit: str | None = "unit") -> SparkResult:
+                    baseline: str | None = None, unit: str | None = "unit",
+                    levels: str | Sequence[str] | None = None,
+                    block: str | None = None) -> SparkResult:
     """`fastperf.aggregate_score` on a Spark DataFrame.
 
     Parameters
     ----------
     data : pyspark.sql.DataFrame
         One row per measurement.
-    variant, by, value, kind, weights, method, confidence, run, baseline, unit
+    variant, by, value, kind, weights, method, confidence, run, baseline, unit, levels, block
         See `fastperf.aggregate_score`.
 
     Returns
@@ -266,7 +275,8 @@ def aggregate_score(data, *, variant: str = "variant", by: str | Sequence[str] =
     """
     options = aggregate_score_options(
         variant=variant, by=by, value=value, kind=kind, weights=weights, method=method,
-        confidence=confidence, run=run, baseline=baseline, unit=unit)
+        confidence=confidence, run=run, baseline=baseline, unit=unit, levels=levels,
+        block=block)
     return run_spark(data, partial(aggregate_score_plan, options=options), aggregate_score_stage,
                      aggregate_score_finish, function="aggregate_score", keys=[by, variant],
                      values=[value] + [c for c in (run, weights) if isinstance(c, str)])

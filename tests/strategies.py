@@ -42,6 +42,10 @@ INF_OK = {
     ("ftest", "statistic"),
     # docs/resampling.md: a studentized bootstrap interval is unbounded on a side (status ok)
     ("bootstrap-studentized", "ci_low"), ("bootstrap-studentized", "ci_high"),
+    # docs/rank-tests.md: where no interval of order statistics reaches the confidence (3 vs 3
+    # values at 95 %), the Hodges-Lehmann interval is the whole line
+    ("mannwhitneyu", "ci_low"), ("mannwhitneyu", "ci_high"),
+    ("wilcoxon", "ci_low"), ("wilcoxon", "ci_high"), ("compare", "ci_high"),
 }
 #: (function, column) -> predicate on the row (a dict): when that column may be NaN with status
 #: "ok", and the documented reason

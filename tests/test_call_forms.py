@@ -21,7 +21,7 @@ Y = np.random.default_rng(4).lognormal(size=(2, 9))
 TABLE, _ = fastperf.simulate(benchmarks=2, runs=6, seed=1, paired=True, unit=None)
 BC = {"baseline": "baseline", "candidate": "candidate"}
 
-TABLE_SHAPE = ("baseline", "candidate", "by", "variant", "value")
+TABLE_SHAPE = ("baseline", "candidate", "by", "variant", "value", "levels", "block")
 
 #: Per two-form function: the array call, the table call, the arguments only the table form
 #: uses, those only the array form uses, and those both use.
@@ -46,7 +46,7 @@ FUNCTIONS = {
               TABLE_SHAPE, ("axis",), ("x", "y", "alternative")),
     "shapiro": (lambda **kw: fastperf.shapiro(X, **kw),
                 lambda **kw: fastperf.shapiro(TABLE, **kw),
-                ("by", "variant", "value"), ("axis",), ("x",)),
+                ("by", "variant", "value", "levels", "block"), ("axis",), ("x",)),
     "ks_2samp": (lambda **kw: fastperf.ks_2samp(X, Y, **kw),
                  lambda **kw: fastperf.ks_2samp(TABLE, **BC, **kw),
                  TABLE_SHAPE, ("axis",), ("x", "y", "alternative", "method", "center")),
@@ -66,7 +66,7 @@ FUNCTIONS = {
 OTHER_VALUE = {"baseline": "baseline", "candidate": "candidate", "by": "bench",
                "variant": "system", "value": "seconds", "pair": "round", "log": True,
                "confidence": 0.9, "axis": 0, "nan_policy": "omit",
-               "return_distribution": True}
+               "return_distribution": True, "levels": "none", "block": "none"}
 
 
 def test_every_two_form_function_is_listed():

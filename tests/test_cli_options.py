@@ -74,6 +74,7 @@ DOMAINS = {
     "--margin": open_unit, "--proportion-confidence": open_unit, "--confidences": open_unit,
     "--threshold": nonnegative_finite, "--fail-threshold": nonnegative_finite,
     "--large-sample": whole(0), "--jobs": whole(1, 256),
+    "--process-cost": positive_finite, "--iteration-cost": positive_finite,
 }
 PLAN_PRECISION = positive_finite
 SPEEDUP_PRECISION = half_open_unit
@@ -82,7 +83,8 @@ SPEEDUP_PRECISION = half_open_unit
 OTHER_COMMANDS = {
     "describe": (["--confidence"], []),
     "aggregate": (["--confidence"], []),
-    "plan": (["--confidence", "--precision", "--assurance"], []),
+    "plan": (["--confidence", "--precision", "--assurance", "--process-cost",
+              "--iteration-cost"], []),
     "anova": (["--alpha"], []),
     "factorial": (["--confidence"], ["--factors", "variant"]),
 }
@@ -285,7 +287,7 @@ EVERY_PROTOCOL = {"--alpha", "--baseline", "--candidate", "--method", "--higher-
                   "--unit", "--protocol", "--input-format", "--benchmark", "--variant",
                   "--value", "--variants", "--metric", "--format", "-o", "--output", "--debug",
                   "-h", "--help", "--top", "--no-progress", "--memory-limit",
-                  "--max-decompressed", "--max-expansion"}
+                  "--max-decompressed", "--max-expansion", "--levels", "--block"}
 
 
 def compare_options():

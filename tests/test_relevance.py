@@ -1248,3 +1248,13 @@ def test_margin_bounds_are_checked():
         sparc(table, baseline="X", candidate="Y", scale="linear")
     with pytest.raises(InputError, match="scale"):
         hpt(table, baseline="X", candidate="Y", scale="ratios")
+
+
+def test_sparc_with_no_testable_benchmark_gives_a_row_each_and_no_error():
+    """3 runs a side (below min_runs) and no overall test: no test in the family, so no family
+    error rate (1 - (1 - alpha)^0 = 0), and every benchmark still gets its row."""
+    table, _ = fastperf.simulate(5, 3, seed=1)
+    result = fastperf.sparc(table, baseline="baseline", candidate="candidate", overall=False)
+    assert result.table.num_rows == 5
+    assert result.summary["tests"] == 0 and result.summary["fwer_uncorrected"] == 0.0
+    assert all(s.startswith("too few runs") for s in result.table.column("status").to_pylist())

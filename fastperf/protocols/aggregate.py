@@ -27,6 +27,7 @@ from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, keyed_table
 from fastperf.data.chunked import Plan, StageRows, run_planned
+from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
 from fastperf.data.grouping import key_codes, group_rows
@@ -36,6 +37,7 @@ from fastperf.kernels.aggregate import per_run_totals
 from fastperf.kernels.moments import sample_moments
 from fastperf.protocols.group_order import distinct_keys, in_key_order
 from fastperf.protocols.report_views import aggregate_view
+from fastperf.stats.forms import unit_means
 
 __all__ = ["aggregate_score", "AggregateResult", "score_gradient", "propagation_from_moments", "propagation_moments",
            "AggregateOptions", "AggregatePlan", "aggregate_score_options", "aggregate_score_plan",
@@ -125,6 +127,8 @@ def aggregate_score(
     run: str | None = "run",
     baseline: str | None = None,
     unit: str | None = "unit",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> AggregateResult:
     """The aggregate score of every variant over the benchmarks, with its confidence interval.
 
@@ -165,6 +169,17 @@ def aggregate_score(
         variant over the baseline is 1 / ratio. The baseline's own row has ratio 1 and
         interval [1, 1]: its ratio to itself is a definition, not an estimate (NaN, with a
         status, only when its score is 0 or has none).
+    levels : None, str or sequence of str
+        The nested level columns, outermost first (`fastperf.data.levels`): None takes those
+        the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the flat
+        analysis, which takes every value as independent (today's numbers, bit for bit). With
+        levels, each (benchmark, variant) is first collapsed to the means of its independent
+        units (`fastperf.stats.forms.unit_means`) and the score runs on them: "per-run"
+        matches the units by their column (the outermost level, or the block) instead of
+        `run`, and ``n_runs`` counts units.
+    block : None or str
+        The block column crossed with the variants: None takes ``round`` when the table has
+        it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -189,7 +204,8 @@ def aggregate_score(
     """
     options = aggregate_score_options(  # before the table is read
         variant=variant, by=by, value=value, kind=kind, weights=weights, method=method,
-        confidence=confidence, run=run, baseline=baseline, unit=unit)
+        confidence=confidence, run=run, baseline=baseline, unit=unit, levels=levels,
+        block=block)
     return run_planned(data, partial(aggregate_score_plan, options=options),
                        aggregate_score_stage, aggregate_score_finish, function="aggregate_score",
                        keys=[by, variant],
@@ -211,6 +227,8 @@ class AggregateOptions:
     run: str | None
     baseline: str | None
     unit: str | None
+    levels: tuple[str, ...] | None = None
+    block: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -227,21 +245,24 @@ class AggregatePlan(Plan):
     key_order : dict
         Each benchmark key's values in the whole table's order
         (`fastperf.protocols.group_order.distinct_keys`).
+    structure : Structure
+        The levels and block the score uses (`fastperf.data.levels.resolve_structure`).
     """
 
     options: AggregateOptions
     keys: list[str]
     benchmarks: int
     key_order: dict
+    structure: Structure = Structure()
 
 
 def aggregate_score_options(*, variant, by, value, kind, weights, method, confidence, run,
-                            baseline, unit) -> AggregateOptions:
+                            baseline, unit, levels=None, block=None) -> AggregateOptions:
     """The options of `aggregate_score`, checked (those that need no table).
 
     Parameters
     ----------
-    variant, by, value, kind, weights, method, confidence, run, baseline, unit
+    variant, by, value, kind, weights, method, confidence, run, baseline, unit, levels, block
         See `aggregate_score`.
 
     Returns
@@ -256,8 +277,10 @@ def aggregate_score_options(*, variant, by, value, kind, weights, method, confid
     check_choice(method, "method", METHODS)
     if kind == "weighted" and weights is None:
         raise InputError('kind="weighted" needs weights= (a column name or a mapping)')
+    levels, block = check_structure_arguments(levels, block)
     return AggregateOptions(variant, by, value, kind, weights, method,
-                            check_confidence(confidence), run, baseline, unit)
+                            check_confidence(confidence), run, baseline, unit, levels,
+                            "none" if block == "" else block)
 
 
 def aggregate_score_plan(table: pa.Table, options: AggregateOptions) -> AggregatePlan:
@@ -296,8 +319,16 @@ def aggregate_score_plan(table: pa.Table, options: AggregateOptions) -> Aggregat
                 ", or --unit on the command line)"
             )
     benchmarks, key_order = distinct_keys(table, keys)
+    structure = resolve_structure(table.column_names, options.levels, options.block,
+                                  taken=[*keys, variant, value, *_per_benchmark(options)])
     return AggregatePlan(options=options, keys=keys, benchmarks=benchmarks,
-                         key_order=key_order, partition=(variant,), order=(variant,))
+                         key_order=key_order, structure=structure, partition=(variant,),
+                         order=(variant,))
+
+
+def _per_benchmark(options: AggregateOptions) -> list[str]:
+    """The columns other than the keys that the score reads: the run, weights and unit."""
+    return [c for c in (options.run, options.weights, options.unit) if isinstance(c, str)]
 
 
 def aggregate_score_stage(table: pa.Table, plan: AggregatePlan,
@@ -321,6 +352,11 @@ def aggregate_score_stage(table: pa.Table, plan: AggregatePlan,
     """
     options = plan.options
     variant, keys, value, weights = options.variant, plan.keys, options.value, options.weights
+    run = options.run
+    if not plan.structure.flat:  # the units' means, matched by the unit column
+        table = unit_means(table, keys, variant, value, plan.structure,
+                           [c for c in (weights, options.unit) if isinstance(c, str)])
+        run = plan.structure.unit
     geometric = options.kind == "geomean"
     # one group per (variant, benchmark); a variant's groups are adjacent, its benchmarks in
     # the whole table's order
@@ -359,7 +395,7 @@ def aggregate_score_stage(table: pa.Table, plan: AggregatePlan,
                           "benchmarks with fewer than 2 values: " + few.astype(str), status)
     else:
         score, sd, se, df, n_runs, n_dropped, status, unmatched = _per_run(
-            table, groups, variants, grouped, n_benchmarks, w, geometric, options.run, status)
+            table, groups, variants, grouped, n_benchmarks, w, geometric, run, status)
 
     status = np.where((status == "ok") & (se == 0), ZERO_VARIANCE, status)
     status = np.where((status == "ok") & ~(np.isfinite(score) & np.isfinite(sd)),
@@ -430,7 +466,8 @@ def aggregate_score_finish(staged: StageRows, plan: AggregatePlan,
                         "(shown as inf; see status)")
     summary = {"function": "aggregate_score", "kind": options.kind, "method": options.method,
                "confidence": options.confidence,
-               "benchmarks": plan.benchmarks, "variants": out.num_rows, "baseline": baseline}
+               "benchmarks": plan.benchmarks, "variants": out.num_rows, "baseline": baseline,
+               "structure": plan.structure.label()}
     return AggregateResult(out, summary, warnings)
 
 

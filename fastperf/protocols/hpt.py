@@ -21,6 +21,7 @@ from fastperf.data.validation import (
     check_choice, check_levels, check_real, check_unit_interval,
 )
 from fastperf.data.chunked import Plan, StageRows, run_planned
+from fastperf.data.levels import Structure, check_structure_arguments
 from fastperf.errors import InputError
 from fastperf.stats.multitest import fwer_bound
 from fastperf.io.tables import key_list
@@ -31,11 +32,12 @@ from fastperf.data.samples import (
 from fastperf.engine.ranks import log_values
 from fastperf.protocols.relevance import (
     SCALES, check_comparison, check_relevance_table, not_tested_warnings, rank_sum_tests,
-    ratio_name, ratio_out_of_range, signed_rank_tests,
+    ratio_name, ratio_out_of_range, relevance_structure, signed_rank_tests,
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.protocols.report_views import hpt_view
 from fastperf.results.figures import Runs
+from fastperf.stats.forms import unit_means
 
 __all__ = ["hpt", "HptResult", "HPT_COLUMNS", "HptOptions", "HptPlan", "hpt_options", "hpt_plan",
            "hpt_stage", "hpt_finish"]
@@ -212,6 +214,8 @@ def hpt(
     max_speedup: float = 10.0,
     unit: str | None = "unit",
     scale: str = "log",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> HptResult:
     """Hierarchical Performance Testing (Chen et al. 2012, as summarised in seed 003 II-B).
 
@@ -250,6 +254,15 @@ def hpt(
         The scores of level 2: log(median ratio / r) (default) or median ratio / r - 1.
     unit : str or None
         When the table has this column, each benchmark's values must share one unit.
+    levels : None, str or sequence of str
+        The nested level columns, outermost first (`fastperf.data.levels`): None takes those
+        the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the flat
+        analysis, which takes every value as independent (today's numbers, bit for bit). With
+        levels, each benchmark's variants are first collapsed to the means of their independent
+        units (`fastperf.stats.forms.unit_means`), and level 1 runs on them.
+    block : None or str
+        The block column crossed with the variants: None takes ``round`` when the table has
+        it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -276,7 +289,7 @@ def hpt(
     options = hpt_options(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
         alpha=alpha, confidences=confidences, method=method, higher_is_better=higher_is_better,
-        max_speedup=max_speedup, unit=unit, scale=scale)
+        max_speedup=max_speedup, unit=unit, scale=scale, levels=levels, block=block)
     side: dict[str, Any] = {}
     result = run_planned(data, partial(hpt_plan, options=options), hpt_stage, hpt_finish,
                          values=[value], side=side, function="hpt", keys=[by, variant, unit])
@@ -301,43 +314,51 @@ class HptOptions:
     max_speedup: float
     unit: str | None
     scale: str
+    structure_levels: tuple[str, ...] | None = None
+    block: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class HptPlan(Plan):
-    """The plan of `hpt` (`hpt_plan`): the options and the benchmark key columns (the
-    ``partition`` and the ``order``)."""
+    """The plan of `hpt` (`hpt_plan`): the options, the benchmark key columns (the
+    ``partition`` and the ``order``) and the `Structure` used
+    (`fastperf.protocols.relevance.relevance_structure`)."""
 
     options: HptOptions
     keys: list[str]
+    structure: Structure = Structure()
 
 
 def hpt_options(*, baseline, candidate, by, variant, value, alpha, confidences, method,
-                higher_is_better, max_speedup, unit, scale) -> HptOptions:
+                higher_is_better, max_speedup, unit, scale, levels=None,
+                block=None) -> HptOptions:
     """The options of `hpt`, checked (those that need no table).
 
     Parameters
     ----------
     baseline, candidate, by, variant, value, alpha, confidences, method, higher_is_better, \
-max_speedup, unit, scale
-        See `hpt`.
+max_speedup, unit, scale, levels, block
+        See `hpt` (the checked `levels` are ``structure_levels``: ``levels`` holds the
+        confidences).
 
     Returns
     -------
     HptOptions
     """
     alpha = check_unit_interval(alpha, "alpha")
-    levels = check_levels(confidences, "confidences")
+    checked_confidences = check_levels(confidences, "confidences")
     if isinstance(candidate, (list, tuple)) or candidate is None:
         raise InputError("hpt compares one candidate with the baseline: candidate= a variant "
                          f"name, got {candidate!r}")
     check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS)
     check_choice(scale, "scale", SCALES)
     max_speedup = check_real(max_speedup, "max_speedup", low=1.0, high=1000.0)
+    structure_levels, block = check_structure_arguments(levels, block)
     return HptOptions(baseline=baseline, candidate=candidate, by=by, variant=variant,
-                      value=value, alpha=alpha, levels=levels, method=method,
+                      value=value, alpha=alpha, levels=checked_confidences, method=method,
                       higher_is_better=higher_is_better, max_speedup=max_speedup, unit=unit,
-                      scale=scale)
+                      scale=scale, structure_levels=structure_levels,
+                      block="none" if block == "" else block)
 
 
 def hpt_plan(table: pa.Table, options: HptOptions) -> HptPlan:
@@ -357,7 +378,11 @@ def hpt_plan(table: pa.Table, options: HptOptions) -> HptPlan:
     keys = key_list(options.by)
     check_relevance_table(table, keys, options.variant, options.value,
                           [options.baseline, options.candidate])
-    return HptPlan(options=options, keys=keys, partition=tuple(keys), order=tuple(keys))
+    structure, _ = relevance_structure(table, keys, options.variant, options.value,
+                                       options.unit, None, options.structure_levels,
+                                       options.block)
+    return HptPlan(options=options, keys=keys, structure=structure, partition=tuple(keys),
+                   order=tuple(keys))
 
 
 def hpt_stage(table: pa.Table, plan: HptPlan, side: dict | None = None) -> StageRows:
@@ -381,6 +406,8 @@ def hpt_stage(table: pa.Table, plan: HptPlan, side: dict | None = None) -> Stage
     """
     options = plan.options
     baseline, candidate, higher = options.baseline, options.candidate, options.higher_is_better
+    table = unit_means(table, plan.keys, options.variant, options.value, plan.structure,
+                       [options.unit])
     vs = chunk_variant_samples(table, [baseline, candidate], plan.keys, options.variant,
                                options.value)
     check_single_unit(vs, options.unit)
@@ -471,6 +498,7 @@ def hpt_finish(staged: StageRows, plan: HptPlan, info: dict) -> HptResult:
         "alpha": alpha, "method": method, "scale": scale, "benchmarks_tested": n_tested,
         "significant": int(column("significant").sum()), **level2,
         "fwer_uncorrected": float(fwer_bound(alpha, n_tested + 1)),
+        "structure": plan.structure.label(),
     }
     warnings = dropped_warnings(column("n_dropped_baseline") + column("n_dropped_candidate"),
                                 "benchmark(s)", "n_dropped_baseline / n_dropped_candidate")

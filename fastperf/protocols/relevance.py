@@ -18,6 +18,7 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.grouping import code_of, key_codes
+from fastperf.data.levels import Structure, resolve_structure
 from fastperf.data.validation import (
     check_choice, check_key_clash, check_unit_interval, check_variants, check_whole_number,
 )
@@ -25,9 +26,11 @@ from fastperf.engine.ranks import rank_sum_test, signed_rank_test
 from fastperf.errors import InputError
 from fastperf.io.tables import column_name, key_list, require_columns
 from fastperf.results.render import format_cell
+from fastperf.stats.forms import paired_column
 
 __all__ = [
     "RANK_METHODS", "SCALES", "RATIO_OUT_OF_RANGE", "check_relevance_table", "check_comparison",
+    "relevance_structure",
     "not_tested_warnings", "log_ratios", "equivalence_bounds", "ratio_out_of_range",
     "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
 ]
@@ -85,6 +88,43 @@ def check_relevance_table(table: pa.Table, keys: list[str], variant: str, value:
     _, dictionary = key_codes(column, variant)
     for name in dict.fromkeys(variants):
         code_of(dictionary, name, f"the {variant!r} column")
+
+
+def relevance_structure(table: pa.Table, keys: list[str], variant: str, value: str,
+                        unit: str | None, pair: str | None, levels: Any,
+                        block: Any) -> tuple[Structure, str | None]:
+    """The structure a relevance protocol's plan uses, and the column its paired design pairs
+    on.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table, or a dataset's key table.
+    keys : list of str
+        The benchmark key columns.
+    variant, value : str
+        The variant and value columns.
+    unit, pair : str or None
+        The unit column and the pairing column (None: independent runs).
+    levels, block
+        As `fastperf.data.levels.resolve_structure`.
+
+    Returns
+    -------
+    structure : Structure
+    pair : str or None
+        `pair` for a flat structure; else the block (`fastperf.stats.forms.paired_column`: a
+        paired design of nested data without a block is an `InputError`).
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    taken = [*keys, variant, value, *(c for c in (unit, pair) if isinstance(c, str))]
+    structure = resolve_structure(table.column_names, levels, block, taken=taken)
+    if pair is not None and not structure.flat:
+        pair = paired_column(structure)
+    return structure, pair
 
 
 def check_comparison(function: str, baseline: Any, candidates: list, method: str,

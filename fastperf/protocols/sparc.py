@@ -32,6 +32,7 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.chunked import Plan, StageRows, run_planned
+from fastperf.data.levels import Structure, check_structure_arguments
 from fastperf.data.samples import (
     PairedSamples, check_positive, check_single_unit, chunk_paired_samples,
     chunk_variant_samples, concat_samples, sample_medians,
@@ -41,6 +42,7 @@ from fastperf.engine.ranks import log_values
 from fastperf.io.tables import key_list, require_columns
 from fastperf.protocols.relevance import (
     SCALES, check_comparison, check_relevance_table, equivalence_bounds, joined_methods,
+    relevance_structure,
     log_ratios, not_tested_warnings, rank_sum_tests, ratio_name, ratio_out_of_range, row_names,
     signed_rank_tests,
 )
@@ -48,6 +50,7 @@ from fastperf.protocols.report_views import sparc_view
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
 from fastperf.results.render import render_text
+from fastperf.stats.forms import unit_means
 from fastperf.stats.multitest import fwer_bound, multipletests
 
 __all__ = ["sparc", "SparcResult", "CONCLUSIONS", "CORRECTIONS", "SCALES", "SPARC_COLUMNS",
@@ -225,6 +228,8 @@ def sparc(
     min_runs: int = 5,
     unit: str | None = "unit",
     scale: str = "log",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> SparcResult:
     """SPARC relevance testing of every benchmark: relevant difference, trivial difference,
     equivalence or indeterminate (Tullos, Graham, Jordan & Patel 2021, Table I).
@@ -291,6 +296,17 @@ def sparc(
         the equivalence bounds; "ratio" tests r - 1, r - (1 +/- delta) as the paper does (its
         figures reproduce with it). Unpaired rank-sum tests are the same on both scales
         (ranks do not change under the log).
+    levels : None, str or sequence of str
+        The nested level columns, outermost first (`fastperf.data.levels`): None takes those
+        the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the flat
+        analysis, which takes every value as independent (today's numbers, bit for bit). With
+        levels, each benchmark's variants are first collapsed to the means of their independent
+        units (`fastperf.stats.forms.unit_means`), and the tests run on them.
+    block : None or str
+        The block column crossed with the variants: None takes ``round`` when the table has
+        it (not with ``levels=[]``); ``"none"``: no block. The paired design of nested data
+        pairs the variants' unit means of each block value (not `pair`); nested levels
+        without a block are an `InputError`.
 
     Returns
     -------
@@ -331,7 +347,8 @@ def sparc(
     options = sparc_options(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, pair=pair,
         margin=margin, alpha=alpha, adjust=adjust, method=method, overall=overall,
-        higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale)
+        higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale,
+        levels=levels, block=block)
     side: dict[str, Any] = {}
     result = run_planned(data, partial(sparc_plan, options=options), sparc_stage, sparc_finish,
                          values=[value], side=side, function="sparc", keys=[by, variant, unit])
@@ -371,25 +388,32 @@ class SparcOptions:
     min_runs: int
     unit: str | None
     scale: str
+    levels: tuple[str, ...] | None = None
+    block: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
 class SparcPlan(Plan):
-    """The plan of `sparc` (`sparc_plan`): the options and the benchmark's key columns
-    (also the ``partition``)."""
+    """The plan of `sparc` (`sparc_plan`): the options, the benchmark's key columns (also the
+    ``partition``), the `Structure` used (`fastperf.protocols.relevance.relevance_structure`)
+    and the column the paired design pairs on (the options' `pair`, or the block of nested
+    data; None unpaired)."""
 
     options: SparcOptions
     keys: list[str]
+    structure: Structure = Structure()
+    pair: str | None = None
 
 
 def sparc_options(*, baseline, candidate, by, variant, value, pair, margin, alpha, adjust,
-                  method, overall, higher_is_better, min_runs, unit, scale) -> SparcOptions:
+                  method, overall, higher_is_better, min_runs, unit, scale, levels=None,
+                  block=None) -> SparcOptions:
     """The options of `sparc`, checked (those that need no table).
 
     Parameters
     ----------
     baseline, candidate, by, variant, value, pair, margin, alpha, adjust, method, overall, \
-higher_is_better, min_runs, unit, scale
+higher_is_better, min_runs, unit, scale, levels, block
         See `sparc`.
 
     Returns
@@ -397,6 +421,7 @@ higher_is_better, min_runs, unit, scale
     SparcOptions
     """
     bounds, log_bounds, alpha = _sparc_iv(margin, alpha, adjust, scale)
+    levels, block = check_structure_arguments(levels, block)
     # one name of any type (a string, a number, a date) or a list of names; check_comparison
     # names a missing or repeated one
     listed = isinstance(candidate, (list, tuple))
@@ -407,7 +432,8 @@ higher_is_better, min_runs, unit, scale
         baseline=baseline, candidates=candidates, listed=listed, by=by, variant=variant,
         value=value, pair=pair, margin=margin, bounds=bounds, log_bounds=log_bounds,
         alpha=alpha, adjust=adjust, method=method, overall=bool(overall),
-        higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale)
+        higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale,
+        levels=levels, block="none" if block == "" else block)
 
 
 def sparc_plan(table: pa.Table, options: SparcOptions) -> SparcPlan:
@@ -428,14 +454,17 @@ def sparc_plan(table: pa.Table, options: SparcOptions) -> SparcPlan:
         given as a list.
     """
     keys = key_list(options.by)
-    pair = options.pair
-    if pair is not None:
+    structure, pair = relevance_structure(table, keys, options.variant, options.value,
+                                          options.unit, options.pair, options.levels,
+                                          options.block)
+    if pair is not None and structure.flat:
         require_columns(table, [pair], hint="pass pair=None for unpaired (independent) runs")
     check_relevance_table(table, keys, options.variant, options.value,
                           [options.baseline, *options.candidates],
                           [pair] if pair is not None else [])
     listed = options.listed
-    return SparcPlan(options=options, keys=keys, partition=tuple(keys),
+    return SparcPlan(options=options, keys=keys, structure=structure, pair=pair,
+                     partition=tuple(keys),
                      order=(("candidate",) if listed else ()) + tuple(keys),
                      order_values={"candidate": tuple(options.candidates)} if listed else {})
 
@@ -468,11 +497,11 @@ def paired_design(table: pa.Table, plan: SparcPlan):
     """
     options = plan.options
     baseline, higher = options.baseline, options.higher_is_better
-    assert options.pair is not None  # the paired design: its caller checked
+    assert plan.pair is not None  # the paired design: its caller checked
     ratios, logs, medians_x, medians_y, counts, keys_parts = [], [], [], [], [], []
     for name in options.candidates:
         pairs = chunk_paired_samples(table, baseline, name, plan.keys, options.variant,
-                                     options.value, options.pair)
+                                     options.value, plan.pair)
         check_single_unit(pairs, options.unit)
         check_positive(pairs.baseline, pairs.keys, f"baseline {baseline!r}")
         check_positive(pairs.candidate, pairs.keys, f"candidate {name!r}")
@@ -655,6 +684,8 @@ def sparc_stage(table: pa.Table, plan: SparcPlan, side: dict | None = None) -> S
     """
     options = plan.options
     candidates, scale = options.candidates, options.scale
+    table = unit_means(table, plan.keys, options.variant, options.value, plan.structure,
+                       [options.unit])
     if options.pair is not None:
         keys_parts, ratios, logs, median_x, median_y, counts = paired_design(table, plan)
         n = ratios.sizes
@@ -751,14 +782,15 @@ def sparc_finish(staged: StageRows, plan: SparcPlan, info: dict) -> SparcResult:
     alpha = options.alpha
     summary = {
         "function": "sparc", "design": "paired" if paired else "unpaired",
-        "pair": options.pair, "baseline": options.baseline, "candidates": candidates,
+        "pair": plan.pair, "baseline": options.baseline, "candidates": candidates,
         "ratio": ratio_name(options.higher_is_better),
         "higher_is_better": options.higher_is_better, "scale": options.scale,
         "margin": options.margin, "equivalence_bounds": options.bounds, "alpha": alpha,
         "adjust": options.adjust, "method": options.method, "tests": m,
-        "alpha_corrected": per_test, "fwer_uncorrected": float(fwer_bound(alpha, m)),
+        "alpha_corrected": per_test, "fwer_uncorrected": float(fwer_bound(alpha, m)) if m >= 1 else 0.0,
         "conclusions": {c: int(np.sum(conclusion == c)) for c in CONCLUSIONS},
         "min_runs_to_conclude": min_runs_to_conclude(per_test, paired),
+        "structure": plan.structure.label(),
     }
     warnings = design_warnings(rows, comparison, plan) + not_tested_warnings(status)
     return SparcResult(table, summary, warnings, overall_table)

@@ -34,6 +34,7 @@ import pyarrow as pa
 from fastperf.data.arrays import Samples
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, group_rows, key_codes
+from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure
 from fastperf.data.samples import (
     VariantSamples, binary_exponents, check_positive, check_single_unit, group_constant,
     group_weights, grouped_values, sample_medians, scaled_samples,
@@ -58,6 +59,7 @@ from fastperf.protocols.speedup_report import EXECUTION_TIMES, RESULT_COLUMNS, S
 from fastperf.results.base import keyed_table
 from fastperf.results.figures import Runs
 from fastperf.results.render import format_cell
+from fastperf.stats.forms import unit_means
 from fastperf.stats.proportions import min_benchmarks, proportion_ci
 
 __all__ = ["speedup_test", "SpeedupOptions", "SpeedupPlan", "speedup_options", "speedup_plan",
@@ -263,6 +265,8 @@ def speedup_test(
     proportion_confidence: float | None = None,
     median_method: str = "auto",
     unit: str | None = "unit",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> SpeedupTestResult:
     """The Speedup-Test of every benchmark: is the candidate's mean, and its median, better?
 
@@ -298,6 +302,16 @@ def speedup_test(
         conditional on ties, where cheap.
     unit : str or None
         When the table has this column, each benchmark's values must share one unit.
+    levels : None, str or sequence of str
+        The nested level columns, outermost first (`fastperf.data.levels`): None takes those
+        the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the flat
+        analysis, which takes every value as independent (today's numbers, bit for bit). With
+        levels, each benchmark's variants are first collapsed to the means of their independent
+        units (`fastperf.stats.forms.unit_means`) and both protocols run on them: ``n_*`` count
+        units.
+    block : None or str
+        The block column crossed with the variants: None takes ``round`` when the table has
+        it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -339,7 +353,8 @@ def speedup_test(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
         alpha=alpha, weights=weights, higher_is_better=higher_is_better,
         large_sample=large_sample, precision=precision,
-        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit)
+        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit,
+        levels=levels, block=block)
     side: dict = {}
     result = run_planned(data, partial(speedup_plan, options=options), speedup_stage,
                          speedup_finish, values=[value], side=side, function="speedup_test",
@@ -414,6 +429,8 @@ class SpeedupOptions:
     proportion_confidence: float
     median_method: str
     unit: str | None
+    levels: tuple[str, ...] | None = None
+    block: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -430,23 +447,26 @@ class SpeedupPlan(Plan):
     variants_checked : bool
         Whether the plan found both variants (False when the key table's variant column is
         all null: the finish looks for them then).
+    structure : Structure
+        The levels and block the test uses (`fastperf.data.levels.resolve_structure`).
     """
 
     options: SpeedupOptions
     keys: list[str]
     weights: Any
     variants_checked: bool
+    structure: Structure = Structure()
 
 
 def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
                     higher_is_better, large_sample, precision, proportion_confidence,
-                    median_method, unit) -> SpeedupOptions:
+                    median_method, unit, levels=None, block=None) -> SpeedupOptions:
     """The options of `speedup_test`, checked (those that need no table).
 
     Parameters
     ----------
     baseline, candidate, by, variant, value, alpha, weights, higher_is_better, large_sample,
-    precision, proportion_confidence, median_method, unit
+    precision, proportion_confidence, median_method, unit, levels, block
         See `speedup_test`.
 
     Returns
@@ -457,13 +477,15 @@ def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
         baseline, candidate, alpha, large_sample, precision, proportion_confidence,
         median_method, by)
     column_name(value, "value")
+    levels, block = check_structure_arguments(levels, block)
     if proportion_confidence is None:
         proportion_confidence = round(1.0 - alpha, 12) if not isinstance(alpha, str) else 0.95
     return SpeedupOptions(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
         alpha=alpha, weights=weights, higher_is_better=higher_is_better,
         large_sample=large_sample, precision=precision,
-        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit)
+        proportion_confidence=proportion_confidence, median_method=median_method, unit=unit,
+        levels=levels, block="none" if block == "" else block)
 
 
 def speedup_plan(table: pa.Table, options: SpeedupOptions) -> SpeedupPlan:
@@ -501,9 +523,16 @@ def speedup_plan(table: pa.Table, options: SpeedupOptions) -> SpeedupPlan:
     if isinstance(alpha, str) and alpha not in table.column_names:
         raise InputError(f"alpha={alpha!r} names no column; the table has {table.column_names}")
     check_weight_column(table, weights)
+    structure = resolve_structure(table.column_names, options.levels, options.block,
+                                  taken=[*keys, variant, value, *_per_benchmark(options)])
     return SpeedupPlan(options=options, keys=keys, weights=_plan_weights(table, weights, keys),
-                       variants_checked=variants_checked, partition=tuple(keys),
-                       order=tuple(keys))
+                       variants_checked=variants_checked, structure=structure,
+                       partition=tuple(keys), order=tuple(keys))
+
+
+def _per_benchmark(options: SpeedupOptions) -> list[str]:
+    """The columns that hold one value per benchmark: the unit, an alpha or weights column."""
+    return [c for c in (options.unit, options.alpha, options.weights) if isinstance(c, str)]
 
 
 def _chunk_samples(table: pa.Table, keys: list[str], variant: str, value: str,
@@ -563,6 +592,8 @@ def speedup_stage(table: pa.Table, plan: SpeedupPlan, side: dict | None = None) 
     """
     options = plan.options
     keys, baseline, candidate = plan.keys, options.baseline, options.candidate
+    table = unit_means(table, keys, options.variant, options.value, plan.structure,
+                       _per_benchmark(options))
     vs, variants = _chunk_samples(table, keys, options.variant, options.value,
                                   (baseline, candidate))
     check_single_unit(vs, options.unit)
@@ -804,6 +835,7 @@ def speedup_finish(staged: StageRows, plan: SpeedupPlan, info: dict) -> SpeedupT
         "proportion_confidence": confidence, "precision": precision,
         "mean": _proportion(column("mean_significant"), compared, confidence, precision),
         "median": _proportion(column("median_significant"), compared, confidence, precision),
+        "structure": plan.structure.label(),
     }
     ks_messages = _ks_messages([m for m in extra("ks_messages") if m])
     warnings, errors = _messages(rows.select(plan.keys), column("warnings"),

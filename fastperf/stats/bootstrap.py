@@ -341,6 +341,8 @@ def bootstrap(
     value: str = "value",
     return_distribution: bool = False,
     progress: bool | None = None,
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> "BootstrapResult | BenchmarkResult | GroupResult":
     """Two-sided bootstrap confidence interval of a named statistic, batched.
 
@@ -378,6 +380,15 @@ def bootstrap(
         A progress bar on stderr, with the cost estimate (steps, memory) first: None (default)
         when stderr is a terminal and the estimated work is at least 1e9 steps; True always;
         False never. The batch then runs in up to 50 chunks of samples, with the same results.
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -414,7 +425,8 @@ def bootstrap(
     stat = TWO_SAMPLE[statistic] if two else ONE_SAMPLE[statistic]
     table = is_measurement_table(data)
     check_one_form("bootstrap", table, axis=axis, return_distribution=return_distribution,
-                   baseline=baseline, candidate=candidate, by=by, variant=variant, value=value)
+                   baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+                   levels=levels, block=block)
     if table:
         if not two and (baseline is not None or candidate is not None):
             raise InputError(f"one-sample statistic {statistic!r} gives one interval per "
@@ -429,7 +441,7 @@ def bootstrap(
 
         form = replace(TWO_SAMPLE_TABLE if two else ONE_SAMPLE_TABLE, summarize=reliability)
         result = form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
-                          value=value,
+                          value=value, levels=levels, block=block,
                           summary={"statistic": statistic, "method": method_name,
                                    "confidence": confidence, "n_resamples": n_resamples,
                                    "seed": seed},

@@ -17,6 +17,8 @@ from fastperf.io.read import load_table
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
 from fastperf.data.chunked import Plan, StageRows, run_planned
+from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
+                                  variance_components)
 from fastperf.kernels.descriptive import order_statistics
 from fastperf.kernels.moments import scaled_moments
 from fastperf.data.grouping import group_rows
@@ -26,8 +28,13 @@ from fastperf.stats.describe_summaries import describe_summaries
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                       student_halfwidth)
 
-__all__ = ["describe", "DescribeResult", "DescribeOptions", "DescribePlan", "describe_options",
+__all__ = ["describe", "DescribeResult", "COMPONENT_COLUMNS", "DescribeOptions", "DescribePlan", "describe_options",
            "describe_plan", "describe_stage", "describe_finish"]
+
+#: The variance components `describe` adds per group when the table has levels
+#: (`fastperf.data.levels.variance_components`).
+COMPONENT_COLUMNS = ("n_units", "icc", "design_effect", "n_effective", "sigma2_between",
+                     "sigma2_within")
 
 STATS_COLUMNS = [
     "n", "n_dropped", "mean", "sd", "min", "median", "max", "cv", "ci_mean_low", "ci_mean_high",
@@ -43,10 +50,11 @@ class DescribeResult(GroupResult):
     groups : pyarrow.Table
         One row per (keys, variant[, unit]) group: the key columns, then ``n``, ``n_dropped``,
         ``mean``, ``sd``, ``min``, ``median``, ``max``, ``cv``, ``ci_mean_low``, ``ci_mean_high``,
-        ``ci_median_low``, ``ci_median_high``, ``ci_median_confidence``, ``status``.
+        ``ci_median_low``, ``ci_median_high``, ``ci_median_confidence``, ``status``; with
+        levels, then `COMPONENT_COLUMNS`.
     summary : dict
         ``function``, ``input_rows``, ``values`` (used), ``dropped`` (null/NaN),
-        ``confidence``, ``rows`` (groups) and ``rows_not_ok``.
+        ``confidence``, ``structure``, ``rows`` (groups) and ``rows_not_ok``.
     warnings : list of str
     """
 
@@ -133,6 +141,8 @@ def describe(
     value: str = "value",
     unit: str | None = "unit",
     confidence: float = 0.95,
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> DescribeResult:
     """Summary statistics with confidence intervals for every (benchmark, variant) group.
 
@@ -152,6 +162,13 @@ def describe(
         time and bytes gives one row per unit). None to ignore it.
     confidence : float
         Confidence level of both intervals.
+    levels : None, str or sequence of str
+        The nested level columns, outermost first (`fastperf.data.levels`): None takes those
+        the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the flat
+        analysis, which takes every value as independent (today's table, bit for bit).
+    block : None or str
+        The block column crossed with the variants: None takes ``round`` when the table has
+        it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -165,13 +182,18 @@ def describe(
         "constant sample" (n >= 2 equal values c: sd 0 and a NaN mean interval, since a
         zero-width Student interval would state a certainty that the sample cannot give; the
         median interval is [c, c], as every order statistic is c).
+        With levels (or a block), each group also gets its variance components
+        (`fastperf.data.levels.variance_components`, on the log scale when its values are
+        positive): ``n_units`` (independent units), ``icc`` (the share of the variance between
+        units), ``design_effect``, ``n_effective`` (values / design effect),
+        ``sigma2_between`` and ``sigma2_within``.
     """
     table = data if isinstance(data, Dataset) else load_table(data)
     if not isinstance(table, Dataset) and is_summary_table(table):
         keys, value = _describe_iv(table, by, variant, value, unit)
         return DescribeResult(*describe_summaries(table, keys, check_confidence(confidence)))
     options = describe_options(by=by, variant=variant, value=value, unit=unit,
-                               confidence=confidence)
+                               confidence=confidence, levels=levels, block=block)
     return run_planned(table, partial(describe_plan, options=options), describe_stage,
                        describe_finish, values=[value], function="describe",
                        keys=[by, variant, unit])
@@ -187,6 +209,8 @@ class DescribeOptions:
     value: Any
     unit: Any
     confidence: Any
+    levels: tuple[str, ...] | None = None
+    block: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -201,26 +225,35 @@ class DescribePlan(Plan):
         The measurement column.
     confidence : float
         The level of both intervals, checked.
+    structure : Structure
+        The levels and block of the variance components (`resolve_structure`).
+    variant : str or None
+        The variant column among the keys.
     """
 
     keys: list[str]
     value: str
     confidence: float
+    structure: Structure = Structure()
+    variant: str | None = None
 
 
-def describe_options(*, by, variant, value, unit, confidence) -> DescribeOptions:
+def describe_options(*, by, variant, value, unit, confidence, levels=None,
+                     block=None) -> DescribeOptions:
     """The options of `describe` in one record (`describe_plan` checks them).
 
     Parameters
     ----------
-    by, variant, value, unit, confidence
-        See `describe`.
+    by, variant, value, unit, confidence, levels, block
+        See `describe` (`levels` and `block` are checked here).
 
     Returns
     -------
     DescribeOptions
     """
-    return DescribeOptions(by, variant, value, unit, confidence)
+    levels, block = check_structure_arguments(levels, block)
+    return DescribeOptions(by, variant, value, unit, confidence, levels,
+                           "none" if block == "" else block)
 
 
 def describe_plan(table: pa.Table, options: DescribeOptions) -> DescribePlan:
@@ -240,8 +273,11 @@ def describe_plan(table: pa.Table, options: DescribeOptions) -> DescribePlan:
     keys, value = _describe_iv(table, options.by, options.variant, options.value, options.unit)
     confidence = check_confidence(options.confidence)
     partition = [k for k in keys if k not in (options.variant, options.unit)] or keys
-    return DescribePlan(keys=keys, value=value, confidence=confidence,
-                        partition=tuple(partition), order=tuple(keys))
+    structure = resolve_structure(table.column_names, options.levels, options.block,
+                                  taken=[*keys, value])
+    variant = options.variant if options.variant in keys else None
+    return DescribePlan(keys=keys, value=value, confidence=confidence, structure=structure,
+                        variant=variant, partition=tuple(partition), order=tuple(keys))
 
 
 def describe_stage(table: pa.Table, plan: DescribePlan, side: dict | None = None) -> StageRows:
@@ -309,7 +345,21 @@ def describe_stage(table: pa.Table, plan: DescribePlan, side: dict | None = None
         "ci_median_low": stats[:, 3], "ci_median_high": stats[:, 4],
         "ci_median_confidence": coverage, "status": status,
     }
+    if not plan.structure.flat:
+        columns.update(_components(table, groups.keys, plan))
     return StageRows.of(keyed_table(groups.keys, columns))
+
+
+def _components(table: pa.Table, group_keys: pa.Table, plan: DescribePlan) -> dict[str, Any]:
+    """`COMPONENT_COLUMNS` of each group, row for row with `group_keys` (both group by the
+    plan's keys, so their rows come in the same order; checked)."""
+    keys = [k for k in plan.keys if k != plan.variant]
+    components = variance_components(table, keys, plan.variant, plan.value, plan.structure)
+    if not components.select(group_keys.column_names).equals(group_keys):
+        raise AssertionError("describe: the variance components' groups are not the "
+                             "statistics' groups")  # an internal error, never the input's
+    return {name: components.column(name).to_numpy(zero_copy_only=False)
+            for name in COMPONENT_COLUMNS}
 
 
 def describe_finish(staged: StageRows, plan: DescribePlan, info: dict) -> DescribeResult:
@@ -340,5 +390,6 @@ def describe_finish(staged: StageRows, plan: DescribePlan, info: dict) -> Descri
     summary = {
         "function": "describe", "input_rows": info["input_rows"], "values": int(n.sum()),
         "dropped": int(n_dropped.sum()), "confidence": plan.confidence,
+        "structure": plan.structure.label(),
     }
     return DescribeResult(rows, summary, warnings)

@@ -23,6 +23,13 @@ Designs and their count columns:
     ``n_unmatched``, ``n_dropped``, ``n_duplicated``; no pair gives "no paired runs".
 ``groups``
     one sample per (`by` keys, `variant`) group: ``n``, ``n_dropped``.
+
+Levels (`fastperf.data.levels`, docs/nested.md): when the table has levels (``process``,
+``build``) or a block (``round``), or ``levels=`` / ``block=`` name them, each (benchmark,
+variant) is first collapsed to the means of its independent units (`unit_means`) and the test
+runs unchanged on them, so that ``n`` counts units; the paired design pairs the variants' unit
+means of a block (`paired_column`). ``levels=[]`` is the flat analysis (every value
+independent).
 """
 from __future__ import annotations
 
@@ -32,17 +39,20 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from fastperf.data.arrays import Samples
+from fastperf.data.levels import Structure, collapse_levels, resolve_structure
 from fastperf.data.samples import group_samples, paired_variant_samples, variant_samples
 from fastperf.data.validation import check_choice, check_flag, check_key_clash, check_variants
 from fastperf.engine.pvalues import first_reason
 from fastperf.engine.parametric import infinite_counts
 from fastperf.engine.ranks import log_values
 from fastperf.errors import InputError
+from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, is_measurement_table, key_list
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 
 __all__ = ["DESIGNS", "ONE_FORM_ARGUMENTS", "TableForm", "is_table_call", "check_not_table",
-           "check_one_form", "paired_differences", "rejected_at"]
+           "check_one_form", "paired_differences", "rejected_at", "unit_means", "paired_column",
+           "PAIRED_NESTED_MESSAGE"]
 
 #: The count columns of each design, in table order.
 DESIGNS: dict[str, tuple[str, ...]] = {
@@ -66,6 +76,7 @@ ONE_FORM_ARGUMENTS: dict[str, tuple[str, Any]] = {
     "baseline": ("table", None), "candidate": ("table", None), "by": ("table", "benchmark"),
     "variant": ("table", "variant"), "value": ("table", "value"), "pair": ("table", "run"),
     "log": ("table", False), "confidence": ("table", 0.95),
+    "levels": ("table", None), "block": ("table", None),
     "axis": ("array", -1), "nan_policy": ("array", "propagate"),
     "return_distribution": ("array", False),
 }
@@ -169,9 +180,11 @@ class TableForm:
     def run(self, data: Any, *, baseline: str | None = None, candidate: str | None = None,
             by: str | Sequence[str] | None = "benchmark", variant: str | None = "variant",
             value: str = "value", pair: str = "run", log: bool = False,
+            levels: str | Sequence[str] | None = None, block: str | None = None,
             summary: Mapping[str, Any] | None = None, **options: Any) -> BenchmarkResult:
         """The test per benchmark (or group) of measurement table `data`; see the module
-        docstring for what is done here. `summary` holds the options to report."""
+        docstring for what is done here. `summary` holds the options to report; `levels` and
+        `block` are those of `fastperf.data.levels.resolve_structure`."""
         check_choice(self.design, "design", DESIGNS)
         column_name(value, "value")
         column_name(variant, "variant", allow_none=self.design == "groups")
@@ -182,6 +195,14 @@ class TableForm:
         check_key_clash(keys, counts + self.columns, self.function, value)
         if check_flag(log, "log") and not self.log:
             raise InputError(f"{self.function} takes no log= argument")
+        data = load_table(data)
+        taken = [*keys, value, *([variant] if variant is not None else []),
+                 *([pair] if self.design == "paired" else [])]
+        structure = resolve_structure(data.column_names, levels, block, taken=taken)
+        if not structure.flat:
+            if self.design == "paired":
+                pair = paired_column(structure)
+            data = unit_means(data, key_list(by), variant, value, structure)
         if self.design == "groups":
             if baseline is not None or candidate is not None:
                 raise InputError(f"{self.function} on a measurement table tests every "
@@ -235,8 +256,83 @@ class TableForm:
                       if c.startswith("n_dropped"))
         extra = self.summarize(table) if self.summarize is not None else {}
         return self.result(table, {**head, **(summary or {}), **extra, "values": values,
-                                  "dropped": dropped},
+                                  "dropped": dropped, "structure": structure.label()},
                            warnings)
+
+
+#: The error of a paired analysis of nested data without a block to pair the units on.
+PAIRED_NESTED_MESSAGE = (
+    "a paired analysis of nested data pairs units: pass block= (the column whose values pair a "
+    "baseline unit with a candidate unit, e.g. 'round'), or levels=[] for the flat analysis")
+
+
+def unit_means(table: Any, keys: Sequence[str], variant: str | None, value: str,
+               structure: Structure, carried: Sequence[str | None] = ()) -> Any:
+    """The table an analysis at the level of the independent units runs on: one row per unit
+    of each (keys, variant) group, its `value` the unit's mean
+    (`fastperf.data.levels.collapse_levels`), keeping the per-benchmark columns `carried`.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table (complete groups).
+    keys : sequence of str
+        The benchmark key columns.
+    variant : str or None
+        The variant column.
+    value : str
+        The value column.
+    structure : Structure
+        `fastperf.data.levels.resolve_structure`.
+    carried : sequence of str or None
+        Columns that hold one value per benchmark (a unit, a risk level or weight column):
+        kept, as further keys of the collapse, when the table has them (a benchmark whose
+        column varies keeps each value on its own units, so a later check still sees it vary).
+
+    Returns
+    -------
+    pyarrow.Table
+        `table` itself when `structure` is flat.
+
+    Notes
+    -----
+    Kalibera & Jones (2013): the means of the independent units are independent under the
+    random-effects model, so a test on them holds its level whatever the variance components.
+    """
+    if structure.flat:
+        return table
+    present = set(table.column_names)
+    extra = [c for c in dict.fromkeys(carried) if isinstance(c, str) and c in present
+             and c not in keys and c != variant and c != value]
+    outer = [*keys, *extra, *([variant] if variant is not None else [])]
+    return collapse_levels(table, outer, None, value, structure)
+
+
+def paired_column(structure: Structure) -> str:
+    """The column that pairs a baseline unit with a candidate unit: the block.
+
+    Parameters
+    ----------
+    structure : Structure
+        A structure that is not flat.
+
+    Returns
+    -------
+    str
+        ``structure.block``.
+
+    Raises
+    ------
+    InputError
+        Nested levels without a block (`PAIRED_NESTED_MESSAGE`).
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    if structure.block is None:
+        raise InputError(PAIRED_NESTED_MESSAGE)
+    return structure.block
 
 
 def rejected_at(level: float) -> Callable[[Any], dict]:

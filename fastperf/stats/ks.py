@@ -37,6 +37,8 @@ def ks_2samp(
     by: str | Sequence[str] | None = "benchmark",
     variant: str = "variant",
     value: str = "value",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> "TestResult | BenchmarkResult":
     """Two-sample Kolmogorov-Smirnov test of the null hypothesis F_x = F_y, batched.
 
@@ -68,6 +70,15 @@ def ks_2samp(
         3.2.1: does the location-shift model hold?). The p-value treats the medians as known,
         as the protocol does, which makes the test conservative.
     baseline, candidate, by, variant, value : table form only.
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -110,9 +121,10 @@ def ks_2samp(
     if y is None and not is_measurement_table(x):
         raise InputError("ks_2samp: y is required unless x is a measurement table")
     if is_table_call(x, y, "ks_2samp", axis=axis, baseline=baseline, candidate=candidate,
-                     by=by, variant=variant, value=value):
+                     by=by, variant=variant, value=value, levels=levels, block=block):
         return KS_TABLE.run(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
-                            value=value, summary={"alternative": alternative, "method": method,
+                            value=value, levels=levels, block=block,
+                            summary={"alternative": alternative, "method": method,
                                                   "center": center},
                             alternative=alternative, method=method, center=center)
     xs, ys, batch_shape = two_samples(x, y, axis)

@@ -48,6 +48,8 @@ def shapiro(
     by: str | Sequence[str] | None = "benchmark",
     variant: str | None = "variant",
     value: str = "value",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> TestResult | ShapiroResult:
     """Shapiro-Wilk test of the null hypothesis that a sample comes from a normal distribution.
 
@@ -71,6 +73,15 @@ def shapiro(
         Table form only: the column naming the system/version measured (None: no variants).
     value : str
         Table form only: the measurement column; null and NaN values are dropped and counted.
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -103,9 +114,11 @@ def shapiro(
     >>> res.statistic.shape, res.status.tolist()
     ((3,), ['ok', 'ok', 'ok'])
     """
-    if is_table_call(x, None, "shapiro", axis=axis, by=by, variant=variant, value=value):
+    if is_table_call(x, None, "shapiro", axis=axis, by=by, variant=variant, value=value,
+                     levels=levels, block=block):
         # a ShapiroResult: SHAPIRO_TABLE's result class (TableForm.run is typed for any form)
-        return cast(ShapiroResult, SHAPIRO_TABLE.run(x, by=by, variant=variant, value=value))
+        return cast(ShapiroResult, SHAPIRO_TABLE.run(x, by=by, variant=variant, value=value,
+                                                     levels=levels, block=block))
     samples, batch_shape = one_sample(x, axis)
     w, p, status = shapiro_wilk_samples(samples)
     return TestResult.from_batch(batch_shape, w, p, status)

@@ -109,6 +109,8 @@ def ttest_ind(
     variant: str = "variant",
     value: str = "value",
     confidence: float = 0.95,
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> "TTestResult | BenchmarkResult":
     """Student's (``equal_var=True``) or Welch's t-test of two independent samples.
 
@@ -136,6 +138,15 @@ def ttest_ind(
         Table form: level of the ``ci_low`` / ``ci_high`` columns (the mean difference).
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -147,9 +158,10 @@ def ttest_ind(
         _require_table(x, "ttest_ind")
     if is_table_call(x, y, "ttest_ind", axis=axis, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value,
-                     confidence=confidence):
+                     confidence=confidence, levels=levels, block=block):
         return TTEST_IND_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
+            levels=levels, block=block,
             summary={"alternative": alternative, "equal_var": equal_var},
             alternative=alternative, equal_var=equal_var, confidence=confidence)
     xs, ys, batch_shape = two_samples(x, y, axis)
@@ -173,6 +185,8 @@ def ttest_rel(
     value: str = "value",
     pair: str = "run",
     confidence: float = 0.95,
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> "TTestResult | BenchmarkResult":
     """Paired t-test: the one-sample t-test of the differences d = x − y.
 
@@ -205,6 +219,17 @@ def ttest_rel(
         Table form: level of ``ci_low`` / ``ci_high``.
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
+        A paired test of nested data pairs the variants' unit means of each block value;
+        nested levels without a block are an error.
 
     Returns
     -------
@@ -223,10 +248,11 @@ def ttest_rel(
         _require_table(x, "ttest_rel")
     if is_table_call(x, y, "ttest_rel", axis=axis, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value, pair=pair,
-                     confidence=confidence):
+                     confidence=confidence, levels=levels, block=block):
         return TTEST_REL_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
-            pair=pair, summary={"alternative": alternative}, alternative=alternative,
+            pair=pair, levels=levels, block=block, summary={"alternative": alternative},
+            alternative=alternative,
             confidence=confidence)
     xs, ys, batch_shape = paired_samples(x, y, axis)
     _, t, df, se, mean, status = _paired_t(xs, ys)
@@ -268,6 +294,8 @@ def ftest(
     by: str | Sequence[str] | None = "benchmark",
     variant: str = "variant",
     value: str = "value",
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> "FTestResult | BenchmarkResult":
     """Fisher's F-test of equal variances: F = s₁² / s₂² ~ F(n₁ − 1, n₂ − 1) under H0.
 
@@ -290,6 +318,15 @@ def ftest(
     axis : int
         Array form: the axis of the samples.
     baseline, candidate, by, variant, value : table form only (see docs/conventions.md).
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
 
     Returns
     -------
@@ -306,9 +343,11 @@ def ftest(
     if y is None:
         _require_table(x, "ftest")
     if is_table_call(x, y, "ftest", axis=axis, baseline=baseline,
-                     candidate=candidate, by=by, variant=variant, value=value):
+                     candidate=candidate, by=by, variant=variant, value=value,
+                     levels=levels, block=block):
         return FTEST_TABLE.run(x, baseline=baseline, candidate=candidate, by=by, variant=variant,
-                               value=value, summary={"alternative": alternative},
+                               value=value, levels=levels, block=block,
+                               summary={"alternative": alternative},
                                alternative=alternative)
     xs, ys, batch_shape = two_samples(x, y, axis)
     (n1, nan1, m1, _, v1, e1), (n2, nan2, m2, _, v2, e2) = (scaled_moments_of(xs),

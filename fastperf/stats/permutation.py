@@ -164,6 +164,8 @@ def permutation_test(
     value: str = "value",
     pair: str = "run",
     progress: bool | None = None,
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> PermutationTestResult | BenchmarkResult:
     """Permutation test of a difference in location between x and y, batched.
 
@@ -201,6 +203,17 @@ def permutation_test(
         gives the same p-values whatever the number of threads.
     axis, paired, baseline, candidate, by, variant, value, pair : as for ``ttest_ind`` /
         ``ttest_rel``.
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
+        A paired test of nested data pairs the variants' unit means of each block value;
+        nested levels without a block are an error.
     progress : bool or None
         A progress bar on stderr, with the cost estimate first: None (default) when stderr is a
         terminal and the estimated work is at least 1e9 steps; True always; False never. The
@@ -217,11 +230,13 @@ def permutation_test(
                                    n_resamples=n_resamples, seed=seed)
     table = is_measurement_table(data)
     check_one_form("permutation_test", table, axis=axis, baseline=baseline, candidate=candidate,
-                   by=by, variant=variant, value=value, pair=pair)
+                   by=by, variant=variant, value=value, pair=pair,
+                   levels=levels, block=block)
     if table:
         form = PAIRED_TABLE if paired else INDEPENDENT_TABLE
         return form.run(data, baseline=baseline, candidate=candidate, by=by, variant=variant,
-                        value=value, pair=pair, summary={**options, "paired": bool(paired)},
+                        value=value, pair=pair, levels=levels, block=block,
+                        summary={**options, "paired": bool(paired)},
                         progress=progress, **options)
     if not isinstance(data, (tuple, list)) or len(data) != 2:
         raise InputError("data must be a tuple (x, y) of arrays, or a measurement table "

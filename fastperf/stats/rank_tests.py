@@ -203,6 +203,8 @@ def mannwhitneyu(
     log: bool = False,
     confidence: float = 0.95,
     progress: bool | None = None,
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> "MannWhitneyUResult | BenchmarkResult":
     """The Mann-Whitney U (Wilcoxon rank-sum) test of two independent samples.
 
@@ -242,6 +244,15 @@ def mannwhitneyu(
         Table form: level of the ``ci_low`` / ``ci_high`` columns.
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
     progress : bool or None
         A progress bar on stderr over the exact distributions, with their estimated steps:
         None (default) when stderr is a terminal and they take at least 10⁹ steps
@@ -264,10 +275,11 @@ def mannwhitneyu(
         raise InputError("mannwhitneyu: y is required unless x is a measurement table")
     if is_table_call(x, y, "mannwhitneyu", axis=axis, nan_policy=nan_policy, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value, log=log,
-                     confidence=confidence):
+                     confidence=confidence, levels=levels, block=block):
         return RANK_SUM_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
-            log=log, summary={"alternative": alternative, "method": method,
+            log=log, levels=levels, block=block,
+            summary={"alternative": alternative, "method": method,
                               "effect": "ratio" if log else "shift", "confidence": confidence},
             alternative=alternative, method=method, use_continuity=use_continuity,
             confidence=confidence, progress=progress)
@@ -325,6 +337,8 @@ def wilcoxon(
     log: bool = False,
     confidence: float = 0.95,
     progress: bool | None = None,
+    levels: str | Sequence[str] | None = None,
+    block: str | None = None,
 ) -> "WilcoxonResult | BenchmarkResult":
     """The Wilcoxon signed-rank test of one sample, or of paired differences d = x − y.
 
@@ -360,6 +374,17 @@ def wilcoxon(
         Table form: level of ``ci_low`` / ``ci_high``.
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
+    levels : None, str or sequence of str
+        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
+        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
+        flat analysis, which takes every value as independent (today's numbers, bit for bit).
+        With levels, the test runs on the means of the independent units
+        (`fastperf.stats.forms`).
+    block : None or str
+        Table form: the block column crossed with the variants: None takes ``round`` when the
+        table has it (not with ``levels=[]``); ``"none"``: no block.
+        A paired test of nested data pairs the variants' unit means of each block value;
+        nested levels without a block are an error.
     progress : bool or None
         As `mannwhitneyu`: a bar over the exact distributions.
 
@@ -377,10 +402,10 @@ def wilcoxon(
     check_progress(progress)
     if is_table_call(x, y, "wilcoxon", axis=axis, nan_policy=nan_policy, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value, pair=pair,
-                     log=log, confidence=confidence):
+                     log=log, confidence=confidence, levels=levels, block=block):
         return SIGNED_RANK_TABLE.run(
             x, baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
-            pair=pair, log=log,
+            pair=pair, log=log, levels=levels, block=block,
             summary={"alternative": alternative, "method": method,
                      "effect": "ratio" if log else "shift", "confidence": confidence,
                      "zero_method": zero_method},
