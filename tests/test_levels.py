@@ -5,8 +5,8 @@ from __future__ import annotations
 import warnings
 
 import numpy as np
-import pandas as pd
 import pyarrow as pa
+import pyarrow.compute  # noqa: F401  (pa.compute)
 import pytest
 
 import fastperf
@@ -165,3 +165,24 @@ def test_collapse_levels_gives_the_unit_means_pandas_gives():
 def test_flat_structure_returns_the_table():
     table = pa.table({"value": [1.0, 2.0]})
     assert collapse_levels(table, [], None, "value", Structure()) is table
+
+
+def test_units_keep_their_order_of_appearance_within_a_group():
+    """A chunk holding one benchmark orders its units as the whole table does: by where they
+    first appear among the group's rows, not by where their label first appears in the table,
+    so sums over units (and every result) are the same bit for bit."""
+    rng = np.random.default_rng(12)
+    values = np.exp(rng.normal(0, 0.1, 12))
+    table = pa.table({"benchmark": ["a"] * 6 + ["b"] * 6, "variant": ["v"] * 12,
+                      "process": [3, 3, 1, 1, 2, 2, 1, 1, 2, 2, 3, 3], "value": values})
+    structure = resolve_structure(table.column_names)
+    whole = collapse_levels(table, ["benchmark"], "variant", "value", structure)
+    alone = collapse_levels(table.slice(6), ["benchmark"], "variant", "value", structure)
+    b = whole.filter(pa.compute.equal(whole.column("benchmark").cast(pa.string()), "b"))
+    assert b.column("process").to_pylist() == [1, 2, 3] == alone.column("process").to_pylist()
+    np.testing.assert_array_equal(b.column("value").to_numpy(), alone.column("value").to_numpy())
+    np.testing.assert_allclose(b.column("value").to_numpy(),
+                               values[6:].reshape(3, 2).mean(axis=1), rtol=1e-15)
+    both = variance_components(table, ["benchmark"], "variant", "value", structure)
+    one = variance_components(table.slice(6), ["benchmark"], "variant", "value", structure)
+    assert both.column("icc")[1].as_py() == one.column("icc")[0].as_py()

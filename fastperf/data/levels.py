@@ -32,7 +32,7 @@ from typing import Any, Sequence
 import numpy as np
 import pyarrow as pa
 
-from fastperf.data.grouping import group_rows
+from fastperf.data.grouping import Groups, group_rows, key_codes
 from fastperf.errors import InputError
 from fastperf.io.tables import require_columns, value_column
 
@@ -174,7 +174,7 @@ def resolve_structure(names: Sequence[str], levels: str | Sequence[str] | None =
     """
     level_names, block_name = check_structure_arguments(levels, block)
     present = set(names)
-    taken = set(taken)
+    taken = {name for name in taken if isinstance(name, str)}  # the callers check the rest
     if level_names is None:
         # a default level named as the block is the block (files of two interleaved variants:
         # invocation k of each, `process` k, ran in round k)
@@ -298,7 +298,7 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     else:
         unit_levels = list(structure.levels)
     require_columns(table, [*outer, *unit_levels, value])
-    groups = group_rows(table, [*outer, *unit_levels])
+    groups = _in_appearance_order(group_rows(table, [*outer, *unit_levels]), len(outer))
     values = groups.gather(value_column(table, value))
     n_inner, mean_inner, ss_inner = _moments(values, groups.offsets)
     # one (keys, variant) group's values all positive: its components on the log scale
@@ -351,6 +351,40 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     comp = comp.append_column("scale", pa.array(np.where(log_scale, "log", "linear"),
                                                 pa.string()))
     return Units(unit_table, comp)
+
+
+def _in_appearance_order(groups: Groups, n_outer: int) -> Groups:
+    """`groups` with the units of each (keys, variant) group in the order they first appear
+    among its rows.
+
+    The grouper orders units by their labels' first appearance in the whole table, which a
+    chunk of the table may not share; the order of appearance within a group is the same in
+    every chunk, so the sums over units, and every result, are too (`fastperf.data.chunked`).
+    """
+    if groups.n_groups < 2:
+        return groups
+    parent = np.zeros(groups.n_groups, dtype=np.int64)
+    if n_outer:
+        codes = [key_codes(groups.keys.column(i), groups.keys.column_names[i])[0]
+                 for i in range(n_outer)]
+        changed = np.zeros(groups.n_groups, dtype=bool)
+        for code in codes:
+            changed[1:] |= code[1:] != code[:-1]
+        parent = np.cumsum(changed)
+    first = groups.first_row
+    if not np.any((np.diff(first) < 0) & (np.diff(parent) == 0)):
+        return groups  # already so (the usual case: a tool writes processes in order)
+    order = np.lexsort((first, parent))
+    sizes = np.diff(groups.offsets)[order]
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    # the rows of each unit, in its new place: a row order for `gather`
+    rows = groups.order
+    if rows is None:  # each unit's rows are one run of the table from its first row
+        rows = (np.repeat(first - groups.offsets[:-1], np.diff(groups.offsets))
+                + np.arange(groups.offsets[-1]))
+    starts = groups.offsets[:-1][order]
+    new_rows = rows[np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])]
+    return Groups(groups.keys.take(order), offsets, first[order], new_rows)
 
 
 def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,

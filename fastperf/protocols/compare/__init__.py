@@ -381,7 +381,9 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         # selection skips them
         state = state.transformed(*(_blanked(s, nested.nested) for s in (state.xs, state.ys)))
     estimate, low, high = state.effects("two-sided", confidence)
-    eq_low = eq_high = None
+    # the 1 - 2 alpha interval of the equivalence test (the two one-sided tests)
+    eq_low: np.ndarray = np.full(k * c, np.nan)
+    eq_high: np.ndarray = np.full(k * c, np.nan)
     if margin is not None:
         _, eq_low, eq_high = state.effects("two-sided", 1.0 - 2.0 * alpha)
     testable = _smallest_pvalue_reaches(n_x, n_y, alpha) & np.isfinite(p)
