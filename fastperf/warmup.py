@@ -44,6 +44,10 @@ def _compare_protocols():
         fastperf.hpt(table, baseline=base, candidate=cand)
     fastperf.sparc(paired, baseline="baseline", candidate="candidate", pair="run")
     fastperf.sparc(paired, baseline="baseline", candidate="candidate")
+    # processes x iterations (the nested analysis: unit moments, Welch on the process means)
+    nested = fastperf.simulate(12, processes=5, iterations=4, icc=0.5, seed=3).table
+    fastperf.compare(nested, baseline="baseline", candidate="candidate")
+    fastperf.describe(nested)
 
 
 def _summaries():

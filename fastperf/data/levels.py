@@ -35,6 +35,7 @@ import pyarrow as pa
 from fastperf.data.grouping import Groups, group_rows, key_codes
 from fastperf.errors import InputError
 from fastperf.io.tables import require_columns, value_column
+from fastperf.kernels.moments import unit_moments
 
 __all__ = ["NESTED_LEVELS", "ITERATION", "BLOCK", "Structure", "Units",
            "check_structure_arguments", "resolve_structure", "units_of", "collapse_levels",
@@ -245,18 +246,6 @@ def _segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return np.add.reduceat(values, offsets[:-1])
 
 
-def _moments(values: np.ndarray, offsets: np.ndarray) -> tuple[np.ndarray, np.ndarray,
-                                                                   np.ndarray]:
-    """Count, mean and sum of squared deviations of the non-NaN values of each segment."""
-    valid = ~np.isnan(values)
-    n = _segment_sums(valid.astype(np.float64), offsets)
-    sizes = np.diff(offsets)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        mean = _segment_sums(np.where(valid, values, 0.0), offsets) / n
-        deviation = np.where(valid, values - np.repeat(mean, sizes), 0.0)
-    return n, mean, _segment_sums(deviation * deviation, offsets)
-
-
 def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
              structure: Structure) -> Units:
     """Collapse every (keys, variant) group to its independent units and estimate its variance
@@ -298,20 +287,23 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     else:
         unit_levels = list(structure.levels)
     require_columns(table, [*outer, *unit_levels, value])
-    groups = _in_appearance_order(group_rows(table, [*outer, *unit_levels]), len(outer))
+    groups = group_rows(table, [*outer, *unit_levels])
+    parent = _parent_ids(groups.keys, len(outer))  # the groups are in key order
+    groups = _in_appearance_order(groups, parent)
     values = groups.gather(value_column(table, value))
-    n_inner, mean_inner, ss_inner = _moments(values, groups.offsets)
+    n_raw, mean_inner, ss_inner, n_logs, mean_log, ss_log = unit_moments(
+        values, groups.offsets, n_rows=values.shape[0])
+    n_inner, n_log = n_raw.astype(np.float64), n_logs.astype(np.float64)
+    parent_offsets = np.searchsorted(parent, np.arange((parent[-1] + 2) if parent.size else 1))
+    parent_keys = groups.keys.select(list(range(len(outer)))).take(parent_offsets[:-1])
     # one (keys, variant) group's values all positive: its components on the log scale
-    parents = group_rows(groups.keys, outer)  # contiguous: the groups are in key order
-    parent_offsets = parents.offsets
-    with np.errstate(invalid="ignore", divide="ignore"):
-        logs = np.log(np.where(values > 0, values, np.nan))
-    value_offsets = groups.offsets[parent_offsets]
-    nonpositive = _segment_sums((values <= 0).astype(np.float64), value_offsets) > 0
-    log_scale = ~nonpositive
+    # a value <= 0 has no log: fewer logs than values somewhere in the group
     inner_of_parent = np.diff(parent_offsets)
+    if n_log.size:
+        log_scale = np.minimum.reduceat(n_log == n_inner, parent_offsets[:-1])
+    else:
+        log_scale = np.ones(0, dtype=bool)
     use_log = np.repeat(log_scale, inner_of_parent)
-    n_log, mean_log, ss_log = _moments(logs, groups.offsets)
     mean_c = np.where(use_log, mean_log, mean_inner)
     ss_c = np.where(use_log, ss_log, ss_inner)
     n_c = np.where(use_log, n_log, n_inner)
@@ -321,7 +313,8 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
         components = _two_level(n_c, mean_c, ss_c, builds.offsets, parent_offsets,
                                 builds.n_groups)
         unit_groups = builds
-        unit_n, unit_mean, _ = _moments(values, groups.offsets[builds.offsets])
+        build_offsets = groups.offsets[builds.offsets]
+        unit_n, unit_mean = unit_moments(values, build_offsets, n_rows=values.shape[0])[:2]
     else:
         components = _one_level(n_c, mean_c, ss_c, parent_offsets)
         unit_groups = None
@@ -345,7 +338,7 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
                     "design_effect": components["design_effect"]})
     with np.errstate(invalid="ignore", divide="ignore"):
         columns["n_effective"] = components["n_values"] / components["design_effect"]
-    comp = parents.keys
+    comp = parent_keys
     for name, column in columns.items():
         comp = comp.append_column(name, pa.array(column))
     comp = comp.append_column("scale", pa.array(np.where(log_scale, "log", "linear"),
@@ -353,7 +346,18 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     return Units(unit_table, comp)
 
 
-def _in_appearance_order(groups: Groups, n_outer: int) -> Groups:
+def _parent_ids(keys: pa.Table, n_outer: int) -> np.ndarray:
+    """The (keys, variant) group of each unit of `keys` (one row per unit, in key order): an
+    id that grows by one where one of the first `n_outer` key columns changes."""
+    changed = np.zeros(keys.num_rows, dtype=bool)
+    if keys.num_rows > 1:
+        for i in range(n_outer):
+            code = key_codes(keys.column(i), keys.column_names[i])[0]
+            changed[1:] |= code[1:] != code[:-1]
+    return np.cumsum(changed)
+
+
+def _in_appearance_order(groups: Groups, parent: np.ndarray) -> Groups:
     """`groups` with the units of each (keys, variant) group in the order they first appear
     among its rows.
 
@@ -363,14 +367,6 @@ def _in_appearance_order(groups: Groups, n_outer: int) -> Groups:
     """
     if groups.n_groups < 2:
         return groups
-    parent = np.zeros(groups.n_groups, dtype=np.int64)
-    if n_outer:
-        codes = [key_codes(groups.keys.column(i), groups.keys.column_names[i])[0]
-                 for i in range(n_outer)]
-        changed = np.zeros(groups.n_groups, dtype=bool)
-        for code in codes:
-            changed[1:] |= code[1:] != code[:-1]
-        parent = np.cumsum(changed)
     first = groups.first_row
     if not np.any((np.diff(first) < 0) & (np.diff(parent) == 0)):
         return groups  # already so (the usual case: a tool writes processes in order)

@@ -233,3 +233,70 @@ def scaled_moments(values, offsets):
         variance[i] = v
         exponents[i] = exponent
     return n, n_nan, mean, scaled_mean, variance, exponents
+
+
+@group_kernel(min_rows=20_000_000, inputs=2)  # memory-bound: threads rarely pay off
+def unit_moments(values, offsets):
+    """Per CSR segment (a process, a round): the moments a nested analysis needs, in one pass.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64 values of the CSR segments (NaN: missing).
+    offsets : numpy.ndarray of int64
+        CSR offsets.
+
+    Returns
+    -------
+    n : numpy.ndarray of int64
+        Non-NaN values per segment.
+    mean, sum_squares : numpy.ndarray
+        Their mean (NaN for n = 0) and sum of squared deviations from it (0 for n < 2).
+    n_log : numpy.ndarray of int64
+        Values > 0 per segment (those with a log).
+    mean_log, sum_squares_log : numpy.ndarray
+        The same of their logs.
+
+    Notes
+    -----
+    Welford's updates (Welford 1962, "Note on a method for calculating corrected sums of
+    squares and products", Technometrics 4, 419-420): no sum of squares can overflow for
+    finite values of one sign.
+    """
+    n_samples = offsets.shape[0] - 1
+    n = np.zeros(n_samples, dtype=np.int64)
+    n_log = np.zeros(n_samples, dtype=np.int64)
+    mean = np.full(n_samples, np.nan)
+    mean_log = np.full(n_samples, np.nan)
+    squares = np.zeros(n_samples)
+    squares_log = np.zeros(n_samples)
+    for i in prange(n_samples):
+        count = 0
+        count_log = 0
+        m = 0.0
+        m2 = 0.0
+        ml = 0.0
+        ml2 = 0.0
+        for j in range(offsets[i], offsets[i + 1]):
+            v = values[j]
+            if v != v:
+                continue
+            count += 1
+            d = v - m
+            m += d / count
+            m2 += d * (v - m)
+            if v > 0.0:
+                lv = math.log(v)
+                count_log += 1
+                dl = lv - ml
+                ml += dl / count_log
+                ml2 += dl * (lv - ml)
+        n[i] = count
+        n_log[i] = count_log
+        if count > 0:
+            mean[i] = m
+            squares[i] = m2
+        if count_log > 0:
+            mean_log[i] = ml
+            squares_log[i] = ml2
+    return n, mean, squares, n_log, mean_log, squares_log

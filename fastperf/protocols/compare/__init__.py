@@ -370,16 +370,18 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     # effect on their logs where positive (the ratio)
     u, p, _, method_used, _, raw_state = rank_sum_test(ys, xs, "two-sided", options.method,
                                                        True, "omit")
-    state = raw_state.on_logs(positive)
     all_equal = (first(xs) == last(xs)) & (first(ys) == last(ys)) & (first(xs) == first(ys))
     p = np.where(np.isnan(p) & all_equal, 1.0, p)  # one value on both sides: nothing changed
     nested = None
+    flat_xs, flat_ys = xs, ys  # the runs of the rows compared on their runs
     if not plan.structure.flat:
         nested = nested_rows(table, plan.structure, keys, variant, value, baseline, candidates,
                              k, confidence, alpha)
-        # the rows compared on their units need no Hodges-Lehmann selection: emptied, the
-        # selection skips them
-        state = state.transformed(*(_blanked(s, nested.nested) for s in (state.xs, state.ys)))
+        # the rows compared on their units need no Hodges-Lehmann selection nor moments of
+        # their runs: emptied, the kernels skip them
+        flat_xs, flat_ys = (_blanked(s, nested.nested) for s in (xs, ys))
+        raw_state = raw_state.transformed(flat_ys, flat_xs)  # the test ran as (ys, xs)
+    state = raw_state.on_logs(positive)
     estimate, low, high = state.effects("two-sided", confidence)
     # the 1 - 2 alpha interval of the equivalence test (the two one-sided tests)
     eq_low: np.ndarray = np.full(k * c, np.nan)
@@ -453,7 +455,7 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
              "equivalent": equivalent}
     # what the overall score needs of each side of each row (`aggregate_score`'s propagation):
     # the runs, or the unit means of a row compared on its units
-    for name, sides in (("baseline", xs), ("candidate", ys)):
+    for name, sides in (("baseline", flat_xs), ("candidate", flat_ys)):
         moments = dict(zip(("n", "mean", "variance", "exponent"), propagation_moments(sides)))
         if nested is not None:
             unit_sides = nested.baseline_units if name == "baseline" else nested.candidate_units
