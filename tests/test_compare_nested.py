@@ -172,3 +172,36 @@ def test_nan_values_are_dropped_and_counted_per_unit():
     row = fastperf.compare(table, baseline="old", candidate="new").table.to_pylist()[0]
     assert row["n_dropped_baseline"] == 5
     assert row["units_baseline"] == 5 and row["n_baseline"] == 25
+
+
+def test_two_go_files_of_interleaved_invocations_pair_by_block(tmp_path):
+    """The CI recipe of docs/compare.md: base and head run in turn, one `go test -count=1` each
+    a round, appended to base.txt and head.txt; invocation k of each file is its process k,
+    and `block="process"` pairs them: the paired t-test on the log invocation means."""
+    rng = np.random.default_rng(10)
+    drift = np.cumsum(rng.normal(0, 0.05, 6))
+    base, head = [], []
+    for k in range(6):
+        for lines, shift in ((base, 0.0), (head, 0.03)):
+            lines.append("goos: linux\ngoarch: amd64\npkg: example.com/p")
+            for _ in range(3):
+                ns = 1000 * np.exp(drift[k] + shift + rng.normal(0, 0.01))
+                lines.append(f"BenchmarkParse-8   \t 1000\t {ns:.1f} ns/op")
+            lines.append("PASS\nok  \texample.com/p\t1.0s")
+    (tmp_path / "base.txt").write_text("\n".join(base) + "\n")
+    (tmp_path / "head.txt").write_text("\n".join(head) + "\n")
+    paths = [tmp_path / "base.txt", tmp_path / "head.txt"]
+    result = fastperf.compare(paths, baseline="base", candidate="head", block="process")
+    row = result.table.to_pylist()[0]
+    assert result.summary["structure"] == "process as rounds"
+    assert row["analysis"] == "round" and row["units_baseline"] == 6
+    x = [np.log(np.mean([float(line.split()[2]) for line in block.splitlines()
+                         if line.startswith("Benchmark")]) * 1e-9)
+         for block in "\n".join(base).split("PASS")[:-1]]
+    y = [np.log(np.mean([float(line.split()[2]) for line in block.splitlines()
+                         if line.startswith("Benchmark")]) * 1e-9)
+         for block in "\n".join(head).split("PASS")[:-1]]
+    assert row["pvalue"] == pytest.approx(stats.ttest_rel(y, x).pvalue, rel=1e-6)
+    unpaired = fastperf.compare(paths, baseline="base", candidate="head")
+    assert unpaired.summary["structure"] == "process"
+    assert row["pvalue"] < unpaired.table.column("pvalue")[0].as_py()  # the drift cancels

@@ -55,6 +55,8 @@ def test_structure_defaults_and_overrides():
     assert resolve_structure(["value"]).flat
     # two files of interleaved variants: invocation k of each ran in round k
     assert resolve_structure(["value", "process"], block="process") == Structure((), "process")
+    assert Structure((), "process").label() == "process as rounds"
+    assert Structure(("process",), "round").label() == "round, process"
 
 
 @pytest.mark.parametrize("levels, block, message", [

@@ -80,13 +80,15 @@ class Structure:
 
     def label(self) -> str:
         """How the structure is reported: ``"flat"``, ``"process"``, ``"build > process"``,
-        ``"round"`` (``"round, process"`` with levels inside the rounds)."""
+        ``"round"`` (``"round, process"`` with levels inside the rounds; ``"process as rounds"``
+        for another block column)."""
         if self.flat:
             return "flat"
         nested = " > ".join(self.levels)
         if self.block is None:
             return nested
-        return self.block + (f", {nested}" if nested else "")
+        block = self.block if self.block == BLOCK else f"{self.block} as rounds"
+        return block + (f", {nested}" if nested else "")
 
 
 def _names(argument: str, given: Any) -> tuple[str, ...] | None:
