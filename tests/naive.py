@@ -822,3 +822,16 @@ def energy_best_split(z, min_size):
         if q > best[1]:
             best = (t, q)
     return best
+
+
+def one_way_anova(groups):
+    """The textbook unbalanced one-way random-effects ANOVA estimators (Searle, Casella &
+    McCulloch 1992, section 3.5) of a list of samples (one array per unit): (between, within),
+    the between-unit variance truncated at 0."""
+    n = np.array([len(g) for g in groups], dtype=float)
+    big_n, a = n.sum(), len(groups)
+    grand = np.concatenate(groups).mean()
+    msb = sum(len(g) * (g.mean() - grand) ** 2 for g in groups) / (a - 1)
+    msw = sum(((g - g.mean()) ** 2).sum() for g in groups) / (big_n - a)
+    n0 = (big_n - (n ** 2).sum() / big_n) / (a - 1)
+    return max((msb - msw) / n0, 0.0), msw

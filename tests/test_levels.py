@@ -10,6 +10,7 @@ import pyarrow.compute  # noqa: F401  (pa.compute)
 import pytest
 
 import fastperf
+from naive import one_way_anova
 from fastperf.data.levels import (Structure, check_structure_arguments, collapse_levels,
                                   resolve_structure, variance_components)
 
@@ -29,17 +30,6 @@ def nested_table(rng, benchmarks=3, processes=6, iterations=4, sd_process=0.1, s
                     rows["iteration"].append(i)
                     rows["value"].append(float(np.exp(1.0 + effect + rng.normal(0, sd_iter))))
     return pa.table(rows)
-
-
-def one_way_anova(groups: list[np.ndarray]) -> tuple[float, float]:
-    """Textbook unbalanced one-way random-effects ANOVA estimators (Searle et al. 1992, 3.5)."""
-    n = np.array([len(g) for g in groups], dtype=float)
-    big_n, a = n.sum(), len(groups)
-    grand = np.concatenate(groups).mean()
-    msb = sum(len(g) * (g.mean() - grand) ** 2 for g in groups) / (a - 1)
-    msw = sum(((g - g.mean()) ** 2).sum() for g in groups) / (big_n - a)
-    n0 = (big_n - (n ** 2).sum() / big_n) / (a - 1)
-    return max((msb - msw) / n0, 0.0), msw
 
 
 def test_structure_defaults_and_overrides():

@@ -26,6 +26,7 @@ import pytest
 
 import fastperf
 from fastperf import InputError
+from naive import one_way_anova
 from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_options,
                                           aggregate_score_plan, aggregate_score_stage)
 from fastperf.protocols.hpt import hpt_finish, hpt_options, hpt_plan, hpt_stage
@@ -260,13 +261,8 @@ def test_describe_components_are_joined_to_their_own_group():
         group = frame[(frame.benchmark == row.benchmark) & (frame.variant == row.variant)]
         y = np.log(group.value.to_numpy())
         per = group.assign(y=y).groupby("process")["y"]
-        n_i, m_i = per.count().to_numpy(float), per.mean().to_numpy()
-        n, a = n_i.sum(), len(n_i)
-        msw = sum(((g - g.mean()) ** 2).sum() for _, g in per) / (n - a)
-        msb = (n_i * (m_i - y.mean()) ** 2).sum() / (a - 1)
-        n0 = (n - (n_i ** 2).sum() / n) / (a - 1)
-        between = max(0.0, (msb - msw) / n0)
-        assert row.n == len(group) and row.n_units == a
+        between, msw = one_way_anova([g.to_numpy() for _, g in per])
+        assert row.n == len(group) and row.n_units == per.ngroups
         assert row.sigma2_within == pytest.approx(msw, rel=1e-10)
         assert row.sigma2_between == pytest.approx(between, rel=1e-9, abs=1e-15)
     flat = fastperf.describe(table, levels=[])

@@ -380,15 +380,9 @@ def bootstrap(
         A progress bar on stderr, with the cost estimate (steps, memory) first: None (default)
         when stderr is a terminal and the estimated work is at least 1e9 steps; True always;
         False never. The batch then runs in up to 50 chunks of samples, with the same results.
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`).
 
     Returns
     -------

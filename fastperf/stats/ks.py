@@ -70,15 +70,9 @@ def ks_2samp(
         3.2.1: does the location-shift model hold?). The p-value treats the medians as known,
         as the protocol does, which makes the test conservative.
     baseline, candidate, by, variant, value : table form only.
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`).
 
     Returns
     -------

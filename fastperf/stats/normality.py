@@ -73,15 +73,9 @@ def shapiro(
         Table form only: the column naming the system/version measured (None: no variants).
     value : str
         Table form only: the measurement column; null and NaN values are dropped and counted.
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`).
 
     Returns
     -------

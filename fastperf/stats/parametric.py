@@ -138,15 +138,9 @@ def ttest_ind(
         Table form: level of the ``ci_low`` / ``ci_high`` columns (the mean difference).
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`).
 
     Returns
     -------
@@ -219,17 +213,10 @@ def ttest_rel(
         Table form: level of ``ci_low`` / ``ci_high``.
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
-        A paired test of nested data pairs the variants' unit means of each block value;
-        nested levels without a block are an error.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`);
+        a paired test pairs them on the block (nested levels without a block are an error).
 
     Returns
     -------
@@ -318,15 +305,9 @@ def ftest(
     axis : int
         Array form: the axis of the samples.
     baseline, candidate, by, variant, value : table form only (see docs/conventions.md).
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`).
 
     Returns
     -------

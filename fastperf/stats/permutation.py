@@ -203,17 +203,10 @@ def permutation_test(
         gives the same p-values whatever the number of threads.
     axis, paired, baseline, candidate, by, variant, value, pair : as for ``ttest_ind`` /
         ``ttest_rel``.
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
-        A paired test of nested data pairs the variants' unit means of each block value;
-        nested levels without a block are an error.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`);
+        a paired test pairs them on the block (nested levels without a block are an error).
     progress : bool or None
         A progress bar on stderr, with the cost estimate first: None (default) when stderr is a
         terminal and the estimated work is at least 1e9 steps; True always; False never. The

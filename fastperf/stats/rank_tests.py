@@ -244,15 +244,9 @@ def mannwhitneyu(
         Table form: level of the ``ci_low`` / ``ci_high`` columns.
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`).
     progress : bool or None
         A progress bar on stderr over the exact distributions, with their estimated steps:
         None (default) when stderr is a terminal and they take at least 10⁹ steps
@@ -374,17 +368,10 @@ def wilcoxon(
         Table form: level of ``ci_low`` / ``ci_high``.
         Checked in both forms (in (0, 1)); the array form's interval
         takes its level from ``confidence_interval(confidence)``.
-    levels : None, str or sequence of str
-        Table form: the nested level columns, outermost first (`fastperf.data.levels`): None
-        takes those the table has (``build``, ``process``); ``[]`` or ``"none"`` asks for the
-        flat analysis, which takes every value as independent (today's numbers, bit for bit).
-        With levels, the test runs on the means of the independent units
-        (`fastperf.stats.forms`).
-    block : None or str
-        Table form: the block column crossed with the variants: None takes ``round`` when the
-        table has it (not with ``levels=[]``); ``"none"``: no block.
-        A paired test of nested data pairs the variants' unit means of each block value;
-        nested levels without a block are an error.
+    levels, block : table form only
+        The structure of the data, as for `fastperf.compare` (docs/nested.md): with levels
+        the test runs on the means of the independent units (`fastperf.stats.forms.unit_means`);
+        a paired test pairs them on the block (nested levels without a block are an error).
     progress : bool or None
         As `mannwhitneyu`: a bar over the exact distributions.
 

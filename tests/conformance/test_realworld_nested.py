@@ -12,6 +12,7 @@ from scipy import stats
 
 import fastperf
 from conftest import SHARED
+from naive import one_way_anova
 from fastperf.data.levels import resolve_structure, variance_components
 
 REAL = SHARED / "data" / "realworld"
@@ -35,14 +36,8 @@ def _pyperf_processes(path: Path, name: str) -> list[np.ndarray]:
 
 
 def _anova_icc(groups: list[np.ndarray]) -> float:
-    n = np.array([len(g) for g in groups], dtype=float)
-    big_n, a = n.sum(), len(groups)
-    grand = np.concatenate(groups).mean()
-    msb = sum(len(g) * (g.mean() - grand) ** 2 for g in groups) / (a - 1)
-    msw = sum(((g - g.mean()) ** 2).sum() for g in groups) / (big_n - a)
-    n0 = (big_n - (n ** 2).sum() / big_n) / (a - 1)
-    between = max((msb - msw) / n0, 0.0)
-    return between / (between + msw)
+    between, within = one_way_anova(groups)
+    return between / (between + within)
 
 
 @pytest.mark.parametrize("path", _existing(PYPERF, "pyperf"), ids=lambda p: p.name)
