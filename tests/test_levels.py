@@ -137,6 +137,36 @@ def test_two_level_components_on_balanced_data():
     assert comp["n_units"] == a
 
 
+def test_two_levels_in_any_row_order_give_the_textbook_estimates():
+    """Builds and processes written out of label order and interleaved: the estimates are
+    the textbook nested ANOVA's, and a shuffled table's units are those of the sorted one."""
+    rng = np.random.default_rng(4)
+    a, b, n = 3, 2, 4
+    values = np.exp(1 + rng.normal(0, 0.2, (a, 1, 1)) + rng.normal(0, 0.1, (a, b, 1))
+                    + rng.normal(0, 0.05, (a, b, n)))
+    build = np.repeat(np.arange(a), b * n)
+    process = np.tile(np.repeat(np.arange(b), n), a)
+    table = pa.table({"benchmark": ["x"] * values.size, "variant": ["v"] * values.size,
+                      "build": build, "process": process, "value": values.ravel()})
+    shuffled = table.take(pa.array(rng.permutation(values.size)))
+    structure = resolve_structure(table.column_names)
+    want = variance_components(table, ["benchmark"], "variant", "value", structure).to_pylist()[0]
+    got = variance_components(shuffled, ["benchmark"], "variant", "value",
+                              structure).to_pylist()[0]
+    y = np.log(values)
+    mse = ((y - y.mean(axis=2, keepdims=True)) ** 2).sum() / (a * b * (n - 1))
+    msb = n * ((y.mean(axis=2) - y.mean(axis=(1, 2))[:, None]) ** 2).sum() / (a * (b - 1))
+    msa = b * n * ((y.mean(axis=(1, 2)) - y.mean()) ** 2).sum() / (a - 1)
+    for row in (want, got):
+        assert row["sigma2_iteration"] == pytest.approx(mse, rel=1e-10)
+        assert row["sigma2_process"] == pytest.approx(max((msb - mse) / n, 0), rel=1e-10)
+        assert row["sigma2_build"] == pytest.approx(max((msa - msb) / (b * n), 0), rel=1e-10)
+    units = collapse_levels(shuffled, ["benchmark"], "variant", "value", structure)
+    means = dict(zip(units.column("build").to_pylist(), units.column("value").to_pylist()))
+    for k in range(a):
+        assert means[k] == pytest.approx(values[k].mean(), rel=1e-13)
+
+
 def test_collapse_levels_gives_the_unit_means_pandas_gives():
     rng = np.random.default_rng(5)
     table = nested_table(rng, unbalanced=True)

@@ -112,6 +112,13 @@ def shuffled(seed: int = 5) -> pa.Table:
     return table.append_column("weight", pa.array(weight))
 
 
+def nested(seed: int = 6) -> pa.Table:
+    """Processes x iterations, the rows in a random order (the units of a benchmark appear in
+    another order than their labels')."""
+    table = plain(fastperf.simulate(9, processes=4, iterations=3, icc=0.5, seed=seed).table)
+    return table.take(pa.array(np.random.default_rng(seed).permutation(table.num_rows)))
+
+
 @pytest.fixture(scope="module")
 def datasets(spark, tmp_path_factory):
     """name -> (Spark DataFrame, the table `fastperf.read` gives for the same rows)."""
@@ -120,7 +127,7 @@ def datasets(spark, tmp_path_factory):
     one_unit = one_unit.filter(pc.equal(one_unit.column("unit"), "s"))
     out = {}
     for name, table in [("measurements", measurements()), ("one_unit", one_unit),
-                        ("shuffled", shuffled())]:
+                        ("shuffled", shuffled()), ("nested", nested())]:
         path = directory / f"{name}.parquet"
         pq.write_table(table, path)
         out[name] = (spark.createDataFrame(table), fastperf.read(str(path)))
@@ -166,6 +173,17 @@ def test_compare(datasets):
     options = dict(baseline="variant_2", candidate="baseline", by=["benchmark", "size"],
                    method="asymptotic", threshold=0.01)
     check(fastperf.spark.compare(df, **options), fastperf.compare(local, **options))
+
+
+def test_nested(datasets):
+    """On processes (the default levels of a table with a process column), as in memory."""
+    df, local = datasets["nested"]
+    options = dict(baseline="baseline", candidate="candidate")
+    want = fastperf.compare(local, **options)
+    assert set(want.table.column("analysis").to_pylist()) == {"process"}
+    check(fastperf.spark.compare(df, **options), want)
+    check(fastperf.spark.describe(df), fastperf.describe(local))
+    check(fastperf.spark.speedup_test(df, **options), fastperf.speedup_test(local, **options))
 
 
 def test_speedup_test(datasets):

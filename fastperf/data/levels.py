@@ -290,8 +290,13 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
         unit_levels = list(structure.levels)
     require_columns(table, [*outer, *unit_levels, value])
     groups = group_rows(table, [*outer, *unit_levels])
-    parent = _parent_ids(groups.keys, len(outer))  # the groups are in key order
-    groups = _in_appearance_order(groups, parent)
+    # the groups are in key order: a (keys, variant) group's units are contiguous, and so are
+    # a build's processes
+    parent = _parent_ids(groups.keys, len(outer))
+    two_levels = structure.block is None and len(unit_levels) == 2
+    build = _parent_ids(groups.keys, len(outer) + 1) if two_levels else np.arange(
+        groups.n_groups)
+    groups, build = _in_appearance_order(groups, parent, build)
     values = groups.gather(value_column(table, value))
     n_raw, mean_inner, ss_inner, n_logs, mean_log, ss_log = unit_moments(
         values, groups.offsets, n_rows=values.shape[0])
@@ -310,19 +315,19 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     ss_c = np.where(use_log, ss_log, ss_inner)
     n_c = np.where(use_log, n_log, n_inner)
 
-    if structure.block is None and len(unit_levels) == 2:
-        builds = group_rows(groups.keys, [*outer, unit_levels[0]])
-        components = _two_level(n_c, mean_c, ss_c, builds.offsets, parent_offsets,
-                                builds.n_groups)
-        unit_groups = builds
-        build_offsets = groups.offsets[builds.offsets]
-        unit_n, unit_mean = unit_moments(values, build_offsets, n_rows=values.shape[0])[:2]
+    if two_levels:
+        build_starts = np.flatnonzero(np.concatenate(([True], build[1:] != build[:-1])))
+        build_offsets = np.append(build_starts, build.size).astype(np.int64)
+        components = _two_level(n_c, mean_c, ss_c, build_offsets, parent_offsets,
+                                build_starts.size)
+        unit_n, unit_mean = unit_moments(values, groups.offsets[build_offsets],
+                                         n_rows=values.shape[0])[:2]
+        unit_keys = groups.keys.select(list(range(len(outer) + 1))).take(build_starts)
     else:
         components = _one_level(n_c, mean_c, ss_c, parent_offsets)
-        unit_groups = None
         unit_n, unit_mean = n_inner, mean_inner
+        unit_keys = groups.keys
 
-    unit_keys = groups.keys if unit_groups is None else unit_groups.keys
     unit_table = unit_keys.append_column(value, pa.array(unit_mean, pa.float64(),
                                                          mask=unit_n == 0))
     unit_table = unit_table.append_column("n_values", pa.array(unit_n.astype(np.int64)))
@@ -359,20 +364,25 @@ def _parent_ids(keys: pa.Table, n_outer: int) -> np.ndarray:
     return np.cumsum(changed)
 
 
-def _in_appearance_order(groups: Groups, parent: np.ndarray) -> Groups:
+def _in_appearance_order(groups: Groups, parent: np.ndarray,
+                         build: np.ndarray) -> tuple[Groups, np.ndarray]:
     """`groups` with the units of each (keys, variant) group in the order they first appear
-    among its rows.
+    among its rows (with builds: the builds so, and the processes so within each build), and
+    `build` (the build of each unit) in that order.
 
     The grouper orders units by their labels' first appearance in the whole table, which a
     chunk of the table may not share; the order of appearance within a group is the same in
     every chunk, so the sums over units, and every result, are too (`fastperf.data.chunked`).
     """
     if groups.n_groups < 2:
-        return groups
+        return groups, build
     first = groups.first_row
-    if not np.any((np.diff(first) < 0) & (np.diff(parent) == 0)):
-        return groups  # already so (the usual case: a tool writes processes in order)
-    order = np.lexsort((first, parent))
+    build_starts = np.flatnonzero(np.concatenate(([True], build[1:] != build[:-1])))
+    build_first = np.minimum.reduceat(first, build_starts)[build]  # processes contiguous
+    if not np.any(((np.diff(build_first) < 0) | ((np.diff(first) < 0) & (np.diff(build) == 0)))
+                  & (np.diff(parent) == 0)):
+        return groups, build  # already so (the usual case: a tool writes processes in order)
+    order = np.lexsort((first, build_first, parent))
     sizes = np.diff(groups.offsets)[order]
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     # the rows of each unit, in its new place: a row order for `gather`
@@ -382,7 +392,7 @@ def _in_appearance_order(groups: Groups, parent: np.ndarray) -> Groups:
                 + np.arange(groups.offsets[-1]))
     starts = groups.offsets[:-1][order]
     new_rows = rows[np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])]
-    return Groups(groups.keys.take(order), offsets, first[order], new_rows)
+    return Groups(groups.keys.take(order), offsets, first[order], new_rows), build[order]
 
 
 def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
