@@ -355,3 +355,15 @@ def test_type_stub_names_what_the_package_exports():
                 stub[alias.name] = node.module
     assert stub == fastperf.EXPORTS
     assert (PACKAGE / "py.typed").exists()
+
+
+def test_every_package_folder_is_shipped():
+    """pyproject.toml lists fastperf's packages one by one: a new subpackage (a concept that
+    outgrew its module) must be listed, or a non-editable install lacks it."""
+    tomllib = pytest.importorskip("tomllib")  # Python 3.11+
+    root = Path(__file__).resolve().parents[1]
+    with open(root / "pyproject.toml", "rb") as file:
+        listed = set(tomllib.load(file)["tool"]["setuptools"]["packages"])
+    folders = {".".join(init.parent.relative_to(root).parts)
+               for init in (root / "fastperf").rglob("__init__.py")}
+    assert folders - listed == set()
