@@ -23,6 +23,7 @@ import warnings
 import numpy as np
 import pyarrow as pa
 import pytest
+from scipy import stats
 
 import fastperf
 from fastperf import InputError
@@ -321,3 +322,44 @@ def test_nested_chunks_in_any_order_give_the_in_memory_result(name, rounds):
             assert got.summary == want.summary and got.warnings == want.warnings
         else:
             assert_identical_results(got, want, extra)
+
+
+def test_describe_intervals_of_nested_values_from_their_units():
+    """The mean's interval from the units' means (the ultimate-cluster standard error, t with
+    units - 1 df) and Woodruff's median interval, written out here with pandas and scipy."""
+
+    rng = np.random.default_rng(21)
+    rows = {"benchmark": [], "variant": [], "process": [], "value": []}
+    for b in ("a", "b"):
+        for p in range(7 if b == "a" else 3):
+            effect = rng.normal(0, 0.1)
+            m = 4 + int(rng.integers(0, 3))
+            rows["benchmark"] += [b] * m
+            rows["variant"] += ["v"] * m
+            rows["process"] += [p] * m
+            rows["value"] += list(np.exp(1 + effect + rng.normal(0, 0.05, m)))
+    table = pa.table(rows)
+    got = fastperf.describe(table, confidence=0.9).groups.to_pylist()
+    frame = table.to_pandas()
+    for row in got:
+        group = frame[frame.benchmark == row["benchmark"]]
+        y = group.value.to_numpy()
+        units = group.groupby("process")["value"]
+        n_i, m_i = units.count().to_numpy(float), units.mean().to_numpy()
+        a, big_n = len(n_i), n_i.sum()
+        w = n_i / big_n
+        se = np.sqrt(a / (a - 1) * ((w * (m_i - (w * m_i).sum())) ** 2).sum())
+        t = stats.t.ppf(0.95, a - 1)
+        assert row["ci_mean_low"] == pytest.approx(y.mean() - t * se, rel=1e-12)
+        assert row["ci_mean_high"] == pytest.approx(y.mean() + t * se, rel=1e-12)
+        if a < 5:
+            assert math.isnan(row["ci_median_low"]) and row["status"].startswith("fewer than 5")
+            continue
+        below = group.assign(below=(y <= np.median(y)).astype(float)).groupby("process")["below"]
+        p_i = below.mean().to_numpy()
+        se_p = np.sqrt(a / (a - 1) * ((w * (p_i - (w * p_i).sum())) ** 2).sum())
+        ordered = np.sort(y)
+        low = ordered[int(np.ceil(big_n * (0.5 - t * se_p))) - 1]
+        high = ordered[int(np.ceil(big_n * (0.5 + t * se_p))) - 1]
+        assert (row["ci_median_low"], row["ci_median_high"]) == (low, high)
+        assert row["ci_median_confidence"] == 0.9 and row["status"] == "ok"

@@ -957,6 +957,39 @@ def test_nested_aggregate_ratio(units, iterations):
     check(failures)
 
 
+@pytest.mark.parametrize("units, iterations", nested_rates.DESIGNS)
+def test_nested_describe_intervals(units, iterations):
+    """describe's intervals of nested log-normal values (base 1, log-sd SIGMA: median 1, mean
+    exp(SIGMA^2 / 2)) from their units: the mean's (design-based standard error) covers in every
+    cell; Woodruff's median interval, given from 5 units on, covers where it is given."""
+    design = nested_rates.simulate_design(units, iterations, REPLICATES,
+                                          seed=seed_of("describe", units, iterations),
+                                          shapes=("lognormal",))
+    count = design.table.num_rows // (2 * units * iterations)
+    groups = fastperf.describe(design.table, unit=None).groups
+    groups = groups.filter(pc.equal(groups.column("variant"), "baseline"))
+    column = lambda name: nested_rates.by_benchmark(groups, name, count)  # noqa: E731
+    mean = math.exp(nested_rates.SIGMA ** 2 / 2)
+    covers_mean = (column("ci_mean_low") <= mean) & (mean <= column("ci_mean_high"))
+    low, high = column("ci_median_low"), column("ci_median_high")
+    given = ~np.isnan(low)
+    covers_median = (low <= 1.0) & (1.0 <= high)
+    failures = []
+    for index, (shape, _) in enumerate(design.cells):
+        rows = np.zeros(count, dtype=bool)
+        rows[design.cell_rows(index)] = True
+        label = design.label(index)
+        failures.append(record("describe ci_mean (nested)", shape, label, "coverage",
+                               CONFIDENCE, covers_mean[rows], True))
+        if units >= 5:
+            assert given[rows].mean() > 0.4, "Woodruff's interval given too rarely"
+            failures.append(record("describe ci_median, where given (nested)", shape, label,
+                                   "coverage", CONFIDENCE, covers_median[rows & given], True))
+        else:
+            assert not given[rows].any()  # fewer than 5 units: no median interval
+    check(failures)
+
+
 # ------------------------------------------------------------------------------ the tables
 
 

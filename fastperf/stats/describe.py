@@ -17,8 +17,8 @@ from fastperf.io.read import load_table
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
 from fastperf.data.chunked import Plan, StageRows, run_planned
-from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
-                                  variance_components)
+from fastperf.data.levels import (Structure, check_structure_arguments, collapse_levels,
+                                  resolve_structure, variance_components)
 from fastperf.kernels.descriptive import order_statistics
 from fastperf.kernels.moments import scaled_moments
 from fastperf.data.grouping import group_rows
@@ -26,7 +26,7 @@ from fastperf.io.dataset import Dataset
 from fastperf.data.validation import check_confidence
 from fastperf.stats.describe_summaries import describe_summaries
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
-                                      student_halfwidth)
+                                      student_halfwidth, student_quantile)
 
 __all__ = ["describe", "DescribeResult", "COMPONENT_COLUMNS", "DescribeOptions", "DescribePlan", "describe_options",
            "describe_plan", "describe_stage", "describe_finish"]
@@ -35,6 +35,9 @@ __all__ = ["describe", "DescribeResult", "COMPONENT_COLUMNS", "DescribeOptions",
 #: (`fastperf.data.levels.variance_components`).
 COMPONENT_COLUMNS = ("n_units", "icc", "design_effect", "n_effective", "sigma2_between",
                      "sigma2_within")
+
+#: The fewest independent units behind a median interval of nested values (Woodruff's).
+MEDIAN_MIN_UNITS = 5
 
 STATS_COLUMNS = [
     "n", "n_dropped", "mean", "sd", "min", "median", "max", "cv", "ci_mean_low", "ci_mean_high",
@@ -186,7 +189,11 @@ def describe(
         (`fastperf.data.levels.variance_components`, on the log scale when its values are
         positive): ``n_units`` (independent units), ``icc`` (the share of the variance between
         units), ``design_effect``, ``n_effective`` (values / design effect),
-        ``sigma2_between`` and ``sigma2_within``.
+        ``sigma2_between`` and ``sigma2_within``; and a group whose values are nested in two
+        units or more takes its intervals from them (docs/nested.md): the mean's from its
+        design-based standard error with ``n_units - 1`` degrees of freedom (Hansen, Hurwitz
+        & Madow 1953), the median's by Woodruff's method (1952), from 5 units on
+        (``ci_median_confidence`` is then the nominal level).
     """
     table = data if isinstance(data, Dataset) else load_table(data)
     if not isinstance(table, Dataset) and is_summary_table(table):
@@ -347,14 +354,94 @@ def describe_stage(table: pa.Table, plan: DescribePlan, side: dict | None = None
     }
     if not plan.structure.flat:
         columns.update(_components(table, groups.keys, plan))
+        _nested_intervals(columns, table, groups, grouped, plan)
     return StageRows.of(keyed_table(groups.keys, columns))
+
+
+def _cluster_se(units: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """The design-based standard error of each group's mean of values from its units' means,
+    and the units (the ultimate-cluster estimator: ``a / (a - 1) sum_i (n_i / N)^2 (m_i -
+    m)^2``, Hansen, Hurwitz & Madow 1953, Sample Survey Methods and Theory, I, ch. 6)."""
+    parents = group_rows(units, keys)  # contiguous: the units come in group order
+    n_i = units.column("n_values").to_numpy().astype(np.float64)
+    m_i = np.nan_to_num(units.column(units.column_names[-2]).to_numpy(zero_copy_only=False))
+    starts = parents.offsets[:-1]
+    if n_i.size == 0:
+        return np.zeros(0), np.zeros(0)
+    total = np.add.reduceat(n_i, starts)
+    a = np.add.reduceat((n_i > 0).astype(np.float64), starts)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        w = n_i / np.repeat(total, parents.sizes)
+        m = np.add.reduceat(w * m_i, starts)
+        spread = np.add.reduceat(w * w * (m_i - np.repeat(m, parents.sizes)) ** 2, starts)
+        return np.sqrt(a / (a - 1) * spread), a
+
+
+def _nested_intervals(columns: dict[str, Any], table: pa.Table, groups, grouped: np.ndarray,
+                      plan: DescribePlan) -> None:
+    """With levels, the intervals of a group whose values are nested in units (two units or
+    more, some holding several values) from those units, in place of the independent-values
+    ones: the mean +/- t[(1+c)/2; a-1] times its design-based standard error (`_cluster_se`),
+    and Woodruff's median interval: the sample quantiles at 1/2 -/+ t[(1+c)/2; a-1] times the
+    design-based standard error of the share of values at or below the median (Woodruff
+    1952, "Confidence intervals for medians and other position measures", JASA 47, 635-646).
+    """
+    value = plan.value
+    units = collapse_levels(table, plan.keys, None, value, plan.structure)
+    se, a = _cluster_se(units, plan.keys)
+    n = columns["n"]
+    nested = (a >= 2) & (columns["n_units"] < n) & (n >= 2)
+    # the share at or below the group's median, per unit: its indicator averaged by the units
+    group_of_row = np.empty(table.num_rows, dtype=np.int64)
+    in_group_order = groups.order if groups.order is not None else (
+        np.repeat(groups.first_row - groups.offsets[:-1], groups.sizes)
+        + np.arange(groups.offsets[-1]))
+    group_of_row[in_group_order] = np.repeat(np.arange(groups.n_groups), groups.sizes)
+    values = value_column(table, value)
+    with np.errstate(invalid="ignore"):
+        below = np.where(np.isnan(values), np.nan,
+                         (values <= columns["median"][group_of_row]).astype(np.float64))
+    shares = collapse_levels(table.set_column(table.column_names.index(value), value,
+                                              pa.array(below)),
+                             plan.keys, None, value, plan.structure)
+    se_share, _ = _cluster_se(shares, plan.keys)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        t = student_quantile(a - 1, plan.confidence)
+        mean = columns["mean"]
+        ci_low, ci_high = mean - t * se, mean + t * se
+        low_share, high_share = 0.5 - t * se_share, 0.5 + t * se_share
+        lower = np.where(low_share > 0, np.ceil(n * low_share), 0)
+        upper = np.where(high_share < 1, np.ceil(n * high_share), 0)
+    lower = np.where(nested & np.isfinite(lower), lower, 0).astype(np.int64)
+    upper = np.where(nested & np.isfinite(upper), np.minimum(upper, n), 0).astype(np.int64)
+    quantiles = order_statistics(grouped, groups.offsets, n, np.maximum(lower, 1),
+                                 np.maximum(upper, 1), n_rows=grouped.shape[0])
+    constant = np.isnan(columns["ci_mean_low"]) & (columns["sd"] == 0)
+    columns["ci_mean_low"] = np.where(nested & ~constant, ci_low, columns["ci_mean_low"])
+    columns["ci_mean_high"] = np.where(nested & ~constant, ci_high, columns["ci_mean_high"])
+    # below 5 units, Woodruff's interval is liberal (bench/validity: 64-93 % at 3 units)
+    reached = nested & (a >= MEDIAN_MIN_UNITS) & (lower > 0) & (upper > 0)
+    columns["ci_median_low"] = np.where(reached, quantiles[:, 3],
+                                        np.where(nested, np.nan, columns["ci_median_low"]))
+    columns["ci_median_high"] = np.where(reached, quantiles[:, 4],
+                                         np.where(nested, np.nan, columns["ci_median_high"]))
+    columns["ci_median_confidence"] = np.where(nested, plan.confidence,
+                                               columns["ci_median_confidence"])
+    short = nested & ~reached & (columns["status"] == "ok")
+    columns["status"] = np.where(
+        short, np.where(a < MEDIAN_MIN_UNITS,
+                        f"fewer than {MEDIAN_MIN_UNITS} units: no {plan.confidence:.4g} median "
+                        "interval",
+                        f"too few units for a {plan.confidence:.4g} median interval"),
+        columns["status"])
 
 
 def _components(table: pa.Table, group_keys: pa.Table, plan: DescribePlan) -> dict[str, Any]:
     """`COMPONENT_COLUMNS` of each group, row for row with `group_keys` (both group by the
     plan's keys, so their rows come in the same order; checked)."""
-    keys = [k for k in plan.keys if k != plan.variant]
-    components = variance_components(table, keys, plan.variant, plan.value, plan.structure)
+    # the variant is one more key here: the groups' order is the keys' order, the variant's
+    # place included
+    components = variance_components(table, plan.keys, None, plan.value, plan.structure)
     if not components.select(group_keys.column_names).equals(group_keys):
         raise AssertionError("describe: the variance components' groups are not the "
                              "statistics' groups")  # an internal error, never the input's
