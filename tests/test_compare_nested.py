@@ -205,3 +205,14 @@ def test_two_go_files_of_interleaved_invocations_pair_by_block(tmp_path):
     unpaired = fastperf.compare(paths, baseline="base", candidate="head")
     assert unpaired.summary["structure"] == "process"
     assert row["pvalue"] < unpaired.table.column("pvalue")[0].as_py()  # the drift cancels
+
+
+def test_values_at_or_below_zero_keep_the_flat_analysis_and_say_so():
+    rng = np.random.default_rng(13)
+    table = nested(rng, benchmarks=2)
+    value = table.column("value").to_numpy().copy()
+    value[:30] -= 10.0  # b0's baseline: every value below zero
+    table = table.set_column(table.column_names.index("value"), "value", pa.array(value))
+    rows = fastperf.compare(table, baseline="old", candidate="new").table.to_pylist()
+    assert rows[0]["analysis"] == "flat" and rows[0]["status"] == "values <= 0: no ratio interval"
+    assert rows[1]["analysis"] == "process" and rows[1]["status"] == "ok"

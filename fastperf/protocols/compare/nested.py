@@ -145,7 +145,9 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
                                                 mx.n, mx.n_nan, mx.scaled_mean, mx.variance,
                                                 False, my.exponent, mx.exponent)
         one_each = (values_x == units_x) & (values_y == units_y)
-        nested = (units_x >= 2) & (units_y >= 2) & ~one_each
+        # a unit mean <= 0 has no log ratio: the flat analysis says so ("values <= 0")
+        positive = (mx.n_nan == 0) & (my.n_nan == 0)
+        nested = (units_x >= 2) & (units_y >= 2) & ~one_each & positive
     else:
         method = "paired t"
         parts = [chunk_paired_samples(unit_table, baseline, name, keys, variant, value,
@@ -155,7 +157,7 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
                     p.baseline.offsets) for p in parts])
         pairs, t, df, se, estimate, _ = paired_t(differences)
         units_x = units_y = pairs.astype(np.int64)
-        nested = pairs >= 2
+        nested = (pairs >= 2) & (scaled_moments_of(differences).n_nan == 0)
     with np.errstate(invalid="ignore"):
         p = np.where(nested, t_pvalue(t, df, "two-sided"), nan)
         q = t_quantile(0.5 + confidence / 2, df)
