@@ -22,6 +22,7 @@ derandomized (reproducible in CI); ``FASTPERF_BATTERY_SCALE=k`` multiplies the e
 """
 from __future__ import annotations
 
+import copy
 import json
 import math
 import os
@@ -1201,7 +1202,9 @@ def test_tool_json_mutations(tool, data, capsys):
     for _ in range(data.draw(st.integers(1, 3))):
         path = data.draw(st.sampled_from(paths))
         try:
-            doc = _set(doc, path, data.draw(st.sampled_from(HOSTILE_JSON_VALUES)))
+            # a copy: a later mutation inside an inserted list or dict must not change the
+            # shared hostile value (hypothesis replays a case and needs the same draws)
+            doc = _set(doc, path, copy.deepcopy(data.draw(st.sampled_from(HOSTILE_JSON_VALUES))))
         except (KeyError, IndexError, TypeError):
             pass  # the path went away with an earlier mutation
         paths = list(_paths(doc))
