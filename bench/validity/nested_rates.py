@@ -168,7 +168,7 @@ def summary(path) -> str:
            "|---|---|---|---|---|---|---|"]
     for (method, what, nominal), cells in rates.items():
         values = [c[0] for c in cells]
-        worst = (min if what.startswith("coverage") else max)(cells)
+        worst = (min if what.startswith(("coverage", "assurance")) else max)(cells)
         failed = sum(c[3] in ("FAIL", "liberal") for c in cells)
         judged = cells[0][3] in ("ok", "FAIL")
         verdict = (("ok" if not failed else f"FAIL in {failed}") if judged
