@@ -63,6 +63,25 @@ def reaches(P, iters, s2_p, s2_i, m, bound, confidence, assurance):
     return t ** 2 * f * (s2_p + s2_i / iters) / P <= bound ** 2
 
 
+def satterthwaite(s2_p, s2_i, m, k, iters):
+    """Satterthwaite's degrees of freedom of MSB / k + MSW (1 / iters - 1 / k), the pilot's
+    estimate of s2_p + s2_i / iters (MSB = s2_i + k s2_p on m - 1 df, MSW = s2_i on m (k - 1)),
+    kept in [1, m - 1]."""
+    a, b = (s2_i + k * s2_p) / k, s2_i * (1 / iters - 1 / k)
+    return min(max((a + b) ** 2 / (a ** 2 / (m - 1) + b ** 2 / (m * (k - 1))), 1.0), m - 1.0)
+
+
+def planned(s2_p, s2_i, m, k, bound, confidence, assurance, c_p, c_i):
+    """The plan by brute force: with an assurance, planned once with the pilot's m - 1 degrees
+    of freedom, then again with Satterthwaite's at the iterations that plan asks for; the
+    degrees of freedom used returned too."""
+    p, i, cost = brute_force(s2_p, s2_i, m, bound, confidence, assurance, c_p, c_i)
+    if assurance is None:
+        return p, i, cost, m - 1.0
+    df = satterthwaite(s2_p, s2_i, m, k, i)
+    return (*brute_force(s2_p, s2_i, df + 1.0, bound, confidence, assurance, c_p, c_i), df)
+
+
 def brute_force(s2_p, s2_i, m, bound, confidence, assurance, c_p, c_i, top=600):
     """The least-cost (P, iters) on the grid 2..top x 1..top (fewest processes on a tie)."""
     P = np.arange(2, top + 1)[:, None]
@@ -99,9 +118,9 @@ def test_plan_against_closed_form_and_brute_force(assurance, process_cost, itera
         np.testing.assert_allclose(got["icc"], s2_p / (s2_p + s2_i), rtol=1e-8, atol=1e-12)
         closed_form = np.sqrt(process_cost / iteration_cost * s2_i / s2_p) if s2_p else np.inf
         np.testing.assert_allclose(got["iterations_optimal"], closed_form, rtol=1e-7)
-        want_p, want_i, want_cost = brute_force(BETWEEN[row], WITHIN[row], processes, bound,
-                                                confidence, assurance, process_cost,
-                                                iteration_cost)
+        want_p, want_i, want_cost, df = planned(BETWEEN[row], WITHIN[row], processes,
+                                                iterations, bound, confidence, assurance,
+                                                process_cost, iteration_cost)
         assert (got["processes"], got["iterations"]) == (want_p, want_i), row
         assert got["cost"] == pytest.approx(want_cost, rel=1e-12)
         assert got["runs_needed"] == want_p * want_i
@@ -115,15 +134,14 @@ def test_plan_against_closed_form_and_brute_force(assurance, process_cost, itera
         if s2_p:
             kj_i = max(1, int(np.rint(closed_form)))
             kj_p = next(P for P in range(2, 100000)
-                        if reaches(P, kj_i, s2_p, s2_i, processes, bound, confidence, assurance))
+                        if reaches(P, kj_i, s2_p, s2_i, df + 1.0, bound, confidence, assurance))
             assert got["cost"] <= kj_p * (process_cost + kj_i * iteration_cost)
-        # the assurance reached, by hand: P(t S_V / sqrt(P) <= h), S_V^2 / V ~ F(P - 1, m - 1)
+        # the assurance reached, by hand: P(t S_V / sqrt(P) <= h), S_V^2 / V ~ F(P - 1, df)
         if assurance is not None:
             P, iters = want_p, want_i
             t = stats.t.ppf(0.5 + confidence / 2, P - 1)
             x = bound ** 2 * P / (t ** 2 * (s2_p + s2_i / iters))
-            np.testing.assert_allclose(got["assurance"], stats.f.cdf(x, P - 1, processes - 1),
-                                       rtol=1e-9)
+            np.testing.assert_allclose(got["assurance"], stats.f.cdf(x, P - 1, df), rtol=1e-9)
             assert got["assurance"] >= assurance
 
 

@@ -362,8 +362,10 @@ def plan_runs(
     ``s2_i``, on log values when the group's values are all > 0) plan P processes of I
     iterations each, the mean of whose P process means has variance ``(s2_p + s2_i / I) / P``:
     the plan is the (P, I) of least cost ``P (process_cost + I iteration_cost)`` with
-    ``t(p, P)^2 (s2_p + s2_i / I) F_gamma(P - 1, m - 1) / P <= H^2`` (m the pilot's processes;
-    without an assurance F is 1). Kalibera & Jones (2013, "Rigorous benchmarking in reasonable
+    ``t(p, P)^2 (s2_p + s2_i / I) F_gamma(P - 1, nu) / P <= H^2`` (nu: m - 1, m the pilot's
+    processes, at the pilot's own iterations a process, else Satterthwaite's degrees of
+    freedom, `fastperf.protocols.planning.processes.pilot_degrees_of_freedom`; without an
+    assurance F is 1). Kalibera & Jones (2013, "Rigorous benchmarking in reasonable
     time", ISMM) give the cost-optimal iterations ``I* = sqrt((process_cost / iteration_cost)
     (s2_i / s2_p))`` (``iterations_optimal``); the search over P starts from their plan
     (`fastperf.protocols.planning.processes.least_cost_plans`). On the log scale the interval

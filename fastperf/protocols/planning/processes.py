@@ -9,8 +9,9 @@ cost of a given variance are ``I* = sqrt((c_p / c_i) (s2_i / s2_p))``.
 
 `least_cost_plans` turns this into whole counts with `plan_runs`'s own precision rule: the
 interval of the mean of the P process means, ``t(p, P) sqrt(V(I) f(P)) / sqrt(P)`` with
-``V(I) = s2_p + s2_i / I`` and, with an assurance gamma, ``f(P) = F_gamma(P - 1, m - 1)`` (m the
-pilot's processes: ``V(I)`` is estimated with the process level's m - 1 degrees of freedom),
+``V(I) = s2_p + s2_i / I`` and, with an assurance gamma, ``f(P) = F_gamma(P - 1, nu)`` (nu the
+degrees of freedom of the pilot's estimate of ``V(I)``: m - 1, m the pilot's processes, at its
+own iterations a process, else Satterthwaite's, `pilot_degrees_of_freedom`),
 must be at most the target half-width H. Among every (P, I) meeting it, the plan is the one of
 least cost (fewest processes on a tie), found by an exact search over P around Kalibera and
 Jones's plan (``round(I*)`` iterations and the smallest P for them).
@@ -141,6 +142,15 @@ def process_plan_columns(flat: dict[str, Any], components: pa.Table, samples: Sa
     search = np.flatnonzero((status == "ok") & ~flat_rows)
     plans = least_cost_plans(between[search], within[search], units[search], bound[search],
                              confidence, assurance, process_cost, iteration_cost)
+    if assurance is not None and search.size:
+        # the pilot estimates V(I) = s2_p + s2_i / I with m - 1 degrees of freedom only at its
+        # own iterations per process; planned at others, with Satterthwaite's: planned again
+        # with them where they are fewer (`pilot_degrees_of_freedom`)
+        per_unit = total_values[search] / units[search]
+        df = pilot_degrees_of_freedom(between[search], within[search], units[search],
+                                      per_unit, plans["iterations"])
+        plans = least_cost_plans(between[search], within[search], df + 1.0, bound[search],
+                                 confidence, assurance, process_cost, iteration_cost)
     processes, iterations = np.full(size, np.nan), np.full(size, np.nan)
     optimal, reached = np.full(size, np.nan), np.full(size, np.nan)
     processes[search], iterations[search] = plans["processes"], plans["iterations"]
@@ -181,6 +191,45 @@ def process_plan_columns(flat: dict[str, Any], components: pa.Table, samples: Sa
         "cost": cost, "plan": plan_label(processes_out, iterations_out, unit),
         "status": status,
     }
+
+
+def pilot_degrees_of_freedom(between: np.ndarray, within: np.ndarray, units: np.ndarray,
+                             per_unit: np.ndarray, iterations: np.ndarray) -> np.ndarray:
+    """The degrees of freedom of the pilot's estimate of ``V(I) = s2_p + s2_i / I``.
+
+    Parameters
+    ----------
+    between, within : numpy.ndarray
+        The pilot's ``s2_p`` and ``s2_i`` (ANOVA estimates).
+    units : numpy.ndarray
+        The pilot's units m.
+    per_unit : numpy.ndarray
+        The pilot's values per unit k (its mean, for unbalanced pilots).
+    iterations : numpy.ndarray
+        The iterations I the plan asks for (NaN: none planned).
+
+    Returns
+    -------
+    numpy.ndarray
+        Satterthwaite's degrees of freedom of ``MSB / k + MSW (1 / I - 1 / k)`` (``MSB = s2_i
+        + k s2_p``, m - 1 df; ``MSW = s2_i``, m (k - 1) df), at most m - 1 (which they equal at
+        I = k), at least 1; m - 1 where no plan was made or k = 1.
+
+    Notes
+    -----
+    Satterthwaite (1946), "An approximate distribution of estimates of variance components",
+    Biometrics Bulletin 2, 110-114. Where the plan extrapolates to I much above k from a small
+    ``s2_p``, the estimate of ``V(I)`` rests on ``MSB - MSW``, far less certain than m - 1
+    degrees of freedom say (bench/validity: an assurance of 0.8 reached 73 % without this).
+    """
+    k = per_unit
+    msb = within + k * between
+    a = msb / k
+    with np.errstate(divide="ignore", invalid="ignore"):
+        b = within * (1.0 / iterations - 1.0 / k)
+        df = (a + b) ** 2 / (a * a / (units - 1.0) + b * b / (units * (k - 1.0)))
+    usable = np.isfinite(df) & (df > 0) & (k > 1) & np.isfinite(iterations)
+    return np.where(usable, np.clip(df, 1.0, units - 1.0), units - 1.0)
 
 
 def least_cost_plans(between: np.ndarray, within: np.ndarray, units: np.ndarray,
