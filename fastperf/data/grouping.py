@@ -84,6 +84,24 @@ class Groups:
         """
         return np.diff(self.offsets)
 
+    def row_order(self) -> np.ndarray:
+        """The table's row indices in group order (int64): `order`, or, when every group's
+        rows are one run of the table, those runs.
+
+        Returns
+        -------
+        numpy.ndarray
+            Group ``g``'s rows are ``row_order()[offsets[g]:offsets[g + 1]]``.
+
+        Notes
+        -----
+        CSR bookkeeping: no formula.
+        """
+        if self.order is not None:
+            return self.order
+        return np.repeat(self.first_row - self.offsets[:-1], self.sizes) + np.arange(
+            self.offsets[-1], dtype=np.int64)
+
     def gather(self, column: np.ndarray) -> np.ndarray:
         """`column` (one entry per table row) in group order, to be treated as read-only.
 

@@ -27,7 +27,7 @@ effect).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -249,7 +249,7 @@ def _segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
 
 
 def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
-             structure: Structure) -> Units:
+             structure: Structure, also: Mapping[str, np.ndarray] | None = None) -> Units:
     """Collapse every (keys, variant) group to its independent units and estimate its variance
     components, in one grouping pass.
 
@@ -265,6 +265,9 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
         The value column (null/NaN values are left out).
     structure : Structure
         Not flat.
+    also : mapping name -> numpy.ndarray, optional
+        Further per-row float64 columns (one entry per row of `table`, NaN: missing) whose
+        unit means the unit table gets too, under those names (from the same grouping).
 
     Returns
     -------
@@ -294,8 +297,7 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     # a build's processes
     parent = _parent_ids(groups.keys, len(outer))
     two_levels = structure.block is None and len(unit_levels) == 2
-    build = _parent_ids(groups.keys, len(outer) + 1) if two_levels else np.arange(
-        groups.n_groups)
+    build = _parent_ids(groups.keys, len(outer) + 1) if two_levels else None
     groups, build = _in_appearance_order(groups, parent, build)
     values = groups.gather(value_column(table, value))
     n_raw, mean_inner, ss_inner, n_logs, mean_log, ss_log = unit_moments(
@@ -315,22 +317,28 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     ss_c = np.where(use_log, ss_log, ss_inner)
     n_c = np.where(use_log, n_log, n_inner)
 
-    if two_levels:
+    if build is not None:
         build_starts = np.flatnonzero(np.concatenate(([True], build[1:] != build[:-1])))
         build_offsets = np.append(build_starts, build.size).astype(np.int64)
         components = _two_level(n_c, mean_c, ss_c, build_offsets, parent_offsets,
                                 build_starts.size)
-        unit_n, unit_mean = unit_moments(values, groups.offsets[build_offsets],
-                                         n_rows=values.shape[0])[:2]
+        unit_offsets = groups.offsets[build_offsets]
+        unit_n, unit_mean = unit_moments(values, unit_offsets, n_rows=values.shape[0])[:2]
         unit_keys = groups.keys.select(list(range(len(outer) + 1))).take(build_starts)
     else:
         components = _one_level(n_c, mean_c, ss_c, parent_offsets)
+        unit_offsets = groups.offsets
         unit_n, unit_mean = n_inner, mean_inner
         unit_keys = groups.keys
 
     unit_table = unit_keys.append_column(value, pa.array(unit_mean, pa.float64(),
                                                          mask=unit_n == 0))
     unit_table = unit_table.append_column("n_values", pa.array(unit_n.astype(np.int64)))
+    for name, column in (also or {}).items():
+        gathered = groups.gather(np.asarray(column, dtype=np.float64))
+        count, mean = unit_moments(gathered, unit_offsets, n_rows=gathered.shape[0])[:2]
+        unit_table = unit_table.append_column(name, pa.array(mean, pa.float64(),
+                                                             mask=count == 0))
     level_names = unit_levels if structure.block is None else [structure.block]
     sigma2, within = components["sigma2"], components["within"]
     columns = {"n_units": components["n_units"], "n_values": components["n_values"]}
@@ -365,10 +373,10 @@ def _parent_ids(keys: pa.Table, n_outer: int) -> np.ndarray:
 
 
 def _in_appearance_order(groups: Groups, parent: np.ndarray,
-                         build: np.ndarray) -> tuple[Groups, np.ndarray]:
+                         build: np.ndarray | None) -> tuple[Groups, np.ndarray | None]:
     """`groups` with the units of each (keys, variant) group in the order they first appear
-    among its rows (with builds: the builds so, and the processes so within each build), and
-    `build` (the build of each unit) in that order.
+    among its rows (with builds, `build` the build of each unit: the builds so, and the
+    processes so within each build), and `build` in that order.
 
     The grouper orders units by their labels' first appearance in the whole table, which a
     chunk of the table may not share; the order of appearance within a group is the same in
@@ -377,22 +385,24 @@ def _in_appearance_order(groups: Groups, parent: np.ndarray,
     if groups.n_groups < 2:
         return groups, build
     first = groups.first_row
-    build_starts = np.flatnonzero(np.concatenate(([True], build[1:] != build[:-1])))
-    build_first = np.minimum.reduceat(first, build_starts)[build]  # processes contiguous
-    if not np.any(((np.diff(build_first) < 0) | ((np.diff(first) < 0) & (np.diff(build) == 0)))
-                  & (np.diff(parent) == 0)):
+    later = (np.diff(first) < 0) & (np.diff(parent) == 0)
+    sort_keys = (first, parent)
+    if build is not None:  # a build's processes are contiguous: the builds by their first row
+        starts = np.flatnonzero(np.concatenate(([True], build[1:] != build[:-1])))
+        build_first = np.minimum.reduceat(first, starts)[build]
+        later = (((np.diff(build_first) < 0) | ((np.diff(first) < 0) & (np.diff(build) == 0)))
+                 & (np.diff(parent) == 0))
+        sort_keys = (first, build_first, parent)
+    if not later.any():
         return groups, build  # already so (the usual case: a tool writes processes in order)
-    order = np.lexsort((first, build_first, parent))
-    sizes = np.diff(groups.offsets)[order]
+    order = np.lexsort(sort_keys)
+    sizes = groups.sizes[order]
     offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     # the rows of each unit, in its new place: a row order for `gather`
-    rows = groups.order
-    if rows is None:  # each unit's rows are one run of the table from its first row
-        rows = (np.repeat(first - groups.offsets[:-1], np.diff(groups.offsets))
-                + np.arange(groups.offsets[-1]))
     starts = groups.offsets[:-1][order]
-    new_rows = rows[np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])]
-    return Groups(groups.keys.take(order), offsets, first[order], new_rows), build[order]
+    rows = groups.row_order()[np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1])]
+    return (Groups(groups.keys.take(order), offsets, first[order], rows),
+            None if build is None else build[order])
 
 
 def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,

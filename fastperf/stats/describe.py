@@ -17,8 +17,8 @@ from fastperf.io.read import load_table
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns, value_column)
 from fastperf.data.chunked import Plan, StageRows, run_planned
-from fastperf.data.levels import (Structure, check_structure_arguments, collapse_levels,
-                                  resolve_structure, variance_components)
+from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
+                                  units_of)
 from fastperf.kernels.descriptive import order_statistics
 from fastperf.kernels.moments import scaled_moments
 from fastperf.data.grouping import group_rows
@@ -353,18 +353,18 @@ def describe_stage(table: pa.Table, plan: DescribePlan, side: dict | None = None
         "ci_median_confidence": coverage, "status": status,
     }
     if not plan.structure.flat:
-        columns.update(_components(table, groups.keys, plan))
-        _nested_intervals(columns, table, groups, grouped, plan)
+        _nested_columns(columns, table, groups, grouped, plan)
     return StageRows.of(keyed_table(groups.keys, columns))
 
 
-def _cluster_se(units: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarray]:
-    """The design-based standard error of each group's mean of values from its units' means,
-    and the units (the ultimate-cluster estimator: ``a / (a - 1) sum_i (n_i / N)^2 (m_i -
-    m)^2``, Hansen, Hurwitz & Madow 1953, Sample Survey Methods and Theory, I, ch. 6)."""
+def _cluster_se(units: pa.Table, keys: list[str], mean: str) -> tuple[np.ndarray, np.ndarray]:
+    """The design-based standard error of each group's mean of values from its units' means
+    (column `mean`), and the units (the ultimate-cluster estimator: ``a / (a - 1) sum_i
+    (n_i / N)^2 (m_i - m)^2``, Hansen, Hurwitz & Madow 1953, Sample Survey Methods and Theory,
+    I, ch. 6)."""
     parents = group_rows(units, keys)  # contiguous: the units come in group order
     n_i = units.column("n_values").to_numpy().astype(np.float64)
-    m_i = np.nan_to_num(units.column(units.column_names[-2]).to_numpy(zero_copy_only=False))
+    m_i = np.nan_to_num(units.column(mean).to_numpy(zero_copy_only=False))
     starts = parents.offsets[:-1]
     if n_i.size == 0:
         return np.zeros(0), np.zeros(0)
@@ -377,34 +377,37 @@ def _cluster_se(units: pa.Table, keys: list[str]) -> tuple[np.ndarray, np.ndarra
         return np.sqrt(a / (a - 1) * spread), a
 
 
-def _nested_intervals(columns: dict[str, Any], table: pa.Table, groups, grouped: np.ndarray,
-                      plan: DescribePlan) -> None:
-    """With levels, the intervals of a group whose values are nested in units (two units or
-    more, some holding several values) from those units, in place of the independent-values
-    ones: the mean +/- t[(1+c)/2; a-1] times its design-based standard error (`_cluster_se`),
-    and Woodruff's median interval: the sample quantiles at 1/2 -/+ t[(1+c)/2; a-1] times the
-    design-based standard error of the share of values at or below the median (Woodruff
-    1952, "Confidence intervals for medians and other position measures", JASA 47, 635-646).
+def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: np.ndarray,
+                    plan: DescribePlan) -> None:
+    """With levels, `COMPONENT_COLUMNS` of each group, and the intervals of a group whose
+    values are nested in units (two units or more, some holding several values) from those
+    units, in place of the independent-values ones: the mean +/- t[(1+c)/2; a-1] times its
+    design-based standard error (`_cluster_se`), and Woodruff's median interval: the sample
+    quantiles at 1/2 -/+ t[(1+c)/2; a-1] times the design-based standard error of the share of
+    values at or below the median (Woodruff 1952, "Confidence intervals for medians and other
+    position measures", JASA 47, 635-646). One grouping into units serves all
+    (`fastperf.data.levels.units_of`); the variant is one more key there, so its groups come
+    in the statistics' order (checked).
     """
     value = plan.value
-    units = collapse_levels(table, plan.keys, None, value, plan.structure)
-    se, a = _cluster_se(units, plan.keys)
-    n = columns["n"]
-    nested = (a >= 2) & (columns["n_units"] < n) & (n >= 2)
     # the share at or below the group's median, per unit: its indicator averaged by the units
     group_of_row = np.empty(table.num_rows, dtype=np.int64)
-    in_group_order = groups.order if groups.order is not None else (
-        np.repeat(groups.first_row - groups.offsets[:-1], groups.sizes)
-        + np.arange(groups.offsets[-1]))
-    group_of_row[in_group_order] = np.repeat(np.arange(groups.n_groups), groups.sizes)
+    group_of_row[groups.row_order()] = np.repeat(np.arange(groups.n_groups), groups.sizes)
     values = value_column(table, value)
     with np.errstate(invalid="ignore"):
         below = np.where(np.isnan(values), np.nan,
                          (values <= columns["median"][group_of_row]).astype(np.float64))
-    shares = collapse_levels(table.set_column(table.column_names.index(value), value,
-                                              pa.array(below)),
-                             plan.keys, None, value, plan.structure)
-    se_share, _ = _cluster_se(shares, plan.keys)
+    units = units_of(table, plan.keys, None, value, plan.structure, also={"below": below})
+    components = units.components
+    if not components.select(groups.keys.column_names).equals(groups.keys):
+        raise AssertionError("describe: the variance components' groups are not the "
+                             "statistics' groups")  # an internal error, never the input's
+    columns.update({name: components.column(name).to_numpy(zero_copy_only=False)
+                    for name in COMPONENT_COLUMNS})
+    se, a = _cluster_se(units.table, plan.keys, value)
+    se_share, _ = _cluster_se(units.table, plan.keys, "below")
+    n = columns["n"]
+    nested = (a >= 2) & (columns["n_units"] < n) & (n >= 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = student_quantile(a - 1, plan.confidence)
         mean = columns["mean"]
@@ -434,19 +437,6 @@ def _nested_intervals(columns: dict[str, Any], table: pa.Table, groups, grouped:
                         "interval",
                         f"too few units for a {plan.confidence:.4g} median interval"),
         columns["status"])
-
-
-def _components(table: pa.Table, group_keys: pa.Table, plan: DescribePlan) -> dict[str, Any]:
-    """`COMPONENT_COLUMNS` of each group, row for row with `group_keys` (both group by the
-    plan's keys, so their rows come in the same order; checked)."""
-    # the variant is one more key here: the groups' order is the keys' order, the variant's
-    # place included
-    components = variance_components(table, plan.keys, None, plan.value, plan.structure)
-    if not components.select(group_keys.column_names).equals(group_keys):
-        raise AssertionError("describe: the variance components' groups are not the "
-                             "statistics' groups")  # an internal error, never the input's
-    return {name: components.column(name).to_numpy(zero_copy_only=False)
-            for name in COMPONENT_COLUMNS}
 
 
 def describe_finish(staged: StageRows, plan: DescribePlan, info: dict) -> DescribeResult:

@@ -376,7 +376,7 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     flat_xs, flat_ys = xs, ys  # the runs of the rows compared on their runs
     if not plan.structure.flat:
         nested = nested_rows(table, plan.structure, keys, variant, value, baseline, candidates,
-                             k, confidence, alpha)
+                             k, confidence, alpha, margin is not None)
         # the rows compared on their units need no Hodges-Lehmann selection nor moments of
         # their runs: emptied, the kernels skip them
         flat_xs, flat_ys = (_blanked(s, nested.nested) for s in (xs, ys))

@@ -90,7 +90,7 @@ def _per_variant(components: pa.Table, takes: dict[Any, np.ndarray],
 
 def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant: str,
                 value: str, baseline: Any, candidates: Sequence[Any], n_benchmarks: int,
-                confidence: float, alpha: float) -> NestedRows:
+                confidence: float, alpha: float, equivalence: bool) -> NestedRows:
     """The nested analysis of a `compare` chunk (see the module docstring).
 
     Parameters
@@ -110,6 +110,8 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         follow.
     confidence, alpha : float
         The interval's level; the test's level (the equivalence interval is 1 - 2 alpha).
+    equivalence : bool
+        Whether the equivalence interval is wanted (a margin was given); else it is NaN.
 
     Returns
     -------
@@ -161,7 +163,7 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
     with np.errstate(invalid="ignore"):
         p = np.where(nested, t_pvalue(t, df, "two-sided"), nan)
         q = t_quantile(0.5 + confidence / 2, df)
-        q_eq = t_quantile(1.0 - alpha, df)
+        q_eq = t_quantile(1.0 - alpha, df) if equivalence else nan
         estimate = np.where(nested, estimate, nan)
         low, high = estimate - q * se, estimate + q * se
         eq_low, eq_high = estimate - q_eq * se, estimate + q_eq * se
