@@ -68,7 +68,10 @@ case "$(basename "$WHEEL")" in
     *manylinux*) ;;
     *) echo "wheel: auditwheel gave no manylinux wheel: $WHEEL" >&2; exit 1 ;;
 esac
-if ! "$TOOLS/python" -m zipfile -l "$WHEEL" | grep -q 'fastperf/kernels/compiled\.'; then
+# the listing captured first: `grep -q` stops reading at its match, and under pipefail the
+# lister's broken pipe would fail the test even though the module is there
+LISTING="$("$TOOLS/python" -m zipfile -l "$WHEEL")"
+if ! grep -q 'fastperf/kernels/compiled\.' <<< "$LISTING"; then
     echo "wheel: $WHEEL holds no native module (fastperf/kernels/compiled.*)" >&2
     exit 1
 fi
