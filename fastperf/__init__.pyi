@@ -6,6 +6,7 @@ from fastperf.errors import InputError as InputError
 from fastperf.io.read import read as read
 from fastperf.stats.describe import describe as describe, DescribeResult as DescribeResult
 from fastperf.protocols.compare import compare as compare, CompareResult as CompareResult
+from fastperf.protocols.decide import decide as decide, DecideResult as DecideResult
 from fastperf.protocols.speedup import speedup_test as speedup_test
 from fastperf.protocols.speedup_report import SpeedupTestResult as SpeedupTestResult
 from fastperf.io.speedup_config import read_speedup_config as read_speedup_config
@@ -59,6 +60,7 @@ from fastperf.stats.multitest import (
     bonferroni_alpha as bonferroni_alpha,
     sidak_alpha as sidak_alpha,
     fwer_bound as fwer_bound,
+    e_bh as e_bh,
 )
 from fastperf.data.simulate import simulate as simulate, SimulatedTable as SimulatedTable
 from fastperf.stats.changepoints import (

@@ -835,3 +835,73 @@ def one_way_anova(groups):
     msw = sum(((g - g.mean()) ** 2).sum() for g in groups) / (big_n - a)
     n0 = (big_n - (n ** 2).sum() / big_n) / (a - 1)
     return max((msb - msw) / n0, 0.0), msw
+
+
+# ================================================================================== sequential
+
+
+def t_mixture_bayes_factor(y, mu, g):
+    """Rouder, Speckman, Sun, Morey & Iverson (2009), eq. 1 at a fixed g: the Bayes factor of
+    N(mu + delta sigma, sigma^2) with delta ~ N(0, g) and p(sigma) = 1 / sigma against
+    delta = 0, written from the t statistic of ``y - mu`` (scipy's one-sample t-test)."""
+    y = np.asarray(y, dtype=float)
+    n = y.size
+    t = sps.ttest_1samp(y - mu, 0.0).statistic
+    nu = n - 1
+    return (1 + n * g) ** -0.5 * ((1 + t * t / nu) / (1 + t * t / (nu * (1 + n * g)))) ** (n / 2)
+
+
+def t_mixture_bayes_factor_integrated(y, mu, g):
+    """The same Bayes factor by numerical integration of the likelihood over the prior (no
+    formula): sigma = e^u (so dsigma / sigma = du) and delta ~ N(0, g) in the numerator,
+    delta = 0 in the denominator."""
+    from scipy.integrate import dblquad, quad
+
+    z = np.asarray(y, dtype=float) - mu
+    z = z / np.sqrt(np.mean(z * z))  # the right-Haar prior makes it scale-free
+    n = z.size
+
+    def log_lik(delta, u):
+        s = math.exp(u)
+        return -n * u - 0.5 * float(np.sum((z - delta * s) ** 2)) / (s * s)
+
+    top = log_lik(0.0, 0.0)
+    sd = math.sqrt(g)
+    num, _ = dblquad(lambda delta, u: math.exp(log_lik(delta, u) - top)
+                     * sps.norm.pdf(delta, 0.0, sd), -6.0, 6.0, -12 * sd, 12 * sd,
+                     epsabs=1e-13, epsrel=1e-10)
+    den, _ = quad(lambda u: math.exp(log_lik(0.0, u) - top), -6.0, 6.0, epsabs=1e-13,
+                  epsrel=1e-10)
+    return num / den
+
+
+def t_mixture_interval_by_root(y, alpha, g):
+    """The confidence sequence's interval at n by root-finding: the mu on each side of the
+    mean where `t_mixture_bayes_factor` crosses 1 / alpha (the whole line when it never
+    does)."""
+    from scipy.optimize import brentq
+
+    y = np.asarray(y, dtype=float)
+    mean, sd = y.mean(), y.std(ddof=1)
+    excess = lambda mu: math.log(t_mixture_bayes_factor(y, mu, g)) + math.log(alpha)  # noqa
+    far = mean + 1e6 * sd
+    if excess(far) < 0:
+        return -math.inf, math.inf
+    high = brentq(excess, mean, far, xtol=1e-14, rtol=1e-13, maxiter=500)
+    low = brentq(excess, mean - (far - mean), mean, xtol=1e-14, rtol=1e-13, maxiter=500)
+    return low, high
+
+
+def e_bh_by_definition(evalues, alpha):
+    """Wang & Ramdas (2022): reject the k* hypotheses with the largest e-values, k* the largest
+    k with k e_(k) / K >= 1 / alpha, by trying every k from K down."""
+    e = [float(v) for v in evalues]
+    big_k = len(e)
+    order = sorted(range(big_k), key=lambda i: -e[i])
+    reject = [False] * big_k
+    for k in range(big_k, 0, -1):
+        if k * e[order[k - 1]] / big_k >= 1 / alpha:
+            for i in order[:k]:
+                reject[i] = True
+            break
+    return reject

@@ -46,6 +46,9 @@ INF_OK = {
     # values at 95 %), the Hodges-Lehmann interval is the whole line
     ("mannwhitneyu", "ci_low"), ("mannwhitneyu", "ci_high"),
     ("wilcoxon", "ci_low"), ("wilcoxon", "ci_high"), ("compare", "ci_high"),
+    # docs/sequential.md: the confidence sequence is the whole line until it can exclude (the
+    # 4th unit), and stays so for a benchmark whose evidence is too thin
+    ("decide", "ci_high"),
 }
 #: (function, column) -> predicate on the row (a dict): when that column may be NaN with status
 #: "ok", and the documented reason

@@ -27,6 +27,7 @@ __all__ = [
     "bonferroni_alpha",
     "sidak_alpha",
     "fwer_bound",
+    "e_bh",
     "MULTITEST_METHODS",
 ]
 
@@ -370,6 +371,42 @@ def bonferroni_alpha(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
     """
     a = _level_iv(alpha)
     return _shaped_any(a / _m_iv(m))
+
+
+def e_bh(evalues: ArrayLike, alpha: float) -> np.ndarray:
+    """The discoveries of the e-Benjamini-Hochberg procedure on e-values.
+
+    Parameters
+    ----------
+    evalues : array_like
+        One e-value per hypothesis (>= 0; NaN is taken as 1, no evidence).
+    alpha : float
+        The false-discovery rate controlled, in (0, 1).
+
+    Returns
+    -------
+    numpy.ndarray of bool
+        Whether each hypothesis is rejected.
+
+    Notes
+    -----
+    Wang & Ramdas (2022, JRSS-B 84), "False discovery rate control with e-values": with the
+    e-values sorted in decreasing order ``e_(1) >= ... >= e_(K)``, reject the k* largest, with
+    ``k* = max{k : k e_(k) / K >= 1 / alpha}``. The false-discovery rate is at most alpha under
+    any dependence between the e-values; with K = 1 it is the test ``e >= 1 / alpha``.
+    """
+    alpha = check_unit_interval(alpha, "alpha")
+    e = np.nan_to_num(np.asarray(evalues, dtype=np.float64).ravel(), nan=1.0)
+    k = e.size
+    reject = np.zeros(k, dtype=bool)
+    if k == 0:
+        return reject
+    order = np.argsort(-e, kind="stable")
+    ranks = np.arange(1, k + 1, dtype=np.float64)
+    meets = np.flatnonzero(ranks * e[order] * alpha >= k)
+    if meets.size:
+        reject[order[:meets[-1] + 1]] = True
+    return reject
 
 
 def sidak_alpha(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":

@@ -108,6 +108,16 @@ def test_compare_hostile_tables(case, adjust, how):
 
 
 @SETTINGS
+@given(two_sample_table(), st.sampled_from(["e-bh", "none"]), INPUT_KINDS)
+def test_decide_hostile_tables(case, adjust, how):
+    table, keys, dup = case
+    check_table_call("decide", lambda: f.decide(as_input(table, how), baseline="base",
+                                                candidate="cand", by="benchmark", margin=0.02,
+                                                adjust=adjust),
+                     table, keys, ["value", "variant", "benchmark", "base", "cand"], dup)
+
+
+@SETTINGS
 @given(two_sample_table(positive=True))
 def test_speedup_test_hostile_tables(case):
     table, keys, dup = case
