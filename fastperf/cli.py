@@ -1,10 +1,11 @@
 """The ``fastperf`` command line: one subcommand per table-level function, plus ``demo``.
 
 Exit status (`fastperf.cli_args.EXIT_STATUSES`): 0 on success or a passed gate, 1 when a
-``--fail-on worse`` gate fails, 2 on bad input with a one-line reason on stderr, 3 on an
-internal error (a bug) with a one-line message asking for a report (the traceback with
-``--debug``). ``-`` as a FILE reads standard input, ``-o -`` writes to standard output. The
-parser lives in `fastperf.cli_args`.
+``--fail-on worse`` gate fails (``decide``: a benchmark decided worse), 2 on bad input with a
+one-line reason on stderr, 3 on an internal error (a bug) with a one-line message asking for a
+report (the traceback with ``--debug``), 4 when ``decide`` leaves a benchmark undecided. ``-``
+as a FILE reads standard input, ``-o -`` writes to standard output. The parser lives in
+`fastperf.cli_args`.
 """
 from __future__ import annotations
 
@@ -28,7 +29,8 @@ import pyarrow.parquet as pq
 
 from fastperf.cli_args import (
     EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED,
-    EXIT_OK, PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, STDIO, build_parser, column_list,
+    EXIT_OK, EXIT_UNDECIDED, PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, STDIO, build_parser,
+    column_list,
 )
 from fastperf.data.validation import check_real, check_unit_interval, check_whole_number
 from fastperf.designs.anova import anova
@@ -41,6 +43,7 @@ from fastperf.kernels.builds import native_status
 from fastperf.progress import progress_default
 from fastperf.protocols.aggregate import aggregate_score
 from fastperf.protocols.compare import compare
+from fastperf.protocols.decide import UNIT_NAMES, DecideResult, decide
 from fastperf.protocols.hpt import hpt
 from fastperf.protocols.planning import plan_runs
 from fastperf.protocols.sparc import sparc
@@ -463,6 +466,78 @@ def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
                  **_given(confidences=args.confidences), **options)
 
 
+#: The arguments of `fastperf.decide` that come from an option of ``fastperf decide``; an
+#: `InputError` about one of them names the option (`_call`).
+DECIDE_FLAGS = {"margin": "--margin", "alpha": "--alpha", "adjust": "--adjust",
+                **STRUCTURE_FLAGS}
+
+
+def _decide(args) -> int:
+    """`fastperf decide`: the decisions (``--undecided-only``: the undecided benchmarks, one
+    name per line), a one-line summary on stderr, and the exit status: 1 when a benchmark is
+    decided worse, else 4 when one is undecided, else 0."""
+    if args.undecided_only and args.format != "text":
+        raise InputError("--undecided-only prints benchmark names, one per line: it takes no "
+                         "--format")
+    table = _only_unit(_read(args), args.unit)
+    baseline, candidate = _variant_names(table, args, several=False)
+    higher = args.direction if args.direction is not None else (
+        True if args.higher_is_better else None)
+    result = _call(decide, table, flags=DECIDE_FLAGS, baseline=baseline, candidate=candidate,
+                   margin=args.margin, by=_role(args, args.by), alpha=args.alpha,
+                   adjust=args.adjust, higher_is_better=higher, levels=args.levels,
+                   block=args.block)
+    undecided = result.undecided()
+    if args.undecided_only:  # no line at all when every benchmark is decided
+        _write_lines(undecided, args.output)
+    else:
+        _write(result, args.format, args.output, top=args.top)
+    return _decide_status(result, undecided)
+
+
+def _write_lines(lines: list[str], output: str | None) -> None:
+    """`lines`, each ended by a newline, to the file `output` or to standard output."""
+    text = "".join(f"{line}\n" for line in lines)
+    if output:
+        with open(output, "w", encoding="utf-8") as f:
+            f.write(text)
+    else:
+        sys.stdout.write(text)
+
+
+def _decide_status(result: DecideResult, undecided: list[str]) -> int:
+    """The exit status of ``fastperf decide`` (1 worse, else 4 undecided, else 0), with its
+    one-line summary on stderr."""
+    counts = result.summary["decisions"]
+    line = (f"fastperf decide: {counts['worse']} worse, {counts['better']} better, "
+            f"{counts['changed']} changed, {counts['equivalent']} equivalent, "
+            f"{counts['continue']} continue")
+    no_decision = result.summary["undecided"] - counts["continue"]
+    if no_decision:
+        line += f", {no_decision} with no decision (see status)"
+    if counts["worse"]:
+        decisions = result.benchmarks.column("decision").to_pylist()
+        names = [format_cell(name) for name, decision in zip(
+            result.benchmarks.column(result.key_columns[0]).to_pylist(), decisions)
+            if decision == "worse"] if result.key_columns else ["(all rows)"]
+        print(f"{line}: FAIL, {counts['worse']} worse ({_first_names(names)})",
+              file=sys.stderr)
+        return EXIT_GATE_FAILED
+    if undecided:
+        most, unit = result.summary["most_runs_needed"], result.summary["sequential_unit"]
+        needed = "" if most is None else f"; at most {most} more {UNIT_NAMES[unit]} projected"
+        print(f"{line}: UNDECIDED, {len(undecided)} to run again ({_first_names(undecided)})"
+              f"{needed}", file=sys.stderr)
+        return EXIT_UNDECIDED
+    print(f"{line}: pass", file=sys.stderr)
+    return EXIT_OK
+
+
+def _first_names(names: list[str], shown: int = 3) -> str:
+    """The first `shown` names, comma-separated, then ``...`` when there are more."""
+    return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+
+
 def _warmup(args) -> None:
     if args.jobs is not None:  # warmup takes it unchecked: checked here
         check_whole_number(args.jobs, "--jobs (worker processes)", minimum=1, maximum=256)
@@ -559,7 +634,7 @@ REPORT_HINT = ("please report it to the fastperf maintainers with the command li
                "can, the input; rerun with --debug for the traceback")
 COMMANDS = {"describe": _describe, "aggregate": _aggregate, "plan": _plan, "anova": _anova,
             "factorial": _factorial, "compare": _compare, "changepoints": _changepoints,
-            "report": _report, "warmup": _warmup, "demo": _demo}
+            "report": _report, "decide": _decide, "warmup": _warmup, "demo": _demo}
 
 
 def _one_line(exc: BaseException, limit: int = 500) -> str:
@@ -595,7 +670,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     -------
     int
         The exit status (`fastperf.cli_args.EXIT_STATUSES`): 0 on success (a gate passed);
-        1 for ``--fail-on worse`` finding a regression; 2 on bad input (an `InputError`, an
+        1 for ``--fail-on worse`` finding a regression (``decide``: a benchmark decided worse);
+        4 when ``decide`` leaves a benchmark undecided; 2 on bad input (an `InputError`, an
         unreadable file, an Arrow error, input too large for memory) with a one-line reason on
         stderr; 3 for an internal error (a bug: any other exception) with a one-line
         ``fastperf: internal error: ...`` asking for a report; 130 when interrupted (Ctrl-C);
@@ -606,7 +682,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     Notes
     -----
     Each subcommand calls one table-level function (describe, aggregate_score, plan_runs, anova,
-    factorial, speedup_test / sparc / hpt); their docstrings cite the methods' sources.
+    factorial, speedup_test / sparc / hpt, decide); their docstrings cite the methods' sources.
     """
     args = build_parser().parse_args(argv)  # --help and --version exit here
     note_without_native_kernels()

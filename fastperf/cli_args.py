@@ -16,11 +16,13 @@ from fastperf.io.content import MAX_DECOMPRESSED, MAX_EXPANSION
 from fastperf.io.read import FORMAT_ALIASES
 from fastperf.io.read import FORMATS as INPUT_FORMATS
 from fastperf.kernels.builds import native_status
+from fastperf.protocols.decide import DECIDE_ADJUSTMENTS
 
 __all__ = ["build_parser", "column_list", "FORMATS", "INPUT_FORMATS", "PROTOCOLS",
            "PROTOCOL_OPTIONS", "PROTOCOL_SPELLINGS", "Parser", "VersionAction", "version_text",
            "input_format", "STDIO", "EXIT_OK", "EXIT_GATE_FAILED", "EXIT_BAD_INPUT",
-           "EXIT_INTERNAL_ERROR", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE", "EXIT_STATUSES",
+           "EXIT_INTERNAL_ERROR", "EXIT_UNDECIDED", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE",
+           "EXIT_STATUSES",
            "EXAMPLES"]
 
 FORMATS = ["text", "markdown", "json", "csv", "parquet", "html"]
@@ -55,15 +57,20 @@ EXIT_OK = 0
 EXIT_GATE_FAILED = 1
 EXIT_BAD_INPUT = 2
 EXIT_INTERNAL_ERROR = 3
+EXIT_UNDECIDED = 4  # fastperf decide: some benchmark needs more runs
 EXIT_INTERRUPTED = 130
 EXIT_BROKEN_PIPE = 141  # 128 + SIGPIPE, as a shell reports a command that pipe closed
 #: status -> meaning, as ``fastperf --help`` prints them.
 EXIT_STATUSES: dict[int, str] = {
-    EXIT_OK: "success; with --fail-on worse: the gate passed",
-    EXIT_GATE_FAILED: "--fail-on worse: the gate failed (a change for the worse)",
+    EXIT_OK: "success; with --fail-on worse: the gate passed; decide: every benchmark "
+             "decided, none worse",
+    EXIT_GATE_FAILED: "--fail-on worse: the gate failed (a change for the worse); decide: a "
+                      "benchmark decided worse",
     EXIT_BAD_INPUT: "bad input or usage, with one line on stderr saying why",
     EXIT_INTERNAL_ERROR: "internal error (a bug), with one line asking for a report "
                          "(--debug: the traceback)",
+    EXIT_UNDECIDED: "decide: some benchmark undecided, none worse (the output lists the runs "
+                    "each still needs)",
     EXIT_INTERRUPTED: "interrupted (Ctrl-C)",
     EXIT_BROKEN_PIPE: "standard output closed early (piped into head, say): no message",
 }
@@ -111,6 +118,11 @@ EXAMPLES: dict[str, list[str]] = {
     "report": [
         "fastperf report examples/old.txt examples/new.txt -o report.html",
         "fastperf report examples/old.txt examples/new.txt --protocol sparc -o sparc.html",
+    ],
+    "decide": [
+        "fastperf decide examples/old.txt examples/new.txt --margin 5%",
+        "fastperf decide base.json pr.json --margin 2% --format markdown",
+        "fastperf decide rounds.parquet --margin 2% --undecided-only -o rerun.txt",
     ],
     "warmup": [
         "fastperf warmup",
@@ -453,6 +465,7 @@ def build_parser() -> argparse.ArgumentParser:
                                       "self-contained page")
     add_compare_arguments(r)
     add_report_output(r)
+    add_decide_arguments(sub)
     _add_warmup_and_demo(sub)
     return parser
 
@@ -547,6 +560,42 @@ def add_compare_arguments(c: argparse.ArgumentParser) -> None:
                    help="sparc (paired tests) and hpt (level-2 scores): test log ratios "
                         "(default) or the papers' ratio - 1")
     add_structure_arguments(c)
+
+
+def add_decide_arguments(sub) -> None:
+    """The ``decide`` subcommand: `fastperf.decide` after each round, its exit status telling a
+    benchmark runner to stop (0, 1) or to run the undecided benchmarks again (4)."""
+    de = sub.add_parser("decide", help="after each round: per benchmark, worse, better, "
+                                       "equivalent or continue (with the runs still needed), "
+                                       "valid however often it is asked (docs/sequential.md)")
+    add_input_arguments(de)
+    de.add_argument("--margin", type=fraction, required=True, metavar="PCT",
+                    help="equivalence margin: equivalent when the ratio's anytime-valid "
+                         "interval lies within 1 +- margin, e.g. 2%% or 0.02 (required)")
+    de.add_argument("--baseline", default=None, metavar="VARIANT",
+                    help="the baseline variant (default: the first variant)")
+    de.add_argument("--candidate", default=None, metavar="VARIANT",
+                    help="the candidate variant (default: the other variant)")
+    de.add_argument("--by", type=column_list, default=None, metavar="COL,...",
+                    help="the columns identifying a benchmark (default: benchmark plus the "
+                         "configuration the files carry)")
+    de.add_argument("--unit", default=None,
+                    help="keep only the measurements in this unit (e.g. Go's sec/op)")
+    de.add_argument("--alpha", type=number, default=0.05,
+                    help="error rate, valid at every look (default 0.05)")
+    de.add_argument("--adjust", choices=DECIDE_ADJUSTMENTS, default="e-bh",
+                    help="over many benchmarks: e-bh (default, false discovery rate), "
+                         "bonferroni (family-wise) or none (each benchmark at --alpha)")
+    de.add_argument("--higher-is-better", action="store_true",
+                    help="the metric is a throughput (every unit; by default inferred per unit)")
+    de.add_argument("--direction", type=directions, default=None, metavar="UNIT=higher,...",
+                    help="which way is better for a unit (higher or lower), overriding the "
+                         "unit's known direction")
+    add_structure_arguments(de)
+    de.add_argument("--undecided-only", action="store_true",
+                    help="print only the undecided benchmarks, one name per line (for a runner "
+                         "to run just those again); the exit status is the same")
+    add_output_arguments(de)
 
 
 def _add_warmup_and_demo(sub) -> None:

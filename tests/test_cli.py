@@ -414,7 +414,7 @@ REPO = EXAMPLES.parent
 JSON_BENCH, GOB_BENCH = "BenchmarkEncode/format=json-48", "BenchmarkEncode/format=gob-48"
 #: The subcommands, written out by hand (docs/cli.md's synopsis).
 SUBCOMMANDS = ["describe", "aggregate", "plan", "anova", "factorial", "changepoints", "compare",
-               "report", "warmup", "demo"]
+               "report", "decide", "warmup", "demo"]
 
 
 def go_values(path, benchmark):
@@ -604,7 +604,7 @@ def test_exit_3_on_an_injected_internal_error(monkeypatch):
 
 #: The exit statuses and a phrase of each meaning, written out by hand from the issue.
 EXIT_MEANINGS = {0: "success", 1: "gate failed", 2: "bad input", 3: "internal error",
-                 130: "interrupted"}
+                 4: "undecided", 130: "interrupted"}
 
 
 def test_exit_statuses_are_listed_in_help_and_docs():

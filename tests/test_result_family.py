@@ -61,6 +61,8 @@ BC = {"baseline": "baseline", "candidate": "candidate"}
 TABLE_CALLS = [
     ("describe", lambda: fastperf.describe(PAIRED), "groups"),
     ("compare", lambda: fastperf.compare(PAIRED, **BC, by="benchmark"), "benchmarks"),
+    ("decide", lambda: fastperf.decide(PAIRED, **BC, by="benchmark", margin=0.03),
+     "benchmarks"),
     ("speedup_test", lambda: fastperf.speedup_test(PAIRED, **BC), "benchmarks"),
     ("sparc", lambda: fastperf.sparc(PAIRED, **BC), "benchmarks"),
     ("hpt", lambda: fastperf.hpt(PAIRED, **BC), "benchmarks"),
@@ -120,6 +122,7 @@ NO_RESULT = {
     "fractional_design": "a FractionalDesign (the design, no measurements)",
     "multipletests": "a MultipleTestsResult (statsmodels' reject / pvals_corrected arrays)",
     "bonferroni_alpha": "a level", "sidak_alpha": "a level", "fwer_bound": "a level",
+    "e_bh": "a boolean array (the discoveries)",
     # the array form's result mirrors scipy.stats.bootstrap's: estimate, confidence_interval
     "bootstrap (array form)": "a BootstrapResult, as scipy.stats.bootstrap's",
 }
