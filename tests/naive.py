@@ -883,7 +883,7 @@ def t_mixture_interval_by_root(y, alpha, g):
 
     y = np.asarray(y, dtype=float)
     mean, sd = y.mean(), y.std(ddof=1)
-    excess = lambda mu: math.log(t_mixture_bayes_factor(y, mu, g)) + math.log(alpha)  # noqa
+    excess = lambda mu: math.log(t_mixture_bayes_factor(y, mu, g)) + math.log(alpha)  # noqa: E731
     far = mean + 1e6 * sd
     if excess(far) < 0:
         return -math.inf, math.inf

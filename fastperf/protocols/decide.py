@@ -32,7 +32,6 @@ from fastperf.data.validation import (check_choice, check_key_clash, check_real,
 from fastperf.engine.sequential import (MIXTURE_VARIANCE, confidence_sequence,
                                         observations_needed)
 from fastperf.errors import InputError
-from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, require_columns
 from fastperf.protocols.compare.result import benchmark_identity, strip_benchmark_prefix
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
