@@ -27,19 +27,23 @@ effect).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
+from fastperf.data.arrays import Samples
 from fastperf.data.grouping import Groups, group_rows, key_codes
+from fastperf.data.samples import (VariantSamples, chunk_variant_samples, present_variants,
+                                   variant_takes)
 from fastperf.errors import InputError
 from fastperf.io.tables import require_columns, value_column
-from fastperf.kernels.moments import unit_moments
+from fastperf.kernels.grouping import take_segments, take_unit_runs
+from fastperf.kernels.moments import segment_means, unit_moments
 
 __all__ = ["NESTED_LEVELS", "ITERATION", "BLOCK", "Structure", "Units",
            "check_structure_arguments", "resolve_structure", "units_of", "collapse_levels",
-           "variance_components"]
+           "variance_components", "variant_samples_of", "unit_samples_of"]
 
 #: The default nested level columns, outermost first.
 NESTED_LEVELS = ("build", "process")
@@ -235,10 +239,31 @@ class Units:
         `collapse_levels`: one row per unit.
     components : pyarrow.Table
         `variance_components`: one row per (keys, variant) group.
+    values : numpy.ndarray
+        The values the units were read from (float64, NaN: missing): the measurement table's
+        value column where each unit is one run of its rows (``unit_rows.order`` None), else
+        that column gathered into the order of `unit_rows`.
+    unit_starts : numpy.ndarray of int64
+        Where each unit of `unit_rows` starts in `values` (its values one run there).
+    unit_rows : Groups
+        The measurement table's rows grouped into the innermost units (the block's cells, else
+        the innermost level's): each (keys, variant) group's units contiguous, in the order they
+        first appear among its rows.
+    group_units : numpy.ndarray of int64
+        CSR offsets: (keys, variant) group ``g`` (row ``g`` of `components`) owns the groups
+        ``group_units[g]:group_units[g + 1]`` of `unit_rows`.
+    group_table_rows : numpy.ndarray of int64
+        CSR offsets: group ``g`` owns the rows ``group_table_rows[g]:group_table_rows[g + 1]``
+        of `table`.
     """
 
     table: pa.Table
     components: pa.Table
+    values: np.ndarray
+    unit_starts: np.ndarray
+    unit_rows: Groups
+    group_units: np.ndarray
+    group_table_rows: np.ndarray
 
 
 def _segment_sums(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
@@ -299,44 +324,42 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     two_levels = structure.block is None and len(unit_levels) == 2
     build = _parent_ids(groups.keys, len(outer) + 1) if two_levels else None
     groups, build = _in_appearance_order(groups, parent, build)
-    values = groups.gather(value_column(table, value))
-    n_raw, mean_inner, ss_inner, n_logs, mean_log, ss_log = unit_moments(
-        values, groups.offsets, n_rows=values.shape[0])
-    n_inner, n_log = n_raw.astype(np.float64), n_logs.astype(np.float64)
+    column = value_column(table, value)
+    # each unit one run of rows (the usual case): its values read in place, else gathered
+    if groups.order is None:
+        values, starts = column, groups.first_row
+    else:
+        values, starts = groups.gather(column), groups.offsets[:-1]
     parent_offsets = np.searchsorted(parent, np.arange((parent[-1] + 2) if parent.size else 1))
     parent_keys = groups.keys.select(list(range(len(outer)))).take(parent_offsets[:-1])
-    # one (keys, variant) group's values all positive: its components on the log scale
-    # a value <= 0 has no log: fewer logs than values somewhere in the group
-    inner_of_parent = np.diff(parent_offsets)
-    if n_log.size:
-        log_scale = np.minimum.reduceat(n_log == n_inner, parent_offsets[:-1])
-    else:
-        log_scale = np.ones(0, dtype=bool)
-    use_log = np.repeat(log_scale, inner_of_parent)
-    mean_c = np.where(use_log, mean_log, mean_inner)
-    ss_c = np.where(use_log, ss_log, ss_inner)
-    n_c = np.where(use_log, n_log, n_inner)
+    # each (keys, variant) group's components on the log scale when its values are all > 0
+    # (a value <= 0 has no log), else on the values
+    n_inner, mean_inner, mean_c, ss_c, log_scale = unit_moments(
+        values, starts, groups.offsets, parent_offsets, n_rows=values.shape[0])
 
     if build is not None:
         build_starts = np.flatnonzero(np.concatenate(([True], build[1:] != build[:-1])))
         build_offsets = np.append(build_starts, build.size).astype(np.int64)
-        components = _two_level(n_c, mean_c, ss_c, build_offsets, parent_offsets,
+        components = _two_level(n_inner, mean_c, ss_c, build_offsets, parent_offsets,
                                 build_starts.size)
         unit_offsets = groups.offsets[build_offsets]
-        unit_n, unit_mean = unit_moments(values, unit_offsets, n_rows=values.shape[0])[:2]
+        gathered = groups.gather(column)
+        unit_n, unit_mean = segment_means(gathered, unit_offsets, n_rows=gathered.shape[0])
         unit_keys = groups.keys.select(list(range(len(outer) + 1))).take(build_starts)
+        table_rows = np.searchsorted(parent[build_starts], np.arange(parent_offsets.size))
     else:
-        components = _one_level(n_c, mean_c, ss_c, parent_offsets)
+        components = _one_level(n_inner, mean_c, ss_c, parent_offsets)
         unit_offsets = groups.offsets
         unit_n, unit_mean = n_inner, mean_inner
         unit_keys = groups.keys
+        table_rows = parent_offsets
 
     unit_table = unit_keys.append_column(value, pa.array(unit_mean, pa.float64(),
                                                          mask=unit_n == 0))
     unit_table = unit_table.append_column("n_values", pa.array(unit_n.astype(np.int64)))
     for name, column in (also or {}).items():
         gathered = groups.gather(np.asarray(column, dtype=np.float64))
-        count, mean = unit_moments(gathered, unit_offsets, n_rows=gathered.shape[0])[:2]
+        count, mean = segment_means(gathered, unit_offsets, n_rows=gathered.shape[0])
         unit_table = unit_table.append_column(name, pa.array(mean, pa.float64(),
                                                              mask=count == 0))
     level_names = unit_levels if structure.block is None else [structure.block]
@@ -356,9 +379,109 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     comp = parent_keys
     for name, column in columns.items():
         comp = comp.append_column(name, pa.array(column))
-    comp = comp.append_column("scale", pa.array(np.where(log_scale, "log", "linear"),
-                                                pa.string()))
-    return Units(unit_table, comp)
+    comp = comp.append_column("scale", pa.array(["linear", "log"], pa.string()).take(
+        log_scale.astype(np.int8)))
+    return Units(unit_table, comp, values, starts, groups, parent_offsets.astype(np.int64),
+                 table_rows.astype(np.int64))
+
+
+def variant_samples_of(units: Units, table: pa.Table, variants: Sequence[Any],
+                       keys: list[str], variant: str) -> VariantSamples | None:
+    """`fastperf.data.samples.chunk_variant_samples` of the measurement table, from the grouping
+    of its rows that `units_of` made (no second grouping).
+
+    Parameters
+    ----------
+    units : Units
+        `units_of` of `table` with these `keys` and `variant`.
+    table : pyarrow.Table
+        The measurement table.
+    variants : sequence
+        The variants wanted.
+    keys : list of str
+        The benchmark key columns.
+    variant : str
+        The variant column.
+
+    Returns
+    -------
+    VariantSamples or None
+        As `chunk_variant_samples`; None where the units do not give each (keys, variant)
+        group's values in the table's row order (a unit whose rows are not one run of the
+        table) and where a value is infinite (`chunk_variant_samples` says so).
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    unit_rows = units.unit_rows
+    if unit_rows.order is not None or np.isinf(units.values).any():
+        return None
+    # each unit one run of rows, a group's units in the order they appear: the group's values
+    # in row order; the group is one run of rows where its units follow one another
+    first = unit_rows.first_row[units.group_units[:-1]]
+    follows = unit_rows.first_row[1:] == unit_rows.first_row[:-1] + unit_rows.sizes[:-1]
+    follows[units.group_units[1:-1] - 1] = True  # a group's last unit and the next's first
+    order = None if follows.all() else unit_rows.row_order()
+    groups = Groups(units.components.select([*keys, variant]),
+                    unit_rows.offsets[units.group_units], first, order)
+    counts = units.components.column("n_values").to_numpy()
+    return _variant_samples(groups, lambda take: take_unit_runs(
+        units.values, units.unit_starts, unit_rows.offsets, units.group_units, counts, take),
+        table, variants, keys, variant)
+
+
+def unit_samples_of(units: Units, variants: Sequence[Any], keys: list[str], variant: str,
+                    value: str) -> VariantSamples:
+    """`fastperf.data.samples.chunk_variant_samples` of the unit table (``units.table``), from
+    its (keys, variant) groups (no grouping).
+
+    Parameters
+    ----------
+    units : Units
+        `units_of` with these `keys`, `variant` and `value`.
+    variants : sequence
+        The variants wanted.
+    keys : list of str
+        The benchmark key columns.
+    variant, value : str
+        The variant and value columns.
+
+    Returns
+    -------
+    VariantSamples
+        The unit means of each benchmark and variant (a unit without values left out).
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    means = value_column(units.table, value)
+    if np.isinf(means).any():  # chunk_variant_samples says so
+        return chunk_variant_samples(units.table, variants, keys, variant, value)
+    offsets = units.group_table_rows
+    groups = Groups(units.components.select([*keys, variant]), offsets, offsets[:-1], None)
+    return _variant_samples(groups, lambda take: take_segments(means, offsets, take, True),
+                            units.table, variants, keys, variant)
+
+
+def _variant_samples(groups: Groups, take_groups: Callable, table: pa.Table,
+                     variants: Sequence[Any], keys: list[str], variant: str) -> VariantSamples:
+    """`chunk_variant_samples` from the rows grouped by (`keys`, `variant`); `take_groups`
+    takes the values of chosen groups as `take_segments` does (NaN left out and counted)."""
+    names = list(dict.fromkeys(variants))
+    benchmarks, takes = variant_takes(groups, keys, variant,
+                                      present_variants(groups.keys, variant, names))
+    n = benchmarks.n_groups
+    samples, dropped = {}, {}
+    for name in names:
+        if name in takes:
+            kept, offsets, n_dropped = take_groups(takes[name])
+            samples[name], dropped[name] = Samples(kept, offsets), n_dropped
+        else:  # a variant without rows here: empty samples, as chunk_variant_samples
+            samples[name] = Samples(np.empty(0, dtype=np.float64), np.zeros(n + 1, dtype=np.int64))
+            dropped[name] = np.zeros(n, dtype=np.int64)
+    return VariantSamples(benchmarks.keys, samples, dropped, table, groups, benchmarks.offsets)
 
 
 def _parent_ids(keys: pa.Table, n_outer: int) -> np.ndarray:
@@ -414,14 +537,20 @@ def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
     (Searle, Casella & McCulloch 1992, Variance Components, section 3.5).
     """
     has = n > 0
-    units = _segment_sums(has.astype(np.float64), parent_offsets)
-    total_n = _segment_sums(n, parent_offsets)
+    every = bool(has.all())  # every unit has a value (the usual case): nothing to mask
+
+    def of_units(per_unit: np.ndarray) -> np.ndarray:
+        return per_unit if every else np.where(has, per_unit, 0.0)
+
     sizes = np.diff(parent_offsets)
+    units = (sizes.astype(np.float64) if every
+             else _segment_sums(has.astype(np.float64), parent_offsets))
+    total_n = _segment_sums(n, parent_offsets)
     with np.errstate(invalid="ignore", divide="ignore"):
-        grand = _segment_sums(np.where(has, n * mean, 0.0), parent_offsets) / total_n
-        spread = np.where(has, n * (mean - np.repeat(grand, sizes)) ** 2, 0.0)
+        grand = _segment_sums(of_units(n * mean), parent_offsets) / total_n
+        spread = of_units(n * (mean - np.repeat(grand, sizes)) ** 2)
         ssb = _segment_sums(spread, parent_offsets)
-        ssw = _segment_sums(np.where(has, ss, 0.0), parent_offsets)
+        ssw = _segment_sums(of_units(ss), parent_offsets)
         sum_n2 = _segment_sums(n * n, parent_offsets)
         msw = ssw / (total_n - units)
         msb = ssb / (units - 1)

@@ -220,6 +220,69 @@ def take_segments(grouped, offsets, take, drop_nan) -> tuple[np.ndarray, np.ndar
 
 
 @njit(cache=True)
+def take_unit_runs(values, unit_starts, unit_offsets, group_units, group_counts,
+                   take) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`take_segments` (NaN left out and counted) of groups made of units, each unit one run of
+    `values`, whose non-NaN values are counted already.
+
+    Group ``g`` is its units ``group_units[g]:group_units[g + 1]`` one after the other; unit
+    ``u`` is ``values[unit_starts[u]:unit_starts[u] + unit_offsets[u + 1] - unit_offsets[u]]``.
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64 values (a table's column, say; NaN: missing).
+    unit_starts : numpy.ndarray of int64
+        The first value of each unit.
+    unit_offsets : numpy.ndarray of int64
+        CSR offsets of the units' sizes.
+    group_units : numpy.ndarray of int64
+        CSR offsets of the groups into the units.
+    group_counts : numpy.ndarray of int64
+        The non-NaN values of each group.
+    take : numpy.ndarray of int64
+        The group to take for each output segment (-1: empty).
+
+    Returns
+    -------
+    values : numpy.ndarray
+        The taken values.
+    offsets : numpy.ndarray of int64
+        Their CSR offsets.
+    n_dropped : numpy.ndarray of int64
+        NaN values dropped per output segment.
+
+    Notes
+    -----
+    CSR slicing, in one pass over the values taken: no formula.
+    """
+    n_out = take.shape[0]
+    new_offsets = np.zeros(n_out + 1, dtype=np.int64)
+    n_dropped = np.zeros(n_out, dtype=np.int64)
+    for i in range(n_out):
+        g = take[i]
+        kept = 0
+        if g >= 0:
+            kept = group_counts[g]
+            n_dropped[i] = unit_offsets[group_units[g + 1]] - unit_offsets[group_units[g]] - kept
+        new_offsets[i + 1] = new_offsets[i] + kept
+    out = np.empty(new_offsets[n_out], dtype=values.dtype)
+    for i in range(n_out):
+        g = take[i]
+        if g >= 0:
+            k = new_offsets[i]
+            every = n_dropped[i] == 0
+            for u in range(group_units[g], group_units[g + 1]):
+                start = unit_starts[u]
+                for j in range(start, start + unit_offsets[u + 1] - unit_offsets[u]):
+                    v = values[j]
+                    if every or v == v:
+                        out[k] = v
+                        k += 1
+    return out, new_offsets, n_dropped
+
+
+@njit(cache=True)
 def pair_by_run(x_values, x_runs, x_offsets, y_values, y_runs, y_offsets) -> tuple[np.ndarray,
                 np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Match the runs of two CSR batches segment by segment: the pairs (x, y) with equal run.

@@ -235,9 +235,112 @@ def scaled_moments(values, offsets):
     return n, n_nan, mean, scaled_mean, variance, exponents
 
 
+@njit(cache=True)
+def welford_mean(values, start, stop):
+    """Count, mean and sum of squared deviations of the non-NaN values[start:stop] by Welford's
+    updates (0, 0.0, 0.0 for none)."""
+    count = 0
+    m = 0.0
+    m2 = 0.0
+    for j in range(start, stop):
+        v = values[j]
+        if v != v:
+            continue
+        count += 1
+        d = v - m
+        m += d / count
+        m2 += d * (v - m)
+    return count, m, m2
+
+
+@group_kernel(min_rows=20_000_000, inputs=4)  # memory-bound: threads rarely pay off
+def unit_moments(values, starts, offsets, parent_offsets):
+    """Per CSR segment (a process, a round): the moments a nested analysis needs, in one pass,
+    on the scale of its parent group (a benchmark and variant).
+
+    Parameters
+    ----------
+    values : numpy.ndarray
+        float64 values (NaN: missing): segment ``i`` is ``values[starts[i]:starts[i] +
+        offsets[i + 1] - offsets[i]]`` (a table's column read in place where each segment is
+        one run of its rows, or the values gathered into segment order).
+    starts : numpy.ndarray of int64
+        The first value of each segment.
+    offsets : numpy.ndarray of int64
+        CSR offsets of the segments' sizes.
+    parent_offsets : numpy.ndarray of int64
+        CSR offsets of the parent groups into the segments (each parent one or more
+        consecutive segments).
+
+    Returns
+    -------
+    n : numpy.ndarray of float64
+        Non-NaN values per segment.
+    mean : numpy.ndarray
+        Their mean (NaN for n = 0).
+    scale_mean, scale_squares : numpy.ndarray
+        The mean (NaN for n = 0) and sum of squared deviations from it (0 for n < 2) on the
+        parent's scale: of the values' logs where every value of the parent is > 0, else of the
+        values.
+    log_scale : numpy.ndarray of bool
+        Per parent: whether its scale is the log scale.
+
+    Notes
+    -----
+    Welford's updates (Welford 1962, "Note on a method for calculating corrected sums of
+    squares and products", Technometrics 4, 419-420): no sum of squares can overflow for
+    finite values of one sign. A parent with a value <= 0 has its segments' values summed a
+    second time, as values (the same updates, so the same figures).
+    """
+    n_samples = offsets.shape[0] - 1
+    n_parents = parent_offsets.shape[0] - 1
+    n = np.zeros(n_samples)
+    mean = np.full(n_samples, np.nan)
+    scale_mean = np.full(n_samples, np.nan)
+    scale_squares = np.zeros(n_samples)
+    log_scale = np.ones(n_parents, dtype=np.bool_)
+    for p in prange(n_parents):
+        every_log = True
+        for i in range(parent_offsets[p], parent_offsets[p + 1]):
+            count = 0
+            count_log = 0
+            m = 0.0
+            ml = 0.0
+            ml2 = 0.0
+            start = starts[i]
+            for j in range(start, start + offsets[i + 1] - offsets[i]):
+                v = values[j]
+                if v != v:
+                    continue
+                count += 1
+                m += (v - m) / count
+                if v > 0.0:
+                    lv = math.log(v)
+                    count_log += 1
+                    dl = lv - ml
+                    ml += dl / count_log
+                    ml2 += dl * (lv - ml)
+            n[i] = count
+            if count > 0:
+                mean[i] = m
+            if count_log > 0:
+                scale_mean[i] = ml
+                scale_squares[i] = ml2
+            every_log = every_log and count_log == count
+        log_scale[p] = every_log
+        if not every_log:
+            for i in range(parent_offsets[p], parent_offsets[p + 1]):
+                count, m, m2 = welford_mean(values, starts[i],
+                                            starts[i] + offsets[i + 1] - offsets[i])
+                scale_mean[i] = m if count > 0 else np.nan
+                scale_squares[i] = m2
+    return n, mean, scale_mean, scale_squares, log_scale
+
+
 @group_kernel(min_rows=20_000_000, inputs=2)  # memory-bound: threads rarely pay off
-def unit_moments(values, offsets):
-    """Per CSR segment (a process, a round): the moments a nested analysis needs, in one pass.
+def segment_means(values, offsets):
+    """Per CSR segment: the number of non-NaN values and their mean, by Welford's updates (the
+    figures `unit_moments` gives).
 
     Parameters
     ----------
@@ -250,53 +353,19 @@ def unit_moments(values, offsets):
     -------
     n : numpy.ndarray of int64
         Non-NaN values per segment.
-    mean, sum_squares : numpy.ndarray
-        Their mean (NaN for n = 0) and sum of squared deviations from it (0 for n < 2).
-    n_log : numpy.ndarray of int64
-        Values > 0 per segment (those with a log).
-    mean_log, sum_squares_log : numpy.ndarray
-        The same of their logs.
+    mean : numpy.ndarray
+        Their mean (NaN for n = 0).
 
     Notes
     -----
-    Welford's updates (Welford 1962, "Note on a method for calculating corrected sums of
-    squares and products", Technometrics 4, 419-420): no sum of squares can overflow for
-    finite values of one sign.
+    Welford (1962), as `unit_moments`.
     """
     n_samples = offsets.shape[0] - 1
     n = np.zeros(n_samples, dtype=np.int64)
-    n_log = np.zeros(n_samples, dtype=np.int64)
     mean = np.full(n_samples, np.nan)
-    mean_log = np.full(n_samples, np.nan)
-    squares = np.zeros(n_samples)
-    squares_log = np.zeros(n_samples)
     for i in prange(n_samples):
-        count = 0
-        count_log = 0
-        m = 0.0
-        m2 = 0.0
-        ml = 0.0
-        ml2 = 0.0
-        for j in range(offsets[i], offsets[i + 1]):
-            v = values[j]
-            if v != v:
-                continue
-            count += 1
-            d = v - m
-            m += d / count
-            m2 += d * (v - m)
-            if v > 0.0:
-                lv = math.log(v)
-                count_log += 1
-                dl = lv - ml
-                ml += dl / count_log
-                ml2 += dl * (lv - ml)
+        count, m, _ = welford_mean(values, offsets[i], offsets[i + 1])
         n[i] = count
-        n_log[i] = count_log
         if count > 0:
             mean[i] = m
-            squares[i] = m2
-        if count_log > 0:
-            mean_log[i] = ml
-            squares_log[i] = ml2
-    return n, mean, squares, n_log, mean_log, squares_log
+    return n, mean

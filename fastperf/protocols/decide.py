@@ -25,7 +25,7 @@ from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, key_codes
 from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
                                   units_of)
-from fastperf.data.samples import chunk_paired_samples, chunk_variant_samples
+from fastperf.data.samples import chunk_variant_samples
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
 from fastperf.data.validation import (check_choice, check_key_clash, check_real,
                                       check_unit_interval, check_variants)
@@ -33,6 +33,7 @@ from fastperf.engine.sequential import (MIXTURE_VARIANCE, confidence_sequence,
                                         observations_needed)
 from fastperf.errors import InputError
 from fastperf.io.tables import column_name, require_columns
+from fastperf.protocols.compare.nested import log_samples, round_log_ratios
 from fastperf.protocols.compare.result import benchmark_identity, strip_benchmark_prefix
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.render import format_cell, render_markdown, render_text
@@ -245,12 +246,6 @@ def decide_plan(table: pa.Table, options: DecideOptions) -> DecidePlan:
                       order=tuple(keys))
 
 
-def _log(samples: Samples) -> Samples:
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return Samples(np.log(np.where(samples.values > 0, samples.values, np.nan)),
-                       samples.offsets)
-
-
 def ordered_differences(xs: Samples, ys: Samples) -> Samples:
     """``y[i] - x[i]`` for ``i < min(len(x), len(y))`` in each pair of samples: the i-th unit
     of one side paired with the i-th of the other.
@@ -302,11 +297,8 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
     if structure.block is not None:
         analysis = "round"
         units = units_of(table, keys, variant, value, structure)
-        paired = chunk_paired_samples(units.table, baseline, candidate, keys, variant, value,
-                                      structure.block)
-        differences = Samples(_log(paired.candidate).values - _log(paired.baseline).values,
-                              paired.baseline.offsets)
-        unpaired = np.asarray(paired.n_unmatched, dtype=np.int64)
+        differences, unpaired = round_log_ratios(units.table, baseline, candidate, keys,
+                                                 variant, value, structure.block)
     else:
         if structure.flat:
             analysis, ux, uy = "run", x, y
@@ -316,7 +308,7 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
             unit_samples = chunk_variant_samples(units.table, [baseline, candidate], keys,
                                                  variant, value).samples
             ux, uy = unit_samples[baseline], unit_samples[candidate]
-        differences = ordered_differences(_log(ux), _log(uy))
+        differences = ordered_differences(log_samples(ux), log_samples(uy))
         unpaired = np.abs(ux.sizes - uy.sizes).astype(np.int64)
     sequence = confidence_sequence(differences, options.alpha)
     status = np.where(sequence.status == "NaN in input", "values <= 0: no ratio",

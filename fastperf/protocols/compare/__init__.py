@@ -16,7 +16,7 @@ from fastperf.data.arrays import Samples
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, key_codes
 from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure
-from fastperf.data.samples import chunk_variant_samples, concat_samples
+from fastperf.data.samples import concat_samples
 from fastperf.data.units import unit_directions, unit_names
 from fastperf.data.validation import check_key_clash, check_variants, variant_list
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
@@ -33,7 +33,7 @@ from fastperf.protocols.compare.result import (
     ADJUSTMENTS, COLUMNS, VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity,
     checked_options, largest_regressions, overall_table, verdicts_of,
 )
-from fastperf.protocols.compare.nested import nested_rows
+from fastperf.protocols.compare.nested import chunk_units, flat_samples, nested_rows
 from fastperf.protocols.compare.summaries import compare_from_summaries
 from fastperf.results.base import dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
@@ -352,8 +352,10 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     baseline, candidates = options.baseline, options.candidates
     keys, variant, value, unit = plan.keys, options.variant, options.value, options.unit
     alpha, confidence, margin = options.alpha, options.confidence, options.margin
+    # one grouping of the rows into units serves the nested analysis and the flat samples;
     # a variant without rows in this chunk: empty samples
-    vs = chunk_variant_samples(table, [baseline, *candidates], keys, variant, value)
+    units = chunk_units(table, plan.structure, keys, variant, value)
+    vs = flat_samples(units, table, [baseline, *candidates], keys, variant, value)
     k, c = len(vs.keys), len(candidates)
     samples, dropped = vs.samples, vs.n_dropped
     base = sort_samples(samples[baseline])
@@ -376,7 +378,7 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     flat_xs, flat_ys = xs, ys  # the runs of the rows compared on their runs
     if not plan.structure.flat:
         nested = nested_rows(table, plan.structure, keys, variant, value, baseline, candidates,
-                             k, confidence, alpha, margin is not None)
+                             k, confidence, alpha, margin is not None, units)
         # the rows compared on their units need no Hodges-Lehmann selection nor moments of
         # their runs: emptied, the kernels skip them
         flat_xs, flat_ys = (_blanked(s, nested.nested) for s in (xs, ys))
@@ -425,9 +427,9 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     if nested is not None:  # the nested test's sign: that of the tested mean log ratio
         sign = np.where(nested.nested & (estimate != 0), np.sign(np.nan_to_num(estimate)), sign)
 
-    units = unit_names(vs.keys.column(unit), unit) if unit in keys else [None] * k
-    directions = unit_directions(dict.fromkeys(units), options.higher_is_better)
-    direction = [directions[u] for u in units] * c
+    unit_of_rows = unit_names(vs.keys.column(unit), unit) if unit in keys else [None] * k
+    directions = unit_directions(dict.fromkeys(unit_of_rows), options.higher_is_better)
+    direction = [directions[u] for u in unit_of_rows] * c
 
     n_min = median_interval_minimum_size(confidence, rule="shortest")
     no_interval = np.isnan(lo_x) | np.isnan(hi_x) | np.isnan(lo_y) | np.isnan(hi_y)

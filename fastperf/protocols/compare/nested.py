@@ -27,14 +27,15 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.arrays import Samples
-from fastperf.data.levels import Structure, units_of
-from fastperf.data.samples import (chunk_paired_samples, chunk_variant_samples, concat_samples,
-                                   present_variants, variant_takes)
+from fastperf.data.levels import Structure, Units, unit_samples_of, units_of, variant_samples_of
+from fastperf.data.samples import (VariantSamples, chunk_paired_samples, chunk_variant_samples,
+                                   concat_samples, present_variants, variant_takes)
 from fastperf.engine.parametric import (paired_t, scaled_moments_of, t_from_moments, t_pvalue,
                                         t_quantile)
-from fastperf.engine.ranks import sort_samples
+from fastperf.engine.ranks import already_sorted, sort_samples
 
-__all__ = ["NestedRows", "NESTED_COLUMNS", "nested_rows"]
+__all__ = ["NestedRows", "NESTED_COLUMNS", "nested_rows", "log_samples", "round_log_ratios",
+           "chunk_units", "flat_samples"]
 
 #: The columns a nested comparison adds to `compare`'s table.
 NESTED_COLUMNS = ("analysis", "units_baseline", "units_candidate", "icc_baseline",
@@ -73,10 +74,54 @@ class NestedRows:
     method: str
 
 
-def _log_samples(samples: Samples) -> Samples:
+def log_samples(samples: Samples) -> Samples:
+    """The natural log of every value, NaN for a value <= 0 (it has no log ratio).
+
+    Parameters
+    ----------
+    samples : Samples
+
+    Returns
+    -------
+    Samples
+    """
     with np.errstate(invalid="ignore", divide="ignore"):
         return Samples(np.log(np.where(samples.values > 0, samples.values, np.nan)),
                        samples.offsets)
+
+
+def round_log_ratios(unit_table: pa.Table, baseline: Any, candidate: Any, keys: list[str],
+                     variant: str, value: str, block: str) -> tuple[Samples, np.ndarray]:
+    """Per benchmark, the within-round log ratios ``log(candidate mean) - log(baseline mean)``
+    of the rounds that measured both variants.
+
+    Parameters
+    ----------
+    unit_table : pyarrow.Table
+        One row per (benchmark, variant, round): the round's mean (`units_of`).
+    baseline, candidate
+        The variants.
+    keys : list of str
+        The benchmark key columns.
+    variant, value, block : str
+        The variant, mean and block columns.
+
+    Returns
+    -------
+    differences : Samples
+        NaN where a mean is <= 0.
+    unmatched : numpy.ndarray of int64
+        Rounds that measured one variant only.
+
+    Notes
+    -----
+    The pairing of `fastperf.data.samples.chunk_paired_samples`; the log ratio of Kalibera &
+    Jones (2013).
+    """
+    pairs = chunk_paired_samples(unit_table, baseline, candidate, keys, variant, value, block)
+    differences = Samples(log_samples(pairs.candidate).values - log_samples(pairs.baseline).values,
+                          pairs.baseline.offsets)
+    return differences, np.asarray(pairs.n_unmatched, dtype=np.int64)
 
 
 def _per_variant(components: pa.Table, takes: dict[Any, np.ndarray],
@@ -88,9 +133,93 @@ def _per_variant(components: pa.Table, takes: dict[Any, np.ndarray],
                            np.nan) for name, take in takes.items()}
 
 
+def chunk_units(table: pa.Table, structure: Structure, keys: list[str], variant: str,
+                value: str) -> Units | None:
+    """The units of a `compare` chunk (`fastperf.data.levels.units_of`): the one grouping of its
+    rows that the nested and the flat analysis share.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The chunk: complete benchmarks.
+    structure : Structure
+        The structure of the comparison.
+    keys : list of str
+        The benchmark key columns.
+    variant, value : str
+        The variant and value columns.
+
+    Returns
+    -------
+    Units or None
+        None for a flat structure and for an empty chunk (whose flat samples say so).
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    if structure.flat or table.num_rows == 0:
+        return None
+    return units_of(table, keys, variant, value, structure)
+
+
+def flat_samples(units: Units | None, table: pa.Table, variants: Sequence[Any],
+                 keys: list[str], variant: str, value: str) -> VariantSamples:
+    """`fastperf.data.samples.chunk_variant_samples` of a `compare` chunk, from its units'
+    grouping where they give it (`fastperf.data.levels.variant_samples_of`), each sample sorted
+    as `fastperf.engine.ranks.sort_samples` sorts it, in place (no copy of the values).
+
+    Parameters
+    ----------
+    units : Units or None
+        `chunk_units` of the chunk.
+    table : pyarrow.Table
+        The chunk.
+    variants : sequence
+        The variants wanted.
+    keys : list of str
+        The benchmark key columns.
+    variant, value : str
+        The variant and value columns.
+
+    Returns
+    -------
+    VariantSamples
+        Each benchmark's values of each variant, sorted ascending.
+
+    Raises
+    ------
+    InputError
+        As `chunk_variant_samples`.
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    samples = None if units is None else variant_samples_of(units, table, variants, keys, variant)
+    if samples is None:
+        samples = chunk_variant_samples(table, variants, keys, variant, value)
+    for name in list(samples.samples):
+        samples.samples[name] = _sorted_in_place(samples.samples[name])
+    return samples
+
+
+def _sorted_in_place(samples: Samples) -> Samples:
+    """`sort_samples` of samples whose values are this function's to change: a rectangular
+    batch sorted in place (numpy's sort, as `sort_samples` runs it on a copy)."""
+    if len(samples) == 0 or already_sorted(samples):
+        return samples
+    sizes = samples.sizes
+    if not (sizes == sizes[0]).all():
+        return sort_samples(samples)
+    samples.values.reshape(len(samples), int(sizes[0])).sort(axis=1)
+    return samples
+
+
 def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant: str,
                 value: str, baseline: Any, candidates: Sequence[Any], n_benchmarks: int,
-                confidence: float, alpha: float, equivalence: bool) -> NestedRows:
+                confidence: float, alpha: float, equivalence: bool,
+                units: Units | None = None) -> NestedRows:
     """The nested analysis of a `compare` chunk (see the module docstring).
 
     Parameters
@@ -112,6 +241,8 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         The interval's level; the test's level (the equivalence interval is 1 - 2 alpha).
     equivalence : bool
         Whether the equivalence interval is wanted (a margin was given); else it is NaN.
+    units : Units, optional
+        `chunk_units` of the chunk (computed when not given).
 
     Returns
     -------
@@ -119,9 +250,9 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
     """
     c = len(candidates)
     names = [baseline, *candidates]
-    units = units_of(table, keys, variant, value, structure)
+    units = units_of(table, keys, variant, value, structure) if units is None else units
     unit_table = units.table
-    vs = chunk_variant_samples(unit_table, names, keys, variant, value)
+    vs = unit_samples_of(units, names, keys, variant, value)
     _, takes = variant_takes(vs.groups, keys, variant, present_variants(vs.groups.keys, variant,
                                                                         names))
     takes = {name: takes.get(name, np.full(n_benchmarks, -1, dtype=np.int64)) for name in names}
@@ -142,7 +273,7 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
     nan = np.full(n_benchmarks * c, np.nan)
     if structure.block is None:
         method = "welch"
-        mx, my = scaled_moments_of(_log_samples(xs)), scaled_moments_of(_log_samples(ys))
+        mx, my = scaled_moments_of(log_samples(xs)), scaled_moments_of(log_samples(ys))
         t, df, se, estimate, _ = t_from_moments(my.n, my.n_nan, my.scaled_mean, my.variance,
                                                 mx.n, mx.n_nan, mx.scaled_mean, mx.variance,
                                                 False, my.exponent, mx.exponent)
@@ -152,11 +283,9 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         nested = (units_x >= 2) & (units_y >= 2) & ~one_each & positive
     else:
         method = "paired t"
-        parts = [chunk_paired_samples(unit_table, baseline, name, keys, variant, value,
-                                      structure.block) for name in candidates]
         differences = concat_samples([
-            Samples(_log_samples(p.candidate).values - _log_samples(p.baseline).values,
-                    p.baseline.offsets) for p in parts])
+            round_log_ratios(unit_table, baseline, name, keys, variant, value,
+                             structure.block)[0] for name in candidates])
         pairs, t, df, se, estimate, _ = paired_t(differences)
         units_x = units_y = pairs.astype(np.int64)
         nested = (pairs >= 2) & (scaled_moments_of(differences).n_nan == 0)
