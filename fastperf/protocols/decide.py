@@ -24,7 +24,7 @@ from fastperf.data.arrays import Samples
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, key_codes
 from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
-                                  units_of)
+                                  unit_samples_of, units_of)
 from fastperf.data.samples import chunk_variant_samples
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
 from fastperf.data.validation import (check_choice, check_key_clash, check_real,
@@ -305,8 +305,8 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
         else:
             analysis = "process"
             units = units_of(table, keys, variant, value, structure)
-            unit_samples = chunk_variant_samples(units.table, [baseline, candidate], keys,
-                                                 variant, value).samples
+            unit_samples = unit_samples_of(units, [baseline, candidate], keys, variant,
+                                           value).samples
             ux, uy = unit_samples[baseline], unit_samples[candidate]
         differences = ordered_differences(log_samples(ux), log_samples(uy))
         unpaired = np.abs(ux.sizes - uy.sizes).astype(np.int64)
