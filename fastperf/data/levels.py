@@ -27,15 +27,13 @@ effect).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 
-from fastperf.data.arrays import Samples
 from fastperf.data.grouping import Groups, group_rows, key_codes
-from fastperf.data.samples import (VariantSamples, chunk_variant_samples, present_variants,
-                                   variant_takes)
+from fastperf.data.samples import VariantSamples, chunk_variant_samples, split_by_variant
 from fastperf.errors import InputError
 from fastperf.io.tables import require_columns, value_column
 from fastperf.kernels.grouping import take_segments, take_unit_runs
@@ -426,7 +424,7 @@ def variant_samples_of(units: Units, table: pa.Table, variants: Sequence[Any],
     groups = Groups(units.components.select([*keys, variant]),
                     unit_rows.offsets[units.group_units], first, order)
     counts = units.components.column("n_values").to_numpy()
-    return _variant_samples(groups, lambda take: take_unit_runs(
+    return split_by_variant(groups, lambda take: take_unit_runs(
         units.values, units.unit_starts, unit_rows.offsets, units.group_units, counts, take),
         table, variants, keys, variant)
 
@@ -461,27 +459,8 @@ def unit_samples_of(units: Units, variants: Sequence[Any], keys: list[str], vari
         return chunk_variant_samples(units.table, variants, keys, variant, value)
     offsets = units.group_table_rows
     groups = Groups(units.components.select([*keys, variant]), offsets, offsets[:-1], None)
-    return _variant_samples(groups, lambda take: take_segments(means, offsets, take, True),
+    return split_by_variant(groups, lambda take: take_segments(means, offsets, take, True),
                             units.table, variants, keys, variant)
-
-
-def _variant_samples(groups: Groups, take_groups: Callable, table: pa.Table,
-                     variants: Sequence[Any], keys: list[str], variant: str) -> VariantSamples:
-    """`chunk_variant_samples` from the rows grouped by (`keys`, `variant`); `take_groups`
-    takes the values of chosen groups as `take_segments` does (NaN left out and counted)."""
-    names = list(dict.fromkeys(variants))
-    benchmarks, takes = variant_takes(groups, keys, variant,
-                                      present_variants(groups.keys, variant, names))
-    n = benchmarks.n_groups
-    samples, dropped = {}, {}
-    for name in names:
-        if name in takes:
-            kept, offsets, n_dropped = take_groups(takes[name])
-            samples[name], dropped[name] = Samples(kept, offsets), n_dropped
-        else:  # a variant without rows here: empty samples, as chunk_variant_samples
-            samples[name] = Samples(np.empty(0, dtype=np.float64), np.zeros(n + 1, dtype=np.int64))
-            dropped[name] = np.zeros(n, dtype=np.int64)
-    return VariantSamples(benchmarks.keys, samples, dropped, table, groups, benchmarks.offsets)
 
 
 def _parent_ids(keys: pa.Table, n_outer: int) -> np.ndarray:

@@ -11,7 +11,7 @@ in an Arrow list column.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, Mapping, Sequence
+from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -30,7 +30,8 @@ from fastperf.kernels.grouping import pair_by_run, take_segments
 __all__ = [
     "VariantSamples", "variant_samples", "group_samples", "PairedSamples", "paired_variant_samples",
     "group_constant", "group_weights", "varying_group", "check_single_unit", "check_positive",
-    "present_variants", "chunk_variant_samples", "chunk_paired_samples", "concat_samples",
+    "present_variants", "split_by_variant", "chunk_variant_samples", "chunk_paired_samples",
+    "concat_samples",
     "sample_medians", "binary_exponents", "scaled_samples", "samples_column", "column_samples",
 ]
 
@@ -358,12 +359,57 @@ def variant_samples(
     """
     keys = key_list(by)
     table, groups, grouped = grouped_values(data, keys + [variant], value)
-    benchmarks, takes = variant_takes(groups, keys, variant, variants)
+    return split_by_variant(groups, lambda take: take_segments(grouped, groups.offsets, take,
+                                                               True),
+                            table, variants, keys, variant, every_variant=True)
+
+
+def split_by_variant(groups: Groups, take_groups: Callable[[np.ndarray], tuple],
+                     table: pa.Table, variants: Sequence[Any], keys: list[str], variant: str,
+                     every_variant: bool = False) -> VariantSamples:
+    """Benchmark-aligned samples of each of `variants` from rows already grouped by (`keys`,
+    `variant`).
+
+    Parameters
+    ----------
+    groups : Groups
+        The rows grouped by (`keys`, `variant`): a benchmark's groups adjacent.
+    take_groups : callable
+        ``take_groups(take) -> (values, offsets, n_dropped)``: the values of the groups `take`
+        names (-1: none), NaN left out and counted, as `take_segments` gives them.
+    table : pyarrow.Table
+        The table the groups are of.
+    variants : sequence
+        The variants wanted.
+    keys : list of str
+        The benchmark key columns.
+    variant : str
+        The variant column.
+    every_variant : bool
+        Whether each variant must have rows (else an `InputError` listing those present); when
+        False, a variant without rows has an empty sample in every benchmark, with no value
+        dropped (a chunk's view of a benchmark of the whole table without it).
+
+    Returns
+    -------
+    VariantSamples
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    names = list(dict.fromkeys(variants))
+    wanted = names if every_variant else present_variants(groups.keys, variant, names)
+    benchmarks, takes = variant_takes(groups, keys, variant, wanted)
+    n = benchmarks.n_groups
     samples, dropped = {}, {}
-    for name, take in takes.items():
-        kept, offsets, n_dropped = take_segments(grouped, groups.offsets, take, True)
-        samples[name] = Samples(kept, offsets)
-        dropped[name] = n_dropped
+    for name in names:
+        if name in takes:
+            kept, offsets, n_dropped = take_groups(takes[name])
+            samples[name], dropped[name] = Samples(kept, offsets), n_dropped
+        else:
+            samples[name] = Samples(np.empty(0, dtype=np.float64), np.zeros(n + 1, dtype=np.int64))
+            dropped[name] = np.zeros(n, dtype=np.int64)
     return VariantSamples(benchmarks.keys, samples, dropped, table, groups, benchmarks.offsets)
 
 
@@ -655,19 +701,10 @@ def chunk_variant_samples(table: pa.Table, variants: Sequence[Any], keys: list[s
     -----
     Data plumbing: no formula.
     """
-    try:
-        return variant_samples(table, variants=variants, by=keys, variant=variant, value=value)
-    except InputError:
-        present = present_variants(table, variant, variants)
-        if len(present) == len(dict.fromkeys(variants)):
-            raise
-    vs = variant_samples(table, variants=present, by=keys, variant=variant, value=value)
-    n = vs.keys.num_rows
-    empty = Samples(np.empty(0, dtype=np.float64), np.zeros(n + 1, dtype=np.int64))
-    samples = {name: vs.samples.get(name, empty) for name in dict.fromkeys(variants)}
-    dropped = {name: vs.n_dropped.get(name, np.zeros(n, dtype=np.int64))
-               for name in dict.fromkeys(variants)}
-    return VariantSamples(vs.keys, samples, dropped, vs.table, vs.groups, vs.benchmark_offsets)
+    table, groups, grouped = grouped_values(table, keys + [variant], value)
+    return split_by_variant(groups, lambda take: take_segments(grouped, groups.offsets, take,
+                                                               True),
+                            table, variants, keys, variant)
 
 
 def chunk_paired_samples(table: pa.Table, baseline: Any, candidate: Any, keys: list[str],
