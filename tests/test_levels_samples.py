@@ -10,6 +10,7 @@ import pyarrow as pa
 import pytest
 
 from fastperf.data.levels import (Structure, unit_samples_of, units_of, variant_samples_of)
+from fastperf.errors import InputError
 from fastperf.kernels.grouping import take_unit_runs
 from fastperf.kernels.moments import segment_means, unit_moments
 
@@ -72,7 +73,7 @@ def test_flat_samples_from_the_units_are_each_groups_values_in_row_order(interle
                             np.array([int(b[1:]) for b in table.column("benchmark").to_pylist()])))
         table = table.take(pa.array(order))
     units = units_of(table, KEYS, VARIANT, VALUE, Structure(("process",)))
-    vs = variant_samples_of(units, table, ["base", "head", "absent"], KEYS, VARIANT)
+    vs = variant_samples_of(units, table, ["base", "head", "absent"], KEYS, VARIANT, VALUE)
     check_samples(vs, table, ["base", "head", "absent"])
     assert vs.groups.order is None if not interleave else vs.groups.order is not None
     # the groups say which rows each (benchmark, variant) holds
@@ -94,7 +95,10 @@ def test_flat_samples_are_left_to_the_grouper_where_units_are_not_runs():
                         np.array([int(b[1:]) for b in table.column("benchmark").to_pylist()])))
     table = table.take(pa.array(order))
     units = units_of(table, KEYS, VARIANT, VALUE, Structure(("process",)))
-    assert variant_samples_of(units, table, ["base", "head"], KEYS, VARIANT) is None
+    vs = variant_samples_of(units, table, ["base", "head"], KEYS, VARIANT, VALUE)
+    # the grouper's samples (its own grouping of the rows), each group's values in row order
+    assert vs.groups is not units.unit_rows and vs.groups.keys.num_columns == 2
+    check_samples(vs, table, ["base", "head"])
 
 
 def test_flat_samples_are_left_to_the_grouper_with_an_infinite_value():
@@ -104,7 +108,8 @@ def test_flat_samples_are_left_to_the_grouper_with_an_infinite_value():
     table = table.set_column(3, "value", pa.array(value))
     with np.errstate(invalid="ignore"):
         units = units_of(table, KEYS, VARIANT, VALUE, Structure(("process",)))
-    assert variant_samples_of(units, table, ["base", "head"], KEYS, VARIANT) is None
+    with pytest.raises(InputError, match="infinite"):  # the grouper's error
+        variant_samples_of(units, table, ["base", "head"], KEYS, VARIANT, VALUE)
 
 
 def test_unit_samples_are_the_unit_means_of_each_benchmark_and_variant():

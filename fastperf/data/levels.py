@@ -384,29 +384,29 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
 
 
 def variant_samples_of(units: Units, table: pa.Table, variants: Sequence[Any],
-                       keys: list[str], variant: str) -> VariantSamples | None:
+                       keys: list[str], variant: str, value: str) -> VariantSamples:
     """`fastperf.data.samples.chunk_variant_samples` of the measurement table, from the grouping
     of its rows that `units_of` made (no second grouping).
 
     Parameters
     ----------
     units : Units
-        `units_of` of `table` with these `keys` and `variant`.
+        `units_of` of `table` with these `keys`, `variant` and `value`.
     table : pyarrow.Table
         The measurement table.
     variants : sequence
         The variants wanted.
     keys : list of str
         The benchmark key columns.
-    variant : str
-        The variant column.
+    variant, value : str
+        The variant and value columns.
 
     Returns
     -------
-    VariantSamples or None
-        As `chunk_variant_samples`; None where the units do not give each (keys, variant)
-        group's values in the table's row order (a unit whose rows are not one run of the
-        table) and where a value is infinite (`chunk_variant_samples` says so).
+    VariantSamples
+        As `chunk_variant_samples`, each sample in the table's row order; `chunk_variant_samples`
+        itself where the units do not give that order (a unit whose rows are not one run of the
+        table) and where a value is infinite (its error says so).
 
     Notes
     -----
@@ -414,7 +414,7 @@ def variant_samples_of(units: Units, table: pa.Table, variants: Sequence[Any],
     """
     unit_rows = units.unit_rows
     if unit_rows.order is not None or np.isinf(units.values).any():
-        return None
+        return chunk_variant_samples(table, variants, keys, variant, value)
     # each unit one run of rows, a group's units in the order they appear: the group's values
     # in row order; the group is one run of rows where its units follow one another
     first = unit_rows.first_row[units.group_units[:-1]]

@@ -24,7 +24,7 @@ from fastperf.data.arrays import Samples
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, key_codes
 from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
-                                  unit_samples_of, units_of)
+                                  unit_samples_of, units_of, variant_samples_of)
 from fastperf.data.samples import chunk_variant_samples
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
 from fastperf.data.validation import (check_choice, check_key_clash, check_real,
@@ -292,21 +292,22 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
     options, structure = plan.options, plan.structure
     keys, variant, value, unit = plan.keys, options.variant, options.value, options.unit
     baseline, candidate = options.baseline, options.candidate
-    vs = chunk_variant_samples(table, [baseline, candidate], keys, variant, value)
+    names = [baseline, candidate]
+    # one grouping: each side's runs (in row order) from the grouping into units, if any
+    units = None if structure.flat else units_of(table, keys, variant, value, structure)
+    vs = (chunk_variant_samples(table, names, keys, variant, value) if units is None
+          else variant_samples_of(units, table, names, keys, variant, value))
     x, y = vs.samples[baseline], vs.samples[candidate]
-    if structure.block is not None:
+    if units is not None and structure.block is not None:
         analysis = "round"
-        units = units_of(table, keys, variant, value, structure)
         differences, unpaired = round_log_ratios(units.table, baseline, candidate, keys,
                                                  variant, value, structure.block)
     else:
-        if structure.flat:
+        if units is None:
             analysis, ux, uy = "run", x, y
         else:
             analysis = "process"
-            units = units_of(table, keys, variant, value, structure)
-            unit_samples = unit_samples_of(units, [baseline, candidate], keys, variant,
-                                           value).samples
+            unit_samples = unit_samples_of(units, names, keys, variant, value).samples
             ux, uy = unit_samples[baseline], unit_samples[candidate]
         differences = ordered_differences(log_samples(ux), log_samples(uy))
         unpaired = np.abs(ux.sizes - uy.sizes).astype(np.int64)

@@ -196,9 +196,8 @@ def flat_samples(units: Units | None, table: pa.Table, variants: Sequence[Any],
     -----
     Data plumbing: no formula.
     """
-    samples = None if units is None else variant_samples_of(units, table, variants, keys, variant)
-    if samples is None:
-        samples = chunk_variant_samples(table, variants, keys, variant, value)
+    samples = (chunk_variant_samples(table, variants, keys, variant, value) if units is None
+               else variant_samples_of(units, table, variants, keys, variant, value))
     for name in list(samples.samples):
         samples.samples[name] = _sorted_in_place(samples.samples[name])
     return samples
