@@ -41,7 +41,8 @@ from fastperf.kernels.moments import segment_means, unit_moments
 
 __all__ = ["NESTED_LEVELS", "ITERATION", "BLOCK", "Structure", "Units",
            "check_structure_arguments", "resolve_structure", "units_of", "collapse_levels",
-           "variance_components", "variant_samples_of", "unit_samples_of"]
+           "variance_components", "variant_samples_of", "unit_samples_of", "Sequences",
+           "run_sequences"]
 
 #: The default nested level columns, outermost first.
 NESTED_LEVELS = ("build", "process")
@@ -664,3 +665,119 @@ def variance_components(table: pa.Table, keys: Sequence[str], variant: str | Non
     with one level ``1 + (sum n_i^2 / N - 1) icc``.
     """
     return units_of(table, keys, variant, value, structure).components
+
+
+@dataclass(frozen=True)
+class Sequences:
+    """Every (keys, variant) group's values in the order they were measured, cut into its
+    processes: what the run diagnostics read (`fastperf.engine.diagnostics`).
+
+    Attributes
+    ----------
+    keys : pyarrow.Table
+        One row per group: the key columns and the variant column.
+    values : numpy.ndarray
+        float64, null/NaN values left out: group by group, a group's processes in the order they
+        first appear among its rows, each process's values in row order.
+    rows : numpy.ndarray of int64
+        The measurement table's row of each entry of `values`.
+    processes : numpy.ndarray of int64
+        CSR offsets into `values`, one segment per process (the innermost unit: a process, or a
+        round's cell with a block); without levels each group is one segment, its runs in row
+        order. A segment may be empty (a process whose values are all null).
+    group_processes : numpy.ndarray of int64
+        CSR offsets into the segments: group ``g`` owns processes
+        ``group_processes[g]:group_processes[g + 1]``.
+    n_dropped : numpy.ndarray of int64
+        Per group, the null/NaN values left out.
+    nested : bool
+        Whether the segments are processes (False: each is a group's runs, taken as independent).
+    """
+
+    keys: pa.Table
+    values: np.ndarray
+    rows: np.ndarray
+    processes: np.ndarray
+    group_processes: np.ndarray
+    n_dropped: np.ndarray
+    nested: bool
+
+    @property
+    def group_offsets(self) -> np.ndarray:
+        """CSR offsets into `values`, one segment per group.
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            ``processes[group_processes]``.
+
+        Notes
+        -----
+        CSR bookkeeping: no formula.
+        """
+        return self.processes[self.group_processes]
+
+
+def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
+                  structure: Structure, units: Units | None = None) -> Sequences:
+    """The `Sequences` of a measurement table: each (keys, variant) group's values in measurement
+    order, cut into its processes.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table (complete groups).
+    keys : sequence of str
+        The benchmark key columns.
+    variant : str or None
+        The variant column.
+    value : str
+        The value column (null/NaN values are left out and counted).
+    structure : Structure
+        The structure (`resolve_structure`): flat, each group is one sequence of runs; else the
+        segments are the innermost units (`units_of`).
+    units : Units, optional
+        `units_of` of this table with these arguments, when the caller has it (no second
+        grouping).
+
+    Returns
+    -------
+    Sequences
+
+    Raises
+    ------
+    InputError
+        A missing or non-numeric column.
+
+    Notes
+    -----
+    Data plumbing: no formula. The groups are those of `units_of` (its ``components`` rows), and
+    of `fastperf.data.grouping.group_rows` over keys and variant without levels.
+    """
+    outer = [*keys, *([variant] if variant is not None else [])]
+    if structure.flat:
+        require_columns(table, [*outer, value])
+        groups = group_rows(table, outer)
+        group_keys = groups.keys
+        row_order = groups.row_order()
+        offsets = groups.offsets.astype(np.int64)
+        group_processes = np.arange(groups.n_groups + 1, dtype=np.int64)
+    else:
+        if units is None:
+            units = units_of(table, keys, variant, value, structure)
+        group_keys = units.components.select(outer)
+        row_order = units.unit_rows.row_order()
+        offsets = units.unit_rows.offsets.astype(np.int64)
+        group_processes = units.group_units.astype(np.int64)
+    column = value_column(table, value)
+    values = column[row_order]
+    keep = ~np.isnan(values)
+    kept_before = np.concatenate(([0], np.cumsum(keep))).astype(np.int64)
+    processes = kept_before[offsets]
+    group_sizes = np.diff(offsets[group_processes])
+    n_dropped = group_sizes - np.diff(processes[group_processes])
+    if not keep.all():
+        values, row_order = values[keep], row_order[keep]
+    return Sequences(group_keys, np.ascontiguousarray(values, dtype=np.float64),
+                     np.ascontiguousarray(row_order, dtype=np.int64), processes,
+                     group_processes, n_dropped.astype(np.int64), not structure.flat)
