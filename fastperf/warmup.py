@@ -23,6 +23,8 @@ import pyarrow as pa
 
 import fastperf
 from fastperf.data.budget import available_cpus
+from fastperf.data.levels import Structure, run_sequences
+from fastperf.engine.diagnostics import diagnose
 from fastperf.io.read import example_table
 from fastperf.kernels import builds
 from fastperf.progress import AUTO_MIN_STEPS, ProgressBar, wants_progress
@@ -105,6 +107,15 @@ def _changepoints():
         fastperf.changepoints(table, order="commit", method=method, permutations=19, alpha=0.1)
 
 
+def _diagnostics():
+    # the run diagnostics' kernels: flat runs and processes x iterations, tiny groups too
+    for table, structure in ((fastperf.simulate(12, 30, seed=4).table, Structure()),
+                             (fastperf.simulate(12, processes=5, iterations=30, seed=5).table,
+                              Structure(("process",))),
+                             (fastperf.simulate(3, 2, seed=6).table, Structure())):
+        diagnose(run_sequences(table, ["benchmark"], "variant", "value", structure))
+
+
 #: The warm-up tasks, each run in one worker process: (name, function).
 TASKS: list[tuple[str, Callable[[], None]]] = [
     ("compare, speedup_test, sparc, hpt", _compare_protocols),
@@ -113,6 +124,7 @@ TASKS: list[tuple[str, Callable[[], None]]] = [
     ("KS, t, F and Shapiro-Wilk tests", _other_tests),
     ("bootstrap and permutation tests", _resampling),
     ("change points", _changepoints),
+    ("run diagnostics", _diagnostics),
 ]
 
 

@@ -905,3 +905,64 @@ def e_bh_by_definition(evalues, alpha):
                 reject[i] = True
             break
     return reject
+
+
+# ============================================================================ run diagnostics
+
+
+def iteration_profile(processes):
+    """The mean of the values at each iteration position, over the processes (lists of
+    values) that reach it, by a loop over positions."""
+    longest = max(len(p) for p in processes)
+    return np.array([np.mean([p[i] for p in processes if len(p) > i]) for i in range(longest)])
+
+
+def mser_truncation_brute(profile):
+    """MSER-5 (White 1997; batches of 5 from 25 positions on, else of 1): the truncation in
+    positions, by computing MSER(d) = sum_{j >= d} (Z_j - mean Z[d:])^2 / (n_b - d)^2 afresh
+    for every d in 0..min(n_b // 2, n_b - 2) and taking the first minimum."""
+    profile = np.asarray(profile, dtype=float)
+    batch = 5 if profile.size >= 25 else 1
+    n_batches = profile.size // batch
+    if n_batches < 2:
+        return 0
+    z = [float(np.mean(profile[j * batch:(j + 1) * batch])) for j in range(n_batches)]
+    scores = []
+    for d in range(min(n_batches // 2, n_batches - 2) + 1):
+        rest = z[d:]
+        mean = sum(rest) / len(rest)
+        scores.append(sum((v - mean) ** 2 for v in rest) / len(rest) ** 2)
+    return scores.index(min(scores)) * batch
+
+
+def mann_kendall_brute(y):
+    """Mann-Kendall S (sum over i < j of sign(y_j - y_i), a double loop), its variance with
+    the tie correction (n(n-1)(2n+5) - sum t(t-1)(2t+5)) / 18, and the two-sided p of the
+    normal approximation with continuity correction, z = (S - sign(S)) / sqrt(Var S)."""
+    n = len(y)
+    s = sum(int(np.sign(y[j] - y[i])) for i in range(n) for j in range(i + 1, n))
+    ties = [list(y).count(v) for v in set(y)]
+    variance = (n * (n - 1) * (2 * n + 5) - sum(t * (t - 1) * (2 * t + 5) for t in ties)) / 18
+    z = (s - np.sign(s)) / math.sqrt(variance) if variance > 0 else 0.0
+    return s, variance, 2 * sps.norm.sf(abs(z))
+
+
+def tukey_outliers(values):
+    """Tukey's mild (beyond 1.5 IQR, within 3 IQR) and severe (beyond 3 IQR) outlier counts,
+    quartiles from numpy's default percentile; (0, 0) when the IQR is 0."""
+    x = np.asarray(values, dtype=float)
+    q1, q3 = np.percentile(x, [25, 75])
+    iqr = q3 - q1
+    if iqr == 0:
+        return 0, 0
+    severe = int(np.sum((x < q1 - 3 * iqr) | (x > q3 + 3 * iqr)))
+    mild = int(np.sum((x < q1 - 1.5 * iqr) | (x > q3 + 1.5 * iqr))) - severe
+    return mild, severe
+
+
+def quantum_and_ties(values):
+    """The smallest positive gap between distinct values (NaN with fewer than two) and the
+    share of tied values 1 - distinct / n, by a loop over every pair."""
+    x = [float(v) for v in values]
+    gaps = [abs(a - b) for a in x for b in x if a != b]
+    return (min(gaps) if gaps else math.nan), 1 - len(set(x)) / len(x)

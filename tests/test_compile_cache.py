@@ -91,7 +91,7 @@ def test_after_warmup_the_commands_compile_nothing(tmp_path):
     out = subprocess.run([sys.executable, "-m", "fastperf", "warmup"], capture_output=True,
                          text=True, timeout=1800, cwd=tmp_path, env={**os.environ, **JIT})
     assert out.returncode == 0, out.stderr[-3000:]
-    assert out.stdout.startswith("fastperf warmup: 6 tasks in ")
+    assert out.stdout.startswith("fastperf warmup: 7 tasks in ")
     assert out.stdout.rstrip().endswith("native kernels: none (this install JIT-compiles every kernel)")
     compiled = json.loads(run_python(COMMANDS, JIT).splitlines()[-1])
     assert compiled == []

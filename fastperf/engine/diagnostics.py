@@ -1,0 +1,474 @@
+"""Run diagnostics: is a measurement any good? Warm-up, outliers, modes, drift, timer limits.
+
+Every function takes `fastperf.data.levels.Sequences` (each (keys, variant) group's values in
+measurement order, cut into processes) and gives one entry per group, batched over every group
+by the kernels of `fastperf.kernels.diagnostics` (no Python loop over groups). A group is read
+on the log scale when each of its values is > 0, else on the values themselves (the column
+``scale``). docs/check.md gives each diagnostic's formula, source and threshold:
+
+- **warmup** (`find_warmup`): MSER-5 (White 1997; White, Cobb & Spratt 2000) on the group's
+  iteration profile (the mean at each iteration position over its processes; flat data: the
+  runs in order) proposes a truncation d; the transient is then tested against the steady
+  state, by a one-sample t-test over the processes of their (mean of the first d) - (mean of
+  the rest), or, with one sequence of runs, by Welch's t-test of the first d runs against the
+  rest (Student's pooled test when d = 1, the prediction test of one value).
+- Every other diagnostic reads the steady values (`steady_mask`: each process less a found
+  transient):
+  **outliers**: Tukey's fences (Tukey 1977) on the scale, criterion's classes: mild beyond
+  1.5 IQR, severe beyond 3 IQR (quartiles by linear interpolation);
+  **bimodal**: Hartigan & Hartigan's (1985) dip test of the sorted values on the scale
+  (`fastperf.engine.dip`);
+  **drift**: the Mann-Kendall trend test (Mann 1945; Kendall 1975) of the steady runs in order,
+  or of the processes' steady means in order, with the tie-corrected variance and the normal
+  approximation with a continuity correction of 1 (``z = (S - sign(S)) / sqrt(Var S)``), and
+  ``drift_per_10`` = exp(10 b) - 1 for the OLS slope b of the same sequence on its index (per
+  10 runs, or per 10 processes in a group with several; on the linear scale 10 b / mean);
+  **resolution**: the timer's quantum (the smallest positive gap between distinct raw values)
+  over the median, and the share of tied values; **noisy**: the coefficient of variation of the
+  raw values (pyperf check); **few runs**: fewer independent units than ``min_units``.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from fastperf.data.arrays import Samples
+from fastperf.data.levels import Sequences
+from fastperf.engine.dip import MIN_N, dip_test_status
+from fastperf.engine.parametric import t_from_moments, t_pvalue
+from fastperf.engine.ranks import sort_samples
+from fastperf.engine.pvalues import normal_pvalue
+from fastperf.kernels.diagnostics import STEADY_COLUMNS, steady_statistics, warmup_split
+
+__all__ = ["FLAGS", "Thresholds", "Warmup", "Diagnostics", "find_warmup", "steady_mask",
+           "diagnose"]
+
+#: The flags, in the order they are listed wherever several are named.
+FLAGS: tuple[str, ...] = ("warmup", "outliers", "bimodal", "drift", "resolution", "noisy",
+                          "few runs")
+
+#: The statuses of `Warmup.status` where no p-value was computed for a proposed transient.
+NO_WARMUP_TEST = {
+    "flat": "warm-up not tested: fewer than 2 runs after the transient",
+    "nested": "warm-up not tested: fewer than 2 processes with values after the transient",
+}
+#: The fewest values of a dip test (the smallest its null table covers).
+DIP_MIN_VALUES = MIN_N
+#: `sorted_segments` sorts each size class of groups as one numpy rectangle up to this many
+#: distinct sizes, else segment by segment.
+MAX_SIZE_CLASSES = 64
+#: The fewest runs or processes of a trend test.
+TREND_MIN_UNITS = 3
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The thresholds at which each flag is raised (docs/check.md gives their sources and
+    measured error rates).
+
+    Attributes
+    ----------
+    warmup_alpha : float
+        Level of the test of the transient against the steady state (0.01: clean log-normal
+        data raise the flag in at most 2.5 % of groups at flat 30 runs, 10 processes x 30
+        iterations and 20 x 5, a 10-iteration transient at +20 % is found in at least 97 %:
+        docs/check.md).
+    bimodal_alpha : float
+        Level of the dip test.
+    drift_alpha : float
+        Level of the Mann-Kendall trend test.
+    noisy_cv : float
+        Coefficient of variation above which a group is ``noisy`` (pyperf check: 10 %).
+    resolution : float
+        The timer's quantum, as a fraction of the median, above which a group is
+        ``resolution``-limited.
+    min_units : int
+        Fewer independent units (processes, else runs) than this: ``few runs``.
+    """
+
+    warmup_alpha: float = 0.01
+    bimodal_alpha: float = 0.01
+    drift_alpha: float = 0.01
+    noisy_cv: float = 0.10
+    resolution: float = 0.01
+    min_units: int = 5
+
+
+@dataclass(frozen=True)
+class Warmup:
+    """The warm-up found in each group.
+
+    Attributes
+    ----------
+    iterations : numpy.ndarray of int64
+        Per group, the iterations of each process in the transient: the 0-based index of the
+        first steady iteration (0: no transient).
+    change : numpy.ndarray of float64
+        Per group, exp(mean log value of the transient - mean log value of the steady state) - 1
+        (0.0 where no transient was proposed). With processes, the mean of the per-process
+        differences; on the linear scale (a value <= 0 in the group) that mean difference over
+        the steady mean's magnitude.
+    pvalue : numpy.ndarray of float64
+        Per group, the p-value of the transient against the steady state (1.0 where none was
+        proposed; NaN where one was proposed but could not be tested, `status` says why).
+    found : numpy.ndarray of bool
+        Per group, whether a transient was found (``iterations > 0`` and ``pvalue < alpha``).
+    log_scale : numpy.ndarray of bool or None
+        Per group, whether it was read on the log scale (every value > 0).
+    status : numpy.ndarray of str or None
+        Per group, "ok" or why the proposed transient was not tested.
+    """
+
+    iterations: np.ndarray
+    change: np.ndarray
+    pvalue: np.ndarray
+    found: np.ndarray
+    log_scale: np.ndarray | None = None
+    status: np.ndarray | None = None
+
+
+@dataclass(frozen=True)
+class Diagnostics:
+    """The diagnostics of every group.
+
+    Attributes
+    ----------
+    columns : dict of str -> numpy.ndarray
+        Per group, in output order, the statistics behind the flags.
+    flags : numpy.ndarray of bool, shape (groups, len(FLAGS))
+        Which flags each group raises.
+    advice : list of str
+        Per group, one line of advice per raised flag, joined by "; " ("" when none).
+    status : numpy.ndarray of object (str)
+        Per group, "ok" or why a statistic is missing.
+    """
+
+    columns: dict
+    flags: np.ndarray
+    advice: list
+    status: np.ndarray
+
+    def flag_text(self) -> list[str]:
+        """Per group, the names of its flags in `FLAGS` order joined by ", " ("" when none)."""
+        names = np.array(FLAGS, dtype=object)
+        return [", ".join(names[row]) for row in self.flags]
+
+
+def find_warmup(sequences: Sequences, alpha: float = Thresholds.warmup_alpha) -> Warmup:
+    """The initial transient of each group's processes.
+
+    Parameters
+    ----------
+    sequences : Sequences
+        The groups' values in measurement order, cut into processes.
+    alpha : float
+        The level of the test of the proposed transient against the steady state.
+
+    Returns
+    -------
+    Warmup
+
+    Notes
+    -----
+    The iteration profile of a group is the mean value on its scale at each iteration
+    position, over the processes that reach it (one sequence of runs: the runs themselves).
+    MSER-5 (White 1997, "An effective truncation heuristic for bias reduction in simulation
+    output", Simulation 69(6); White, Cobb & Spratt 2000) averages it in batches of 5 positions
+    (of 1 below 25 positions) and takes the truncation d minimising
+    ``sum_{j >= d} (Z_j - mean Z[d:])^2 / (n_b - d)^2`` over the first half of the batches
+    (leaving at least two). Where d > 0 the transient is tested against the rest, two-sided: over the processes (the
+    independent units, docs/nested.md), a one-sample t-test of each process's mean of its
+    first d values minus the mean of the rest; with one sequence of runs, Welch's t-test of the
+    first d runs against the rest (with d = 1, Student's pooled test: the first run against the
+    prediction interval of the rest). A zero standard error gives p = 0 for a nonzero
+    difference, else 1. Since MSER picks d to make the split look large, the test fires more
+    often than its level on clean data: the default level was calibrated by simulation
+    (docs/check.md gives the false-alarm and detection rates).
+    """
+    truncation, log_scale, moments = warmup_split(
+        sequences.values, sequences.processes, sequences.group_processes,
+        n_rows=sequences.values.shape[0])
+    count_a, mean_a, var_a, count_b, mean_b, var_b = moments.T
+    n_processes = np.diff(sequences.group_processes)
+    flat = n_processes == 1
+    proposed = truncation > 0
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # one sequence: Welch (d >= 2), Student's pooled test (d = 1)
+        welch_t, welch_df, _, _, _ = t_from_moments(count_a, 0, mean_a, var_a, count_b, 0,
+                                                    mean_b, var_b, equal_var=False)
+        pooled_t, pooled_df, _, _, _ = t_from_moments(count_a, 0, mean_a,
+                                                      np.where(count_a == 1, 0.0, var_a),
+                                                      count_b, 0, mean_b, var_b, equal_var=True)
+        pooled = count_a == 1
+        two_t = np.where(pooled, pooled_t, welch_t)
+        two_df = np.where(pooled, pooled_df, welch_df)
+        difference_flat = mean_a - mean_b
+        # processes: the one-sample t-test of the per-process differences
+        one_t = mean_a / np.sqrt(var_a / count_a)
+        one_df = count_a - 1.0
+        t = np.where(flat, two_t, one_t)
+        df = np.where(flat, two_df, one_df)
+        difference = np.where(flat, difference_flat, mean_a)
+        pvalue = t_pvalue(t, df, "two-sided")
+    testable = proposed & np.where(flat, count_b >= 2, count_a >= 2)
+    degenerate = testable & ~np.isfinite(t)  # a zero standard error
+    pvalue = np.where(degenerate, np.where(difference != 0, 0.0, 1.0), pvalue)
+    pvalue = np.where(testable, pvalue, np.where(proposed, np.nan, 1.0))
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        change = np.where(log_scale, np.expm1(difference), difference / np.abs(mean_b))
+    change = np.where(proposed, change, 0.0)
+    found = testable & (pvalue < alpha)
+    status = np.full(truncation.shape[0], "ok", dtype=object)
+    status[proposed & ~testable & flat] = NO_WARMUP_TEST["flat"]
+    status[proposed & ~testable & ~flat] = NO_WARMUP_TEST["nested"]
+    return Warmup(truncation, change, pvalue, found, log_scale, status)
+
+
+def steady_mask(sequences: Sequences, warmup: Warmup) -> np.ndarray:
+    """A bool mask over ``sequences.values``: False for the values in a found transient (the
+    first ``warmup.iterations[g]`` values of each process of a group where ``warmup.found``).
+
+    Parameters
+    ----------
+    sequences : Sequences
+    warmup : Warmup
+        `find_warmup` of `sequences`.
+
+    Returns
+    -------
+    numpy.ndarray of bool
+
+    Notes
+    -----
+    CSR bookkeeping: no formula.
+    """
+    cut = np.where(warmup.found, warmup.iterations, 0).astype(np.int64)
+    process_cut = np.repeat(cut, np.diff(sequences.group_processes))
+    sizes = np.diff(sequences.processes)
+    position = (np.arange(sequences.values.shape[0], dtype=np.int64)
+                - np.repeat(sequences.processes[:-1], sizes))
+    return position >= np.repeat(process_cut, sizes)
+
+
+def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds()) -> Diagnostics:
+    """Every diagnostic of every group, and its flags and advice.
+
+    Parameters
+    ----------
+    sequences : Sequences
+        The groups' values in measurement order, cut into processes.
+    thresholds : Thresholds
+        The levels and limits of the flags.
+
+    Returns
+    -------
+    Diagnostics
+        ``columns``, in this order: ``scale`` ("log" or "linear"), ``n_steady`` (the values
+        after a found transient, which every later statistic reads), ``warmup_iterations``,
+        ``warmup_change``, ``warmup_pvalue``, ``outliers_mild``, ``outliers_severe``, ``dip``,
+        ``dip_pvalue``, ``drift_statistic`` (Mann-Kendall S), ``drift_pvalue``,
+        ``drift_per_10`` (per 10 runs; per 10 processes in a group with several), ``quantum``,
+        ``quantum_share`` (quantum / |median|), ``tied_share``, ``cv``; then the flags, the
+        advice and the status.
+
+    Notes
+    -----
+    The module docstring and docs/check.md give each formula and its source.
+    """
+    warmup = find_warmup(sequences, thresholds.warmup_alpha)
+    keep = steady_mask(sequences, warmup)
+    kept_before = np.concatenate(([0], np.cumsum(keep))).astype(np.int64)
+    steady_offsets = kept_before[sequences.group_offsets]
+    n_steady = np.diff(steady_offsets)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        log_values = np.repeat(warmup.log_scale, np.diff(sequences.group_offsets))
+        scaled = np.where(log_values, np.log(np.where(log_values, sequences.values, 1.0)),
+                          sequences.values)
+        sorted_raw = sorted_segments(sequences.values[keep], steady_offsets)
+        log_steady = np.repeat(warmup.log_scale, n_steady)
+        sorted_scaled = np.where(log_steady, np.log(np.where(log_steady, sorted_raw, 1.0)),
+                                 sorted_raw)
+    truncation = np.where(warmup.found, warmup.iterations, 0).astype(np.int64)
+    stats = steady_statistics(scaled, sequences.processes, sequences.group_processes,
+                              truncation, np.ascontiguousarray(sorted_raw), sorted_scaled,
+                              steady_offsets, n_rows=sequences.values.shape[0])
+    column = {name: stats[:, i] for i, name in enumerate(STEADY_COLUMNS)}
+    n_groups = truncation.shape[0]
+    n = np.diff(sequences.group_offsets)
+    units = unit_counts(sequences)
+
+    dip, dip_pvalue, dip_reason = dip_columns(Samples(sorted_scaled, steady_offsets), n_steady)
+
+    s, variance, trend_units = column["trend_s"], column["trend_variance"], column["trend_units"]
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
+        z = (s - np.sign(s)) / np.sqrt(variance)
+        z = np.where(s == 0, 0.0, z)
+        drift_pvalue = normal_pvalue(z, "two-sided")
+        drift_pvalue = np.where(variance > 0, drift_pvalue, 1.0)
+        drift_pvalue = np.where(trend_units >= TREND_MIN_UNITS, drift_pvalue, np.nan)
+        slope = column["slope"]
+        drift_per_10 = np.where(warmup.log_scale, np.expm1(10.0 * slope),
+                                10.0 * slope / np.abs(column["mean"]))
+        drift_per_10 = np.where(trend_units >= 2, drift_per_10, np.nan)
+        median = column["median"]
+        quantum = column["quantum"]
+        quantum_share = quantum / np.abs(median)
+        tied_share = np.where(n_steady > 0, 1.0 - column["distinct"] / n_steady, np.nan)
+        cv = column["sd"] / np.abs(column["mean"])
+    all_equal = (n_steady > 1) & (column["distinct"] == 1)
+    flags = np.zeros((n_groups, len(FLAGS)), dtype=bool)
+    flags[:, 0] = warmup.found
+    flags[:, 1] = column["severe"] > 0
+    flags[:, 2] = dip_pvalue < thresholds.bimodal_alpha
+    flags[:, 3] = drift_pvalue < thresholds.drift_alpha
+    flags[:, 4] = (quantum_share > thresholds.resolution) | all_equal
+    flags[:, 5] = cv > thresholds.noisy_cv
+    flags[:, 6] = units < thresholds.min_units
+
+    columns = {
+        "scale": np.where(warmup.log_scale, "log", "linear").astype(object),
+        "n_steady": n_steady,
+        "warmup_iterations": warmup.iterations,
+        "warmup_change": warmup.change,
+        "warmup_pvalue": warmup.pvalue,
+        "outliers_mild": np.nan_to_num(column["mild"]).astype(np.int64),
+        "outliers_severe": np.nan_to_num(column["severe"]).astype(np.int64),
+        "dip": dip,
+        "dip_pvalue": dip_pvalue,
+        "drift_statistic": s,
+        "drift_pvalue": drift_pvalue,
+        "drift_per_10": drift_per_10,
+        "quantum": quantum,
+        "quantum_share": quantum_share,
+        "tied_share": tied_share,
+        "cv": cv,
+    }
+    reasons = [
+        (n == 0, "no values"),
+        (warmup.status != "ok", None),
+        ((n_steady > 0) & (n_steady < 2), "fewer than 2 values: no cv"),
+        (dip_reason != "", None),
+        ((n > 0) & (trend_units < TREND_MIN_UNITS),
+         ("fewer than 3 processes: no trend test" if sequences.nested
+          else "fewer than 3 runs: no trend test")),
+        ((n_steady > 0) & (column["distinct"] < 2), "fewer than 2 distinct values: no quantum"),
+    ]
+    status = joined_reasons(reasons, [warmup.status, dip_reason], n_groups)
+    several = np.diff(sequences.group_processes) > 1
+    advice = advice_lines(flags, columns, column, units, all_equal, sequences.nested, several,
+                          thresholds)
+    return Diagnostics(columns, flags, advice, status)
+
+
+def unit_counts(sequences: Sequences) -> np.ndarray:
+    """Per group, its independent units: the processes holding a value (nested), else its
+    values (runs).
+
+    Notes
+    -----
+    CSR bookkeeping: no formula.
+    """
+    if not sequences.nested:
+        return np.diff(sequences.group_offsets).astype(np.int64)
+    filled = np.diff(sequences.processes) > 0
+    before = np.concatenate(([0], np.cumsum(filled))).astype(np.int64)
+    return np.diff(before[sequences.group_processes]).astype(np.int64)
+
+
+def sorted_segments(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Each CSR segment of `values` sorted ascending (no NaN): numpy's sort of each size class
+    of segments as one rectangle (a loop over the distinct sizes, not the segments), or
+    `fastperf.engine.ranks.sort_samples` where the sizes are too many.
+
+    Notes
+    -----
+    Sorting only: no formula. A found warm-up leaves groups of a few sizes (the groups' sizes
+    less their transients): numpy's vectorised sort takes 10 ms for 2 million values in rows of
+    100, the per-segment kernel 140 ms.
+    """
+    sizes = np.diff(offsets)
+    classes = np.unique(sizes)
+    if classes.size > MAX_SIZE_CLASSES:
+        return sort_samples(Samples(values, offsets)).values
+    ordered = np.empty_like(values)
+    starts = offsets[:-1]
+    for size in classes[classes > 0]:
+        index = starts[sizes == size][:, None] + np.arange(size)
+        ordered[index] = np.sort(values[index], axis=1)
+    return ordered
+
+
+def dip_columns(sorted_values: Samples, n_steady: np.ndarray):
+    """The dip and its p-value per group (`fastperf.engine.dip.dip_test` of its sorted steady
+    values on its scale), and why they are missing ("" where they are not, or the group has
+    no values): NaN below `DIP_MIN_VALUES` values."""
+    dip, pvalue, dip_status = dip_test_status(sorted_values)
+    enough = n_steady >= DIP_MIN_VALUES
+    dip = np.where(enough, dip, np.nan)
+    pvalue = np.where(enough, pvalue, np.nan)
+    reason = np.where(enough, "", f"fewer than {DIP_MIN_VALUES} values: no dip test"
+                      ).astype(object)
+    failed = enough & (dip_status != "ok")
+    reason[failed] = "no dip test: " + dip_status[failed]
+    reason[n_steady == 0] = ""
+    return dip, pvalue, reason
+
+
+def joined_reasons(reasons, per_group, n_groups: int) -> np.ndarray:
+    """Per group, "ok" or the reasons that hold joined by "; " (a reason None: the string of
+    the next array of `per_group` at that group)."""
+    parts = np.full(n_groups, "", dtype=object)
+    arrays = iter(per_group)
+    for condition, reason in reasons:
+        text = next(arrays) if reason is None else reason
+        if not condition.any():
+            continue
+        text = np.broadcast_to(np.asarray(text, dtype=object), (n_groups,))[condition]
+        joiner = np.where(parts[condition] == "", "", "; ").astype(object)
+        parts[condition] = parts[condition] + joiner + text
+    return np.where(parts == "", "ok", parts).astype(object)
+
+
+def advice_lines(flags, columns, column, units, all_equal, nested, several,
+                 thresholds) -> list[str]:
+    """Per group, one line of advice per raised flag, in `FLAGS` order, joined by "; "
+    (`several`: per group, whether it has several processes, whose means the trend reads)."""
+    lines: dict[int, list[str]] = {int(g): [] for g in np.flatnonzero(flags.any(axis=1))}
+    level = "processes" if nested else "runs"
+    first = "iterations" if nested else "runs"
+    for g in np.flatnonzero(flags[:, 0]):
+        change = columns["warmup_change"][g]
+        lines[g].append(f"the first {columns['warmup_iterations'][g]} {first} are "
+                        f"{abs(change):.0%} {'slower' if change > 0 else 'faster'}: drop them "
+                        "(warmup=\"auto\") or warm up longer")
+    for g in np.flatnonzero(flags[:, 1]):
+        severe = columns["outliers_severe"][g]
+        lines[g].append(f"{severe} severe outlier{'s' if severe != 1 else ''}: look for "
+                        "interference (other processes, frequency scaling, GC)")
+    for g in np.flatnonzero(flags[:, 2]):
+        lines[g].append(f"bimodal (dip p={columns['dip_pvalue'][g]:.2g}): look for two code "
+                        "paths or frequency states")
+    for g in np.flatnonzero(flags[:, 3]):
+        lines[g].append(f"drifts {columns['drift_per_10'][g]:+.1%} per 10 "
+                        f"{'processes' if several[g] else 'runs'}: interleave "
+                        "the variants (rounds) or pin the machine's state")
+    for g in np.flatnonzero(flags[:, 4]):
+        if all_equal[g]:
+            lines[g].append(f"every value is {column['median'][g]:.6g}: below the timer's "
+                            "resolution; time more iterations per value")
+        else:
+            lines[g].append(f"timer quantum {columns['quantum'][g]:.3g} is "
+                            f"{columns['quantum_share'][g]:.1%} of the median: time more "
+                            "iterations per value")
+    for g in np.flatnonzero(flags[:, 5]):
+        lines[g].append(f"std is {columns['cv'][g]:.0%} of the mean: quiet the machine or "
+                        f"take more {level}")
+    for g in np.flatnonzero(flags[:, 6]):
+        verb = "run" if nested else "take"
+        noun = level if units[g] != 1 else level[:-2 if nested else -1]
+        lines[g].append(f"{units[g]} {noun}: {verb} at least {thresholds.min_units}")
+    advice = [""] * flags.shape[0]
+    for g, parts in lines.items():
+        advice[g] = "; ".join(parts)
+    return advice
