@@ -23,6 +23,8 @@ EXPORTS = {
     "CompareResult": "fastperf.protocols.compare",
     "decide": "fastperf.protocols.decide",
     "DecideResult": "fastperf.protocols.decide",
+    "check": "fastperf.protocols.check",
+    "CheckResult": "fastperf.protocols.check",
     "speedup_test": "fastperf.protocols.speedup",
     "SpeedupTestResult": "fastperf.protocols.speedup_report",
     "read_speedup_config": "fastperf.io.speedup_config",

@@ -7,6 +7,7 @@ from fastperf.io.read import read as read
 from fastperf.stats.describe import describe as describe, DescribeResult as DescribeResult
 from fastperf.protocols.compare import compare as compare, CompareResult as CompareResult
 from fastperf.protocols.decide import decide as decide, DecideResult as DecideResult
+from fastperf.protocols.check import check as check, CheckResult as CheckResult
 from fastperf.protocols.speedup import speedup_test as speedup_test
 from fastperf.protocols.speedup_report import SpeedupTestResult as SpeedupTestResult
 from fastperf.io.speedup_config import read_speedup_config as read_speedup_config

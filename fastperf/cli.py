@@ -1,9 +1,10 @@
 """The ``fastperf`` command line: one subcommand per table-level function, plus ``demo``.
 
 Exit status (`fastperf.cli_args.EXIT_STATUSES`): 0 on success or a passed gate, 1 when a
-``--fail-on worse`` gate fails (``decide``: a benchmark decided worse), 2 on bad input with a
-one-line reason on stderr, 3 on an internal error (a bug) with a one-line message asking for a
-report (the traceback with ``--debug``), 4 when ``decide`` leaves a benchmark undecided. ``-``
+``--fail-on worse`` gate fails (``decide``: a benchmark decided worse; ``check --fail-on
+flags``: a group flagged), 2 on bad input with a one-line reason on stderr, 3 on an internal
+error (a bug) with a one-line message asking for a report (the traceback with ``--debug``), 4
+when ``decide`` leaves a benchmark undecided. ``-``
 as a FILE reads standard input, ``-o -`` writes to standard output. The parser lives in
 `fastperf.cli_args`.
 """
@@ -42,6 +43,7 @@ from fastperf.io.speedup_config import read_speedup_config
 from fastperf.kernels.builds import native_status
 from fastperf.progress import progress_default
 from fastperf.protocols.aggregate import aggregate_score
+from fastperf.protocols.check import check
 from fastperf.protocols.compare import compare
 from fastperf.protocols.decide import UNIT_NAMES, DecideResult, decide
 from fastperf.protocols.hpt import hpt
@@ -150,8 +152,8 @@ def _read(args) -> pa.Table:
     """The FILEs as one table; the ``--benchmark``, ``--variant`` and ``--value`` columns come
     out under those role names (``benchmark``, ``variant``, ``value``), which every later step
     uses (`_role`)."""
-    if args.variant is None and args.command not in ("describe", "changepoints"):
-        raise InputError("--variant none: only describe and changepoints work without "
+    if args.variant is None and args.command not in ("describe", "changepoints", "check"):
+        raise InputError("--variant none: only describe, changepoints and check work without "
                          "variants; name the variant column, or leave --variant out")
     source = args.files[0] if len(args.files) == 1 else args.files
     return _call(read, source, flags=READ_LIMIT_OPTIONS, format=args.input_format,
@@ -402,7 +404,7 @@ def _compare(args) -> int | None:
                    higher_is_better=args.higher_is_better, levels=args.levels, block=args.block,
                    **_given(large_sample=args.large_sample, precision=args.precision,
                             proportion_confidence=proportion_confidence,
-                            median_method=args.method))
+                            median_method=args.method, warmup=args.warmup))
     if args.reports:
         result.write_reports(args.reports)
     _write(result, args.format, args.output, top=args.top)
@@ -424,7 +426,7 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
                    candidate=candidate, by=by, alpha=args.alpha, higher_is_better=higher,
                    levels=args.levels, block=args.block,
                    **_given(adjust=args.adjust, confidence=args.confidence, margin=args.margin,
-                            threshold=args.threshold, method=args.method))
+                            threshold=args.threshold, method=args.method, warmup=args.warmup))
     text = (result.to_text(sort=args.sort) if args.format == "text" else
             result.to_markdown(sort=args.sort or "delta") if args.format == "markdown" else None)
     _write(result, args.format, args.output, top=args.top, text=text)
@@ -450,8 +452,8 @@ def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
 def _relevance(args, table: pa.Table, baseline: str, candidate, protocol: str):
     """`sparc` or `hpt` on the table (the options of other protocols already refused by
     `_protocol_options`)."""
-    options = {**_given(method=args.method, scale=args.scale), "levels": args.levels,
-               "block": args.block}
+    options = {**_given(method=args.method, scale=args.scale, warmup=args.warmup),
+               "levels": args.levels, "block": args.block}
     if protocol == "sparc":
         pair = _role(args, args.pair)
         if pair is not None and pair not in table.column_names:
@@ -486,7 +488,7 @@ def _decide(args) -> int:
     result = _call(decide, table, flags=DECIDE_FLAGS, baseline=baseline, candidate=candidate,
                    margin=args.margin, by=_role(args, args.by), alpha=args.alpha,
                    adjust=args.adjust, higher_is_better=higher, levels=args.levels,
-                   block=args.block)
+                   block=args.block, **_given(warmup=args.warmup))
     undecided = result.undecided()
     if args.undecided_only:  # no line at all when every benchmark is decided
         _write_lines(undecided, args.output)
@@ -536,6 +538,26 @@ def _decide_status(result: DecideResult, undecided: list[str]) -> int:
 def _first_names(names: list[str], shown: int = 3) -> str:
     """The first `shown` names, comma-separated, then ``...`` when there are more."""
     return ", ".join(names[:shown]) + (", ..." if len(names) > shown else "")
+
+
+def _check(args) -> int:
+    """`fastperf check`: the run diagnostics; with ``--fail-on flags``, a one-line summary on
+    stderr and the exit status 1 when a group is flagged, else 0."""
+    result = _call(check, _read(args), flags=STRUCTURE_FLAGS, by=_role(args, args.by),
+                   variant=None if args.variant is None else "variant", levels=args.levels,
+                   block=args.block)
+    _write(result, args.format, args.output, top=args.top)
+    if args.fail_on is None:
+        return EXIT_OK
+    flagged = result.summary["flagged"]
+    line = f"fastperf check: {result.footer()}"
+    if flagged:
+        names = [name for name, flags in zip(result.names(),
+                                             result.groups.column("flags").to_pylist()) if flags]
+        print(f"{line}: FAIL ({_first_names(names)})", file=sys.stderr)
+        return EXIT_GATE_FAILED
+    print(f"{line}: pass", file=sys.stderr)
+    return EXIT_OK
 
 
 def _warmup(args) -> None:
@@ -634,7 +656,8 @@ REPORT_HINT = ("please report it to the fastperf maintainers with the command li
                "can, the input; rerun with --debug for the traceback")
 COMMANDS = {"describe": _describe, "aggregate": _aggregate, "plan": _plan, "anova": _anova,
             "factorial": _factorial, "compare": _compare, "changepoints": _changepoints,
-            "report": _report, "decide": _decide, "warmup": _warmup, "demo": _demo}
+            "report": _report, "decide": _decide, "check": _check, "warmup": _warmup,
+            "demo": _demo}
 
 
 def _one_line(exc: BaseException, limit: int = 500) -> str:

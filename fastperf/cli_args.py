@@ -41,6 +41,7 @@ PROTOCOL_OPTIONS: dict[str, tuple[str, ...]] = {
     "--large-sample": ("speedup-test",), "--precision": ("speedup-test",),
     "--proportion-confidence": ("speedup-test",),
     "--pair": ("sparc",), "--scale": ("sparc", "hpt"), "--confidences": ("hpt",),
+    "--warmup": ("compare", "speedup-test", "sparc"),
 }
 #: (option, protocol) -> the option that protocol takes for a like concept, named in the refusal.
 PROTOCOL_SPELLINGS: dict[tuple[str, str], str] = {
@@ -65,7 +66,7 @@ EXIT_STATUSES: dict[int, str] = {
     EXIT_OK: "success; with --fail-on worse: the gate passed; decide: every benchmark "
              "decided, none worse",
     EXIT_GATE_FAILED: "--fail-on worse: the gate failed (a change for the worse); decide: a "
-                      "benchmark decided worse",
+                      "benchmark decided worse; check --fail-on flags: a group flagged",
     EXIT_BAD_INPUT: "bad input or usage, with one line on stderr saying why",
     EXIT_INTERNAL_ERROR: "internal error (a bug), with one line asking for a report "
                          "(--debug: the traceback)",
@@ -118,6 +119,11 @@ EXAMPLES: dict[str, list[str]] = {
     "report": [
         "fastperf report examples/old.txt examples/new.txt -o report.html",
         "fastperf report examples/old.txt examples/new.txt --protocol sparc -o sparc.html",
+    ],
+    "check": [
+        "fastperf check examples/old.txt examples/new.txt",
+        "fastperf check runs.parquet --levels process --fail-on flags",
+        "fastperf check base.json pr.json --format html -o check.html",
     ],
     "decide": [
         "fastperf decide examples/old.txt examples/new.txt --margin 5%",
@@ -466,8 +472,19 @@ def build_parser() -> argparse.ArgumentParser:
     add_compare_arguments(r)
     add_report_output(r)
     add_decide_arguments(sub)
+    add_check_arguments(sub)
     _add_warmup_and_demo(sub)
     return parser
+
+
+def add_warmup_argument(p: argparse.ArgumentParser) -> None:
+    """``--warmup auto``: drop each benchmark and variant's initial transient before testing
+    (the protocols' ``warmup="auto"``)."""
+    p.add_argument("--warmup", choices=["auto"], default=None,
+                   help="auto: find the initial transient (warm-up) of each benchmark and "
+                        "variant's processes and drop it before testing (said in a warning; "
+                        "columns warmup_baseline / warmup_candidate); default: test every "
+                        "value")
 
 
 def add_structure_arguments(p: argparse.ArgumentParser) -> None:
@@ -560,6 +577,7 @@ def add_compare_arguments(c: argparse.ArgumentParser) -> None:
                    help="sparc (paired tests) and hpt (level-2 scores): test log ratios "
                         "(default) or the papers' ratio - 1")
     add_structure_arguments(c)
+    add_warmup_argument(c)
 
 
 def add_decide_arguments(sub) -> None:
@@ -592,10 +610,29 @@ def add_decide_arguments(sub) -> None:
                     help="which way is better for a unit (higher or lower), overriding the "
                          "unit's known direction")
     add_structure_arguments(de)
+    add_warmup_argument(de)
     de.add_argument("--undecided-only", action="store_true",
                     help="print only the undecided benchmarks, one name per line (for a runner "
                          "to run just those again); the exit status is the same")
     add_output_arguments(de)
+
+
+def add_check_arguments(sub) -> None:
+    """The ``check`` subcommand: `fastperf.check`, the run diagnostics of every benchmark and
+    variant, its exit status 1 with ``--fail-on flags`` when a group is flagged."""
+    ch = sub.add_parser("check", help="is this measurement any good? per benchmark and "
+                                      "variant: warm-up, outliers, modes, drift, the timer's "
+                                      "resolution, noise, too few runs, with advice "
+                                      "(docs/check.md)")
+    add_input_arguments(ch)
+    ch.add_argument("--by", type=column_list, default=None, metavar="COL,...",
+                    help="the columns identifying a benchmark (default: benchmark plus the "
+                         "configuration the files carry)")
+    add_structure_arguments(ch)
+    ch.add_argument("--fail-on", choices=["flags"], default=None,
+                    help="exit with status 1 when any group is flagged (a one-line summary "
+                         "goes to stderr)")
+    add_output_arguments(ch)
 
 
 def _add_warmup_and_demo(sub) -> None:

@@ -49,6 +49,9 @@ INF_OK = {
     # docs/sequential.md: the confidence sequence is the whole line until it can exclude (the
     # 4th unit), and stays so for a benchmark whose evidence is too thin
     ("decide", "ci_high"),
+    # docs/check.md: a relative change exp(d) - 1 whose log difference d (a log slope over 10
+    # runs, a transient's mean log difference) is beyond log(float max), e.g. 1e-308 to 1e-10
+    ("check", "drift_per_10"), ("check", "warmup_change"),
 }
 #: (function, column) -> predicate on the row (a dict): when that column may be NaN with status
 #: "ok", and the documented reason

@@ -414,7 +414,7 @@ REPO = EXAMPLES.parent
 JSON_BENCH, GOB_BENCH = "BenchmarkEncode/format=json-48", "BenchmarkEncode/format=gob-48"
 #: The subcommands, written out by hand (docs/cli.md's synopsis).
 SUBCOMMANDS = ["describe", "aggregate", "plan", "anova", "factorial", "changepoints", "compare",
-               "report", "decide", "warmup", "demo"]
+               "report", "decide", "check", "warmup", "demo"]
 
 
 def go_values(path, benchmark):

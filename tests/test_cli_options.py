@@ -280,7 +280,7 @@ OTHER_USERS = {
     ("--sort", "name"): ["compare"], ("--fail-on", "worse"): ["compare"],
     ("--adjust", "none"): ["compare", "sparc"], ("--weights", "w"): ["speedup-test"],
     ("--reports", "reports"): ["speedup-test"], ("--pair", "run"): ["sparc"],
-    ("--scale", "log"): ["sparc", "hpt"],
+    ("--scale", "log"): ["sparc", "hpt"], ("--warmup", "auto"): ["compare", "speedup-test", "sparc"],
 }
 #: the options every protocol uses
 EVERY_PROTOCOL = {"--alpha", "--baseline", "--candidate", "--method", "--higher-is-better",

@@ -63,6 +63,7 @@ TABLE_CALLS = [
     ("compare", lambda: fastperf.compare(PAIRED, **BC, by="benchmark"), "benchmarks"),
     ("decide", lambda: fastperf.decide(PAIRED, **BC, by="benchmark", margin=0.03),
      "benchmarks"),
+    ("check", lambda: fastperf.check(PAIRED), "groups"),
     ("speedup_test", lambda: fastperf.speedup_test(PAIRED, **BC), "benchmarks"),
     ("sparc", lambda: fastperf.sparc(PAIRED, **BC), "benchmarks"),
     ("hpt", lambda: fastperf.hpt(PAIRED, **BC), "benchmarks"),

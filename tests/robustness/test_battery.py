@@ -76,6 +76,18 @@ def test_describe_hostile_tables(case, how):
 
 
 @SETTINGS
+@given(one_sample_table(), INPUT_KINDS)
+def test_check_hostile_tables(case, how):
+    table, kw, keys, dup = case
+    kw = dict(kw)
+    kw.pop("_n_unit_keys")
+    by = kw["by"] if kw["by"] is not None else []  # check's None: benchmark when present
+    check_table_call("check", lambda: f.check(as_input(table, how), by=by,
+                                              variant=kw["variant"]), table, keys,
+                     ["value", "by", "variant"] + [v for v in kw.values() if v], dup)
+
+
+@SETTINGS
 @given(one_sample_table())
 def test_plan_runs_hostile_tables(case):
     table, kw, keys, dup = case
