@@ -150,7 +150,8 @@ def compare(data, *, baseline: str, candidate: str | Sequence[str],
             adjust: str = "bh", confidence: float = 0.95, margin: float | None = None,
             threshold: float = 0.0, higher_is_better: bool | Mapping[str, bool] | None = None,
             method: str = "auto",
-            levels: str | Sequence[str] | None = None, block: str | None = None) -> SparkResult:
+            levels: str | Sequence[str] | None = None, block: str | None = None,
+            warmup: str | None = None) -> SparkResult:
     """`fastperf.compare` on a Spark DataFrame.
 
     Parameters
@@ -158,7 +159,7 @@ def compare(data, *, baseline: str, candidate: str | Sequence[str],
     data : pyspark.sql.DataFrame
         One row per measurement.
     baseline, candidate, by, variant, value, unit, alpha, adjust, confidence, margin,
-    threshold, higher_is_better, method, levels, block
+    threshold, higher_is_better, method, levels, block, warmup
         See `fastperf.compare`.
 
     Returns
@@ -170,7 +171,8 @@ def compare(data, *, baseline: str, candidate: str | Sequence[str],
     options = compare_options(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, unit=unit,
         alpha=alpha, adjust=adjust, confidence=confidence, margin=margin, threshold=threshold,
-        higher_is_better=higher_is_better, method=method, levels=levels, block=block)
+        higher_is_better=higher_is_better, method=method, levels=levels, block=block,
+        warmup=warmup)
     return run_spark(data, partial(compare_plan, options=options), compare_stage,
                      compare_finish, values=[value], function="compare",
                      keys=[by, variant, unit])
@@ -183,7 +185,7 @@ def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str]
                  precision: float = 0.05, proportion_confidence: float | None = None,
                  median_method: str = "auto", unit: str | None = "unit",
                  levels: str | Sequence[str] | None = None,
-                 block: str | None = None) -> SparkResult:
+                 block: str | None = None, warmup: str | None = None) -> SparkResult:
     """`fastperf.speedup_test` on a Spark DataFrame.
 
     Parameters
@@ -191,7 +193,7 @@ def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str]
     data : pyspark.sql.DataFrame
         One row per measurement.
     baseline, candidate, by, variant, value, alpha, weights, higher_is_better, large_sample,
-    precision, proportion_confidence, median_method, unit, levels, block
+    precision, proportion_confidence, median_method, unit, levels, block, warmup
         See `fastperf.speedup_test`.
 
     Returns
@@ -206,7 +208,7 @@ def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str]
         alpha=alpha, weights=weights, higher_is_better=higher_is_better,
         large_sample=large_sample, precision=precision,
         proportion_confidence=proportion_confidence, median_method=median_method, unit=unit,
-        levels=levels, block=block)
+        levels=levels, block=block, warmup=warmup)
     return run_spark(data, partial(speedup_plan, options=options), speedup_stage,
                      speedup_finish, values=[value], function="speedup_test",
                      keys=[by, variant, unit])
@@ -219,7 +221,8 @@ def sparc(data, *, baseline: str, candidate: str | Sequence[str],
           adjust: str = "bonferroni", method: str = "auto", overall: bool = True,
           higher_is_better: bool = False, min_runs: int = 5, unit: str | None = "unit",
           scale: str = "log",
-          levels: str | Sequence[str] | None = None, block: str | None = None) -> SparkResult:
+          levels: str | Sequence[str] | None = None, block: str | None = None,
+          warmup: str | None = None) -> SparkResult:
     """`fastperf.sparc` on a Spark DataFrame.
 
     Parameters
@@ -227,7 +230,7 @@ def sparc(data, *, baseline: str, candidate: str | Sequence[str],
     data : pyspark.sql.DataFrame
         One row per measurement.
     baseline, candidate, by, variant, value, pair, margin, alpha, adjust, method, overall,
-    higher_is_better, min_runs, unit, scale, levels, block
+    higher_is_better, min_runs, unit, scale, levels, block, warmup
         See `fastperf.sparc`.
 
     Returns
@@ -241,7 +244,7 @@ def sparc(data, *, baseline: str, candidate: str | Sequence[str],
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, pair=pair,
         margin=margin, alpha=alpha, adjust=adjust, method=method, overall=overall,
         higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale,
-        levels=levels, block=block)
+        levels=levels, block=block, warmup=warmup)
     return run_spark(data, partial(sparc_plan, options=options), sparc_stage, sparc_finish,
                      values=[value], function="sparc", keys=[by, variant, unit])
 

@@ -35,6 +35,9 @@ from fastperf.errors import InputError
 from fastperf.io.tables import column_name, require_columns
 from fastperf.protocols.compare.nested import log_samples, round_log_ratios
 from fastperf.protocols.compare.result import benchmark_identity, strip_benchmark_prefix
+from fastperf.protocols.flags import (benchmark_takes, check_warmup, drop_warmup,
+                                      dropped_counts, row_warmup, warmup_summary,
+                                      warmup_warning, with_columns_after)
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.render import format_cell, render_markdown, render_text
 from fastperf.stats.multitest import e_bh
@@ -72,6 +75,7 @@ def decide(
     higher_is_better: bool | Mapping[str, bool] | None = None,
     levels: str | list[str] | None = None,
     block: str | None = None,
+    warmup: str | None = None,
 ) -> DecideResult:
     """Decide, after any round, which benchmarks changed, which are equivalent and which need
     more runs, with error rates that hold however often the caller looks.
@@ -99,7 +103,7 @@ def decide(
         default), Bonferroni on the e-values (family-wise) or none (each benchmark at alpha).
     higher_is_better : None, bool or mapping unit -> bool
         The direction of the units; None infers it from the unit.
-    levels, block : see `fastperf.compare`
+    levels, block, warmup : see `fastperf.compare`
         The experiment's structure; the sequential unit is its block (a round) or its
         outermost level (a process), else a run.
 
@@ -129,7 +133,7 @@ def decide(
     options = decide_options(baseline=baseline, candidate=candidate, margin=margin, by=by,
                              variant=variant, value=value, unit=unit, alpha=alpha,
                              adjust=adjust, higher_is_better=higher_is_better, levels=levels,
-                             block=block)
+                             block=block, warmup=warmup)
     return run_planned(data, partial(decide_plan, options=options), decide_stage,
                        decide_finish, values=[options.value], keys=[by, variant, unit],
                        function="decide")
@@ -151,6 +155,7 @@ class DecideOptions:
     higher_is_better: Any
     levels: tuple[str, ...] | None
     block: str | None
+    warmup: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -175,13 +180,13 @@ class DecidePlan(Plan):
 
 
 def decide_options(*, baseline, candidate, margin, by, variant, value, unit, alpha, adjust,
-                   higher_is_better, levels, block) -> DecideOptions:
+                   higher_is_better, levels, block, warmup=None) -> DecideOptions:
     """The options of `decide`, checked.
 
     Parameters
     ----------
     baseline, candidate, margin, by, variant, value, unit, alpha, adjust, higher_is_better,
-    levels, block
+    levels, block, warmup
         See `decide`.
 
     Returns
@@ -200,6 +205,7 @@ def decide_options(*, baseline, candidate, margin, by, variant, value, unit, alp
         raise InputError(f"higher_is_better must be None, a bool or a mapping unit -> bool; "
                          f"got {higher_is_better!r}")
     levels, block = check_structure_arguments(levels, block)
+    warmup = check_warmup(warmup)
     check_variants("decide", baseline, candidate)
     if not isinstance(candidate, (str, int)) or candidate == baseline:
         raise InputError(f"candidate must name one variant other than the baseline "
@@ -207,7 +213,7 @@ def decide_options(*, baseline, candidate, margin, by, variant, value, unit, alp
     return DecideOptions(baseline=baseline, candidate=candidate, margin=margin, by=by,
                          variant=variant, value=value, unit=unit, alpha=alpha, adjust=adjust,
                          higher_is_better=higher_is_better, levels=levels,
-                         block="none" if block == "" else block)
+                         block="none" if block == "" else block, warmup=warmup)
 
 
 def decide_plan(table: pa.Table, options: DecideOptions) -> DecidePlan:
@@ -293,6 +299,10 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
     keys, variant, value, unit = plan.keys, options.variant, options.value, options.unit
     baseline, candidate = options.baseline, options.candidate
     names = [baseline, candidate]
+    measured = None  # warmup="auto": the chunk as measured and the transients found
+    if options.warmup == "auto" and table.num_rows:
+        table, found, sequences = drop_warmup(table, keys, variant, value, structure)
+        measured = (sequences, found)
     # one grouping: each side's runs (in row order) from the grouping into units, if any
     units = None if structure.flat else units_of(table, keys, variant, value, structure)
     vs = (chunk_variant_samples(table, names, keys, variant, value) if units is None
@@ -336,9 +346,23 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
             "runs_needed": pa.nulls(k, pa.int64()),
             "status": pa.array(status.tolist(), pa.string()),
         }
+    extra = {"se": sequence.se}
+    if options.warmup == "auto":  # no flags column here: only the warm-up dropped
+        warmup_x = warmup_y = np.zeros(k, dtype=np.int64)
+        groups = values = 0
+        if measured is not None:
+            takes = benchmark_takes(measured[0], keys, variant, names, vs.keys)
+            warmup_x, warmup_y = row_warmup(measured[1], takes, baseline, [candidate])
+            groups, values = dropped_counts(measured[0], measured[1],
+                                            np.concatenate(list(takes.values())))
+        columns = with_columns_after(columns, "n_dropped_candidate",
+                                     {"warmup_baseline": warmup_x, "warmup_candidate": warmup_y})
+        first = np.arange(k) == 0
+        extra["warmup_groups"] = np.where(first, groups, 0).astype(np.int64)
+        extra["warmup_values"] = np.where(first, values, 0).astype(np.int64)
     key_table = vs.keys if vs.keys.num_columns else pa.table(
         {"_": pa.nulls(k)}).drop_columns(["_"])
-    return StageRows.of(keyed_table(key_table, columns), {"se": sequence.se})
+    return StageRows.of(keyed_table(key_table, columns), extra)
 
 
 def decide_finish(staged: StageRows, plan: DecidePlan, info: dict) -> DecideResult:
@@ -424,6 +448,12 @@ def decide_finish(staged: StageRows, plan: DecidePlan, info: dict) -> DecideResu
         "undecided": int(undecided.sum()) + undecidable,
         "most_runs_needed": int(needed.max()) if (needed > 0).any() else None,
     }
+    if options.warmup == "auto":
+        extra = staged.extra
+        groups = int(extra.column("warmup_groups").to_numpy(zero_copy_only=False).sum())
+        values = int(extra.column("warmup_values").to_numpy(zero_copy_only=False).sum())
+        summary["warmup"] = warmup_summary(groups, values)
+        warnings.extend(warmup_warning(groups, values))
     return DecideResult(rows, summary, warnings, plan.keys)
 
 

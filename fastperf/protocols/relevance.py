@@ -33,6 +33,7 @@ __all__ = [
     "relevance_structure",
     "not_tested_warnings", "log_ratios", "equivalence_bounds", "ratio_out_of_range",
     "signed_rank_tests", "rank_sum_tests", "joined_methods", "ratio_name", "row_names",
+    "min_runs_to_conclude",
 ]
 
 #: The status of a benchmark whose median ratio is not a positive finite float64 (e.g. 1e308
@@ -458,3 +459,23 @@ def row_names(keys: pa.Table, rows: np.ndarray, limit: int = 5) -> str:
     return "; ".join(names) + more
 
 
+def min_runs_to_conclude(level: float, paired: bool) -> dict[str, int] | None:
+    """The fewest pairs with which an (untied) exact test can reject at `level`.
+
+    Parameters
+    ----------
+    level : float
+        The per-test level.
+    paired : bool
+
+    Returns
+    -------
+    dict or None
+        ``difference``: 2/2^n <= level for the two-sided difference test; ``equivalence``:
+        1/2^n <= level for each one-sided equivalence test. None for unpaired runs, where it
+        depends on both sides' sizes.
+    """
+    if not paired:
+        return None
+    return {"difference": int(math.ceil(math.log2(2.0 / level))),
+            "equivalence": int(math.ceil(math.log2(1.0 / level)))}

@@ -21,7 +21,6 @@ comparison's index and the median log ratio to the finish.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from functools import partial
 from types import SimpleNamespace
@@ -43,9 +42,11 @@ from fastperf.io.tables import key_list, require_columns
 from fastperf.protocols.relevance import (
     SCALES, check_comparison, check_relevance_table, equivalence_bounds, joined_methods,
     relevance_structure,
-    log_ratios, not_tested_warnings, rank_sum_tests, ratio_name, ratio_out_of_range, row_names,
-    signed_rank_tests,
+    log_ratios, min_runs_to_conclude, not_tested_warnings, rank_sum_tests, ratio_name,
+    ratio_out_of_range, row_names, signed_rank_tests,
 )
+from fastperf.protocols.flags import (check_warmup, drop_warmup, finish_flags, flags_footer,
+                                      stage_flags, with_columns_after)
 from fastperf.protocols.report_views import sparc_view
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
@@ -72,7 +73,7 @@ SPARC_COLUMNS = [
     "n_candidate", "n_dropped_baseline", "n_dropped_candidate", "median_baseline",
     "median_candidate", "ratio_median", "statistic", "pvalue_difference", "z_difference",
     "pvalue_upper", "z_upper", "pvalue_lower", "z_lower", "pvalue_equivalence", "method",
-    "reject_difference", "reject_equivalence", "conclusion", "status",
+    "reject_difference", "reject_equivalence", "conclusion", "flags", "status",
 ]
 
 
@@ -174,6 +175,9 @@ class SparcResult(BenchmarkResult):
         out = self.header() + "\n\n" + render_text(self.benchmarks.select(keys + SPARC_TEXT_COLUMNS))
         if self.overall is not None:
             out += f"\n\n{self.extra_title('overall')}:\n" + render_text(self.overall)
+        footer = flags_footer(self.summary, "benchmarks")
+        if footer:
+            out += "\n\n" + footer
         if self.warnings:
             out += "\n\nwarnings:\n" + "\n".join(f"- {w}" for w in self.warnings)
         return out
@@ -190,7 +194,9 @@ class SparcResult(BenchmarkResult):
         -----
         A rendering: no formula.
         """
-        return "```\n" + self.header() + "\n```\n\n" + super().to_markdown()
+        footer = flags_footer(self.summary, "benchmarks")
+        return ("```\n" + self.header() + "\n```\n\n" + super().to_markdown()
+                + (f"\n\n{footer}\n" if footer else ""))
 
 
 def _sparc_iv(margin, alpha, adjust, scale):
@@ -230,6 +236,7 @@ def sparc(
     scale: str = "log",
     levels: str | Sequence[str] | None = None,
     block: str | None = None,
+    warmup: str | None = None,
 ) -> SparcResult:
     """SPARC relevance testing of every benchmark: relevant difference, trivial difference,
     equivalence or indeterminate (Tullos, Graham, Jordan & Patel 2021, Table I).
@@ -307,6 +314,10 @@ def sparc(
         it (not with ``levels=[]``); ``"none"``: no block. The paired design of nested data
         pairs the variants' unit means of each block value (not `pair`); nested levels
         without a block are an `InputError`.
+    warmup : None or "auto"
+        None tests every value; ``"auto"`` first drops the initial transient found in each
+        benchmark and variant's processes (`fastperf.compare`'s ``warmup``), adds the columns
+        ``warmup_baseline`` / ``warmup_candidate`` and ``summary["warmup"]``, and warns.
 
     Returns
     -------
@@ -323,7 +334,8 @@ def sparc(
         ``pvalue_upper``, ``z_upper`` (H01), ``pvalue_lower``, ``z_lower`` (H02; the z's are
         oriented towards equivalence and NaN where the test was exact),
         ``pvalue_equivalence``, ``method``, ``reject_difference``, ``reject_equivalence``,
-        ``conclusion``, ``status``. ``.overall``, ``.summary``, ``.warnings``.
+        ``conclusion``, ``flags`` (the run diagnostics of either side, `fastperf.compare`'s),
+        ``status``. ``.overall``, ``.summary``, ``.warnings``.
 
     Raises
     ------
@@ -348,7 +360,7 @@ def sparc(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, pair=pair,
         margin=margin, alpha=alpha, adjust=adjust, method=method, overall=overall,
         higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale,
-        levels=levels, block=block)
+        levels=levels, block=block, warmup=warmup)
     side: dict[str, Any] = {}
     result = run_planned(data, partial(sparc_plan, options=options), sparc_stage, sparc_finish,
                          values=[value], side=side, function="sparc", keys=[by, variant, unit])
@@ -390,6 +402,7 @@ class SparcOptions:
     scale: str
     levels: tuple[str, ...] | None = None
     block: str | None = None
+    warmup: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -407,13 +420,13 @@ class SparcPlan(Plan):
 
 def sparc_options(*, baseline, candidate, by, variant, value, pair, margin, alpha, adjust,
                   method, overall, higher_is_better, min_runs, unit, scale, levels=None,
-                  block=None) -> SparcOptions:
+                  block=None, warmup=None) -> SparcOptions:
     """The options of `sparc`, checked (those that need no table).
 
     Parameters
     ----------
     baseline, candidate, by, variant, value, pair, margin, alpha, adjust, method, overall, \
-higher_is_better, min_runs, unit, scale, levels, block
+higher_is_better, min_runs, unit, scale, levels, block, warmup
         See `sparc`.
 
     Returns
@@ -422,6 +435,7 @@ higher_is_better, min_runs, unit, scale, levels, block
     """
     bounds, log_bounds, alpha = _sparc_iv(margin, alpha, adjust, scale)
     levels, block = check_structure_arguments(levels, block)
+    warmup = check_warmup(warmup)
     # one name of any type (a string, a number, a date) or a list of names; check_comparison
     # names a missing or repeated one
     listed = isinstance(candidate, (list, tuple))
@@ -433,7 +447,7 @@ higher_is_better, min_runs, unit, scale, levels, block
         value=value, pair=pair, margin=margin, bounds=bounds, log_bounds=log_bounds,
         alpha=alpha, adjust=adjust, method=method, overall=bool(overall),
         higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale,
-        levels=levels, block="none" if block == "" else block)
+        levels=levels, block="none" if block == "" else block, warmup=warmup)
 
 
 def sparc_plan(table: pa.Table, options: SparcOptions) -> SparcPlan:
@@ -684,6 +698,12 @@ def sparc_stage(table: pa.Table, plan: SparcPlan, side: dict | None = None) -> S
     """
     options = plan.options
     candidates, scale = options.candidates, options.scale
+    measured = None  # warmup="auto": the chunk as measured and the transients found
+    if options.warmup == "auto" and table.num_rows:
+        table, found, sequences = drop_warmup(table, plan.keys, options.variant, options.value,
+                                              plan.structure)
+        measured = (sequences, found)
+    tested_table = table
     table = unit_means(table, plan.keys, options.variant, options.value, plan.structure,
                        [options.unit])
     if options.pair is not None:
@@ -726,15 +746,31 @@ def sparc_stage(table: pa.Table, plan: SparcPlan, side: dict | None = None) -> S
         "pvalue_equivalence": np.fmax(p_up, p_low),
     }
     tests = {k: np.where(tested, v, np.nan) for k, v in tests.items()}
+    # the run diagnostics of the measurements tested, per candidate (its benchmarks); with one
+    # candidate, the report's traces from the same diagnostics
+    traces = isinstance(side, dict) and "runs" in side and len(candidates) == 1
+    flags = [stage_flags(tested_table, plan.keys, options.variant, options.value,
+                         plan.structure, options.baseline, [name], part, options.warmup,
+                         measured, traces=traces)
+             for name, part in zip(candidates, keys_parts)]
+    if traces:
+        side["runs"].traces = flags[0].traces
+    count_columns = with_columns_after(
+        count_columns, "n_dropped_candidate" if "n_dropped_candidate" in count_columns
+        else "n_dropped", {name: np.concatenate([f.warmup_columns[name] for f in flags])
+                           for name in flags[0].warmup_columns})
     rows = keyed_table(stack_keys(keys_parts, candidates, options.listed), {
         **count_columns, "median_baseline": median_x, "median_candidate": median_y,
         "ratio_median": ratio_median, **tests, "method": np.where(tested, method_used, "none"),
         "reject_difference": np.zeros(n.shape, dtype=bool),
         "reject_equivalence": np.zeros(n.shape, dtype=bool),
-        "conclusion": pa.nulls(n.shape[0], pa.string()), "status": status,
+        "conclusion": pa.nulls(n.shape[0], pa.string()),
+        "flags": pa.concat_arrays([f.text for f in flags]), "status": status,
     })
     return StageRows.of(rows, {"comparison": comparison.astype(np.int64),
-                               "log_median": log_median})
+                               "log_median": log_median,
+                               **{name: np.concatenate([f.extra[name] for f in flags])
+                                  for name in flags[0].extra}})
 
 
 def sparc_finish(staged: StageRows, plan: SparcPlan, info: dict) -> SparcResult:
@@ -792,7 +828,10 @@ def sparc_finish(staged: StageRows, plan: SparcPlan, info: dict) -> SparcResult:
         "min_runs_to_conclude": min_runs_to_conclude(per_test, paired),
         "structure": plan.structure.label(),
     }
-    warnings = design_warnings(rows, comparison, plan) + not_tested_warnings(status)
+    flag_summary, flag_warnings = finish_flags(extra, options.warmup)
+    summary.update(flag_summary)
+    warnings = (design_warnings(rows, comparison, plan) + not_tested_warnings(status)
+                + flag_warnings)
     return SparcResult(table, summary, warnings, overall_table)
 
 
@@ -957,24 +996,3 @@ def overall_tests(ratio_median, log_median, relevant, comparison, candidates, me
         "verdict": verdict,
     })
 
-
-def min_runs_to_conclude(level: float, paired: bool) -> dict[str, int] | None:
-    """The fewest pairs with which an (untied) exact test can reject at `level`.
-
-    Parameters
-    ----------
-    level : float
-        The per-test level.
-    paired : bool
-
-    Returns
-    -------
-    dict or None
-        ``difference``: 2/2^n <= level for the two-sided difference test; ``equivalence``:
-        1/2^n <= level for each one-sided equivalence test. None for unpaired runs, where it
-        depends on both sides' sizes.
-    """
-    if not paired:
-        return None
-    return {"difference": int(math.ceil(math.log2(2.0 / level))),
-            "equivalence": int(math.ceil(math.log2(1.0 / level)))}

@@ -54,6 +54,8 @@ from fastperf.io.tables import (
 )
 from fastperf.kernels.grouping import take_segments
 from fastperf.protocols.aggregate import check_weight_column
+from fastperf.protocols.flags import (check_warmup, drop_warmup, finish_flags, stage_flags,
+                                      with_columns_after)
 from fastperf.protocols.relevance import RANK_METHODS
 from fastperf.protocols.speedup_report import EXECUTION_TIMES, RESULT_COLUMNS, SpeedupTestResult
 from fastperf.results.base import keyed_table
@@ -267,6 +269,7 @@ def speedup_test(
     unit: str | None = "unit",
     levels: str | Sequence[str] | None = None,
     block: str | None = None,
+    warmup: str | None = None,
 ) -> SpeedupTestResult:
     """The Speedup-Test of every benchmark: is the candidate's mean, and its median, better?
 
@@ -312,6 +315,10 @@ def speedup_test(
     block : None or str
         The block column crossed with the variants: None takes ``round`` when the table has
         it (not with ``levels=[]``); ``"none"``: no block.
+    warmup : None or "auto"
+        None tests every value; ``"auto"`` first drops the initial transient found in each
+        benchmark and variant's processes (`fastperf.compare`'s ``warmup``), adds the columns
+        ``warmup_baseline`` / ``warmup_candidate`` and ``summary["warmup"]``, and warns.
 
     Returns
     -------
@@ -324,7 +331,8 @@ def speedup_test(
         ``pvalue_mean`` (one-sided t-test), ``mean_significant``, ``max_confidence_mean``; the
         median protocol: ``pvalue_ks``, ``pvalue_median`` (one-sided), ``median_method``,
         ``median_significant``, ``prob_candidate_faster`` (U/(mn): P[X > Y] + P[X = Y]/2 for
-        lower-is-better), ``max_confidence_median``; ``status`` and ``warnings`` (text).
+        lower-is-better), ``max_confidence_median``; ``flags`` (the run diagnostics of either
+        side, `fastperf.compare`'s); ``status`` and ``warnings`` (text).
         ``status`` is "ok", or for a benchmark not compared "missing baseline", "missing
         candidate", "missing baseline and candidate" or "speedup outside the float64 range",
         or for a benchmark compared whose F- or t-test could not run (its p-value null: one
@@ -354,7 +362,7 @@ def speedup_test(
         alpha=alpha, weights=weights, higher_is_better=higher_is_better,
         large_sample=large_sample, precision=precision,
         proportion_confidence=proportion_confidence, median_method=median_method, unit=unit,
-        levels=levels, block=block)
+        levels=levels, block=block, warmup=warmup)
     side: dict = {}
     result = run_planned(data, partial(speedup_plan, options=options), speedup_stage,
                          speedup_finish, values=[value], side=side, function="speedup_test",
@@ -431,6 +439,7 @@ class SpeedupOptions:
     unit: str | None
     levels: tuple[str, ...] | None = None
     block: str | None = None
+    warmup: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -460,13 +469,14 @@ class SpeedupPlan(Plan):
 
 def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
                     higher_is_better, large_sample, precision, proportion_confidence,
-                    median_method, unit, levels=None, block=None) -> SpeedupOptions:
+                    median_method, unit, levels=None, block=None,
+                    warmup=None) -> SpeedupOptions:
     """The options of `speedup_test`, checked (those that need no table).
 
     Parameters
     ----------
     baseline, candidate, by, variant, value, alpha, weights, higher_is_better, large_sample,
-    precision, proportion_confidence, median_method, unit, levels, block
+    precision, proportion_confidence, median_method, unit, levels, block, warmup
         See `speedup_test`.
 
     Returns
@@ -478,6 +488,7 @@ def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
         median_method, by)
     column_name(value, "value")
     levels, block = check_structure_arguments(levels, block)
+    warmup = check_warmup(warmup)
     if proportion_confidence is None:
         proportion_confidence = round(1.0 - alpha, 12) if not isinstance(alpha, str) else 0.95
     return SpeedupOptions(
@@ -485,7 +496,7 @@ def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
         alpha=alpha, weights=weights, higher_is_better=higher_is_better,
         large_sample=large_sample, precision=precision,
         proportion_confidence=proportion_confidence, median_method=median_method, unit=unit,
-        levels=levels, block="none" if block == "" else block)
+        levels=levels, block="none" if block == "" else block, warmup=warmup)
 
 
 def speedup_plan(table: pa.Table, options: SpeedupOptions) -> SpeedupPlan:
@@ -592,6 +603,12 @@ def speedup_stage(table: pa.Table, plan: SpeedupPlan, side: dict | None = None) 
     """
     options = plan.options
     keys, baseline, candidate = plan.keys, options.baseline, options.candidate
+    measured = None  # warmup="auto": the chunk as measured and the transients found
+    if options.warmup == "auto" and table.num_rows:
+        table, found, sequences = drop_warmup(table, keys, options.variant, options.value,
+                                              plan.structure)
+        measured = (sequences, found)
+    tested = table
     table = unit_means(table, keys, options.variant, options.value, plan.structure,
                        _per_benchmark(options))
     vs, variants = _chunk_samples(table, keys, options.variant, options.value,
@@ -649,14 +666,19 @@ def speedup_stage(table: pa.Table, plan: SpeedupPlan, side: dict | None = None) 
     # the variants seen, for the finish's message when the plan could not look for them
     seen = [] if plan.variants_checked else [repr(v) for v in variants.to_pylist()
                                                if v is not None]
+    # the run diagnostics of the measurements tested (before the unit means)
+    flags = stage_flags(tested, keys, options.variant, options.value, plan.structure,
+                        baseline, [candidate], vs.keys, options.warmup, measured,
+                        traces=side is not None)
     if side is not None:
-        side["runs"] = Runs(baseline, candidate, xs, ys, ("strip", "ecdf", "qq"))
-    rows = keyed_table(vs.keys, {
+        side["runs"] = Runs(baseline, candidate, xs, ys, ("strip", "ecdf", "qq"), flags.traces)
+    rows = keyed_table(vs.keys, with_columns_after({
         "n_baseline": n1, "n_candidate": n2, "n_dropped_baseline": vs.n_dropped[baseline],
         "n_dropped_candidate": vs.n_dropped[candidate], "alpha": levels,
-        **{name: _null_where_not_run(name, columns[name]) for name in RESULT_COLUMNS[5:-2]},
-        "status": status, "warnings": notes,
-    })
+        **{name: _null_where_not_run(name, columns[name])
+           for name in RESULT_COLUMNS[5:RESULT_COLUMNS.index("flags")]},
+        "flags": flags.text, "status": status, "warnings": notes,
+    }, "n_dropped_candidate", flags.warmup_columns))
     return StageRows.of(rows, {
         **{f"{time}_{name}": values for time, pair in (("mean", (moments_x[2], moments_y[2])),
                                                         ("median", (median_x, median_y)),
@@ -665,6 +687,7 @@ def speedup_stage(table: pa.Table, plan: SpeedupPlan, side: dict | None = None) 
         "exponent": exponent, "weight": w, "compared": compared,
         "ks_messages": pa.array(["\n".join(ks_messages)] + [""] * (len(n1) - 1), pa.string()),
         "variants": pa.array([seen] + [[]] * (len(n1) - 1), pa.list_(pa.string())),
+        **flags.extra,
     })
 
 
@@ -837,7 +860,10 @@ def speedup_finish(staged: StageRows, plan: SpeedupPlan, info: dict) -> SpeedupT
         "median": _proportion(column("median_significant"), compared, confidence, precision),
         "structure": plan.structure.label(),
     }
+    flag_summary, flag_warnings = finish_flags(staged.extra, options.warmup)
+    summary.update(flag_summary)
     ks_messages = _ks_messages([m for m in extra("ks_messages") if m])
     warnings, errors = _messages(rows.select(plan.keys), column("warnings"),
                                  column("status"), compared, ks_messages, summary)
+    warnings.extend(flag_warnings)
     return SpeedupTestResult(rows, summary, warnings, errors)

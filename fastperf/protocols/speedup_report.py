@@ -12,6 +12,7 @@ from typing import Any
 import numpy as np
 import pyarrow as pa
 
+from fastperf.protocols.flags import flags_footer
 from fastperf.protocols.report_views import speedup_view
 from fastperf.results.base import BenchmarkResult
 from fastperf.results.render import dumps, render_markdown, render_text, table_records
@@ -29,7 +30,7 @@ RESULT_COLUMNS = [
     "mean_test", "pvalue_shapiro_baseline", "pvalue_shapiro_candidate", "pvalue_ftest",
     "pvalue_mean", "mean_significant", "max_confidence_mean",
     "pvalue_ks", "pvalue_median", "median_method", "median_significant", "prob_candidate_faster",
-    "max_confidence_median", "status", "warnings",
+    "max_confidence_median", "flags", "status", "warnings",
 ]
 
 #: The columns of the short per-benchmark table printed by `SpeedupTestResult.to_text`.
@@ -160,6 +161,9 @@ class SpeedupTestResult(BenchmarkResult):
         """
         keys = [c for c in self.benchmarks.column_names if c not in RESULT_COLUMNS]
         out = render_text(self.benchmarks.select(keys + TEXT_COLUMNS)) + "\n\n" + self.global_report()
+        footer = flags_footer(self.summary, "benchmarks")
+        if footer:
+            out += "\n\n" + footer
         if self.warnings:
             out += f"\n\n{len(self.warnings)} warning(s):\n" + "\n".join(f"- {w}" for w in self.warnings)
         if self.errors:
@@ -180,6 +184,9 @@ class SpeedupTestResult(BenchmarkResult):
         A rendering: no formula.
         """
         out = "```\n" + self.global_report() + "\n```\n\n" + render_markdown(self.benchmarks)
+        footer = flags_footer(self.summary, "benchmarks")
+        if footer:
+            out += "\n\n" + footer
         for title, items in (("Warnings", self.warnings), ("Errors", self.errors)):
             if items:
                 out += f"\n\n**{title}**\n\n" + "\n".join(f"- {item}" for item in items)

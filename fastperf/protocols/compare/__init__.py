@@ -35,6 +35,8 @@ from fastperf.protocols.compare.result import (
 )
 from fastperf.protocols.compare.nested import chunk_units, flat_samples, nested_rows
 from fastperf.protocols.compare.summaries import compare_from_summaries
+from fastperf.protocols.flags import (check_warmup, drop_warmup, finish_flags, stage_flags,
+                                      with_columns_after)
 from fastperf.results.base import dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
 
@@ -104,6 +106,7 @@ def compare(
     method: str = "auto",
     levels: str | Sequence[str] | None = None,
     block: str | None = None,
+    warmup: str | None = None,
 ) -> CompareResult:
     """Compare each candidate with the baseline, per benchmark, configuration and unit.
 
@@ -151,6 +154,12 @@ def compare(
     block : None or str
         The block column crossed with the variants: None takes ``round`` when the table has
         it (not with ``levels=[]``); ``"none"``: no block.
+    warmup : None or "auto"
+        None tests every value. ``"auto"`` drops the initial transient found in each
+        benchmark and variant's processes (`fastperf.engine.diagnostics.find_warmup`) before
+        testing, says so in a warning, and adds the columns ``warmup_baseline`` /
+        ``warmup_candidate`` (the iterations dropped from each process, 0: none) and
+        ``summary["warmup"]``.
 
     Returns
     -------
@@ -173,11 +182,17 @@ def compare(
     of its processes, or the paired t-test on its within-round log ratios (Kalibera & Jones
     2013); its medians and their intervals are those of the unit means, and the table gains
     the columns ``analysis``, ``units_*``, ``icc_*`` and ``n_effective_*``.
+
+    The ``flags`` column names what the run diagnostics found in the runs of either side
+    (`fastperf.engine.diagnostics.diagnose`: ``warmup``, ``outliers``, ``bimodal``, ``drift``,
+    ``resolution``, ``noisy``, ``few runs``; `fastperf.check` explains them); ``summary["flags"]``
+    counts the comparisons raising each.
     """
     options = compare_options(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value, unit=unit,
         alpha=alpha, adjust=adjust, confidence=confidence, margin=margin, threshold=threshold,
-        higher_is_better=higher_is_better, method=method, levels=levels, block=block)
+        higher_is_better=higher_is_better, method=method, levels=levels, block=block,
+        warmup=warmup)
     if not isinstance(data, Dataset):
         data = load_table(data)
         if data.num_rows == 0:
@@ -225,6 +240,7 @@ class CompareOptions:
     method: str
     levels: tuple[str, ...] | None
     block: str | None
+    warmup: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -250,13 +266,13 @@ class ComparePlan(Plan):
 
 def compare_options(*, baseline, candidate, by, variant, value, unit, alpha, adjust, confidence,
                     margin, threshold, higher_is_better, method, levels=None,
-                    block=None) -> CompareOptions:
+                    block=None, warmup=None) -> CompareOptions:
     """The options of `compare`, checked (the errors of a call that reads no table).
 
     Parameters
     ----------
     baseline, candidate, by, variant, value, unit, alpha, adjust, confidence, margin, threshold,
-    higher_is_better, method, levels, block
+    higher_is_better, method, levels, block, warmup
         See `compare`.
 
     Returns
@@ -269,6 +285,7 @@ def compare_options(*, baseline, candidate, by, variant, value, unit, alpha, adj
     alpha, confidence, margin, threshold = checked_options(
         alpha, adjust, confidence, margin, threshold, method, higher_is_better)
     levels, block = check_structure_arguments(levels, block)
+    warmup = check_warmup(warmup)
     check_variants("compare", baseline, candidate)
     candidates = variant_list(candidate, "candidate")
     if not candidates or baseline in candidates or len(set(candidates)) != len(candidates):
@@ -279,7 +296,7 @@ def compare_options(*, baseline, candidate, by, variant, value, unit, alpha, adj
         several=isinstance(candidate, (list, tuple)), by=by, variant=variant, value=value,
         unit=unit, alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
         threshold=threshold, higher_is_better=higher_is_better, method=method, levels=levels,
-        block="none" if block == "" else block)
+        block="none" if block == "" else block, warmup=warmup)
 
 
 def compare_plan(table: pa.Table, options: CompareOptions) -> ComparePlan:
@@ -355,6 +372,14 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     # one grouping of the rows into units serves the nested analysis and the flat samples;
     # a variant without rows in this chunk: empty samples
     units = chunk_units(table, plan.structure, keys, variant, value)
+    measured = None  # warmup="auto": the chunk as measured and the transients found
+    if options.warmup == "auto" and table.num_rows:
+        steady, found, sequences = drop_warmup(table, keys, variant, value, plan.structure,
+                                               units)
+        measured = (sequences, found)
+        if steady is not table:
+            table = steady
+            units = chunk_units(table, plan.structure, keys, variant, value)
     vs = flat_samples(units, table, [baseline, *candidates], keys, variant, value)
     k, c = len(vs.keys), len(candidates)
     samples, dropped = vs.samples, vs.n_dropped
@@ -443,6 +468,11 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
          "values <= 0: no ratio interval",
          f"fewer than {n_min} runs: no {confidence:g} median interval",
          f"fewer than {n_min} units: no {confidence:g} median interval"], "ok")
+    # the run diagnostics of the data tested, each row the union of its two sides' flags
+    flags = stage_flags(vs.table if plan.structure.flat else table, keys, variant, value,
+                        plan.structure, baseline, candidates,
+                        vs.keys, options.warmup, measured, units, traces=side is not None,
+                        groups=vs.groups)
     columns = {
         "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": np.tile(dropped[baseline], c),
         "n_dropped_candidate": np.concatenate([dropped[name] for name in candidates]),
@@ -452,9 +482,11 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         "ci_high": ci_high, "pvalue": p,
         "pvalue_adjusted": np.full(k * c, np.nan), "method": method_used,  # set by the finish
         "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
-        "verdict": pa.nulls(k * c, pa.string()), "status": status}
+        "verdict": pa.nulls(k * c, pa.string()),
+        "flags": flags.text, "status": status}
+    columns = with_columns_after(columns, "n_dropped_candidate", flags.warmup_columns)
     extra = {"testable": testable, "sign": sign, "positive": positive,
-             "equivalent": equivalent}
+             "equivalent": equivalent, **flags.extra}
     # what the overall score needs of each side of each row (`aggregate_score`'s propagation):
     # the runs, or the unit means of a row compared on its units
     for name, sides in (("baseline", flat_xs), ("candidate", flat_ys)):
@@ -480,7 +512,9 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
                                      else None))
     if side is not None:
         side["runs"] = Runs(baseline, candidates[0] if c == 1 else "candidate", xs, ys)
+        side["runs"].traces = flags.traces
     return StageRows.of(keyed_table(key_table, columns), extra)
+
 
 
 def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareResult:
@@ -543,6 +577,8 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
     if "pvalue_flat" in extra.column_names:
         warnings.extend(_flat_would_differ(rows, extra_column, verdict, keys, adjust, alpha,
                                            threshold))
+    flag_summary, flag_warnings = finish_flags(extra, options.warmup)
+    warnings.extend(flag_warnings)
     counts = {v: int(np.sum(verdict == v)) for v in VERDICTS}
     summary = {
         "function": "compare", "baseline": options.baseline, "candidates": candidates,
@@ -550,7 +586,7 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
         "comparisons": int(testable.sum()), "confidence": options.confidence,
         "margin": options.margin, "threshold": threshold, "method": options.method,
         "verdicts": counts, "largest_regressions": largest_regressions(out, keys),
-        "structure": plan.structure.label(),
+        "structure": plan.structure.label(), **flag_summary,
     }
     return CompareResult(out, summary, warnings, overall, keys, unit_key)
 

@@ -18,6 +18,7 @@ from fastperf.data.validation import (check_choice, check_confidence, check_real
 from fastperf.errors import InputError
 from fastperf.io.common import config_columns
 from fastperf.io.tables import has_column, key_list, require_columns
+from fastperf.protocols.flags import flags_footer
 from fastperf.protocols.report_views import compare_view
 from fastperf.results.base import BenchmarkResult
 from fastperf.results.render import format_cell, render_markdown
@@ -33,7 +34,7 @@ VERDICTS = ("worse", "better", "changed", "equivalent", "no change", "too few ru
 COLUMNS = ("n_baseline", "n_candidate", "n_dropped_baseline", "n_dropped_candidate",
            "median_baseline", "ci_baseline_low", "ci_baseline_high", "median_candidate",
            "ci_candidate_low", "ci_candidate_high", "delta", "ratio", "ci_low", "ci_high",
-           "pvalue", "pvalue_adjusted", "method", "direction", "verdict", "status")
+           "pvalue", "pvalue_adjusted", "method", "direction", "verdict", "flags", "status")
 
 
 _ADJUST_NAMES = {"bh": "Benjamini-Hochberg", "holm": "Holm", "bonferroni": "Bonferroni"}
@@ -120,7 +121,9 @@ class CompareResult(BenchmarkResult):
         ``function``, ``baseline``, ``candidates``, ``keys``, ``variant_keys`` (configuration
         that tells the variants apart), ``alpha``, ``adjust``, ``comparisons`` (the family
         adjusted), ``confidence``, ``margin``, ``threshold``, ``verdicts`` (counts),
-        ``largest_regressions``, ``rows``, ``rows_not_ok``.
+        ``largest_regressions``, ``rows``, ``rows_not_ok``; from runs, ``flags`` (the
+        comparisons raising each flag), ``flagged`` (those raising any), ``flag_rows`` (those
+        diagnosed), and with ``warmup="auto"`` ``warmup`` (groups and values dropped).
     warnings : list of str
     """
 
@@ -257,8 +260,8 @@ class CompareResult(BenchmarkResult):
         how = (f"p-values adjusted ({_ADJUST_NAMES[s['adjust']]}) over {s['comparisons']} "
                "comparisons" if s["adjust"] != "none" else "p-values not adjusted")
         line = f"{counts or 'nothing compared'}; {how}; verdicts at alpha={s['alpha']:g}"
-        structure = self.structure_line()
-        return line if structure is None else line + "\n" + structure
+        lines = [line, self.structure_line(), flags_footer(s)]
+        return "\n".join(part for part in lines if part is not None)
 
     def structure_line(self) -> str | None:
         """What the structure of the data made of the comparison (None when flat): the
