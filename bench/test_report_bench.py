@@ -1,5 +1,8 @@
-"""HTML reports of `compare` for 50 and 10,000 benchmarks (31 runs a side): time to make the page,
-its size, and the time Chromium takes to load and render it.
+"""HTML reports of `compare` for 50 and 10,000 benchmarks (31 runs a side), and for 10,000
+benchmarks of a nested design (20 processes x 5 iterations a side, whose runs' iteration traces
+the page carries): time to make the page, its size, and the time Chromium takes to load and
+render it (and, for the nested page, to open a row's detail panel: strip, violins, ECDFs and
+traces).
 
 Anchors, on the same rows in the same run: the forest plot of the 50 most changed benchmarks
 drawn by matplotlib (SVG, the usual Python choice) and by Plotly (a self-contained HTML file,
@@ -24,15 +27,16 @@ from fastperf.protocols.compare import compare
 CHROMIUM = shutil.which("chromium")
 
 
-def _render_seconds(path, rounds=3):
-    """Median time from navigation to a painted page with the table filled (Chromium)."""
+def _render_seconds(path, rounds=3, panel=False):
+    """Median time from navigation to a painted page with the table filled (Chromium); with
+    `panel`, also the median time from a click on a row to its painted detail panel."""
     from playwright.sync_api import sync_playwright
 
     flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
              "--disable-component-update", "--disable-sync", "--no-first-run"]
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=flags)
-        times = []
+        times, clicks = [], []
         for _ in range(rounds):
             page = browser.new_page()
             start = time.perf_counter()
@@ -40,9 +44,16 @@ def _render_seconds(path, rounds=3):
             page.wait_for_selector("#fp-table tbody tr")
             page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
             times.append(time.perf_counter() - start)
+            if panel:
+                start = time.perf_counter()
+                page.locator("#fp-table tbody tr").nth(3).click()
+                page.wait_for_selector("#fp-runs polyline.fp-trace")
+                page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+                clicks.append(time.perf_counter() - start)
             page.close()
         browser.close()
-    return statistics.median(times)
+    return (statistics.median(times), statistics.median(clicks)) if panel else \
+        statistics.median(times)
 
 
 def _matplotlib_forest(result, top, path):
@@ -109,3 +120,28 @@ def test_report_size_and_speed(benchmarks, tmp_path):
     except ImportError:
         print("  anchor Plotly: not installed")
     assert size < (5_000_000 if benchmarks > 50 else 200_000)
+
+
+def test_nested_report_with_traces_size_and_speed(tmp_path):
+    """10,000 benchmarks x 2 variants x 20 processes x 5 iterations: each value is sent once, in
+    measurement order with its process lengths and warm-up (the page sorts them for the strip,
+    the violin and the ECDF), gzip-compressed in base64."""
+    import fastperf
+
+    table = fastperf.simulate(10_000, processes=20, iterations=5, seed=0, unit=None).table
+    result = compare(table, baseline="baseline", candidate="candidate")
+    if result.runs.traces is None:
+        pytest.skip("compare keeps no traces")
+    path = tmp_path / "report.html"
+    make = median_time(lambda: result.to_html(path), rounds=3)
+    size = os.path.getsize(path)
+    line = (f"\nreport of 10,000 benchmarks x 2 x 20 processes x 5 iterations (2,000,000 values, "
+            f"with traces): made in {make:.2f} s (median of 3), {size / 1e6:.2f} MB")
+    if CHROMIUM is not None:
+        load, click = _render_seconds(path, panel=True)
+        line += (f", loaded and rendered by Chromium in {load:.2f} s, a row's detail panel "
+                 f"drawn in {click * 1000:.0f} ms (medians of 3)")
+    print(line)
+    # the values' text (6 significant digits) compresses to about 3 bytes a value: 2 million
+    # values and the table of 10,000 rows, in base64
+    assert size < 12_000_000

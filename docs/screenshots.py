@@ -1,13 +1,15 @@
 """Make the screenshots of docs/reports.md: each report kind on data of fastperf.simulate (and
 the shipped Go data), opened in headless Chromium by Playwright. Run from the repository root:
 
-    python docs/screenshots.py
+    python docs/screenshots.py          # every one
+    python docs/screenshots.py runs     # only those named
 
 It needs playwright (pip) and Chromium (Debian: apt-get install chromium).
 """
 from __future__ import annotations
 
 import shutil
+import sys
 import tempfile
 from pathlib import Path
 
@@ -38,7 +40,19 @@ def results() -> dict:
             table.column("benchmark"), pa.array([f"bench_{i:05d}" for i in range(8)])))),
         "anova": fastperf.anova(table, factor="variant", by="benchmark"),
         "factorial": fastperf.factorial(design, factors=["A", "B"], by="benchmark"),
+        "runs": runs_with_transient(),
     }
+
+
+def runs_with_transient():
+    """compare on a nested table (8 processes x 12 iterations a side) whose first 3 iterations
+    of every process are 25 % slower: its detail panel shows the traces with the warm-up."""
+    table = fastperf.simulate(benchmarks=6, processes=8, iterations=12, seed=7,
+                              shapes="lognormal", sigma=0.03, effects=[1.15] * 6).table
+    slower = np.where(table.column("iteration").to_numpy() < 3, 1.25, 1.0)
+    table = table.set_column(table.column_names.index("value"), "value",
+                             pa.array(table.column("value").to_numpy() * slower))
+    return fastperf.compare(table, baseline="baseline", candidate="candidate")
 
 
 def main() -> None:
@@ -49,11 +63,19 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, sync_playwright() as p:
         browser = p.chromium.launch(executable_path=chromium, args=FLAGS)
         for name, result in results().items():
+            if sys.argv[1:] and name not in sys.argv[1:]:
+                continue
             path = Path(tmp) / f"{name}.html"
             result.to_html(path, top=30)
             page = browser.new_page(viewport={"width": 1000, "height": 760})
             page.goto(path.as_uri())
             page.wait_for_selector("body[data-ready]", state="attached")
+            if name == "runs":  # the detail panel alone: strip, violins, ECDFs, traces
+                page.set_viewport_size({"width": 1100, "height": 900})  # two figures a line
+                page.locator("#fp-table tbody tr").first.click()
+                page.locator("#fp-runs").screenshot(path=str(OUT / f"report-{name}.png"))
+                page.close()
+                continue
             if result.runs is not None:
                 page.locator("g.fp-interval").first.click()
                 page.evaluate("() => window.scrollTo(0, 0)")

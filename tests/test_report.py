@@ -72,6 +72,25 @@ def all_results():
 
 RESULTS = all_results()
 
+#: The columns each report's table shows first (issue 45: the benchmark, the change, its
+#: interval, the p-value, the verdict, the flags), written out here as the issue lists them.
+LEAD = {
+    "compare": ["benchmark", "unit", "delta", "ratio", "ci_low", "ci_high", "pvalue_adjusted",
+                "verdict", "flags"],
+    "speedup_test": ["benchmark", "speedup_median", "pvalue_median", "median_significant",
+                     "flags"],
+    "sparc": ["benchmark", "ratio_median", "pvalue_difference", "pvalue_equivalence",
+              "conclusion", "flags"],
+    "hpt": ["benchmark", "ratio_median", "pvalue", "significant", "flags"],
+}
+LEAD["sparc_paired"] = LEAD["sparc"]
+
+
+def page_order(kind: str, names: list[str]) -> list[str]:
+    """The expected column order of the page: `LEAD`'s columns the table has, then the rest."""
+    first = [c for c in LEAD.get(kind, []) if c in names]
+    return first + [c for c in names if c not in first]
+
 
 @pytest.mark.parametrize("kind", sorted(RESULTS))
 def test_page_is_self_contained_and_holds_every_row(kind, tmp_path):
@@ -87,9 +106,9 @@ def test_page_is_self_contained_and_holds_every_row(kind, tmp_path):
                 if u != "http://www.w3.org/2000/svg"]
     data = page_data(page)
     table = result.table
-    assert data["table"]["columns"] == table.column_names
+    assert data["table"]["columns"] == page_order(kind, table.column_names)
     assert len(data["table"]["rows"]) == table.num_rows
-    for j, name in enumerate(table.column_names):
+    for j, name in enumerate(data["table"]["columns"]):
         column = table.column(name)
         if pa.types.is_floating(column.type):
             shown = [row[j] for row in data["table"]["rows"]]
@@ -148,7 +167,8 @@ def test_runs_in_the_page_are_the_input_runs(kind):
     frame = table.to_pandas()
     runs = {(b, v): sorted(g["value"]) for (b, v), g in frame.groupby(["benchmark", "variant"])}
     names = result.table.column("benchmark").to_pylist()
-    for name, (xs, ys) in zip(names, data["runs"]["rows"]):
+    for name, row in zip(names, data["runs"]["rows"]):
+        xs, ys = row[:2]  # with traces, then the process lengths and the warm-up
         assert sorted(xs) == pytest.approx(runs[(name, "baseline")], rel=6e-6)
         assert sorted(ys) == pytest.approx(runs[(name, "candidate")], rel=6e-6)
 
@@ -209,3 +229,224 @@ def test_demo_writes_its_report(capsys):
     assert path.endswith(DEMO_REPORT)
     with open(path, encoding="utf-8") as f:
         assert len(page_data(f.read())["table"]["rows"]) == 2
+
+
+# ---- issue 45: the lead columns, the coloured verdict, the flags as badges, the runs drawn ----
+
+WARM = 3  # the transient's iterations in `nested_with_transient`
+
+
+def nested_with_transient(benchmarks=6, processes=4, iterations=8, slower=1.3, seed=4):
+    """A nested table (processes x iterations a side) whose first `WARM` iterations of every
+    process are `slower` times slower."""
+    sim = fastperf.simulate(benchmarks=benchmarks, processes=processes, iterations=iterations,
+                            seed=seed, shapes="lognormal", sigma=0.02,
+                            effects=[1.0, 1.2] * (benchmarks // 2))
+    table = sim.table
+    iteration = table.column("iteration").to_numpy()
+    value = table.column("value").to_numpy() * np.where(iteration < WARM, slower, 1.0)
+    return table.set_column(table.column_names.index("value"), "value", pa.array(value))
+
+
+def traces_by_hand(table, names, warm, candidate="candidate"):
+    """`Traces` of the rows named `names` (benchmarks), built by a pandas loop: each side's values
+    in row order, one process per `process` value (in order of appearance)."""
+    from fastperf.data.arrays import Samples
+    from fastperf.results.figures import Traces
+
+    frame = table.to_pandas()
+    sides = []
+    for variant in ("baseline", candidate):
+        values, offsets, processes = [], [0], [0]
+        for name in names:
+            rows = frame[(frame["benchmark"] == name) & (frame["variant"] == variant)]
+            for _, process in rows.groupby("process", sort=False):
+                values += process["value"].tolist()
+                processes.append(len(values))
+            offsets.append(len(values))
+        sides.append((Samples(np.array(values, float), np.array(offsets, np.int64)),
+                      np.array(processes, np.int64)))
+    n = len(names)
+    return Traces(sides[0][0], sides[1][0], sides[0][1], sides[1][1],
+                  np.full(n, warm, np.int64), np.full(n, warm, np.int64))
+
+
+def nested_compare(**options):
+    """compare on `nested_with_transient`, its runs' traces set by hand (the test's oracle of
+    what the page receives)."""
+    table = nested_with_transient(**options)
+    result = fastperf.compare(table, baseline="baseline", candidate="candidate")
+    names = result.table.column("benchmark").to_pylist()
+    result.runs.traces = traces_by_hand(table, names, WARM)
+    return table, result
+
+
+@pytest.mark.parametrize("kind", sorted(LEAD))
+def test_lead_columns_come_first(kind):
+    """The page's table (and the notebook's) starts with the benchmark, the change, its
+    interval, the p-value and the verdict; the counts and the configuration follow."""
+    result = RESULTS[kind]
+    names = page_data(result.to_html())["table"]["columns"]
+    assert sorted(names) == sorted(result.table.column_names)  # every column, once
+    expected = [c for c in LEAD[kind] if c in result.table.column_names]
+    assert names[:len(expected)] == expected
+    assert names[len(expected):] == [c for c in result.table.column_names if c not in expected]
+    head = re.search(r"<thead><tr>(.*?)</tr>", result._repr_html_()).group(1)
+    assert re.findall(r"<th>(.*?)</th>", head)[:len(expected)] == expected
+
+
+def test_lead_columns_of_compare_in_words():
+    names = page_data(RESULTS["compare"].to_html())["table"]["columns"]
+    assert names.index("verdict") < names.index("n_baseline")
+    assert names.index("pvalue_adjusted") < names.index("median_baseline")
+    assert names[0] == "benchmark"
+
+
+def test_results_without_lead_columns_keep_their_order():
+    for kind in ("describe", "anova", "plan_runs", "bootstrap"):
+        names = page_data(RESULTS[kind].to_html())["table"]["columns"]
+        assert names == RESULTS[kind].table.column_names
+
+
+def test_verdict_cells_take_the_colours_of_the_forest_plot():
+    """Each verdict's table colour (the page's CSS, ``td.fp-cat-<verdict>``) is the colour its
+    intervals take in the forest plot of the same page."""
+    table = simulated(benchmarks=40, runs=9, seed=5)
+    page = fastperf.compare(table, baseline="baseline", candidate="candidate").to_html()
+    drawn = dict(re.findall(r'<g class="fp-interval fp-cat-([a-z-]+)" data-row="\d+" '
+                            r'style="color:(#[0-9a-f]{6})"', page))
+    assert {"worse", "better", "no-change"} <= set(drawn)
+    for verdict, colour in drawn.items():
+        assert f".fp-table td.fp-cat-{verdict}{{color:{colour};" in page
+    assert drawn["worse"] == "#c62828" and drawn["better"] == "#2e7d32"  # red, green
+    data = page_data(page)
+    assert data["table"]["columns"][data["category"]] == "verdict"
+
+
+def test_flags_column_is_named_for_badges():
+    """The page names the ``flags`` column for the script, which draws its cells as badges
+    (tests/test_report_browser.py checks the markup)."""
+    from fastperf.results.base import Result
+
+    table = pa.table({"benchmark": ["a", "b", "c"], "n": [5, 6, 7],
+                      "flags": ["warmup, bimodal", "", "few runs"]})
+    data = page_data(Result(table, {"function": "x"}, []).to_html())
+    assert data["table"]["columns"][data["badges"]] == "flags"
+    assert [r[data["badges"]] for r in data["table"]["rows"]] == ["warmup, bimodal", "",
+                                                                  "few runs"]
+    assert page_data(RESULTS["describe"].to_html())["badges"] == -1 or \
+        "flags" in RESULTS["describe"].table.column_names
+
+
+def test_traces_payload_sends_each_value_once_in_measurement_order():
+    table, result = nested_compare()
+    data = page_data(result.to_html())
+    runs = data["runs"]
+    assert runs["traces"] is True and runs["dropped"] is False
+    frame = table.to_pandas()
+    names = result.table.column("benchmark").to_pylist()
+    sent = 0
+    for name, row in zip(names, runs["rows"]):
+        assert len(row) == 6  # values a side, process lengths a side, warm-up a side
+        for k, variant in enumerate(("baseline", "candidate")):
+            rows = frame[(frame["benchmark"] == name) & (frame["variant"] == variant)]
+            assert row[k] == pytest.approx(rows["value"].tolist(), rel=6e-6)  # row order
+            assert row[2 + k] == rows.groupby("process", sort=False).size().tolist()
+            assert row[4 + k] == WARM
+            sent += len(row[k])
+    assert sent == table.num_rows  # every value once: no second, sorted copy
+
+
+def test_traces_of_runs_without_processes_are_one_segment():
+    from fastperf.data.arrays import Samples
+    from fastperf.results.figures import Traces
+
+    table = simulated(benchmarks=3, runs=7, seed=2)
+    result = fastperf.compare(table, baseline="baseline", candidate="candidate")
+    frame = table.to_pandas()
+    names = result.table.column("benchmark").to_pylist()
+    sides = []
+    for variant in ("baseline", "candidate"):
+        values = [frame[(frame["benchmark"] == n) & (frame["variant"] == variant)]["value"]
+                  .tolist() for n in names]
+        offsets = np.cumsum([0] + [len(v) for v in values])
+        sides.append(Samples(np.concatenate(values), offsets))
+    result.runs.traces = Traces(sides[0], sides[1], sides[0].offsets, sides[1].offsets,
+                                np.zeros(3, np.int64), np.array([2, 0, 1]))
+    rows = page_data(result.to_html())["runs"]["rows"]
+    assert [r[2] for r in rows] == [[7]] * 3 and [r[3] for r in rows] == [[7]] * 3
+    assert [r[5] for r in rows] == [2, 0, 1]
+
+
+def test_dropped_warmup_is_said_when_the_runs_left_it_out():
+    """When the tested runs hold fewer values than the traces (warmup="auto" dropped the
+    transient), the page says so: its strip draws those values apart, untested."""
+    from fastperf.data.arrays import Samples
+
+    table, result = nested_compare()
+    traces = result.runs.traces
+
+    def steady(samples, processes):
+        keep = np.ones(samples.values.size, bool)
+        for start in processes[:-1]:
+            keep[start:start + WARM] = False
+        kept_before = np.concatenate(([0], np.cumsum(keep)))
+        return Samples(samples.values[keep], kept_before[samples.offsets])
+
+    result.runs.baseline = steady(traces.baseline, traces.baseline_processes)
+    result.runs.candidate = steady(traces.candidate, traces.candidate_processes)
+    assert page_data(result.to_html())["runs"]["dropped"] is True
+
+
+def one_sided_result():
+    """A result whose runs have one side (as `fastperf.check`'s): candidate "" and empty."""
+    from fastperf.data.arrays import Samples
+    from fastperf.results.base import Result
+    from fastperf.results.figures import ReportView, Runs, Traces
+
+    values = np.array([3.0, 2.0, 2.1, 1.9, 5.0, 4.0, 4.1, 4.2, 4.0])
+    offsets = np.array([0, 4, 9])
+    none = Samples(np.zeros(0), np.zeros(3, np.int64))
+    traces = Traces(Samples(values, offsets), none, np.array([0, 2, 4, 6, 9]),
+                    np.zeros(1, np.int64), np.array([1, 0]), np.zeros(2, np.int64))
+    in_order = Samples(np.concatenate([np.sort(values[:4]), np.sort(values[4:])]), offsets)
+    runs = Runs("runs", "", in_order, none, ("strip",), traces)
+
+    class OneSided(Result):
+        def report_view(self):
+            return ReportView(["two groups"], [], runs, "flags", ("benchmark", "flags"))
+
+    table = pa.table({"benchmark": ["a", "b"], "n": [4, 5], "flags": ["warmup", ""]})
+    return OneSided(table, {"function": "check"}, [])
+
+
+def test_one_sided_runs_payload():
+    runs = page_data(one_sided_result().to_html())["runs"]
+    assert runs["candidate"] == "" and runs["plots"] == ["strip"]
+    assert [r[1] for r in runs["rows"]] == [[], []] and [r[3] for r in runs["rows"]] == [[], []]
+    assert runs["rows"][0][0] == [3.0, 2.0, 2.1, 1.9] and runs["rows"][0][2] == [2, 2]
+    assert runs["rows"][1][2] == [2, 3] and [r[4] for r in runs["rows"]] == [1, 0]
+
+
+def test_check_report():
+    """fastperf.check's page: the headline counts the flags of its table, the keys, the
+    variant, the flags and the advice come first, one-sided runs with their traces."""
+    from fastperf.protocols.report_views import check_view
+
+    table = nested_with_transient(benchmarks=4)
+    result = fastperf.check(table)
+    result.report_view = lambda: check_view(result)  # as CheckResult.report_view
+    data = page_data(result.to_html())
+    flags = [f.split(", ") if f else [] for f in result.table.column("flags").to_pylist()]
+    counts = {}
+    for row in flags:
+        for f in row:
+            counts[f] = counts.get(f, 0) + 1
+    line = result.report_view().headline[0]
+    assert line.startswith(f"{sum(map(bool, flags))} of {result.table.num_rows} groups flagged")
+    for name, n in counts.items():
+        assert f"{name} {n}" in line
+    names = data["table"]["columns"]
+    assert names[:5] == ["benchmark", "variant", "unit", "flags", "advice"]
+    assert data["runs"]["candidate"] == "" and data["runs"]["traces"] is True
+    assert names[data["category"]] == "flags" and data["badges"] == data["category"]

@@ -17,11 +17,20 @@ from fastperf.results.figures import Intervals, ReportView, Shares
 from fastperf.results.html import row_labels
 from fastperf.stats.proportions import proportion_ci
 
-__all__ = ["compare_view", "speedup_view", "sparc_view", "hpt_view", "aggregate_view",
-           "plan_view", "anova_view", "factorial_view", "ratio_interval", "REPORT_CONFIDENCE"]
+__all__ = ["compare_view", "speedup_view", "sparc_view", "hpt_view", "check_view",
+           "aggregate_view", "plan_view", "anova_view", "factorial_view", "ratio_interval",
+           "REPORT_CONFIDENCE"]
 
 #: The level of the intervals the report draws where the result has none.
 REPORT_CONFIDENCE = 0.95
+
+
+def _keys(result) -> list[str]:
+    """The columns that name a row of a two-variant protocol: ``candidate`` where the table has
+    it, then the benchmark's key columns (the summary's ``keys``, else ``benchmark``)."""
+    names = result.table.column_names
+    keys = list(result.summary.get("keys") or ["benchmark"])
+    return (["candidate"] if "candidate" in names else []) + keys
 
 
 def _column(table, name) -> np.ndarray:
@@ -93,7 +102,9 @@ def compare_view(result) -> ReportView:
         axis="ratio candidate / baseline (log scale; 1 = no change)",
         category=_text(t, "verdict"),
         band=None if margin is None else (1.0 - margin, 1.0 + margin))
-    return ReportView(headline, [figure], result.runs, "verdict")
+    lead = (*_keys(result), "delta", "ratio", "ci_low", "ci_high", "pvalue_adjusted", "verdict",
+            "flags")
+    return ReportView(headline, [figure], result.runs, "verdict", lead)
 
 
 def speedup_view(result) -> ReportView:
@@ -116,7 +127,8 @@ def speedup_view(result) -> ReportView:
                        f"{REPORT_CONFIDENCE:g} Hodges-Lehmann interval", row_labels(t),
                        estimate, low, high, axis="speedup (log scale; 1 = no change)",
                        category=category)
-    return ReportView(headline, [figure], result.runs, "median_significant")
+    lead = (*_keys(result), "speedup_median", "pvalue_median", "median_significant", "flags")
+    return ReportView(headline, [figure], result.runs, "median_significant", lead)
 
 
 def _runs_interval(result, table, estimate_column: str, invert: bool):
@@ -153,7 +165,9 @@ def sparc_view(result) -> ReportView:
                                   + ["benchmark"]),
                        estimate, low, high, axis=f"{s['ratio']} (log scale)",
                        category=_text(t, "conclusion"), band=tuple(s["equivalence_bounds"]))
-    return ReportView(headline, [figure], result.runs, "conclusion")
+    lead = (*_keys(result), "ratio_median", "pvalue_difference", "pvalue_equivalence",
+            "conclusion", "flags")
+    return ReportView(headline, [figure], result.runs, "conclusion", lead)
 
 
 def hpt_view(result) -> ReportView:
@@ -171,7 +185,25 @@ def hpt_view(result) -> ReportView:
     figure = Intervals(f"ratio {s['ratio']} of the medians, {REPORT_CONFIDENCE:g} "
                        f"Hodges-Lehmann interval", row_labels(t), estimate, low, high,
                        axis=f"{s['ratio']} (log scale)", category=category)
-    return ReportView(headline, [figure], result.runs, "significant")
+    lead = (*_keys(result), "ratio_median", "pvalue", "significant", "flags")
+    return ReportView(headline, [figure], result.runs, "significant", lead)
+
+
+def check_view(result) -> ReportView:
+    """`check`: how many groups raise a flag and how many raise each; no figure (the table's
+    flags are badges, filtered by flag); each group's runs and iteration traces on demand."""
+    s, t = result.summary, result.table
+    counts = s.get("flags") or {}
+    raised = ", ".join(f"{name} {n}" for name, n in counts.items() if n)
+    flagged = s.get("flagged", 0)
+    headline = [f"{flagged} of {t.num_rows} groups flagged" + (f": {raised}" if raised else "")]
+    if "values" in s:
+        headline.append(f"{s['values']} values" + (f", {s['dropped']} null/NaN dropped"
+                                                   if s.get("dropped") else "")
+                        + (f"; structure: {s['structure']}" if s.get("structure") else ""))
+    named = {*(s.get("keys") or []), *([s["variant"]] if s.get("variant") else [])}
+    keys = [name for name in result.table.column_names if name in named]  # in table order
+    return ReportView(headline, [], result.runs, "flags", (*keys, "flags", "advice"))
 
 
 def aggregate_view(result) -> ReportView:

@@ -25,8 +25,8 @@ import numpy as np
 
 from fastperf.data.arrays import Samples
 
-__all__ = ["Intervals", "Shares", "Runs", "ReportView", "intervals_svg", "histogram_svg",
-           "shares_svg", "most_changed", "colours", "TOP"]
+__all__ = ["Intervals", "Shares", "Runs", "Traces", "ReportView", "intervals_svg", "histogram_svg",
+           "shares_svg", "most_changed", "colours", "css_class", "MEANINGS", "TOP"]
 
 #: Rows drawn one by one in an interval figure by default; the rest are in its histogram.
 TOP = 50
@@ -73,30 +73,64 @@ class Shares:
 
 
 @dataclass
+class Traces:
+    """Per row of a two-variant result, each side's values in the order they were measured, cut
+    into processes, with the warm-up found (`fastperf.engine.diagnostics.find_warmup`): the
+    iteration traces of the page's detail panel.
+
+    Row i's baseline values are ``baseline.values[baseline.offsets[i]:baseline.offsets[i+1]]``;
+    its processes are the segments of `baseline_processes` (CSR offsets into
+    ``baseline.values``) that start inside that slice (without processes: one segment, the runs
+    in order); ``warmup_baseline[i]`` iterations of each of its processes are the transient (0:
+    none found). The same for the candidate.
+    """
+
+    baseline: Samples
+    candidate: Samples
+    baseline_processes: np.ndarray
+    candidate_processes: np.ndarray
+    warmup_baseline: np.ndarray
+    warmup_candidate: np.ndarray
+
+
+@dataclass
 class Runs:
     """The runs behind each row of a two-variant result, for the per-row plots drawn on demand
     in the page: row i compares ``baseline.values[offsets[i]:offsets[i+1]]`` with the same
     segment of `candidate`. `plots` lists what to draw: "strip" (the runs, their medians),
     "ecdf" (both empirical distribution functions: the KS view), "qq" (normal Q-Q plots: the
-    normality view)."""
+    normality view). The strip carries each side's violin (its kernel density outline).
+
+    With `traces`, the page also draws each side's iteration traces, and its runs are the
+    traces' values (sent once, in measurement order; the page sorts them). A one-sided `Runs`
+    (`candidate_name` ""; the candidate's segments empty: `fastperf.check`) draws the
+    baseline side only."""
 
     baseline_name: str
     candidate_name: str
     baseline: Samples
     candidate: Samples
     plots: tuple[str, ...] = ("strip", "ecdf")
+    traces: Traces | None = None
 
 
 @dataclass
 class ReportView:
     """What a report shows of a result, top to bottom: the `headline` (short lines of text), the
-    `figures`, then the table of every row (with `categories`, the column whose values the
-    table can be filtered by), the extra tables and, on demand per row, its `runs`."""
+    `figures`, then the table of every row (with `category_column`, the column whose values
+    the table can be filtered by and whose cells are coloured by value), the extra tables and,
+    on demand per row, its `runs`.
+
+    `lead_columns` names the columns the page's table shows first, in that order (those the
+    table has; the others follow in the table's order): the benchmark, the change, its
+    interval, the p-value, the verdict and the flags, before the configuration and the counts.
+    """
 
     headline: list[str]
     figures: list = field(default_factory=list)
     runs: Runs | None = None
     category_column: str | None = None
+    lead_columns: tuple[str, ...] = ()
 
 
 def _scale(values: np.ndarray, log: bool) -> np.ndarray:
@@ -206,7 +240,7 @@ def intervals_svg(view: Intervals, top: int = TOP) -> str:
         cat = "" if view.category is None else view.category[i]
         tip = (f"{label}: {_number(est[k])} [{_number(low[k])}, {_number(high[k])}]"
                + (f" ({cat})" if cat else ""))
-        item = [f'<g class="fp-interval fp-cat-{_css(cat)}" data-row="{int(rows[i])}" '
+        item = [f'<g class="fp-interval fp-cat-{css_class(cat)}" data-row="{int(rows[i])}" '
                 f'style="color:{colour(cat)}">'
                 f'<title>{escape(tip)}</title><rect fill="transparent" x="0" '
                 f'y="{y - ROW_HEIGHT / 2:.1f}" width="{WIDTH}" height="{ROW_HEIGHT}"/>'
@@ -311,6 +345,7 @@ def _part_colour(j: int, name: str) -> str:
     return "#b0bec5" if name == "error" else PALETTE[j % len(PALETTE)]
 
 
-def _css(name: str) -> str:
-    """`name` as a CSS class fragment (letters, digits and dashes)."""
+def css_class(name: str) -> str:
+    """`name` as a CSS class fragment: lower case, every character but letters and digits a
+    dash (the page's script names a table cell's class by the same rule)."""
     return "".join(ch if ch.isalnum() else "-" for ch in str(name).lower())

@@ -3,10 +3,11 @@ script and the data are inline), readable offline and printable.
 
 Top to bottom: the title and headline, the warnings, the figures of the result's `ReportView`
 (`fastperf.results.figures`), the table of every row (sortable by a click on a column, filtered
-by text and by category, paged so that 10,000 rows stay light), the extra tables, and on demand
-(a click on a row or an interval) the runs of that row: a strip plot of baseline and candidate
-with their medians, their empirical distribution functions, and normal Q-Q plots where the
-protocol tested normality.
+by text and by category, paged so that 10,000 rows stay light; the view's lead columns first,
+the category cells coloured, a ``flags`` column as badges), the extra tables, and on demand (a
+click on a row or an interval) the runs of that row: a strip plot of each side with its median
+and violin, their empirical distribution functions, normal Q-Q plots where the protocol tested
+normality and, where the runs carry them, the iteration traces with the warm-up marked.
 
 Every number in the table is the result's column as `fastperf.results.cells` writes it (six
 significant digits), so the page shows what ``to_text`` shows.
@@ -25,10 +26,12 @@ import pyarrow as pa
 from fastperf.results.cells import column_text
 from fastperf.results.render import numeric_type
 from fastperf.results.figures import (
-    TOP, Intervals, ReportView, Shares, histogram_svg, intervals_svg, shares_svg,
+    MEANINGS, TOP, Intervals, ReportView, Shares, css_class, histogram_svg, intervals_svg,
+    shares_svg,
 )
 
-__all__ = ["render_html", "render_notebook", "row_labels", "table_payload"]
+__all__ = ["render_html", "render_notebook", "row_labels", "table_payload", "column_order",
+           "category_styles", "static_table"]
 
 
 def _asset(name: str) -> str:
@@ -53,28 +56,82 @@ def row_labels(table: pa.Table, keys: list[str] | None = None) -> list[str]:
     return [" / ".join(c for c in cells if c) or "(none)" for cells in zip(*columns)]
 
 
-def table_payload(table: pa.Table) -> dict:
-    """The table for the page's script: column names, which are numeric (sorted as numbers),
-    and the rows of text cells."""
+def column_order(names: list[str], lead_columns=()) -> list[int]:
+    """The page's order of a table's columns, as indices into `names`: those of `lead_columns`
+    the table has first, in that order, then the others in the table's order."""
+    first = [names.index(c) for c in dict.fromkeys(lead_columns) if c in names]
+    taken = set(first)
+    return first + [i for i in range(len(names)) if i not in taken]
+
+
+def table_payload(table: pa.Table, lead_columns=()) -> dict:
+    """The table for the page's script: column names (`lead_columns` first, see
+    `column_order`), which are numeric (sorted as numbers), and the rows of text cells."""
     names = [str(n) for n in table.column_names]
-    numeric = [numeric_type(t) for t in table.schema.types]
-    columns = [column_text(table.column(i)) for i in range(len(names))]
-    return {"columns": names, "numeric": numeric,
+    order = column_order(names, lead_columns)
+    numeric = [numeric_type(table.schema.types[i]) for i in order]
+    columns = [column_text(table.column(i)) for i in order]
+    return {"columns": [names[i] for i in order], "numeric": numeric,
             "rows": [list(r) for r in zip(*columns)] if columns else []}
 
 
-def _runs_payload(runs) -> str:
-    """Per row, the baseline's and the candidate's runs as JSON arrays (6 significant digits)."""
-    def segments(samples):
-        text = np.char.mod("%.6g", samples.values)
-        text = np.where(np.isfinite(samples.values), text, "null")
-        offsets = samples.offsets
-        return [",".join(text[offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)]
+def _segment_texts(samples) -> list[str]:
+    """Per segment of `samples`, its values as JSON array items (6 significant digits, null
+    where not finite)."""
+    text = np.char.mod("%.6g", samples.values)
+    text = np.where(np.isfinite(samples.values), text, "null")
+    offsets = samples.offsets
+    return [",".join(text[offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)]
 
-    rows = [f"[[{a}],[{b}]]" for a, b in zip(segments(runs.baseline), segments(runs.candidate))]
-    return (f'{{"baseline":{json.dumps(str(runs.baseline_name))},'
+
+def _process_lengths(offsets: np.ndarray, processes: np.ndarray) -> list[str]:
+    """Per row (segment of `offsets`), the lengths of its non-empty processes (the segments of
+    `processes` that start inside the row) as JSON array items."""
+    offsets, processes = np.asarray(offsets, np.int64), np.asarray(processes, np.int64)
+    starts, lengths = processes[:-1], np.diff(processes)
+    keep = lengths > 0
+    starts, lengths = starts[keep], lengths[keep]
+    row = np.searchsorted(offsets, starts, side="right") - 1
+    bounds = np.searchsorted(row, np.arange(len(offsets)), side="left")
+    text = lengths.astype(str)
+    return [",".join(text[bounds[i]:bounds[i + 1]]) for i in range(len(offsets) - 1)]
+
+
+def _runs_payload(runs) -> str:
+    """The runs of every row, for the detail panel. Without traces, per row the baseline's and
+    the candidate's runs, ``[[x...],[y...]]``. With traces (`Runs.traces`) the values are sent
+    once, in measurement order, with each side's process lengths and warm-up iterations:
+    ``[[x...],[y...],[len...],[len...],warmup_x,warmup_y]`` (the script sorts them for the strip,
+    the violin and the ECDF); ``"dropped"`` says whether the tested runs left the warm-up out
+    (the runs counted fewer values than the traces)."""
+    traces = runs.traces
+    head = (f'{{"baseline":{json.dumps(str(runs.baseline_name))},'
             f'"candidate":{json.dumps(str(runs.candidate_name))},'
-            f'"plots":{json.dumps(list(runs.plots))},"rows":[{",".join(rows)}]}}')
+            f'"plots":{json.dumps(list(runs.plots))},"traces":{json.dumps(traces is not None)}')
+    if traces is None:
+        rows = [f"[[{a}],[{b}]]" for a, b in zip(_segment_texts(runs.baseline),
+                                                 _segment_texts(runs.candidate))]
+        return f'{head},"dropped":false,"rows":[{",".join(rows)}]}}'
+
+    def total(samples) -> int:
+        return int(samples.offsets[-1] - samples.offsets[0]) if len(samples.offsets) else 0
+
+    dropped = (total(runs.baseline) + total(runs.candidate)
+               != total(traces.baseline) + total(traces.candidate))
+    warm_x = np.asarray(traces.warmup_baseline, np.int64).tolist()
+    warm_y = np.asarray(traces.warmup_candidate, np.int64).tolist()
+    rows = [f"[[{a}],[{b}],[{la}],[{lb}],{wa},{wb}]" for a, b, la, lb, wa, wb in zip(
+        _segment_texts(traces.baseline), _segment_texts(traces.candidate),
+        _process_lengths(traces.baseline.offsets, traces.baseline_processes),
+        _process_lengths(traces.candidate.offsets, traces.candidate_processes), warm_x, warm_y)]
+    return f'{head},"dropped":{json.dumps(dropped)},"rows":[{",".join(rows)}]}}'
+
+
+def category_styles() -> str:
+    """The colours of the category cells of the page's table (``td.fp-cat-<value>``): those of
+    the figures (`fastperf.results.figures.MEANINGS`), so a verdict reads the same in both."""
+    return "".join(f".fp-table td.fp-cat-{css_class(name)}{{color:{colour};font-weight:600}}"
+                   for name, colour in MEANINGS.items() if name)
 
 
 def _figures_html(view: ReportView, top: int) -> str:
@@ -99,6 +156,10 @@ def _figures_html(view: ReportView, top: int) -> str:
     return "\n".join(f'<div class="fp-figure-box">{f}</div>' if f.startswith("<svg") else f
                      for f in out)
 
+
+#: The column whose cells the page draws as badges, one per flag (its text: the flags joined
+#: by ", "; "" when none).
+BADGES = "flags"
 
 #: Data beyond this many characters of JSON goes into the page gzip-compressed (base64): the
 #: runs and table of 10,000 benchmarks are about 9 MB of JSON and 2 MB compressed.
@@ -134,11 +195,12 @@ def render_html(result, *, top: int = TOP, title: str | None = None) -> str:
     view = result.report_view()
     function = result.summary.get("function", type(result).__name__)
     title = title or f"fastperf {function}: {result.table.num_rows} {result.table_name}"
-    payload = table_payload(result.table)
+    payload = table_payload(result.table, view.lead_columns)
     category = (payload["columns"].index(view.category_column)
                 if view.category_column in payload["columns"] else -1)
+    badges = payload["columns"].index(BADGES) if BADGES in payload["columns"] else -1
     labels = row_labels(result.table, result.summary.get("keys"))
-    data = (f'{{"table":{json.dumps(payload)},"category":{category},'
+    data = (f'{{"table":{json.dumps(payload)},"category":{category},"badges":{badges},'
             f'"labels":{json.dumps(labels)},'
             f'"runs":{_runs_payload(view.runs) if view.runs is not None else "null"}}}')
     extras = []
@@ -153,7 +215,7 @@ def render_html(result, *, top: int = TOP, title: str | None = None) -> str:
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <meta name="generator" content="fastperf">
 <title>{escape(title)}</title>
-<style>{_asset("report.css")}</style></head>
+<style>{_asset("report.css")}{category_styles()}</style></head>
 <body class="fp-page">
 <header><h1>{escape(title)}</h1>{headline}</header>
 {f'<section class="fp-warnings"><h2>Warnings</h2><ul>{warnings}</ul></section>' if warnings else ''}
@@ -179,9 +241,10 @@ def _short(summary: dict) -> dict:
             if not (isinstance(v, (list, tuple)) and len(v) > 20)}
 
 
-def static_table(table: pa.Table, limit: int | None = None) -> str:
-    """`table` (its first `limit` rows) as a plain HTML table, numbers right-aligned."""
-    payload = table_payload(table if limit is None else table.slice(0, limit))
+def static_table(table: pa.Table, limit: int | None = None, lead_columns=()) -> str:
+    """`table` (its first `limit` rows) as a plain HTML table, numbers right-aligned,
+    `lead_columns` first (`column_order`)."""
+    payload = table_payload(table if limit is None else table.slice(0, limit), lead_columns)
     head = "".join(f"<th>{escape(c)}</th>" for c in payload["columns"])
     body = "".join("<tr>" + "".join(
         f'<td{" class=num" if num else ""}>{escape(cell)}</td>'
@@ -204,4 +267,4 @@ def render_notebook(result, rows: int = 20) -> str:
     headline = "".join(f"<div><b>{escape(line)}</b></div>" if i == 0 else
                        f"<div>{escape(line)}</div>" for i, line in enumerate(view.headline))
     return (f'<div class="fastperf-result"><style>{_asset("report.css")}</style>{headline}'
-            f"{figure}{static_table(result.table, rows)}</div>")
+            f"{figure}{static_table(result.table, rows, view.lead_columns)}</div>")

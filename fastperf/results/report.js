@@ -28,6 +28,29 @@ function main(data) {
     });
   }
   function num(s) { var v = parseFloat(s); return isNaN(v) ? (s === "nan" ? NaN : null) : v; }
+  // a value as a CSS class fragment: the rule of fastperf.results.figures.css_class
+  function css(s) { return String(s).toLowerCase().replace(/[^\p{L}\p{N}]/gu, "-"); }
+  function flagsOf(cell) { return cell ? cell.split(", ") : []; }
+  function badges(cell) {  // one badge per flag; the ", " kept in the text, hidden
+    return flagsOf(cell).map(function (f) {
+      return "<span class=\"fp-badge fp-flag-" + css(f) + "\">" + esc(f) + "</span>";
+    }).join("<span class=\"fp-sep\">, </span>");
+  }
+  function cellHtml(cell, j) {
+    var cls = [];
+    if (t.numeric[j]) cls.push("num");
+    if (j === data.category && cell !== "") cls.push("fp-cat fp-cat-" + css(cell));
+    if (j === data.badges) cls.push("fp-badges");
+    return "<td" + (cls.length ? " class=\"" + cls.join(" ") + "\"" : "") + ">" +
+      (j === data.badges ? badges(cell) : esc(cell)) + "</td>";
+  }
+  // the category filter: the cell's value, or for the flags column a flag the row has
+  var NOFLAG = " none";  // no flag starts with a space
+  function inCategory(row) {
+    var cell = row[data.category];
+    if (data.category !== data.badges) return cell === state.cat;
+    return state.cat === NOFLAG ? cell === "" : flagsOf(cell).indexOf(state.cat) >= 0;
+  }
 
   function header() {
     head.innerHTML = "<tr>" + t.columns.map(function (c, i) {
@@ -39,7 +62,7 @@ function main(data) {
   function matching() {
     var text = state.text.toLowerCase(), out = [];
     for (var i = 0; i < t.rows.length; i++) {
-      if (state.cat && t.rows[i][data.category] !== state.cat) continue;
+      if (state.cat && !inCategory(t.rows[i])) continue;
       if (text && haystack[i].indexOf(text) < 0) continue;
       out.push(i);
     }
@@ -64,9 +87,7 @@ function main(data) {
     state.page = Math.min(state.page, pages - 1);
     var start = state.page * PAGE, shown = rows.slice(start, start + PAGE);
     body.innerHTML = shown.map(function (i) {
-      return "<tr data-row=\"" + i + "\">" + t.rows[i].map(function (cell, j) {
-        return "<td" + (t.numeric[j] ? " class=\"num\"" : "") + ">" + esc(cell) + "</td>";
-      }).join("") + "</tr>";
+      return "<tr data-row=\"" + i + "\">" + t.rows[i].map(cellHtml).join("") + "</tr>";
     }).join("");
     count.textContent = rows.length ? "rows " + (start + 1) + "\u2013" + (start + shown.length) +
       " of " + rows.length + (rows.length < t.rows.length ? " matching (" + t.rows.length + " in all)" : "")
@@ -77,12 +98,18 @@ function main(data) {
   }
 
   if (data.category >= 0) {
-    var seen = {};
-    t.rows.forEach(function (r) { seen[r[data.category]] = (seen[r[data.category]] || 0) + 1; });
-    select.innerHTML = "<option value=\"\">every " + esc(t.columns[data.category]) + "</option>" +
+    var seen = {}, none = 0;
+    t.rows.forEach(function (r) {
+      var cell = r[data.category], keys = data.category === data.badges ? flagsOf(cell) : [cell];
+      if (!keys.length) none++;
+      keys.forEach(function (k) { seen[k] = (seen[k] || 0) + 1; });
+    });
+    select.innerHTML = "<option value=\"\">" + (data.category === data.badges ? "any flag or none" :
+      "every " + esc(t.columns[data.category])) + "</option>" +
       Object.keys(seen).sort().map(function (k) {
         return "<option value=\"" + esc(k) + "\">" + esc(k) + " (" + seen[k] + ")</option>";
-      }).join("");
+      }).join("") + (data.category === data.badges && none ?
+        "<option value=\"" + NOFLAG + "\">no flag (" + none + ")</option>" : "");
   } else {
     select.hidden = true;
   }
@@ -126,35 +153,106 @@ function main(data) {
     q = p - 0.5; r = q * q;
     return (((((a[0] * r + a[1]) * r + a[2]) * r + a[3]) * r + a[4]) * r + a[5]) * q / (((((b[0] * r + b[1]) * r + b[2]) * r + b[3]) * r + b[4]) * r + 1);
   }
-  function clean(a) { return a.filter(function (v) { return v !== null && isFinite(v); }); }
   function xaxis(x, lo, hi, y) {
     return "<line x1=\"" + x(lo) + "\" x2=\"" + x(hi) + "\" y1=\"" + y + "\" y2=\"" + y + "\" stroke=\"#90a4ae\"/>" +
       "<text x=\"" + x(lo) + "\" y=\"" + (y + 13) + "\" fill=\"#607d8b\">" + fmt(lo) + "</text>" +
       "<text x=\"" + x(hi) + "\" y=\"" + (y + 13) + "\" text-anchor=\"end\" fill=\"#607d8b\">" + fmt(hi) + "</text>";
   }
-  function strip(xs, ys, names) {
-    var all = xs.concat(ys), lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
-    var x = scale(lo, hi, 110, 470), out = svg(490, 130, "runs and medians");
-    [xs, ys].forEach(function (v, k) {
-      var y = 45 + k * 40, cls = k ? "fp-candidate" : "fp-baseline", m = median(v);
-      out += "<text x=\"104\" y=\"" + (y + 4) + "\" text-anchor=\"end\">" + esc(names[k]) + " (" + v.length + ")</text>";
-      v.forEach(function (u, i) {
-        out += "<circle class=\"fp-run " + cls + "\" cx=\"" + x(u).toFixed(1) + "\" cy=\"" + (y + ((i * 0.618034) % 1 - 0.5) * 18).toFixed(1) + "\" r=\"2.5\" fill-opacity=\"0.6\"><title>" + fmt(u) + "</title></circle>";
-      });
-      if (v.length) out += "<line class=\"" + cls + "\" x1=\"" + x(m) + "\" x2=\"" + x(m) + "\" y1=\"" + (y - 14) + "\" y2=\"" + (y + 14) + "\" stroke-width=\"3\"><title>median " + fmt(m) + "</title></line>";
-    });
-    return out + xaxis(x, lo, hi, 108) + "</svg>";
+  var SIDES = ["fp-baseline", "fp-candidate"];
+  function sorted(v) { return v.slice().sort(function (a, b) { return a - b; }); }
+  function quantile(s, p) {  // of sorted values, linear interpolation
+    var h = (s.length - 1) * p, k = Math.floor(h);
+    return k + 1 < s.length ? s[k] + (h - k) * (s[k + 1] - s[k]) : s[k];
   }
-  function ecdf(xs, ys, names) {
-    var all = xs.concat(ys), lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
+  // Gaussian kernel density of v at k + 1 points of [lo, hi]; Silverman's bandwidth
+  // 0.9 min(sd, IQR / 1.34) n^(-1/5) (Silverman 1986, eq. 3.31)
+  function density(v, lo, hi, k) {
+    var s = sorted(v), n = s.length, mean = 0, ss = 0, grid = [], out = [];
+    s.forEach(function (u) { mean += u / n; });
+    s.forEach(function (u) { ss += (u - mean) * (u - mean); });
+    var sd = n > 1 ? Math.sqrt(ss / (n - 1)) : 0, iqr = (quantile(s, 0.75) - quantile(s, 0.25)) / 1.34;
+    var h = 0.9 * (iqr > 0 ? Math.min(sd, iqr) : sd) * Math.pow(n, -0.2);
+    if (!(h > 0)) h = (hi - lo) / 50 || Math.abs(s[0]) * 1e-3 || 1;
+    for (var j = 0; j <= k; j++) {
+      var g = lo + (hi - lo) * j / k, f = 0;
+      for (var i = 0; i < n; i++) { var z = (g - s[i]) / h; if (z > -6 && z < 6) f += Math.exp(-0.5 * z * z); }
+      grid.push(g); out.push(f / (n * h * 2.5066282746310002));
+    }
+    return {x: grid, y: out};
+  }
+  // each side: every value a dot (the tested runs "fp-run"; warm-up values ringed, hollow when
+  // the test left them out), its median, and its violin (the density outline) above the dots
+  function strip(sides, names) {
+    var all = [];
+    sides.forEach(function (d) { all = all.concat(d.all); });
+    var lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
+    if (!(hi > lo)) { lo -= Math.abs(lo) * 0.01 || 0.5; hi += Math.abs(hi) * 0.01 || 0.5; }
+    var x = scale(lo, hi, 110, 470), height = 40 + sides.length * 64;
+    var out = svg(490, height, "runs, medians and densities");
+    sides.forEach(function (d, k) {
+      var top = 26 + k * 64, y = top + 40, cls = SIDES[k], m = median(d.tested);
+      out += "<text x=\"104\" y=\"" + (y + 4) + "\" text-anchor=\"end\">" + esc(names[k]) + " (" + d.tested.length + ")</text>";
+      if (d.tested.length) {
+        var f = density(d.tested, lo, hi, 80), peak = Math.max.apply(null, f.y) || 1;
+        var p = "M" + x(lo).toFixed(1) + "," + (top + 28);
+        f.x.forEach(function (g, j) { p += "L" + x(g).toFixed(1) + "," + (top + 28 - f.y[j] / peak * 24).toFixed(1); });
+        out += "<path class=\"fp-violin " + cls + "\" d=\"" + p + "L" + x(hi).toFixed(1) + "," + (top + 28) + "Z\"><title>kernel density of " + esc(names[k]) + "</title></path>";
+      }
+      d.all.forEach(function (u, i) {
+        var warm = d.warm[i], kind = warm ? (data.runs.dropped ? "fp-dropped" : "fp-run fp-warmup") : "fp-run";
+        out += "<circle class=\"" + kind + " " + cls + "\" cx=\"" + x(u).toFixed(1) + "\" cy=\"" + (y + ((i * 0.618034) % 1 - 0.5) * 18).toFixed(1) + "\" r=\"2.5\"><title>" + fmt(u) + (warm ? " (warm-up" + (data.runs.dropped ? ", not tested)" : ")") : "") + "</title></circle>";
+      });
+      if (d.tested.length) out += "<line class=\"fp-median " + cls + "\" x1=\"" + x(m) + "\" x2=\"" + x(m) + "\" y1=\"" + (top + 4) + "\" y2=\"" + (y + 12) + "\" stroke-width=\"3\"><title>median " + fmt(m) + "</title></line>";
+    });
+    return out + xaxis(x, lo, hi, height - 22) + "</svg>";
+  }
+  function ecdf(sides, names) {
+    var all = [];
+    sides.forEach(function (v) { all = all.concat(v); });
+    var lo = Math.min.apply(null, all), hi = Math.max.apply(null, all);
     var x = scale(lo, hi, 40, 470), y = scale(0, 1, 170, 24), out = svg(490, 200, "empirical distribution functions");
-    [xs, ys].forEach(function (v, k) {
-      var s = v.slice().sort(function (a, b) { return a - b; }), p = "M" + x(lo) + "," + y(0);
+    sides.forEach(function (v, k) {
+      var s = sorted(v), p = "M" + x(lo) + "," + y(0);
       s.forEach(function (u, i) { p += "H" + x(u).toFixed(1) + "V" + y((i + 1) / s.length).toFixed(1); });
-      out += "<path class=\"fp-ecdf " + (k ? "fp-candidate" : "fp-baseline") + "\" d=\"" + p + "H" + x(hi) + "\" fill=\"none\" stroke-width=\"1.5\"/>";
-      out += "<text x=\"" + (50 + 150 * k) + "\" y=\"34\" class=\"" + (k ? "fp-candidate" : "fp-baseline") + "\" stroke=\"none\">" + esc(names[k]) + "</text>";
+      out += "<path class=\"fp-ecdf " + SIDES[k] + "\" d=\"" + p + "H" + x(hi) + "\" fill=\"none\" stroke-width=\"1.5\"/>";
+      out += "<text x=\"" + (50 + 150 * k) + "\" y=\"34\" class=\"" + SIDES[k] + "\" stroke=\"none\">" + esc(names[k]) + "</text>";
     });
     return out + xaxis(x, lo, hi, 172) + "</svg>";
+  }
+  // one side's iteration traces: a polyline per process (iteration -> value; the rows' shared
+  // value axis, logarithmic when every value is > 0), the first `warm` iterations of each
+  // process shaded and their points marked
+  function traces(d, name, cls, lo, hi, log) {
+    var longest = Math.max.apply(null, d.lens.concat([1])), many = d.lens.length > 1;
+    var f = log ? Math.log : function (v) { return v; };
+    var x = scale(0, Math.max(longest - 1, 1), 58, 470), y = scale(f(lo), f(hi), 172, 26);
+    var out = svg(490, 210, (many ? "iteration traces: " : "runs in order: ") + name + " (" +
+      (many ? d.lens.length + " processes" : d.all.length + " runs") + ")");
+    if (d.w > 0) {
+      var x0 = x(-0.5), x1 = x(Math.min(d.w, longest) - 0.5);
+      out += "<rect class=\"fp-warmup-zone\" x=\"" + Math.max(x0, 50).toFixed(1) + "\" y=\"24\" width=\"" + Math.max(x1 - Math.max(x0, 50), 1).toFixed(1) + "\" height=\"150\"><title>warm-up: the first " + d.w + " iteration" + (d.w > 1 ? "s" : "") + (many ? " of each process" : "") + (data.runs.dropped ? " (left out of the test)" : "") + "</title></rect>";
+      out += "<text class=\"fp-warmup-label\" x=\"" + (Math.max(x0, 50) + 3).toFixed(1) + "\" y=\"170\">warm-up</text>";
+    }
+    var opacity = Math.max(0.2, Math.min(0.9, 4 / d.lens.length)).toFixed(2), start = 0;
+    d.lens.forEach(function (n, p) {
+      var pts = [], marks = "";
+      for (var j = 0; j < n; j++) {
+        var v = d.raw[start + j];  // each value at its iteration
+        if (v === null || !isFinite(v)) continue;
+        var px = x(j).toFixed(1), py = y(f(v)).toFixed(1);
+        pts.push(px + "," + py);
+        if (j < d.w) marks += "<circle class=\"fp-warmup-point " + cls + "\" cx=\"" + px + "\" cy=\"" + py + "\" r=\"2.2\"/>";
+      }
+      out += "<polyline class=\"fp-trace " + cls + "\" data-process=\"" + p + "\" points=\"" + pts.join(" ") + "\" fill=\"none\" stroke-opacity=\"" + opacity + "\"><title>" + (many ? "process " + (p + 1) : "runs") + "</title></polyline>" + marks;
+      start += n;
+    });
+    out += "<line x1=\"58\" x2=\"470\" y1=\"176\" y2=\"176\" stroke=\"#90a4ae\"/>" +
+      "<text x=\"58\" y=\"189\" fill=\"#607d8b\">" + (many ? "iteration 1" : "run 1") + "</text>" +
+      "<text x=\"470\" y=\"189\" text-anchor=\"end\" fill=\"#607d8b\">" + longest + "</text>" +
+      "<text x=\"54\" y=\"30\" text-anchor=\"end\" fill=\"#607d8b\">" + fmt(hi) + "</text>" +
+      "<text x=\"54\" y=\"174\" text-anchor=\"end\" fill=\"#607d8b\">" + fmt(lo) + "</text>" +
+      "<text x=\"264\" y=\"204\" text-anchor=\"middle\" fill=\"#607d8b\">value" + (log ? " (log scale)" : "") + " by " + (many ? "iteration, one line per process" : "run") + "</text>";
+    return out + "</svg>";
   }
   function qq(v, name, cls) {
     var s = v.slice().sort(function (a, b) { return a - b; }), n = s.length;
@@ -164,22 +262,53 @@ function main(data) {
     s.forEach(function (u, i) { out += "<circle class=\"fp-qq " + cls + "\" cx=\"" + x(z[i]).toFixed(1) + "\" cy=\"" + y(u).toFixed(1) + "\" r=\"2.5\"/>"; });
     return out + "<text x=\"40\" y=\"188\" fill=\"#607d8b\">normal quantiles</text></svg>";
   }
+  // one side of row i: every value (measurement order with traces), which are warm-up, the
+  // tested values, the process lengths and the warm-up iterations
+  function side(r, k) {
+    var all = r[k].map(function (v) { return v === null ? NaN : v; }), warm = all.map(function () { return false; });
+    var lens = [], w = 0;
+    if (data.runs.traces) {
+      lens = r[2 + k].slice(); w = r[4 + k];
+      var used = lens.reduce(function (a, b) { return a + b; }, 0);
+      if (used < all.length) lens.push(all.length - used);
+      var start = 0;
+      lens.forEach(function (n) { for (var j = 0; j < Math.min(w, n); j++) warm[start + j] = true; start += n; });
+    }
+    var kept = [], keptWarm = [], tested = [];
+    all.forEach(function (v, i) {
+      if (!isFinite(v)) return;
+      kept.push(v); keptWarm.push(warm[i]);
+      if (!(warm[i] && data.runs.dropped)) tested.push(v);
+    });
+    return {all: kept, warm: keptWarm, tested: tested, raw: all, lens: lens, w: w};
+  }
   function showRuns(i) {
     var panel = document.getElementById("fp-runs");
     var html = "<h2>" + esc(data.labels[i]) + "</h2>";
     if (!data.runs) {
       html += "<p class=\"fp-note\">This result keeps no runs; row " + (i + 1) + " of the table.</p>";
     } else {
-      var r = data.runs.rows[i], xs = clean(r[0]), ys = clean(r[1]);
-      var names = [data.runs.baseline, data.runs.candidate];
-      if (!xs.length && !ys.length) {
-        html += "<p class=\"fp-note\">No runs on either side.</p>";
+      var r = data.runs.rows[i], two = data.runs.candidate !== "";
+      var names = two ? [data.runs.baseline, data.runs.candidate] : [data.runs.baseline];
+      var sides = names.map(function (_, k) { return side(r, k); });
+      if (!sides.some(function (d) { return d.all.length; })) {
+        html += "<p class=\"fp-note\">No runs" + (two ? " on either side" : "") + ".</p>";
       } else {
-        if (data.runs.plots.indexOf("strip") >= 0) html += strip(xs, ys, names);
-        if (data.runs.plots.indexOf("ecdf") >= 0) html += ecdf(xs, ys, names);
+        if (data.runs.plots.indexOf("strip") >= 0) html += strip(sides, names);
+        if (data.runs.plots.indexOf("ecdf") >= 0) html += ecdf(sides.map(function (d) { return d.tested; }), names);
         if (data.runs.plots.indexOf("qq") >= 0) {
-          if (xs.length > 1) html += qq(xs, names[0], "fp-baseline");
-          if (ys.length > 1) html += qq(ys, names[1], "fp-candidate");
+          sides.forEach(function (d, k) { if (d.tested.length > 1) html += qq(d.tested, names[k], SIDES[k]); });
+        }
+        if (data.runs.traces) {
+          var every = [];
+          sides.forEach(function (d) { every = every.concat(d.all); });
+          var lo = Math.min.apply(null, every), hi = Math.max.apply(null, every), log = lo > 0;
+          if (!(hi > lo)) { lo = lo > 0 ? lo * 0.99 : lo - 0.5; hi = hi > 0 ? hi * 1.01 : hi + 0.5; }
+          html += "<div class=\"fp-traces\">";
+          sides.forEach(function (d, k) {
+            if (d.all.length) html += traces(d, names[k], SIDES[k], lo, hi, log);
+          });
+          html += "</div>";
         }
       }
     }
