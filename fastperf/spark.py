@@ -1,5 +1,5 @@
-"""fastperf on Spark: `describe`, `compare`, `speedup_test`, `sparc` and `aggregate_score` on a
-``pyspark.sql.DataFrame``.
+"""fastperf on Spark: `describe`, `compare`, `speedup_test`, `sparc`, `aggregate_score` and
+`check` on a ``pyspark.sql.DataFrame``.
 
 Each function runs the same plan, stage and finish as the in-memory function
 (`fastperf.data.chunked`), so its table is the one the in-memory function gives on the same
@@ -48,6 +48,8 @@ from fastperf.io.common import encode_labels, normalise_tabular
 from fastperf.io.layout import distinct_in_order, label_columns, plain_array
 from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_options,
                                           aggregate_score_plan, aggregate_score_stage)
+from fastperf.engine.diagnostics import Thresholds
+from fastperf.protocols.check import check_finish, check_options, check_plan, check_stage
 from fastperf.protocols.compare import (compare_finish, compare_options, compare_plan,
                                         compare_stage)
 from fastperf.protocols.sparc import sparc_finish, sparc_options, sparc_plan, sparc_stage
@@ -56,7 +58,8 @@ from fastperf.protocols.speedup import (speedup_finish, speedup_options, speedup
 from fastperf.stats.describe import (describe_finish, describe_options, describe_plan,
                                      describe_stage)
 
-__all__ = ["SparkResult", "describe", "compare", "speedup_test", "sparc", "aggregate_score"]
+__all__ = ["SparkResult", "describe", "compare", "speedup_test", "sparc", "aggregate_score",
+           "check"]
 
 #: The hidden columns the driver adds: each row's source position, and each key
 #: combination's first row and count.
@@ -283,6 +286,38 @@ def aggregate_score(data, *, variant: str = "variant", by: str | Sequence[str] =
     return run_spark(data, partial(aggregate_score_plan, options=options), aggregate_score_stage,
                      aggregate_score_finish, function="aggregate_score", keys=[by, variant],
                      values=[value] + [c for c in (run, weights) if isinstance(c, str)])
+
+
+def check(data, *, by: str | Sequence[str] | None = None, variant: str | None = "variant",
+          value: str = "value", unit: str | None = "unit",
+          levels: str | Sequence[str] | None = None, block: str | None = None,
+          warmup_alpha: float = Thresholds.warmup_alpha,
+          bimodal_alpha: float = Thresholds.bimodal_alpha,
+          drift_alpha: float = Thresholds.drift_alpha, noisy_cv: float = Thresholds.noisy_cv,
+          resolution: float = Thresholds.resolution,
+          min_units: int = Thresholds.min_units) -> SparkResult:
+    """`fastperf.check` on a Spark DataFrame.
+
+    Parameters
+    ----------
+    data : pyspark.sql.DataFrame
+        One row per measurement, in the order measured within each process (or group).
+    by, variant, value, unit, levels, block, warmup_alpha, bimodal_alpha, drift_alpha, \
+noisy_cv, resolution, min_units
+        See `fastperf.check`.
+
+    Returns
+    -------
+    SparkResult
+        ``dataframe``: one row per (benchmark, variant) group, the columns of
+        `fastperf.check`'s table; ``local``: the `CheckResult`.
+    """
+    options = check_options(by=by, variant=variant, value=value, unit=unit, levels=levels,
+                            block=block, warmup_alpha=warmup_alpha,
+                            bimodal_alpha=bimodal_alpha, drift_alpha=drift_alpha,
+                            noisy_cv=noisy_cv, resolution=resolution, min_units=min_units)
+    return run_spark(data, partial(check_plan, options=options), check_stage, check_finish,
+                     values=[value], function="check", keys=[by, variant, unit])
 
 
 def run_spark(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Callable,

@@ -966,3 +966,36 @@ def quantum_and_ties(values):
     x = [float(v) for v in values]
     gaps = [abs(a - b) for a in x for b in x if a != b]
     return (min(gaps) if gaps else math.nan), 1 - len(set(x)) / len(x)
+
+
+def warmup_brute(processes, alpha=0.01):
+    """The warm-up of one group (a list of processes, each a list of values in order) by
+    MSER-5 (`mser_truncation_brute` of `iteration_profile`) and scipy's t-tests: with one
+    process, ``ttest_ind`` of the first d values against the rest (Welch; Student's pooled test
+    when d = 1); with several, ``ttest_1samp`` over the processes with values after the
+    transient of their (mean of the first d) - (mean of the rest). The values are read on the
+    log scale when every one is > 0. Returns (d, pvalue, change, found): pvalue 1.0 and change
+    0.0 when d = 0, pvalue NaN when too few values or processes are left to test; change is
+    exp(mean difference) - 1 on the log scale, the mean difference over |steady mean| on the
+    linear one (the steady mean: of the values after the transient, or, with several processes,
+    the mean of their steady means)."""
+    processes = [np.asarray(p, dtype=float) for p in processes]
+    log = all((p > 0).all() for p in processes)
+    scaled = [np.log(p) if log else p for p in processes]
+    d = mser_truncation_brute(iteration_profile(scaled))
+    if d == 0:
+        return 0, 1.0, 0.0, False
+    if len(scaled) == 1:
+        x = scaled[0]
+        first, rest = x[:d], x[d:]
+        pvalue = (sps.ttest_ind(first, rest, equal_var=d == 1).pvalue if rest.size >= 2
+                  else math.nan)
+        difference, steady = first.mean() - rest.mean(), rest.mean()
+    else:
+        long_enough = [p for p in scaled if p.size > d]
+        differences = [p[:d].mean() - p[d:].mean() for p in long_enough]
+        pvalue = sps.ttest_1samp(differences, 0.0).pvalue if len(differences) >= 2 else math.nan
+        difference = float(np.mean(differences))
+        steady = float(np.mean([p[d:].mean() for p in long_enough]))
+    change = math.expm1(difference) if log else difference / abs(steady)
+    return d, float(pvalue), change, bool(pvalue < alpha)

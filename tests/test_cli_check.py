@@ -127,6 +127,7 @@ def test_by_levels_and_block_reach_the_function(tmp_path):
     doc = json.loads(out)
     assert doc["summary"]["structure"] == "process" and doc["groups"][0]["units"] == 6
     code, out, err = run_cli(["check", path, "--format", "json", "--levels", "none"])
+    assert code == 0, err
     doc = json.loads(out)
     assert doc["summary"]["structure"] == "flat" and doc["groups"][0]["units"] == 30
     code, out, err = run_cli(["check", path, "--format", "json", "--by", "benchmark,process",
@@ -184,6 +185,7 @@ def test_help_lists_the_command():
     assert code == 0
     assert "--fail-on {flags}" in out and "examples:" in out
     code, out, _ = run_cli(["--help"])
+    assert code == 0
     assert "check" in out
 
 

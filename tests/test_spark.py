@@ -220,11 +220,39 @@ def test_aggregate_score(datasets):
               fastperf.aggregate_score(local, **options))
 
 
+def test_check(datasets):
+    df, local = datasets["one_unit"]
+    check(fastperf.spark.check(df), fastperf.check(local))
+    df, local = datasets["shuffled"]
+    options = dict(variant=None, noisy_cv=0.05, min_units=8)
+    check(fastperf.spark.check(df, **options), fastperf.check(local, **options))
+    df, local = datasets["nested"]
+    check(fastperf.spark.check(df), fastperf.check(local))
+
+
+def test_check_with_processes(spark, tmp_path):
+    """A nested table with a transient in every process, its groups interleaved: the warm-up is
+    looked for at the start of each process (its rows in source order, which the partitions
+    keep)."""
+    table = plain(fastperf.simulate(6, processes=5, iterations=12, icc=0.3, seed=4).table)
+    values = table.column("value").to_numpy().copy()
+    values[table.column("iteration").to_numpy() < 3] *= 1.3
+    table = table.set_column(table.column_names.index("value"), "value", pa.array(values))
+    # the groups' rows interleaved, each group's rows in their order
+    order = np.argsort(np.tile(np.arange(60), 12), kind="stable")
+    table = table.take(pa.array(order))
+    path = tmp_path / "transient.parquet"
+    pq.write_table(table, path)
+    want = fastperf.check(fastperf.read(str(path)))
+    assert all("warmup" in flags for flags in want.groups.column("flags").to_pylist())
+    check(fastperf.spark.check(spark.createDataFrame(table)), want)
+
+
 # ------------------------------------------------------------------------- the module itself
 
 
 LOCAL = {"describe": "describe", "compare": "compare", "speedup_test": "speedup_test",
-         "sparc": "sparc", "aggregate_score": "aggregate_score"}
+         "sparc": "sparc", "aggregate_score": "aggregate_score", "check": "check"}
 
 
 @pytest.mark.parametrize("name", sorted(LOCAL))

@@ -24,10 +24,12 @@ import pyarrow as pa
 import fastperf
 from fastperf.engine.diagnostics import FLAGS
 
-#: The designs: a flat run sequence, JMH-like forks x iterations, pyperf-like processes x values.
+#: The designs: a flat run sequence, JMH-like forks x iterations, pyperf-like processes x values,
+#: and two small flat groups (clean data only: the false alarms of small samples).
 DESIGNS = {"flat": {"runs": 60},
            "process": {"processes": 10, "iterations": 30, "icc": 0.3},
-           "pyperf": {"processes": 20, "iterations": 3, "icc": 0.3}}
+           "pyperf": {"processes": 20, "iterations": 3, "icc": 0.3},
+           "5 runs": {"runs": 5}, "10 runs": {"runs": 10}}
 SIGMA = 0.01
 TRANSIENT, TRANSIENT_SLOWDOWN = 10, 1.20
 MODE_SHARE, MODE_SHIFT = 0.30, 1.15

@@ -719,7 +719,8 @@ class Sequences:
 
 
 def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
-                  structure: Structure, units: Units | None = None) -> Sequences:
+                  structure: Structure, units: Units | None = None,
+                  groups: Groups | None = None) -> Sequences:
     """The `Sequences` of a measurement table: each (keys, variant) group's values in measurement
     order, cut into its processes.
 
@@ -739,6 +740,9 @@ def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, val
     units : Units, optional
         `units_of` of this table with these arguments, when the caller has it (no second
         grouping).
+    groups : Groups, optional
+        Without levels: the table's rows grouped by keys and variant
+        (`fastperf.data.grouping.group_rows`), when the caller has them (no second grouping).
 
     Returns
     -------
@@ -757,7 +761,8 @@ def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, val
     outer = [*keys, *([variant] if variant is not None else [])]
     if structure.flat:
         require_columns(table, [*outer, value])
-        groups = group_rows(table, outer)
+        if groups is None:
+            groups = group_rows(table, outer)
         group_keys = groups.keys
         row_order = groups.row_order()
         offsets = groups.offsets.astype(np.int64)

@@ -41,8 +41,9 @@ from fastperf.engine.ranks import sort_samples
 from fastperf.engine.pvalues import normal_pvalue
 from fastperf.kernels.diagnostics import STEADY_COLUMNS, steady_statistics, warmup_split
 
-__all__ = ["FLAGS", "Thresholds", "Warmup", "Diagnostics", "find_warmup", "steady_mask",
-           "diagnose"]
+__all__ = ["FLAGS", "FLAG_TEXTS", "Thresholds", "Warmup", "Diagnostics", "find_warmup",
+           "steady_mask", "diagnose", "flag_bits", "flag_text", "unit_counts",
+           "MIN_FENCE_VALUES"]
 
 #: The flags, in the order they are listed wherever several are named.
 FLAGS: tuple[str, ...] = ("warmup", "outliers", "bimodal", "drift", "resolution", "noisy",
@@ -53,6 +54,10 @@ NO_WARMUP_TEST = {
     "flat": "warm-up not tested: fewer than 2 runs after the transient",
     "nested": "warm-up not tested: fewer than 2 processes with values after the transient",
 }
+#: The fewest steady values Tukey's fences classify: with fewer, the sample quartiles are too
+#: unsteady (clean log-normal groups get a "severe" outlier in 12 % of groups of 5 values, 4-5 %
+#: of groups of 10, 3-4 % of groups of 12).
+MIN_FENCE_VALUES = 12
 #: The fewest values of a dip test (the smallest its null table covers).
 DIP_MIN_VALUES = MIN_N
 #: `sorted_segments` sorts each size class of groups as one numpy rectangle up to this many
@@ -127,6 +132,22 @@ class Warmup:
     log_scale: np.ndarray | None = None
     status: np.ndarray | None = None
 
+    @property
+    def dropped(self) -> np.ndarray:
+        """Per group, the iterations of each process that a found transient takes (0 where none
+        was found).
+
+        Returns
+        -------
+        numpy.ndarray of int64
+            ``iterations`` where ``found``, else 0.
+
+        Notes
+        -----
+        Bookkeeping: no formula.
+        """
+        return np.where(self.found, self.iterations, 0).astype(np.int64)
+
 
 @dataclass(frozen=True)
 class Diagnostics:
@@ -148,11 +169,66 @@ class Diagnostics:
     flags: np.ndarray
     advice: list
     status: np.ndarray
+    warmup: Warmup | None = None
 
     def flag_text(self) -> list[str]:
-        """Per group, the names of its flags in `FLAGS` order joined by ", " ("" when none)."""
-        names = np.array(FLAGS, dtype=object)
-        return [", ".join(names[row]) for row in self.flags]
+        """Per group, the names of its flags in `FLAGS` order joined by ", " ("" when none).
+
+        Returns
+        -------
+        list of str
+            `flag_text` of `flag_bits` of `flags`.
+
+        Notes
+        -----
+        A rendering: no formula.
+        """
+        return flag_text(flag_bits(self.flags)).tolist()
+
+
+def flag_bits(flags: np.ndarray) -> np.ndarray:
+    """Per row, the bit set of its flags.
+
+    Parameters
+    ----------
+    flags : numpy.ndarray of bool, shape (rows, len(FLAGS))
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        Bit ``i`` set where ``FLAGS[i]`` is raised.
+
+    Notes
+    -----
+    Bookkeeping: no formula.
+    """
+    weights = np.left_shift(1, np.arange(len(FLAGS), dtype=np.int64))
+    return np.asarray(flags, dtype=np.int64).reshape(-1, len(FLAGS)) @ weights
+
+
+#: The text of every set of flags, indexed by its bits: "" for none, "warmup, bimodal", ...
+FLAG_TEXTS = np.array([", ".join(f for i, f in enumerate(FLAGS) if bits >> i & 1)
+                       for bits in range(1 << len(FLAGS))], dtype=object)
+
+
+def flag_text(bits: np.ndarray) -> np.ndarray:
+    """The names of the flags of each row, in `FLAGS` order joined by ", ".
+
+    Parameters
+    ----------
+    bits : numpy.ndarray of int
+        Per row, bit ``i`` set for ``FLAGS[i]`` (`flag_bits`).
+
+    Returns
+    -------
+    numpy.ndarray of object (str)
+        "" where no bit is set.
+
+    Notes
+    -----
+    One text per possible set of flags (`FLAG_TEXTS`), picked by each row's bits.
+    """
+    return FLAG_TEXTS[np.asarray(bits, dtype=np.int64)]
 
 
 def find_warmup(sequences: Sequences, alpha: float = Thresholds.warmup_alpha) -> Warmup:
@@ -243,15 +319,15 @@ def steady_mask(sequences: Sequences, warmup: Warmup) -> np.ndarray:
     -----
     CSR bookkeeping: no formula.
     """
-    cut = np.where(warmup.found, warmup.iterations, 0).astype(np.int64)
-    process_cut = np.repeat(cut, np.diff(sequences.group_processes))
+    process_cut = np.repeat(warmup.dropped, np.diff(sequences.group_processes))
     sizes = np.diff(sequences.processes)
     position = (np.arange(sequences.values.shape[0], dtype=np.int64)
                 - np.repeat(sequences.processes[:-1], sizes))
     return position >= np.repeat(process_cut, sizes)
 
 
-def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds()) -> Diagnostics:
+def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds(),
+             with_advice: bool = True) -> Diagnostics:
     """Every diagnostic of every group, and its flags and advice.
 
     Parameters
@@ -260,6 +336,9 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds()) -> Dia
         The groups' values in measurement order, cut into processes.
     thresholds : Thresholds
         The levels and limits of the flags.
+    with_advice : bool
+        Whether to write the advice lines (a Python loop over the flagged groups); without,
+        ``advice`` is empty (the protocols' `flags` column needs only the flags).
 
     Returns
     -------
@@ -270,7 +349,10 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds()) -> Dia
         ``dip_pvalue``, ``drift_statistic`` (Mann-Kendall S), ``drift_pvalue``,
         ``drift_per_10`` (per 10 runs; per 10 processes in a group with several), ``quantum``,
         ``quantum_share`` (quantum / |median|), ``tied_share``, ``cv``; then the flags, the
-        advice and the status.
+        advice, the status and the `Warmup` found. Tukey's fences classify groups of at least
+        `MIN_FENCE_VALUES` steady values (fewer: no outlier is counted); the dip test reads
+        the values with each run of ties spread over one quantum (`tie_spread`); the
+        ``resolution`` flag needs tied values (or every value equal).
 
     Notes
     -----
@@ -289,51 +371,61 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds()) -> Dia
         log_steady = np.repeat(warmup.log_scale, n_steady)
         sorted_scaled = np.where(log_steady, np.log(np.where(log_steady, sorted_raw, 1.0)),
                                  sorted_raw)
-    truncation = np.where(warmup.found, warmup.iterations, 0).astype(np.int64)
+    truncation = warmup.dropped
     stats = steady_statistics(scaled, sequences.processes, sequences.group_processes,
                               truncation, np.ascontiguousarray(sorted_raw), sorted_scaled,
                               steady_offsets, n_rows=sequences.values.shape[0])
-    column = {name: stats[:, i] for i, name in enumerate(STEADY_COLUMNS)}
+    steady = {name: stats[:, i] for i, name in enumerate(STEADY_COLUMNS)}
     n_groups = truncation.shape[0]
     n = np.diff(sequences.group_offsets)
     units = unit_counts(sequences)
+    linear = ~warmup.log_scale
+    fenced = n_steady >= MIN_FENCE_VALUES
 
-    dip, dip_pvalue, dip_reason = dip_columns(Samples(sorted_scaled, steady_offsets), n_steady)
+    dip, dip_pvalue, dip_reason = dip_columns(tie_spread(sorted_scaled, steady_offsets),
+                                              n_steady)
 
-    s, variance, trend_units = column["trend_s"], column["trend_variance"], column["trend_units"]
+    s, variance, trend_units = steady["trend_s"], steady["trend_variance"], steady["trend_units"]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         z = (s - np.sign(s)) / np.sqrt(variance)
         z = np.where(s == 0, 0.0, z)
         drift_pvalue = normal_pvalue(z, "two-sided")
         drift_pvalue = np.where(variance > 0, drift_pvalue, 1.0)
         drift_pvalue = np.where(trend_units >= TREND_MIN_UNITS, drift_pvalue, np.nan)
-        slope = column["slope"]
+        slope = steady["slope"]
+        mean_zero = linear & (steady["mean"] == 0)
         drift_per_10 = np.where(warmup.log_scale, np.expm1(10.0 * slope),
-                                10.0 * slope / np.abs(column["mean"]))
-        drift_per_10 = np.where(trend_units >= 2, drift_per_10, np.nan)
-        median = column["median"]
-        quantum = column["quantum"]
-        quantum_share = quantum / np.abs(median)
-        tied_share = np.where(n_steady > 0, 1.0 - column["distinct"] / n_steady, np.nan)
-        cv = column["sd"] / np.abs(column["mean"])
-    all_equal = (n_steady > 1) & (column["distinct"] == 1)
-    flags = np.zeros((n_groups, len(FLAGS)), dtype=bool)
-    flags[:, 0] = warmup.found
-    flags[:, 1] = column["severe"] > 0
-    flags[:, 2] = dip_pvalue < thresholds.bimodal_alpha
-    flags[:, 3] = drift_pvalue < thresholds.drift_alpha
-    flags[:, 4] = (quantum_share > thresholds.resolution) | all_equal
-    flags[:, 5] = cv > thresholds.noisy_cv
-    flags[:, 6] = units < thresholds.min_units
+                                10.0 * slope / np.abs(steady["mean"]))
+        drift_per_10 = np.where((trend_units >= 2) & ~mean_zero, drift_per_10, np.nan)
+        median = steady["median"]
+        quantum = steady["quantum"]
+        median_zero = median == 0
+        quantum_share = np.where(median_zero, np.nan, quantum / np.abs(median))
+        tied_share = np.where(n_steady > 0, 1.0 - steady["distinct"] / n_steady, np.nan)
+        cv = np.where(steady["mean"] == 0, np.nan, steady["sd"] / np.abs(steady["mean"]))
+    warmup_zero = linear & ~np.isfinite(warmup.change)
+    warmup_change = np.where(warmup_zero, np.nan, warmup.change)
+    all_equal = (n_steady > 1) & (steady["distinct"] == 1)
+    with np.errstate(invalid="ignore"):
+        flags = np.zeros((n_groups, len(FLAGS)), dtype=bool)
+        flags[:, 0] = warmup.found
+        flags[:, 1] = fenced & (steady["severe"] > 0)
+        flags[:, 2] = dip_pvalue < thresholds.bimodal_alpha
+        flags[:, 3] = drift_pvalue < thresholds.drift_alpha
+        # a quantum is the timer's only where values tie; between untied values the smallest
+        # gap is chance (it shrinks as 1/n^2)
+        flags[:, 4] = ((tied_share > 0) & (quantum_share > thresholds.resolution)) | all_equal
+        flags[:, 5] = cv > thresholds.noisy_cv
+        flags[:, 6] = units < thresholds.min_units
 
     columns = {
         "scale": np.where(warmup.log_scale, "log", "linear").astype(object),
         "n_steady": n_steady,
         "warmup_iterations": warmup.iterations,
-        "warmup_change": warmup.change,
+        "warmup_change": warmup_change,
         "warmup_pvalue": warmup.pvalue,
-        "outliers_mild": np.nan_to_num(column["mild"]).astype(np.int64),
-        "outliers_severe": np.nan_to_num(column["severe"]).astype(np.int64),
+        "outliers_mild": np.where(fenced, np.nan_to_num(steady["mild"]), 0).astype(np.int64),
+        "outliers_severe": np.where(fenced, np.nan_to_num(steady["severe"]), 0).astype(np.int64),
         "dip": dip,
         "dip_pvalue": dip_pvalue,
         "drift_statistic": s,
@@ -344,21 +436,34 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds()) -> Dia
         "tied_share": tied_share,
         "cv": cv,
     }
+    present = n_steady > 0
     reasons = [
         (n == 0, "no values"),
         (warmup.status != "ok", None),
-        ((n_steady > 0) & (n_steady < 2), "fewer than 2 values: no cv"),
+        (warmup_zero, "steady mean 0: no relative warm-up change"),
+        (present & (n_steady < 2), "fewer than 2 values: no cv"),
+        (present & (n_steady >= 2) & (steady["mean"] == 0), "mean 0: no cv"),
         (dip_reason != "", None),
         ((n > 0) & (trend_units < TREND_MIN_UNITS),
          ("fewer than 3 processes: no trend test" if sequences.nested
           else "fewer than 3 runs: no trend test")),
-        ((n_steady > 0) & (column["distinct"] < 2), "fewer than 2 distinct values: no quantum"),
+        ((trend_units >= 2) & mean_zero, "mean 0: no relative drift"),
+        (present & (steady["distinct"] < 2), "fewer than 2 distinct values: no quantum"),
+        (present & (steady["distinct"] >= 2) & median_zero, "median 0: no quantum share"),
     ]
     status = joined_reasons(reasons, [warmup.status, dip_reason], n_groups)
-    several = np.diff(sequences.group_processes) > 1
-    advice = advice_lines(flags, columns, column, units, all_equal, sequences.nested, several,
-                          thresholds)
-    return Diagnostics(columns, flags, advice, status)
+    # what no reason above explains: a statistic beyond the float range (a quantum between
+    # -1e308 and 1e308); a relative change on the log scale may be inf (docs/check.md)
+    unexplained = np.zeros(n_groups, dtype=bool)
+    for name in ("warmup_pvalue", "dip", "dip_pvalue", "drift_pvalue", "quantum",
+                 "quantum_share", "tied_share", "cv", "drift_statistic"):
+        unexplained |= ~np.isfinite(columns[name].astype(np.float64))
+    unexplained &= status == "ok"
+    status[unexplained] = "a statistic beyond the float range (values near +-1e308)"
+    advice = (advice_lines(flags, columns, steady, units, all_equal, sequences.nested,
+                           np.diff(sequences.group_processes) > 1, thresholds)
+              if with_advice else [])
+    return Diagnostics(columns, flags, advice, status, warmup)
 
 
 def unit_counts(sequences: Sequences) -> np.ndarray:
@@ -399,10 +504,77 @@ def sorted_segments(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return ordered
 
 
+def tie_spread(sorted_values: np.ndarray, offsets: np.ndarray) -> Samples:
+    """Each segment's sorted values with every run of ties spread evenly over one quantum: the
+    i-th of t values tied at v becomes v + q ((i + 1/2) / t - 1/2), i = 0 .. t - 1, for q the
+    segment's smallest positive gap between distinct values.
+
+    Parameters
+    ----------
+    sorted_values : numpy.ndarray
+        CSR segments, each sorted ascending (no NaN).
+    offsets : numpy.ndarray of int64
+        The segments' offsets.
+
+    Returns
+    -------
+    Samples
+        The spread values, still sorted (a run stays strictly inside its quantum around v); the
+        input itself where nothing is tied.
+
+    Notes
+    -----
+    A timer's tick rounds a continuous value to the middle of its bin: spreading a bin's t values
+    evenly over it restores the continuous empirical distribution the dip's null table assumes
+    (the uniform; Hartigan & Hartigan 1985). On the raw ties the empirical distribution jumps at
+    each tick and the dip grows: log-normal values of log-sd 1 % rounded to a tick of 1/200 of
+    their median are "bimodal" in 98 % of groups of 60, in 0-5 % once spread (tests).
+    """
+    n = sorted_values.shape[0]
+    samples = Samples(sorted_values, offsets)
+    if n < 2:
+        return samples
+    starts = np.ones(n, dtype=bool)
+    starts[1:] = sorted_values[1:] != sorted_values[:-1]
+    sizes = np.diff(offsets)
+    starts[offsets[:-1][sizes > 0]] = True
+    if starts.all():
+        return samples
+    gaps = np.full(n, np.inf)
+    gaps[1:] = sorted_values[1:] - sorted_values[:-1]
+    gaps[offsets[:-1][sizes > 0]] = np.inf  # no gap across segments
+    gaps[gaps <= 0] = np.inf
+    filled = sizes > 0
+    quantum = np.full(sizes.shape[0], np.inf)
+    quantum[filled] = np.minimum.reduceat(gaps, offsets[:-1][filled])
+    group = np.repeat(np.arange(sizes.shape[0]), sizes)
+    run = np.cumsum(starts) - 1
+    run_first = np.flatnonzero(starts)
+    length = np.diff(np.append(run_first, n))[run]
+    position = np.arange(n) - run_first[run]
+    q = quantum[group]
+    with np.errstate(invalid="ignore", over="ignore"):
+        step = np.where(np.isfinite(q) & (length > 1), q * ((position + 0.5) / length - 0.5), 0.0)
+    return Samples(sorted_values + step, offsets)
+
+
 def dip_columns(sorted_values: Samples, n_steady: np.ndarray):
     """The dip and its p-value per group (`fastperf.engine.dip.dip_test` of its sorted steady
     values on its scale), and why they are missing ("" where they are not, or the group has
-    no values): NaN below `DIP_MIN_VALUES` values."""
+    no values): NaN below `DIP_MIN_VALUES` values.
+
+    Parameters
+    ----------
+    sorted_values : Samples
+        Each group's sorted steady values on its scale (ties spread: `tie_spread`).
+    n_steady : numpy.ndarray of int64
+        Each group's steady values.
+
+    Returns
+    -------
+    dip, pvalue : numpy.ndarray of float64
+    reason : numpy.ndarray of object (str)
+    """
     dip, pvalue, dip_status = dip_test_status(sorted_values)
     enough = n_steady >= DIP_MIN_VALUES
     dip = np.where(enough, dip, np.nan)
@@ -430,45 +602,79 @@ def joined_reasons(reasons, per_group, n_groups: int) -> np.ndarray:
     return np.where(parts == "", "ok", parts).astype(object)
 
 
-def advice_lines(flags, columns, column, units, all_equal, nested, several,
-                 thresholds) -> list[str]:
-    """Per group, one line of advice per raised flag, in `FLAGS` order, joined by "; "
-    (`several`: per group, whether it has several processes, whose means the trend reads)."""
-    lines: dict[int, list[str]] = {int(g): [] for g in np.flatnonzero(flags.any(axis=1))}
+def advice_lines(flags: np.ndarray, columns: dict, steady: dict, units: np.ndarray,
+                 all_equal: np.ndarray, nested: bool, several: np.ndarray,
+                 thresholds: Thresholds) -> list[str]:
+    """Per group, one line of advice per raised flag, in `FLAGS` order, joined by "; ".
+
+    Parameters
+    ----------
+    flags : numpy.ndarray of bool, shape (groups, len(FLAGS))
+    columns : dict
+        `diagnose`'s output columns.
+    steady : dict
+        The kernel's statistics of the steady values (``median``).
+    units : numpy.ndarray of int64
+        `unit_counts`.
+    all_equal : numpy.ndarray of bool
+        Per group, whether every steady value is equal.
+    nested : bool
+        Whether the groups have processes.
+    several : numpy.ndarray of bool
+        Per group, whether it has several processes (the trend reads their means).
+    thresholds : Thresholds
+
+    Returns
+    -------
+    list of str
+        "" for a group without flags.
+
+    Notes
+    -----
+    A rendering, in pyperf check's spirit: per flag, a line written for each group raising it
+    (Python string formatting), the lines joined by numpy's elementwise addition.
+    """
+    k = flags.shape[0]
     level = "processes" if nested else "runs"
     first = "iterations" if nested else "runs"
-    for g in np.flatnonzero(flags[:, 0]):
-        change = columns["warmup_change"][g]
-        lines[g].append(f"the first {columns['warmup_iterations'][g]} {first} are "
-                        f"{abs(change):.0%} {'slower' if change > 0 else 'faster'}: drop them "
-                        "(warmup=\"auto\") or warm up longer")
-    for g in np.flatnonzero(flags[:, 1]):
-        severe = columns["outliers_severe"][g]
-        lines[g].append(f"{severe} severe outlier{'s' if severe != 1 else ''}: look for "
-                        "interference (other processes, frequency scaling, GC)")
-    for g in np.flatnonzero(flags[:, 2]):
-        lines[g].append(f"bimodal (dip p={columns['dip_pvalue'][g]:.2g}): look for two code "
-                        "paths or frequency states")
-    for g in np.flatnonzero(flags[:, 3]):
-        lines[g].append(f"drifts {columns['drift_per_10'][g]:+.1%} per 10 "
-                        f"{'processes' if several[g] else 'runs'}: interleave "
-                        "the variants (rounds) or pin the machine's state")
-    for g in np.flatnonzero(flags[:, 4]):
-        if all_equal[g]:
-            lines[g].append(f"every value is {column['median'][g]:.6g}: below the timer's "
-                            "resolution; time more iterations per value")
-        else:
-            lines[g].append(f"timer quantum {columns['quantum'][g]:.3g} is "
-                            f"{columns['quantum_share'][g]:.1%} of the median: time more "
-                            "iterations per value")
-    for g in np.flatnonzero(flags[:, 5]):
-        lines[g].append(f"std is {columns['cv'][g]:.0%} of the mean: quiet the machine or "
-                        f"take more {level}")
-    for g in np.flatnonzero(flags[:, 6]):
-        verb = "run" if nested else "take"
-        noun = level if units[g] != 1 else level[:-2 if nested else -1]
-        lines[g].append(f"{units[g]} {noun}: {verb} at least {thresholds.min_units}")
-    advice = [""] * flags.shape[0]
-    for g, parts in lines.items():
-        advice[g] = "; ".join(parts)
-    return advice
+
+    def lines(flag: int, write, *columns_of) -> np.ndarray:
+        """The advice of one flag: `write` of each raised group's values, "" elsewhere."""
+        text = np.full(k, "", dtype=object)
+        raised = np.flatnonzero(flags[:, flag])
+        if raised.size:
+            values = [np.asarray(c)[raised].tolist() for c in columns_of]
+            text[raised] = [write(*row) for row in zip(*values)]
+        return text
+
+    parts = [
+        lines(0, lambda d, change: f"the first {d} {first} are "
+              + (f"{abs(change):.{1 if abs(change) < 0.1 else 0}%} "
+                 f"{'slower' if change > 0 else 'faster'}" if np.isfinite(change)
+                 else "unlike the rest")
+              + ": drop them (warmup=\"auto\") or warm up longer",
+              columns["warmup_iterations"], columns["warmup_change"]),
+        lines(1, lambda severe: f"{severe} severe outlier{'s' if severe != 1 else ''}: look for "
+              "interference (other processes, frequency scaling, GC)",
+              columns["outliers_severe"]),
+        lines(2, lambda p: f"bimodal (dip p={p:.2g}): look for two code paths or frequency "
+              "states", columns["dip_pvalue"]),
+        lines(3, lambda rate, by_process: f"drifts {rate:+.1%} per 10 "
+              f"{'processes' if by_process else 'runs'}: interleave the variants (rounds) or "
+              "pin the machine's state", columns["drift_per_10"], several),
+        lines(4, lambda equal, median, quantum, share: (
+            f"every value is {median:.6g}, below the timer's or counter's resolution: measure "
+            "more iterations per value" if equal else
+            f"values come in steps of {quantum:.3g}, {share:.1%} of the median: the timer or "
+            "counter is too coarse for them, measure more iterations per value"),
+            all_equal, steady["median"], columns["quantum"], columns["quantum_share"]),
+        lines(5, lambda cv: f"std is {cv:.0%} of the mean: quiet the machine or take more "
+              f"{level}", columns["cv"]),
+        lines(6, lambda n: f"{n} {level if n != 1 else level[:-2 if nested else -1]}: "
+              f"{'run' if nested else 'take'} at least {thresholds.min_units}", units),
+    ]
+    advice = parts[0]
+    for part in parts[1:]:
+        both = (advice != "") & (part != "")
+        advice = np.where(both, advice + "; " + part, advice + part)
+    return advice.tolist()

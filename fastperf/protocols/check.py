@@ -17,7 +17,6 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fastperf.data.arrays import Samples
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.levels import (Sequences, Structure, check_structure_arguments,
                                   resolve_structure, run_sequences, units_of)
@@ -29,9 +28,10 @@ from fastperf.errors import InputError
 from fastperf.io.common import config_columns
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
                                 require_columns)
+from fastperf.protocols.flags import group_traces
 from fastperf.protocols.report_views import check_view
 from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
-from fastperf.results.figures import ReportView, Runs, Traces
+from fastperf.results.figures import ReportView, Runs
 from fastperf.results.render import format_cell, render_markdown
 
 __all__ = ["check", "CheckResult", "CheckOptions", "CheckPlan", "CHECK_COLUMNS",
@@ -324,17 +324,11 @@ def group_runs(sequences: Sequences, diagnostics: Diagnostics) -> Runs:
     -------
     Runs
     """
-    groups = sequences.group_offsets
-    k = len(groups) - 1
-    none = Samples(np.zeros(0, dtype=np.float64), np.zeros(k + 1, dtype=np.int64))
-    found = diagnostics.flags[:, FLAGS.index("warmup")]
-    iterations = np.where(found, diagnostics.columns["warmup_iterations"], 0).astype(np.int64)
-    in_order = Samples(sequences.values, groups)
-    traces = Traces(baseline=in_order, candidate=none, baseline_processes=sequences.processes,
-                    candidate_processes=np.zeros(1, dtype=np.int64),
-                    warmup_baseline=iterations, warmup_candidate=np.zeros(k, dtype=np.int64))
-    return Runs(baseline_name="runs", candidate_name="", baseline=sort_samples(in_order),
-                candidate=none, plots=("strip",), traces=traces)
+    k = sequences.group_offsets.shape[0] - 1
+    traces = group_traces(sequences, diagnostics.warmup, np.arange(k, dtype=np.int64),
+                          np.full(k, -1, dtype=np.int64))
+    return Runs(baseline_name="runs", candidate_name="", baseline=sort_samples(traces.baseline),
+                candidate=traces.candidate, plots=("strip",), traces=traces)
 
 
 def check_finish(staged: StageRows, plan: CheckPlan, info: dict) -> CheckResult:
@@ -355,8 +349,9 @@ def check_finish(staged: StageRows, plan: CheckPlan, info: dict) -> CheckResult:
     rows = staged.rows
     n = rows.column("n").to_numpy()
     n_dropped = rows.column("n_dropped").to_numpy()
-    flags = [f.split(", ") if f else [] for f in rows.column("flags").to_pylist()]
-    counts = {name: sum(name in row for row in flags) for name in FLAGS}
+    # no flag's name is part of another's: a substring match counts the rows raising it
+    flags = rows.column("flags")
+    counts = {name: int(pc.sum(pc.match_substring(flags, name)).as_py() or 0) for name in FLAGS}
     status = rows.column("status").to_numpy(zero_copy_only=False)
     warnings = dropped_warnings(n_dropped)
     not_ok = int((status != "ok").sum())
@@ -372,7 +367,8 @@ def check_finish(staged: StageRows, plan: CheckPlan, info: dict) -> CheckResult:
         "thresholds": {"warmup_alpha": t.warmup_alpha, "bimodal_alpha": t.bimodal_alpha,
                        "drift_alpha": t.drift_alpha, "noisy_cv": t.noisy_cv,
                        "resolution": t.resolution, "min_units": t.min_units},
-        "groups": rows.num_rows, "flagged": sum(bool(row) for row in flags),
+        "groups": rows.num_rows,
+        "flagged": int(pc.sum(pc.not_equal(flags, "")).as_py() or 0),
         "flags": counts,
     }
     return CheckResult(rows, summary, warnings, plan.keys)

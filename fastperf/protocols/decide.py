@@ -35,7 +35,7 @@ from fastperf.errors import InputError
 from fastperf.io.tables import column_name, require_columns
 from fastperf.protocols.compare.nested import log_samples, round_log_ratios
 from fastperf.protocols.compare.result import benchmark_identity, strip_benchmark_prefix
-from fastperf.protocols.flags import (benchmark_takes, check_warmup, drop_warmup,
+from fastperf.protocols.flags import (benchmark_takes, check_warmup, tested_table,
                                       dropped_counts, row_warmup, warmup_summary,
                                       warmup_warning, with_columns_after)
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
@@ -299,10 +299,7 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
     keys, variant, value, unit = plan.keys, options.variant, options.value, options.unit
     baseline, candidate = options.baseline, options.candidate
     names = [baseline, candidate]
-    measured = None  # warmup="auto": the chunk as measured and the transients found
-    if options.warmup == "auto" and table.num_rows:
-        table, found, sequences = drop_warmup(table, keys, variant, value, structure)
-        measured = (sequences, found)
+    table, measured = tested_table(table, options.warmup, keys, variant, value, structure)
     # one grouping: each side's runs (in row order) from the grouping into units, if any
     units = None if structure.flat else units_of(table, keys, variant, value, structure)
     vs = (chunk_variant_samples(table, names, keys, variant, value) if units is None

@@ -13,7 +13,7 @@ side's runs makes the comparison suspect. They describe the data that was tested
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Sequence
 
 import numpy as np
@@ -24,15 +24,15 @@ from fastperf.data.grouping import Groups, group_rows
 from fastperf.data.levels import Sequences, Structure, Units, run_sequences
 from fastperf.data.samples import present_variants, variant_takes
 from fastperf.data.validation import check_choice
-from fastperf.io.tables import value_column
 from fastperf.engine.diagnostics import (FLAGS, Thresholds, Warmup, diagnose, find_warmup,
-                                         steady_mask)
+                                         flag_bits, steady_mask)
+from fastperf.engine.diagnostics import flag_text as diagnostic_flag_text
 from fastperf.results.figures import Traces
 
-__all__ = ["WARMUPS", "check_warmup", "drop_warmup", "RowFlags", "benchmark_takes",
+__all__ = ["WARMUPS", "check_warmup", "drop_warmup", "tested_table", "RowFlags", "benchmark_takes",
            "comparison_flags", "flag_text", "flag_counts", "flags_footer", "row_warmup",
-           "comparison_traces", "dropped_counts", "warmup_warning", "warmup_summary",
-           "StageFlags", "stage_flags", "flat_sequences", "finish_flags",
+           "comparison_traces", "group_traces", "dropped_counts", "warmup_warning", "warmup_summary",
+           "StageFlags", "stage_flags", "finish_flags",
            "with_columns_after"]
 
 #: The values `warmup=` takes: None (every value tested, today's behaviour) or "auto".
@@ -92,12 +92,48 @@ def drop_warmup(table: pa.Table, keys: Sequence[str], variant: str | None, value
     """
     sequences = run_sequences(table, keys, variant, value, structure, units)
     warmup = find_warmup(sequences)
+    if np.isinf(sequences.values).any():
+        # an infinite value is refused by the test that follows, with its message: nothing is
+        # dropped (an inf would otherwise win MSER's split and leave with its transient)
+        warmup = replace(warmup, found=np.zeros_like(warmup.found))
     if not np.any(warmup.found):
         return table, warmup, sequences
     transient = sequences.rows[~steady_mask(sequences, warmup)]
     keep = np.ones(table.num_rows, dtype=bool)
     keep[transient] = False
     return table.filter(pa.array(keep)), warmup, sequences
+
+
+def tested_table(table: pa.Table, warmup: str | None, keys: Sequence[str], variant: str,
+                 value: str, structure: Structure, units: Units | None = None
+                 ) -> tuple[pa.Table, tuple[Sequences, Warmup] | None]:
+    """The measurements a protocol's stage tests, by its ``warmup=`` option.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The chunk as measured (complete groups).
+    warmup : None or "auto"
+        The protocol's option (`check_warmup`).
+    keys, variant, value, structure, units
+        As `drop_warmup`.
+
+    Returns
+    -------
+    table : pyarrow.Table
+        `table` itself (None, or an empty chunk), or `drop_warmup`'s table ("auto").
+    measured : tuple or None
+        With "auto", the `Sequences` of the chunk as measured and the `Warmup` found (what
+        `stage_flags` marks in the traces and counts); else None.
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    if warmup != "auto" or table.num_rows == 0:
+        return table, None
+    steady, found, sequences = drop_warmup(table, keys, variant, value, structure, units)
+    return steady, (sequences, found)
 
 
 def benchmark_takes(sequences: Sequences, keys: Sequence[str], variant: str,
@@ -197,7 +233,7 @@ class RowFlags:
 
 
 def flag_text(bits: np.ndarray) -> pa.Array:
-    """The names of the flags of each row, in `FLAGS` order joined by ", ".
+    """The names of the flags of each row, in `FLAGS` order joined by ", ", as an Arrow column.
 
     Parameters
     ----------
@@ -207,23 +243,9 @@ def flag_text(bits: np.ndarray) -> pa.Array:
     Returns
     -------
     pyarrow.Array of string
-        "" where no bit is set.
-
-    Notes
-    -----
-    One text per possible set of flags (2 ** len(FLAGS)), picked by each row's bits.
+        "" where no bit is set (`fastperf.engine.diagnostics.flag_text`).
     """
-    names = [", ".join(f for i, f in enumerate(FLAGS) if combination >> i & 1)
-             for combination in range(1 << len(FLAGS))]
-    indices = pa.array(np.asarray(bits, dtype=np.int32), pa.int32())
-    return pa.DictionaryArray.from_arrays(indices, pa.array(names, pa.string())
-                                          ).dictionary_decode()
-
-
-def _bits_of(flags: np.ndarray) -> np.ndarray:
-    """Per group, the bit set of its flags (a bool matrix groups x len(FLAGS))."""
-    weights = np.left_shift(1, np.arange(len(FLAGS), dtype=np.int64))
-    return np.asarray(flags, dtype=np.int64).reshape(-1, len(FLAGS)) @ weights
+    return pa.array(diagnostic_flag_text(bits), pa.string())
 
 
 def comparison_flags(sequences: Sequences, keys: Sequence[str], variant: str, baseline: Any,
@@ -258,15 +280,12 @@ def comparison_flags(sequences: Sequences, keys: Sequence[str], variant: str, ba
     of its two groups.
     """
     takes = benchmark_takes(sequences, keys, variant, [baseline, *candidates], benchmarks)
-    diagnostics = diagnose(sequences, thresholds or Thresholds())
-    group_bits = np.append(_bits_of(diagnostics.flags), 0)  # -1: none
+    diagnostics = diagnose(sequences, thresholds or Thresholds(), with_advice=False)
+    group_bits = np.append(flag_bits(diagnostics.flags), 0)  # -1: none
     base = group_bits[takes[baseline]]
     bits = np.concatenate([base | group_bits[takes[name]] for name in candidates]) \
         if candidates else np.empty(0, dtype=np.int64)
-    columns = diagnostics.columns
-    warmup = Warmup(columns["warmup_iterations"], columns["warmup_change"],
-                    columns["warmup_pvalue"], diagnostics.flags[:, FLAGS.index("warmup")])
-    return RowFlags(bits.astype(np.int64), flag_text(bits), takes, warmup)
+    return RowFlags(bits.astype(np.int64), flag_text(bits), takes, diagnostics.warmup)
 
 
 def flag_counts(bits: np.ndarray) -> dict[str, int]:
@@ -329,7 +348,7 @@ def row_warmup(warmup: Warmup, takes: dict[Any, np.ndarray], baseline: Any,
     -------
     warmup_baseline, warmup_candidate : numpy.ndarray of int64
     """
-    dropped = np.append(np.where(warmup.found, warmup.iterations, 0), 0).astype(np.int64)
+    dropped = np.append(warmup.dropped, 0)
     c = len(candidates)
     return (np.tile(dropped[takes[baseline]], c),
             np.concatenate([dropped[takes[name]] for name in candidates]) if c
@@ -357,9 +376,38 @@ def _gather_groups(sequences: Sequences, groups: np.ndarray) -> tuple[Samples, n
     return Samples(values, offsets), np.append(process_starts, offsets[-1]).astype(np.int64)
 
 
+def group_traces(sequences: Sequences, warmup: Warmup, baseline_groups: np.ndarray,
+                 candidate_groups: np.ndarray) -> Traces:
+    """The iteration traces of rows whose sides are groups of `sequences`
+    (`fastperf.results.figures.Traces`).
+
+    Parameters
+    ----------
+    sequences : Sequences
+        The groups' values as measured (transients included).
+    warmup : Warmup
+        `find_warmup` of its groups (the found transients are marked).
+    baseline_groups, candidate_groups : numpy.ndarray of int64
+        Per row, the group of each side (-1: an empty side).
+
+    Returns
+    -------
+    Traces
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    baseline_values, baseline_processes = _gather_groups(sequences, baseline_groups)
+    candidate_values, candidate_processes = _gather_groups(sequences, candidate_groups)
+    dropped = np.append(warmup.dropped, 0)  # -1: none
+    return Traces(baseline_values, candidate_values, baseline_processes, candidate_processes,
+                  dropped[baseline_groups], dropped[candidate_groups])
+
+
 def comparison_traces(sequences: Sequences, warmup: Warmup, takes: dict[Any, np.ndarray],
                       baseline: Any, candidates: Sequence[Any]) -> Traces:
-    """The iteration traces of each (candidate, benchmark) row (`fastperf.results.figures.Traces`).
+    """The iteration traces of each (candidate, benchmark) row (`group_traces`).
 
     Parameters
     ----------
@@ -380,15 +428,10 @@ def comparison_traces(sequences: Sequences, warmup: Warmup, takes: dict[Any, np.
     -----
     Data plumbing: no formula.
     """
-    base = takes[baseline]
-    base_groups = np.tile(base, len(candidates))
     candidate_groups = (np.concatenate([takes[name] for name in candidates]) if candidates
                         else np.empty(0, dtype=np.int64))
-    baseline_values, baseline_processes = _gather_groups(sequences, base_groups)
-    candidate_values, candidate_processes = _gather_groups(sequences, candidate_groups)
-    warmup_baseline, warmup_candidate = row_warmup(warmup, takes, baseline, candidates)
-    return Traces(baseline_values, candidate_values, baseline_processes, candidate_processes,
-                  warmup_baseline, warmup_candidate)
+    return group_traces(sequences, warmup, np.tile(takes[baseline], len(candidates)),
+                        candidate_groups)
 
 
 def warmup_warning(groups: int, values: int) -> list[str]:
@@ -530,9 +573,8 @@ def stage_flags(tested: pa.Table, keys: Sequence[str], variant: str, value: str,
     text = pa.array([""] * n_rows, pa.string())
     want_traces, traces = traces, None
     if tested.num_rows:
-        sequences = (flat_sequences(tested, groups, value)
-                     if groups is not None and structure.flat
-                     else run_sequences(tested, keys, variant, value, structure, units))
+        sequences = run_sequences(tested, keys, variant, value, structure, units,
+                                  groups if structure.flat else None)
         row_flags = comparison_flags(sequences, keys, variant, baseline, candidates, benchmarks)
         bits, text = row_flags.bits, row_flags.text
         if want_traces:
@@ -557,43 +599,6 @@ def stage_flags(tested: pa.Table, keys: Sequence[str], variant: str, value: str,
         extra["warmup_groups"] = np.where(first, groups, 0).astype(np.int64)
         extra["warmup_values"] = np.where(first, values, 0).astype(np.int64)
     return StageFlags(text, warmup_columns, extra, traces)
-
-
-def flat_sequences(table: pa.Table, groups: Groups, value: str) -> Sequences:
-    """`run_sequences` of a flat table from its rows already grouped by (keys, variant).
-
-    Parameters
-    ----------
-    table : pyarrow.Table
-        The measurement table.
-    groups : Groups
-        Its rows grouped by (keys, variant) (`fastperf.data.grouping.group_rows`).
-    value : str
-        The value column.
-
-    Returns
-    -------
-    Sequences
-        What `run_sequences` gives with a flat structure: each group one segment, its runs in
-        row order, null/NaN values left out.
-
-    Notes
-    -----
-    Data plumbing: no formula.
-    """
-    row_order = groups.row_order()
-    offsets = groups.offsets.astype(np.int64)
-    values = value_column(table, value)[row_order]
-    keep = ~np.isnan(values)
-    kept_before = np.concatenate(([0], np.cumsum(keep))).astype(np.int64)
-    processes = kept_before[offsets]
-    n_dropped = np.diff(offsets) - np.diff(processes)
-    if not keep.all():
-        values, row_order = values[keep], row_order[keep]
-    return Sequences(groups.keys, np.ascontiguousarray(values, dtype=np.float64),
-                     np.ascontiguousarray(row_order, dtype=np.int64), processes,
-                     np.arange(groups.n_groups + 1, dtype=np.int64),
-                     n_dropped.astype(np.int64), False)
 
 
 def finish_flags(extra: pa.Table, warmup: str | None) -> tuple[dict, list[str]]:

@@ -13,6 +13,7 @@ import numpy as np
 
 from fastperf.data.arrays import Samples
 from fastperf.engine.ranks import rank_sum_effect_state
+from fastperf.protocols.flags import flags_footer
 from fastperf.results.figures import Intervals, ReportView, Shares
 from fastperf.results.html import row_labels
 from fastperf.stats.proportions import proportion_ci
@@ -104,6 +105,9 @@ def compare_view(result) -> ReportView:
         band=None if margin is None else (1.0 - margin, 1.0 + margin))
     lead = (*_keys(result), "delta", "ratio", "ci_low", "ci_high", "pvalue_adjusted", "verdict",
             "flags")
+    footer = flags_footer(result.summary, "comparisons")
+    if footer is not None:
+        headline.append(footer)
     return ReportView(headline, [figure], result.runs, "verdict", lead)
 
 
@@ -128,6 +132,9 @@ def speedup_view(result) -> ReportView:
                        estimate, low, high, axis="speedup (log scale; 1 = no change)",
                        category=category)
     lead = (*_keys(result), "speedup_median", "pvalue_median", "median_significant", "flags")
+    footer = flags_footer(result.summary, "benchmarks")
+    if footer is not None:
+        headline.append(footer)
     return ReportView(headline, [figure], result.runs, "median_significant", lead)
 
 
@@ -167,6 +174,9 @@ def sparc_view(result) -> ReportView:
                        category=_text(t, "conclusion"), band=tuple(s["equivalence_bounds"]))
     lead = (*_keys(result), "ratio_median", "pvalue_difference", "pvalue_equivalence",
             "conclusion", "flags")
+    footer = flags_footer(result.summary, "benchmarks")
+    if footer is not None:
+        headline.append(footer)
     return ReportView(headline, [figure], result.runs, "conclusion", lead)
 
 

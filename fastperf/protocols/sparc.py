@@ -45,7 +45,7 @@ from fastperf.protocols.relevance import (
     log_ratios, min_runs_to_conclude, not_tested_warnings, rank_sum_tests, ratio_name,
     ratio_out_of_range, row_names, signed_rank_tests,
 )
-from fastperf.protocols.flags import (check_warmup, drop_warmup, finish_flags, flags_footer,
+from fastperf.protocols.flags import (check_warmup, tested_table, finish_flags, flags_footer,
                                       stage_flags, with_columns_after)
 from fastperf.protocols.report_views import sparc_view
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
@@ -698,12 +698,9 @@ def sparc_stage(table: pa.Table, plan: SparcPlan, side: dict | None = None) -> S
     """
     options = plan.options
     candidates, scale = options.candidates, options.scale
-    measured = None  # warmup="auto": the chunk as measured and the transients found
-    if options.warmup == "auto" and table.num_rows:
-        table, found, sequences = drop_warmup(table, plan.keys, options.variant, options.value,
-                                              plan.structure)
-        measured = (sequences, found)
-    tested_table = table
+    table, measured = tested_table(table, options.warmup, plan.keys, options.variant,
+                                   options.value, plan.structure)
+    tested_measurements = table
     table = unit_means(table, plan.keys, options.variant, options.value, plan.structure,
                        [options.unit])
     if options.pair is not None:
@@ -749,7 +746,7 @@ def sparc_stage(table: pa.Table, plan: SparcPlan, side: dict | None = None) -> S
     # the run diagnostics of the measurements tested, per candidate (its benchmarks); with one
     # candidate, the report's traces from the same diagnostics
     traces = isinstance(side, dict) and "runs" in side and len(candidates) == 1
-    flags = [stage_flags(tested_table, plan.keys, options.variant, options.value,
+    flags = [stage_flags(tested_measurements, plan.keys, options.variant, options.value,
                          plan.structure, options.baseline, [name], part, options.warmup,
                          measured, traces=traces)
              for name, part in zip(candidates, keys_parts)]

@@ -54,7 +54,7 @@ from fastperf.io.tables import (
 )
 from fastperf.kernels.grouping import take_segments
 from fastperf.protocols.aggregate import check_weight_column
-from fastperf.protocols.flags import (check_warmup, drop_warmup, finish_flags, stage_flags,
+from fastperf.protocols.flags import (check_warmup, tested_table, finish_flags, stage_flags,
                                       with_columns_after)
 from fastperf.protocols.relevance import RANK_METHODS
 from fastperf.protocols.speedup_report import EXECUTION_TIMES, RESULT_COLUMNS, SpeedupTestResult
@@ -603,11 +603,8 @@ def speedup_stage(table: pa.Table, plan: SpeedupPlan, side: dict | None = None) 
     """
     options = plan.options
     keys, baseline, candidate = plan.keys, options.baseline, options.candidate
-    measured = None  # warmup="auto": the chunk as measured and the transients found
-    if options.warmup == "auto" and table.num_rows:
-        table, found, sequences = drop_warmup(table, keys, options.variant, options.value,
-                                              plan.structure)
-        measured = (sequences, found)
+    table, measured = tested_table(table, options.warmup, keys, options.variant,
+                                   options.value, plan.structure)
     tested = table
     table = unit_means(table, keys, options.variant, options.value, plan.structure,
                        _per_benchmark(options))

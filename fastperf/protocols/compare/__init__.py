@@ -35,7 +35,7 @@ from fastperf.protocols.compare.result import (
 )
 from fastperf.protocols.compare.nested import chunk_units, flat_samples, nested_rows
 from fastperf.protocols.compare.summaries import compare_from_summaries
-from fastperf.protocols.flags import (check_warmup, drop_warmup, finish_flags, stage_flags,
+from fastperf.protocols.flags import (check_warmup, tested_table, finish_flags, stage_flags,
                                       with_columns_after)
 from fastperf.results.base import dropped_warnings, keyed_table
 from fastperf.results.figures import Runs
@@ -372,14 +372,11 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     # one grouping of the rows into units serves the nested analysis and the flat samples;
     # a variant without rows in this chunk: empty samples
     units = chunk_units(table, plan.structure, keys, variant, value)
-    measured = None  # warmup="auto": the chunk as measured and the transients found
-    if options.warmup == "auto" and table.num_rows:
-        steady, found, sequences = drop_warmup(table, keys, variant, value, plan.structure,
-                                               units)
-        measured = (sequences, found)
-        if steady is not table:
-            table = steady
-            units = chunk_units(table, plan.structure, keys, variant, value)
+    steady, measured = tested_table(table, options.warmup, keys, variant, value,
+                                    plan.structure, units)
+    if steady is not table:  # warmup="auto" dropped transients
+        table = steady
+        units = chunk_units(table, plan.structure, keys, variant, value)
     vs = flat_samples(units, table, [baseline, *candidates], keys, variant, value)
     k, c = len(vs.keys), len(candidates)
     samples, dropped = vs.samples, vs.n_dropped
