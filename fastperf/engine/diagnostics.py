@@ -163,13 +163,16 @@ class Diagnostics:
         Per group, one line of advice per raised flag, joined by "; " ("" when none).
     status : numpy.ndarray of object (str)
         Per group, "ok" or why a statistic is missing.
+    warmup : Warmup
+        The transient `find_warmup` found in each group (every other statistic reads the values
+        after it).
     """
 
     columns: dict
     flags: np.ndarray
     advice: list
     status: np.ndarray
-    warmup: Warmup | None = None
+    warmup: Warmup
 
     def flag_text(self) -> list[str]:
         """Per group, the names of its flags in `FLAGS` order joined by ", " ("" when none).

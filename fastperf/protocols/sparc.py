@@ -745,12 +745,12 @@ def sparc_stage(table: pa.Table, plan: SparcPlan, side: dict | None = None) -> S
     tests = {k: np.where(tested, v, np.nan) for k, v in tests.items()}
     # the run diagnostics of the measurements tested, per candidate (its benchmarks); with one
     # candidate, the report's traces from the same diagnostics
-    traces = isinstance(side, dict) and "runs" in side and len(candidates) == 1
+    traces = side is not None and "runs" in side and len(candidates) == 1
     flags = [stage_flags(tested_measurements, plan.keys, options.variant, options.value,
                          plan.structure, options.baseline, [name], part, options.warmup,
                          measured, traces=traces)
              for name, part in zip(candidates, keys_parts)]
-    if traces:
+    if side is not None and traces:
         side["runs"].traces = flags[0].traces
     count_columns = with_columns_after(
         count_columns, "n_dropped_candidate" if "n_dropped_candidate" in count_columns
