@@ -21,6 +21,7 @@ from scipy.stats import kendalltau
 import fastperf
 from fastperf.engine.diagnostics import FLAGS, Thresholds
 from fastperf.errors import InputError
+from fastperf.io.summaries import summary_table
 from fastperf.protocols.check import (CHECK_COLUMNS, check_finish, check_options, check_plan,
                                       check_stage)
 from naive import mann_kendall_brute, warmup_brute
@@ -512,3 +513,31 @@ def test_linear_groups_with_mean_or_median_zero_say_why_a_share_is_missing():
     steady = rows[("steady", "x")]
     assert steady["status"] == "ok"
     assert all(math.isfinite(v) for v in steady.values() if isinstance(v, float)), steady
+
+
+# ------------------------------------------------------------------- summary-only result files
+
+
+def summaries(n, mean, sd) -> pa.Table:
+    """A summary table (`fastperf.io.summaries.summary_table`, as summary-only readers give)."""
+    return summary_table([f"b{i}" for i in range(len(mean))], unit="ns",
+                         statistics={"n": n, "mean": mean, "sd": sd}, variant=["v"] * len(mean))
+
+
+def test_a_summary_table_is_checked_for_noise_and_few_runs():
+    """cv = sd / |mean| (numpy by hand), ``noisy`` above 10 %, ``few runs`` below 5, a row per
+    summary row, the other statistics missing with the status saying why."""
+    n, mean, sd = [10, 3, None, 20], [100.0, 50.0, 10.0, 0.0], [5.0, 10.0, 3.0, 1.0]
+    result = fastperf.check(summaries(n, mean, sd))
+    rows = result.groups.to_pylist()
+    assert len(rows) == 4 and result.summary["structure"] == "summaries"
+    want_cv = [5 / 100, 10 / 50, 3 / 10, math.nan]
+    for row, cv in zip(rows, want_cv):
+        assert (math.isnan(row["cv"]) and math.isnan(cv)) or row["cv"] == pytest.approx(cv)
+    assert [r["flags"] for r in rows] == ["", "noisy, few runs", "noisy", ""]
+    assert [r["n"] for r in rows] == [10, 3, None, 20]
+    assert all(r["status"].startswith("summary statistics only") for r in rows)
+    assert "n not given" in rows[2]["status"] and "no cv" in rows[3]["status"]
+    assert all(r["dip"] is None or math.isnan(r["dip"]) for r in rows)
+    assert result.summary["flags"]["noisy"] == 2 and result.summary["flagged"] == 2
+    assert "3 runs: take at least 5" in rows[1]["advice"]

@@ -199,3 +199,19 @@ def test_the_documented_example_prints_what_the_docs_show(monkeypatch):
     code, out, err = run_cli(shlex.split(lines[0][2:])[1:])
     assert code == 0, err
     assert out.rstrip("\n").splitlines()[:len(lines) - 1] == lines[1:]
+
+
+def test_a_summary_file_is_checked_for_noise_and_few_runs(tmp_path):
+    """A summary-only file (pytest-benchmark saved without its rounds: n, mean, sd):
+    ``noisy`` (sd / mean = 0.2 > 0.1) and ``few runs`` (3 < 5) by hand; ``--fail-on flags``
+    exits 1."""
+    doc = {"benchmarks": [
+        {"name": "b0", "fullname": "b0", "stats": {"rounds": 10, "mean": 1.0, "stddev": 0.05}},
+        {"name": "b1", "fullname": "b1", "stats": {"rounds": 3, "mean": 0.5, "stddev": 0.1}}]}
+    path = tmp_path / "0001_summaries.json"
+    path.write_text(json.dumps(doc), encoding="utf-8")
+    code, out, err = run_cli(["check", str(path), "--fail-on", "flags"])
+    assert code == 1, err
+    assert "b1 (" in out and "): noisy, few runs" in out
+    assert "b0 (" not in out
+    assert "1 of 2 groups flagged: noisy 1, few runs 1 (structure: summaries)" in out

@@ -22,11 +22,16 @@ from fastperf.data.levels import (Sequences, Structure, check_structure_argument
                                   resolve_structure, run_sequences, units_of)
 from fastperf.data.validation import (check_key_clash, check_real, check_unit_interval,
                                       check_whole_number)
-from fastperf.engine.diagnostics import FLAGS, Diagnostics, Thresholds, diagnose, unit_counts
+from fastperf.engine.diagnostics import (FLAGS, Diagnostics, Thresholds, advice_lines,
+                                         diagnose, flag_bits, flag_text, unit_counts)
 from fastperf.engine.ranks import sort_samples
 from fastperf.errors import InputError
 from fastperf.io.common import config_columns
-from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
+from fastperf.io.dataset import Dataset
+from fastperf.io.read import load_table
+from fastperf.io.summaries import SUMMARY_STATISTICS, checked_summary_columns
+from fastperf.io.tables import (column_name, describe_group, has_column, is_summary_table,
+                                key_list,
                                 require_columns)
 from fastperf.protocols.flags import group_traces
 from fastperf.protocols.report_views import check_view
@@ -68,7 +73,8 @@ def check(
     ----------
     data : measurement table (Arrow object, path or paths) or lazy `fastperf.io.dataset.Dataset`
         One row per measurement, in the order measured within each process (or each group,
-        without levels).
+        without levels). A summary table (n, mean, sd per benchmark: `check_from_summaries`)
+        is checked for ``noisy`` and ``few runs`` only.
     by : str, sequence of str or None
         The columns that identify a benchmark. None: ``benchmark`` when the table has it, and
         the configuration columns the files carry (`fastperf.read`); ``[]``: every row one
@@ -121,6 +127,10 @@ def check(
                             block=block, warmup_alpha=warmup_alpha,
                             bimodal_alpha=bimodal_alpha, drift_alpha=drift_alpha,
                             noisy_cv=noisy_cv, resolution=resolution, min_units=min_units)
+    if not isinstance(data, Dataset):
+        data = load_table(data)
+        if is_summary_table(data):
+            return check_from_summaries(data, options)
     side: dict = {}
     result = run_planned(data, partial(check_plan, options=options), check_stage,
                          check_finish, values=[options.value], side=side,
@@ -225,8 +235,43 @@ def check_plan(table: pa.Table, options: CheckOptions) -> CheckPlan:
     """
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
-    value, unit = options.value, options.unit
+    value = options.value
     require_columns(table, [value])
+    keys, partition, variant, unit = group_columns(table, options, [value])
+    structure = resolve_structure(table.column_names, options.levels, options.block,
+                                  taken=[*keys, value])
+    return CheckPlan(options=options, keys=keys, variant=variant, unit=unit,
+                     structure=structure,
+                     partition=tuple(partition or keys), order=tuple(keys))
+
+
+def group_columns(table: pa.Table, options: CheckOptions, taken: Sequence[str]
+                  ) -> tuple[list[str], list[str], str | None, str | None]:
+    """The columns of `check`'s groups in `table`.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        The measurement table (or a summary table).
+    options : CheckOptions
+    taken : sequence of str
+        The columns that hold measurements or statistics, never keys.
+
+    Returns
+    -------
+    keys : list of str
+        The benchmark's columns, then the variant and the unit (those the table has).
+    partition : list of str
+        The benchmark's columns without the unit.
+    variant, unit : str or None
+        The variant and unit columns, when the table has them.
+
+    Raises
+    ------
+    InputError
+        A missing column named by the options, a key named like an output column.
+    """
+    unit = options.unit
     variant = options.variant
     if variant is not None and not has_column(table, variant):
         if variant != "variant":
@@ -238,7 +283,7 @@ def check_plan(table: pa.Table, options: CheckOptions) -> CheckPlan:
         require_columns(table, keys)
     else:
         keys = (["benchmark"] if has_column(table, "benchmark") else []) + [
-            c for c in config_columns(table) if c not in ("benchmark", variant, unit, value)]
+            c for c in config_columns(table) if c not in ("benchmark", variant, unit, *taken)]
     keys = [k for k in dict.fromkeys(keys) if k != variant]
     partition = [k for k in keys if k != unit]
     if variant is not None:
@@ -246,12 +291,8 @@ def check_plan(table: pa.Table, options: CheckOptions) -> CheckPlan:
     unit = unit if has_column(table, unit) and unit not in keys else None
     if unit is not None:
         keys.append(unit)
-    check_key_clash(keys, (*CHECK_COLUMNS, *LAST_COLUMNS), "check", value)
-    structure = resolve_structure(table.column_names, options.levels, options.block,
-                                  taken=[*keys, value])
-    return CheckPlan(options=options, keys=keys, variant=variant, unit=unit,
-                     structure=structure,
-                     partition=tuple(partition or keys), order=tuple(keys))
+    check_key_clash(keys, (*CHECK_COLUMNS, *LAST_COLUMNS), "check", taken[0])
+    return keys, partition, variant, unit
 
 
 def check_stage(table: pa.Table, plan: CheckPlan, side: dict | None = None) -> StageRows:
@@ -331,6 +372,78 @@ def group_runs(sequences: Sequences, diagnostics: Diagnostics) -> Runs:
                 candidate=traces.candidate, plots=("strip",), traces=traces)
 
 
+#: The status of every row checked from a summary table.
+SUMMARY_STATUS = ("summary statistics only (n, mean, sd): the warm-up, outliers, modes, drift "
+                  "and resolution need the runs")
+
+
+def check_from_summaries(table: pa.Table, options: CheckOptions) -> CheckResult:
+    """`check` of a summary table (n, mean, sd per benchmark and variant, as summary-only result
+    files give them): what can be judged without the runs, pyperf check's ``noisy`` (the
+    coefficient of variation sd / mean) and ``few runs`` (n).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+        A summary table (`fastperf.io.tables.is_summary_table`).
+    options : CheckOptions
+
+    Returns
+    -------
+    CheckResult
+        One row per row of `table`, `check`'s columns: ``n`` and ``units`` the file's n (null
+        where it gives none), ``cv``, ``scale`` "summary", the statistics that need the runs
+        null, the flags and advice of ``noisy`` and ``few runs``; ``status`` says what was not
+        checked (`SUMMARY_STATUS`).
+
+    Notes
+    -----
+    cv = sd / |mean| (pyperf check: "the standard deviation is greater than 10% of the mean").
+    """
+    statistics = checked_summary_columns(table)
+    keys, _, variant, unit = group_columns(table, options, list(SUMMARY_STATISTICS))
+    k = table.num_rows
+    n_column = statistics.column("n")
+    n = n_column.to_numpy(zero_copy_only=False).astype(np.float64)  # NaN: not given
+    mean = statistics.column("mean").to_numpy(zero_copy_only=False).astype(np.float64)
+    sd = statistics.column("sd").to_numpy(zero_copy_only=False).astype(np.float64)
+    thresholds = options.thresholds
+    with np.errstate(divide="ignore", invalid="ignore"):
+        cv = np.where(mean == 0, np.nan, sd / np.abs(mean))
+    flags = np.zeros((k, len(FLAGS)), dtype=bool)
+    with np.errstate(invalid="ignore"):
+        flags[:, FLAGS.index("noisy")] = cv > thresholds.noisy_cv
+        flags[:, FLAGS.index("few runs")] = n < thresholds.min_units
+    units = np.nan_to_num(n).astype(np.int64)
+    nothing = np.full(k, np.nan)
+    columns: dict[str, Any] = {
+        "n": n_column, "n_dropped": np.zeros(k, dtype=np.int64), "units": n_column,
+        "flags": pa.array(flag_text(flag_bits(flags)), pa.string()),
+        "scale": pa.array(["summary"] * k, pa.string()), "n_steady": n_column,
+        "warmup_iterations": pa.nulls(k, pa.int64()), "warmup_change": nothing,
+        "warmup_pvalue": nothing, "outliers_mild": pa.nulls(k, pa.int64()),
+        "outliers_severe": pa.nulls(k, pa.int64()), "dip": nothing, "dip_pvalue": nothing,
+        "drift_statistic": nothing, "drift_pvalue": nothing, "drift_per_10": nothing,
+        "quantum": nothing, "quantum_share": nothing, "tied_share": nothing, "cv": cv,
+    }
+    # only noisy and few runs can be raised: the other flags' statistics are never read
+    statistic = {name: column if isinstance(column, np.ndarray) else nothing
+                 for name, column in columns.items()}
+    advice = advice_lines(flags, statistic, {"median": nothing}, units,
+                          np.zeros(k, dtype=bool), False, np.zeros(k, dtype=bool), thresholds)
+    columns["advice"] = pa.array(advice, pa.string())
+    reasons = np.full(k, SUMMARY_STATUS, dtype=object)
+    reasons[np.isnan(n)] = SUMMARY_STATUS + "; n not given: no few-runs check"
+    reasons[np.isnan(cv)] += "; mean 0 or not given: no cv"
+    columns["status"] = pa.array(reasons.tolist(), pa.string())
+    rows = keyed_table(table.select(keys), columns)
+    plan = CheckPlan(options=options, keys=keys, variant=variant, unit=unit,
+                     structure=Structure(), partition=tuple(keys), order=tuple(keys))
+    result = check_finish(StageRows.of(rows), plan, {"input_rows": k})
+    result.summary["structure"] = "summaries"
+    return result
+
+
 def check_finish(staged: StageRows, plan: CheckPlan, info: dict) -> CheckResult:
     """The result of `check` from its rows: the flag counts, the summary, the warnings.
 
@@ -347,7 +460,7 @@ def check_finish(staged: StageRows, plan: CheckPlan, info: dict) -> CheckResult:
     CheckResult
     """
     rows = staged.rows
-    n = rows.column("n").to_numpy()
+    n = pc.fill_null(rows.column("n"), 0).to_numpy()  # null: a summary row without n
     n_dropped = rows.column("n_dropped").to_numpy()
     # no flag's name is part of another's: a substring match counts the rows raising it
     flags = rows.column("flags")
