@@ -918,11 +918,13 @@ def iteration_profile(processes):
 
 
 def mser_truncation_brute(profile):
-    """MSER-5 (White 1997; batches of 5 from 25 positions on, else of 1): the truncation in
+    """MSER-5 (White 1997; batches of 5 from 100 positions on, else of 1): the truncation in
     positions, by computing MSER(d) = sum_{j >= d} (Z_j - mean Z[d:])^2 / (n_b - d)^2 afresh
-    for every d in 0..min(n_b // 2, n_b - 2) and taking the first minimum."""
+    for every d in 0..min(n_b // 2, n_b - 2) and taking the first minimum, then moving the
+    cut back over each last transient position within 2 standard deviations (ddof 1) of the
+    steady positions' mean."""
     profile = np.asarray(profile, dtype=float)
-    batch = 5 if profile.size >= 25 else 1
+    batch = 5 if profile.size >= 100 else 1
     n_batches = profile.size // batch
     if n_batches < 2:
         return 0
@@ -932,7 +934,14 @@ def mser_truncation_brute(profile):
         rest = z[d:]
         mean = sum(rest) / len(rest)
         scores.append(sum((v - mean) ** 2 for v in rest) / len(rest) ** 2)
-    return scores.index(min(scores)) * batch
+    cut = scores.index(min(scores)) * batch
+    if cut == 0:
+        return 0
+    steady = profile[cut:]
+    mean, sd = float(np.mean(steady)), float(np.std(steady, ddof=1))
+    while cut > 0 and abs(profile[cut - 1] - mean) <= 2.0 * sd:  # back over steady positions
+        cut -= 1
+    return cut
 
 
 def mann_kendall_brute(y):

@@ -541,3 +541,25 @@ def test_a_summary_table_is_checked_for_noise_and_few_runs():
     assert all(r["dip"] is None or math.isnan(r["dip"]) for r in rows)
     assert result.summary["flags"]["noisy"] == 2 and result.summary["flagged"] == 2
     assert "3 runs: take at least 5" in rows[1]["advice"]
+
+
+def test_values_are_read_in_the_order_of_their_iteration_or_run_column():
+    """Rows shuffled (a query result without ORDER BY): with an ``iteration`` column and
+    numbered processes (levels) or a ``run`` column (flat), every group's diagnostics equal
+    those of the table in order, the warm-up and the drift over the processes included; the
+    oracle is the ordered table itself."""
+    nested = fastperf.simulate(5, processes=6, iterations=20, icc=0.3, seed=9, sigma=0.02,
+                               shapes="lognormal").table
+    flat = fastperf.simulate(5, 40, seed=9, sigma=0.02, shapes="lognormal").table
+    for table, position in ((nested, "iteration"), (flat, "run")):
+        values = table.column("value").to_numpy().copy()
+        values[table.column(position).to_numpy() < 10] *= 1.25  # a transient
+        table = table.set_column(table.column_names.index("value"), "value", pa.array(values))
+        shuffled = table.take(pa.array(np.random.default_rng(2).permutation(table.num_rows)))
+        def by_group(result):
+            rows = result.groups.to_pylist()
+            return sorted(rows, key=lambda r: (r["benchmark"], r["variant"]))
+
+        want, got = by_group(fastperf.check(table)), by_group(fastperf.check(shuffled))
+        assert json.dumps(got, default=str) == json.dumps(want, default=str), position
+        assert all("warmup" in row["flags"] for row in want), position

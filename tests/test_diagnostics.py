@@ -116,7 +116,7 @@ def test_nested_warmup_test_is_the_one_sample_t_test_over_processes():
               + transient_groups(rng, 30, 8, 30, ragged=True))
     warmup = find_warmup(sequences_of(groups), alpha=0.05)
     d = assert_warmup_equals_the_oracle(warmup, groups, alpha=0.05)
-    assert sum(x > 0 for x in d) > 30 and 0 in d  # both tested and untested groups
+    assert sum(x > 0 for x in d) >= 20 and 0 in d  # both tested and untested groups
     assert 0 < warmup.found.sum() < len(groups)
 
 
@@ -329,8 +329,8 @@ def test_flags_follow_their_thresholds_and_say_why():
     assert text[0] == "warmup"
     assert "slower: drop them (warmup=\"auto\")" in advice[0]
     d, _, change, found = warmup_brute(warm, WARMUP_ALPHA)
-    assert found and d == 15  # the oracle's MSER-5: the 10 slow iterations and a batch more
-    assert advice[0].startswith(f"the first 15 iterations are {change:.0%} slower")
+    assert found and d == 10  # the oracle's MSER, moved back to the 10 slow iterations
+    assert advice[0].startswith(f"the first 10 iterations are {change:.0%} slower")
     assert nested.columns["warmup_change"][0] > 0.1
     assert text[1] == "few runs" and advice[1] == "3 processes: run at least 5"
     assert text[2] == "outliers"

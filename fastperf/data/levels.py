@@ -42,7 +42,8 @@ from fastperf.kernels.moments import segment_means, unit_moments
 __all__ = ["NESTED_LEVELS", "ITERATION", "BLOCK", "Structure", "Units",
            "check_structure_arguments", "resolve_structure", "units_of", "collapse_levels",
            "variance_components", "variant_samples_of", "unit_samples_of", "Sequences",
-           "run_sequences"]
+           "run_sequences", "in_position_order", "in_label_order", "numeric_column",
+           "POSITION_COLUMNS"]
 
 #: The default nested level columns, outermost first.
 NESTED_LEVELS = ("build", "process")
@@ -677,8 +678,12 @@ class Sequences:
     keys : pyarrow.Table
         One row per group: the key columns and the variant column.
     values : numpy.ndarray
-        float64, null/NaN values left out: group by group, a group's processes in the order they
-        first appear among its rows, each process's values in row order.
+        float64, null/NaN values left out: group by group, a group's processes in the order of
+        their numeric labels (one level or a block; else, or with labels that are not numbers,
+        in the order they first appear among its rows), each process's values in the order of
+        the table's
+        ``iteration`` column (without levels: its ``run`` column) when it has a numeric one,
+        else in row order.
     rows : numpy.ndarray of int64
         The measurement table's row of each entry of `values`.
     processes : numpy.ndarray of int64
@@ -774,6 +779,15 @@ def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, val
         row_order = units.unit_rows.row_order()
         offsets = units.unit_rows.offsets.astype(np.int64)
         group_processes = units.group_units.astype(np.int64)
+        # one level (or a block): the processes in the order of their numeric labels
+        label = structure.block if structure.block is not None else structure.levels[-1]
+        if len(structure.levels) <= 1 and numeric_column(table, label):
+            row_order, offsets = in_label_order(row_order, offsets, group_processes,
+                                                value_column(table, label, label))
+    position = POSITION_COLUMNS[not structure.flat]
+    if position not in outer and position != value and numeric_column(table, position):
+        row_order = in_position_order(row_order, offsets, value_column(table, position,
+                                                                        position))
     column = value_column(table, value)
     values = column[row_order]
     keep = ~np.isnan(values)
@@ -786,3 +800,107 @@ def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, val
     return Sequences(group_keys, np.ascontiguousarray(values, dtype=np.float64),
                      np.ascontiguousarray(row_order, dtype=np.int64), processes,
                      group_processes, n_dropped.astype(np.int64), not structure.flat)
+
+
+#: The column that numbers the values in measurement order, by whether the table has levels:
+#: within a process its ``iteration``; without levels a group's ``run``.
+POSITION_COLUMNS = {True: ITERATION, False: "run"}
+
+
+def in_position_order(row_order: np.ndarray, offsets: np.ndarray,
+                      position: np.ndarray) -> np.ndarray:
+    """`row_order` with each segment's rows sorted by `position` (ties and NaN: in row order,
+    NaN last).
+
+    Parameters
+    ----------
+    row_order : numpy.ndarray of int64
+        Table rows, segment by segment.
+    offsets : numpy.ndarray of int64
+        The segments' CSR offsets into `row_order`.
+    position : numpy.ndarray of float64
+        Per table row, its number in measurement order (NaN: not given).
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        `row_order` itself where every segment is already in order (the usual case: one pass),
+        else a stable sort of each segment by position.
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    ordered = position[row_order]
+    if ordered.size < 2:
+        return row_order
+    segment = np.repeat(np.arange(offsets.size - 1), np.diff(offsets))
+    same = segment[1:] == segment[:-1]
+    steps = ordered[1:] >= ordered[:-1]
+    nan_after = np.isnan(ordered[1:])  # a NaN after anything keeps the order
+    if np.all(steps | nan_after | ~same):
+        return row_order
+    return row_order[np.lexsort((np.where(np.isnan(ordered), np.inf, ordered), segment))]
+
+
+def numeric_column(table: pa.Table, name: str) -> bool:
+    """Whether `table` has a column `name` of integers or floats.
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+    name : str
+
+    Returns
+    -------
+    bool
+
+    Notes
+    -----
+    No formula.
+    """
+    if name not in table.column_names:
+        return False
+    kind = table.schema.field(name).type
+    return pa.types.is_integer(kind) or pa.types.is_floating(kind)
+
+
+def in_label_order(row_order: np.ndarray, offsets: np.ndarray, group_processes: np.ndarray,
+                   label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The processes of each group sorted by their numeric label (ties and NaN: in the order
+    they appear, NaN last).
+
+    Parameters
+    ----------
+    row_order : numpy.ndarray of int64
+        Table rows, process by process.
+    offsets : numpy.ndarray of int64
+        The processes' CSR offsets into `row_order` (none empty).
+    group_processes : numpy.ndarray of int64
+        CSR offsets: the processes of each group.
+    label : numpy.ndarray of float64
+        Per table row, its process's label.
+
+    Returns
+    -------
+    row_order, offsets : numpy.ndarray of int64
+        Themselves where every group's processes are already in order, else the processes
+        moved into order.
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    n_processes = offsets.size - 1
+    if n_processes < 2:
+        return row_order, offsets
+    first = label[row_order[offsets[:-1]]]
+    group = np.repeat(np.arange(group_processes.size - 1), np.diff(group_processes))
+    same = group[1:] == group[:-1]
+    if np.all((first[1:] >= first[:-1]) | np.isnan(first[1:]) | ~same):
+        return row_order, offsets
+    order = np.lexsort((np.where(np.isnan(first), np.inf, first), group))
+    sizes = np.diff(offsets)[order]
+    moved = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    index = np.repeat(offsets[:-1][order] - moved[:-1], sizes) + np.arange(moved[-1])
+    return row_order[index], moved
