@@ -42,7 +42,7 @@ from fastperf.kernels.moments import segment_means, unit_moments
 __all__ = ["NESTED_LEVELS", "ITERATION", "BLOCK", "Structure", "Units",
            "check_structure_arguments", "resolve_structure", "units_of", "collapse_levels",
            "variance_components", "variant_samples_of", "unit_samples_of", "Sequences",
-           "run_sequences", "in_position_order", "in_label_order", "numeric_column",
+           "run_sequences", "unit_groups", "in_position_order", "in_label_order", "numeric_column",
            "POSITION_COLUMNS"]
 
 #: The default nested level columns, outermost first.
@@ -310,28 +310,14 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
     if structure.flat:
         raise InputError("units_of needs a structure with a level or a block")
     outer = [*keys, *([variant] if variant is not None else [])]
-    # the innermost grouping: the block's cells, else every nested level (the variance
-    # components need each); the collapse takes the outermost unit
-    if structure.block is not None:
-        unit_levels = [structure.block]
-    else:
-        unit_levels = list(structure.levels)
-    require_columns(table, [*outer, *unit_levels, value])
-    groups = group_rows(table, [*outer, *unit_levels])
-    # the groups are in key order: a (keys, variant) group's units are contiguous, and so are
-    # a build's processes
-    parent = _parent_ids(groups.keys, len(outer))
-    two_levels = structure.block is None and len(unit_levels) == 2
-    build = _parent_ids(groups.keys, len(outer) + 1) if two_levels else None
-    groups, build = _in_appearance_order(groups, parent, build)
+    unit_levels, groups, parent, parent_offsets, parent_keys, build = unit_groups(
+        table, keys, variant, value, structure)
     column = value_column(table, value)
     # each unit one run of rows (the usual case): its values read in place, else gathered
     if groups.order is None:
         values, starts = column, groups.first_row
     else:
         values, starts = groups.gather(column), groups.offsets[:-1]
-    parent_offsets = np.searchsorted(parent, np.arange((parent[-1] + 2) if parent.size else 1))
-    parent_keys = groups.keys.select(list(range(len(outer)))).take(parent_offsets[:-1])
     # each (keys, variant) group's components on the log scale when its values are all > 0
     # (a value <= 0 has no log), else on the values
     n_inner, mean_inner, mean_c, ss_c, log_scale = unit_moments(
@@ -383,6 +369,53 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
         log_scale.astype(np.int8)))
     return Units(unit_table, comp, values, starts, groups, parent_offsets.astype(np.int64),
                  table_rows.astype(np.int64))
+
+
+def unit_groups(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
+                structure: Structure) -> tuple:
+    """The grouping `units_of` starts from: the rows grouped into the innermost units, each
+    (keys, variant) group's units in the order they first appear among its rows.
+
+    Parameters
+    ----------
+    table, keys, variant, value, structure
+        As `units_of` (a structure that is not flat).
+
+    Returns
+    -------
+    tuple
+        ``(unit_levels, groups, parent, parent_offsets, parent_keys, build)``: the unit
+        columns; the `Groups` of the units; per unit its (keys, variant) group; the CSR
+        offsets of each group's units; one row of keys (and variant) per group; per unit its
+        build with two levels, else None.
+
+    Raises
+    ------
+    InputError
+        A missing column.
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    outer = [*keys, *([variant] if variant is not None else [])]
+    # the innermost grouping: the block's cells, else every nested level (the variance
+    # components need each); the collapse takes the outermost unit
+    if structure.block is not None:
+        unit_levels = [structure.block]
+    else:
+        unit_levels = list(structure.levels)
+    require_columns(table, [*outer, *unit_levels, value])
+    groups = group_rows(table, [*outer, *unit_levels])
+    # the groups are in key order: a (keys, variant) group's units are contiguous, and so are
+    # a build's processes
+    parent = _parent_ids(groups.keys, len(outer))
+    two_levels = structure.block is None and len(unit_levels) == 2
+    build = _parent_ids(groups.keys, len(outer) + 1) if two_levels else None
+    groups, build = _in_appearance_order(groups, parent, build)
+    parent_offsets = np.searchsorted(parent, np.arange((parent[-1] + 2) if parent.size else 1))
+    parent_keys = groups.keys.select(list(range(len(outer)))).take(parent_offsets[:-1])
+    return unit_levels, groups, parent, parent_offsets, parent_keys, build
 
 
 def variant_samples_of(units: Units, table: pa.Table, variants: Sequence[Any],
@@ -772,13 +805,18 @@ def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, val
         row_order = groups.row_order()
         offsets = groups.offsets.astype(np.int64)
         group_processes = np.arange(groups.n_groups + 1, dtype=np.int64)
-    else:
-        if units is None:
-            units = units_of(table, keys, variant, value, structure)
+    elif units is not None:
         group_keys = units.components.select(outer)
         row_order = units.unit_rows.row_order()
         offsets = units.unit_rows.offsets.astype(np.int64)
         group_processes = units.group_units.astype(np.int64)
+    else:  # the grouping into units only: no moments
+        _, unit_rows, _, parent_offsets, group_keys, _ = unit_groups(table, keys, variant,
+                                                                     value, structure)
+        row_order = unit_rows.row_order()
+        offsets = unit_rows.offsets.astype(np.int64)
+        group_processes = parent_offsets.astype(np.int64)
+    if not structure.flat:
         # one level (or a block): the processes in the order of their numeric labels
         label = structure.block if structure.block is not None else structure.levels[-1]
         if len(structure.levels) <= 1 and numeric_column(table, label):

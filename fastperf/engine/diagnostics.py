@@ -39,7 +39,8 @@ from fastperf.engine.dip import MIN_N, dip_test_status
 from fastperf.engine.parametric import t_from_moments, t_pvalue
 from fastperf.engine.ranks import sort_samples
 from fastperf.engine.pvalues import normal_pvalue
-from fastperf.kernels.diagnostics import STEADY_COLUMNS, steady_statistics, warmup_split
+from fastperf.kernels.diagnostics import (STEADY_COLUMNS, spread_ties, steady_statistics,
+                                          warmup_split)
 
 __all__ = ["FLAGS", "FLAG_TEXTS", "Thresholds", "Warmup", "Diagnostics", "find_warmup",
            "steady_mask", "diagnose", "flag_bits", "flag_text", "unit_counts",
@@ -499,11 +500,18 @@ def sorted_segments(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     classes = np.unique(sizes)
     if classes.size > MAX_SIZE_CLASSES:
         return sort_samples(Samples(values, offsets)).values
+    if classes.size == 1 and classes[0] > 0 and offsets[-1] == values.shape[0]:
+        # one size: the values are one rectangle
+        ordered = np.array(values, dtype=np.float64)
+        ordered.reshape(-1, classes[0]).sort(axis=1)
+        return ordered
     ordered = np.empty_like(values)
     starts = offsets[:-1]
     for size in classes[classes > 0]:
         index = starts[sizes == size][:, None] + np.arange(size)
-        ordered[index] = np.sort(values[index], axis=1)
+        block = values[index]
+        block.sort(axis=1)
+        ordered[index] = block
     return ordered
 
 
@@ -522,8 +530,7 @@ def tie_spread(sorted_values: np.ndarray, offsets: np.ndarray) -> Samples:
     Returns
     -------
     Samples
-        The spread values, still sorted (a run stays strictly inside its quantum around v); the
-        input itself where nothing is tied.
+        The spread values, still sorted (a run stays strictly inside its quantum around v).
 
     Notes
     -----
@@ -533,32 +540,9 @@ def tie_spread(sorted_values: np.ndarray, offsets: np.ndarray) -> Samples:
     each tick and the dip grows: log-normal values of log-sd 1 % rounded to a tick of 1/200 of
     their median are "bimodal" in 98 % of groups of 60, in 0-5 % once spread (tests).
     """
-    n = sorted_values.shape[0]
-    samples = Samples(sorted_values, offsets)
-    if n < 2:
-        return samples
-    starts = np.ones(n, dtype=bool)
-    starts[1:] = sorted_values[1:] != sorted_values[:-1]
-    sizes = np.diff(offsets)
-    starts[offsets[:-1][sizes > 0]] = True
-    if starts.all():
-        return samples
-    gaps = np.full(n, np.inf)
-    gaps[1:] = sorted_values[1:] - sorted_values[:-1]
-    gaps[offsets[:-1][sizes > 0]] = np.inf  # no gap across segments
-    gaps[gaps <= 0] = np.inf
-    filled = sizes > 0
-    quantum = np.full(sizes.shape[0], np.inf)
-    quantum[filled] = np.minimum.reduceat(gaps, offsets[:-1][filled])
-    group = np.repeat(np.arange(sizes.shape[0]), sizes)
-    run = np.cumsum(starts) - 1
-    run_first = np.flatnonzero(starts)
-    length = np.diff(np.append(run_first, n))[run]
-    position = np.arange(n) - run_first[run]
-    q = quantum[group]
-    with np.errstate(invalid="ignore", over="ignore"):
-        step = np.where(np.isfinite(q) & (length > 1), q * ((position + 0.5) / length - 0.5), 0.0)
-    return Samples(sorted_values + step, offsets)
+    if sorted_values.shape[0] < 2:
+        return Samples(sorted_values, offsets)
+    return Samples(spread_ties(sorted_values, offsets, n_rows=sorted_values.shape[0]), offsets)
 
 
 def dip_columns(sorted_values: Samples, n_steady: np.ndarray):

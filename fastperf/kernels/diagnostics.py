@@ -415,3 +415,49 @@ def steady_statistics(scaled, processes, group_processes, truncation, sorted_raw
                     mild += 1
         stats[g, 3], stats[g, 4] = mild, severe
     return stats
+
+
+@group_kernel(min_rows=4_000_000, inputs=2)
+def spread_ties(values, offsets):
+    """Each segment's sorted values with every run of t values tied at v spread over one
+    quantum q: the i-th becomes v + q ((i + 1/2) / t - 1/2), q the segment's smallest positive
+    gap between distinct values (unchanged where the segment has no such gap).
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float64
+        CSR segments, each sorted ascending (no NaN).
+    offsets : numpy.ndarray of int64
+        The segments' offsets.
+
+    Returns
+    -------
+    numpy.ndarray of float64
+        The spread values (a copy).
+
+    Notes
+    -----
+    `fastperf.engine.diagnostics.tie_spread` gives the reason (the dip's null table assumes
+    continuous values). One pass for the quantum, one for the runs of ties, per segment.
+    """
+    out = values.copy()
+    for g in prange(offsets.shape[0] - 1):
+        start, stop = offsets[g], offsets[g + 1]
+        quantum = np.inf
+        for i in range(start + 1, stop):
+            gap = values[i] - values[i - 1]
+            if gap > 0.0 and gap < quantum:
+                quantum = gap
+        if not np.isfinite(quantum):
+            continue
+        i = start
+        while i < stop:
+            j = i + 1
+            while j < stop and values[j] == values[i]:
+                j += 1
+            length = j - i
+            if length > 1:
+                for k in range(length):
+                    out[i + k] = values[i] + quantum * ((k + 0.5) / length - 0.5)
+            i = j
+    return out

@@ -19,7 +19,7 @@ import pyarrow.compute as pc
 
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.levels import (Sequences, Structure, check_structure_arguments,
-                                  resolve_structure, run_sequences, units_of)
+                                  resolve_structure, run_sequences)
 from fastperf.data.validation import (check_key_clash, check_real, check_unit_interval,
                                       check_whole_number)
 from fastperf.engine.diagnostics import (FLAGS, Diagnostics, Thresholds, advice_lines,
@@ -313,9 +313,7 @@ def check_stage(table: pa.Table, plan: CheckPlan, side: dict | None = None) -> S
         The key columns, the variant and the output columns; no extra column.
     """
     options, structure = plan.options, plan.structure
-    units = None if structure.flat else units_of(table, plan.keys, None, options.value,
-                                                 structure)
-    sequences = run_sequences(table, plan.keys, None, options.value, structure, units)
+    sequences = run_sequences(table, plan.keys, None, options.value, structure)
     groups = sequences.group_offsets
     infinite = np.isinf(sequences.values)
     if infinite.any():
