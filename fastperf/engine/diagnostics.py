@@ -8,23 +8,26 @@ on the log scale when each of its values is > 0, else on the values themselves (
 
 - **warmup** (`find_warmup`): MSER-5 (White 1997; White, Cobb & Spratt 2000) on the group's
   iteration profile (the mean at each iteration position over its processes; flat data: the
-  runs in order) proposes a truncation d; the transient is then tested against the steady
+  runs in order) proposes a truncation d, moved back over steady positions; the transient is
+  then tested against the steady
   state, by a one-sample t-test over the processes of their (mean of the first d) - (mean of
   the rest), or, with one sequence of runs, by Welch's t-test of the first d runs against the
   rest (Student's pooled test when d = 1, the prediction test of one value).
 - Every other diagnostic reads the steady values (`steady_mask`: each process less a found
   transient):
   **outliers**: Tukey's fences (Tukey 1977) on the scale, criterion's classes: mild beyond
-  1.5 IQR, severe beyond 3 IQR (quartiles by linear interpolation);
-  **bimodal**: Hartigan & Hartigan's (1985) dip test of the sorted values on the scale
-  (`fastperf.engine.dip`);
+  1.5 IQR, severe beyond 3 IQR (quartiles by linear interpolation), from `MIN_FENCE_VALUES`
+  values on;
+  **bimodal**: Hartigan & Hartigan's (1985) dip test of the sorted values on the scale, each
+  run of ties spread over one quantum (`tie_spread`; `fastperf.engine.dip`);
   **drift**: the Mann-Kendall trend test (Mann 1945; Kendall 1975) of the steady runs in order,
   or of the processes' steady means in order, with the tie-corrected variance and the normal
   approximation with a continuity correction of 1 (``z = (S - sign(S)) / sqrt(Var S)``), and
   ``drift_per_10`` = exp(10 b) - 1 for the OLS slope b of the same sequence on its index (per
   10 runs, or per 10 processes in a group with several; on the linear scale 10 b / mean);
   **resolution**: the timer's quantum (the smallest positive gap between distinct raw values)
-  over the median, and the share of tied values; **noisy**: the coefficient of variation of the
+  over the median, and the share of tied values (the flag needs ties, or every value equal);
+  **noisy**: the coefficient of variation of the
   raw values (pyperf check); **few runs**: fewer independent units than ``min_units``.
 """
 from __future__ import annotations
@@ -255,10 +258,13 @@ def find_warmup(sequences: Sequences, alpha: float = Thresholds.warmup_alpha) ->
     position, over the processes that reach it (one sequence of runs: the runs themselves).
     MSER-5 (White 1997, "An effective truncation heuristic for bias reduction in simulation
     output", Simulation 69(6); White, Cobb & Spratt 2000) averages it in batches of 5 positions
-    (of 1 below 25 positions) and takes the truncation d minimising
-    ``sum_{j >= d} (Z_j - mean Z[d:])^2 / (n_b - d)^2`` over the first half of the batches
-    (leaving at least two). Where d > 0 the transient is tested against the rest, two-sided: over the processes (the
-    independent units, docs/nested.md), a one-sample t-test of each process's mean of its
+    (of 1 below `fastperf.kernels.diagnostics.MSER_BATCH_FROM` positions) and takes the
+    truncation d minimising ``sum_{j >= d} (Z_j - mean Z[d:])^2 / (n_b - d)^2`` over the first
+    half of the batches (leaving at least two), then moves it back over each last position
+    within `fastperf.kernels.diagnostics.TRIM_BAND` standard deviations of the steady
+    positions' mean. Where d > 0 the transient is tested against the rest, two-sided: over the
+    processes (the independent units, docs/nested.md), a one-sample t-test of each process's
+    mean of its
     first d values minus the mean of the rest; with one sequence of runs, Welch's t-test of the
     first d runs against the rest (with d = 1, Student's pooled test: the first run against the
     prediction interval of the rest). A zero standard error gives p = 0 for a nonzero
