@@ -333,8 +333,8 @@ def check_stage(table: pa.Table, plan: CheckPlan, side: dict | None = None) -> S
         if name in columns or name in LAST_COLUMNS:
             raise AssertionError(f"check: the diagnostic column {name!r} is one of check's")
         columns[name] = column
-    columns["advice"] = pa.array([str(a) for a in diagnostics.advice], pa.string())
-    columns["status"] = pa.array([str(s) for s in diagnostics.status], pa.string())
+    columns["advice"] = pa.array(diagnostics.advice, pa.string())
+    columns["status"] = pa.array(diagnostics.status.tolist(), pa.string())
     k = len(n)
     key_table = sequences.keys if sequences.keys.num_columns else pa.table(
         {"_": pa.nulls(k)}).drop_columns(["_"])

@@ -577,27 +577,30 @@ def stage_flags(tested: pa.Table, keys: Sequence[str], variant: str, value: str,
                                   groups if structure.flat else None)
         row_flags = comparison_flags(sequences, keys, variant, baseline, candidates, benchmarks)
         bits, text = row_flags.bits, row_flags.text
-        if want_traces:
+        # the traces of the data as tested; with warmup="auto", those as measured (below)
+        if want_traces and measured is None:
             traces = comparison_traces(sequences, row_flags.warmup, row_flags.takes, baseline,
                                        candidates)
     extra: dict = {"flag_bits": bits}
     warmup_columns: dict = {}
     if warmup == "auto":
-        groups = values = 0
-        warmup_x = warmup_y = np.zeros(n_rows, dtype=np.int64)
+        dropped_groups = dropped_values = 0
+        warmup_baseline = warmup_candidate = np.zeros(n_rows, dtype=np.int64)
         if measured is not None:
-            sequences, found = measured
-            takes = benchmark_takes(sequences, keys, variant, [baseline, *candidates],
-                                    benchmarks)
-            warmup_x, warmup_y = row_warmup(found, takes, baseline, candidates)
-            groups, values = dropped_counts(sequences, found,
-                                            np.concatenate(list(takes.values())))
+            measured_sequences, found = measured
+            takes = benchmark_takes(measured_sequences, keys, variant,
+                                    [baseline, *candidates], benchmarks)
+            warmup_baseline, warmup_candidate = row_warmup(found, takes, baseline, candidates)
+            dropped_groups, dropped_values = dropped_counts(
+                measured_sequences, found, np.concatenate(list(takes.values())))
             if want_traces:
-                traces = comparison_traces(sequences, found, takes, baseline, candidates)
-        warmup_columns = {"warmup_baseline": warmup_x, "warmup_candidate": warmup_y}
+                traces = comparison_traces(measured_sequences, found, takes, baseline,
+                                           candidates)
+        warmup_columns = {"warmup_baseline": warmup_baseline,
+                          "warmup_candidate": warmup_candidate}
         first = np.arange(n_rows) == 0
-        extra["warmup_groups"] = np.where(first, groups, 0).astype(np.int64)
-        extra["warmup_values"] = np.where(first, values, 0).astype(np.int64)
+        extra["warmup_groups"] = np.where(first, dropped_groups, 0).astype(np.int64)
+        extra["warmup_values"] = np.where(first, dropped_values, 0).astype(np.int64)
     return StageFlags(text, warmup_columns, extra, traces)
 
 

@@ -664,9 +664,10 @@ def speedup_stage(table: pa.Table, plan: SpeedupPlan, side: dict | None = None) 
     seen = [] if plan.variants_checked else [repr(v) for v in variants.to_pylist()
                                                if v is not None]
     # the run diagnostics of the measurements tested (before the unit means)
-    flags = stage_flags(tested, keys, options.variant, options.value, plan.structure,
-                        baseline, [candidate], vs.keys, options.warmup, measured,
-                        traces=side is not None)
+    # without levels the runs tested are the samples' table, already grouped by (keys, variant)
+    flags = stage_flags(vs.table if plan.structure.flat else tested, keys, options.variant,
+                        options.value, plan.structure, baseline, [candidate], vs.keys,
+                        options.warmup, measured, traces=side is not None, groups=vs.groups)
     if side is not None:
         side["runs"] = Runs(baseline, candidate, xs, ys, ("strip", "ecdf", "qq"), flags.traces)
     rows = keyed_table(vs.keys, with_columns_after({
