@@ -7,6 +7,8 @@ import scipy.stats as sps
 from scipy.special import ndtr, ndtri
 
 import fastperf
+import fastperf.stats.bootstrap
+from fastperf.data.identity import group_identities
 from fastperf.errors import InputError
 from fastperf.kernels.random import fill_indices, resample_key, sample_key
 from fastperf.stats.bootstrap import COVERAGE_SIZES, DESCRIBE_COVERAGE, RELIABILITY, bootstrap
@@ -224,7 +226,14 @@ def _table():
     return pa.table(rows)
 
 
-def test_table_form_per_benchmark():
+def keyed_like_table(monkeypatch, names):
+    """Make the array form key sample g by the identity of benchmark ``names[g]`` (as the
+    table form does) instead of its position g."""
+    keys = group_identities(pa.table({"benchmark": list(names)}))
+    monkeypatch.setattr(fastperf.stats.bootstrap, "position_identities", lambda count: keys)
+
+
+def test_table_form_per_benchmark(monkeypatch):
     table = _table()
     res = bootstrap(table, statistic="median_ratio", baseline="base", candidate="new",
                     n_resamples=400, seed=3)
@@ -236,10 +245,12 @@ def test_table_form_per_benchmark():
     assert out.column("n_baseline").to_pylist() == [10, 9, 7]
     assert out.column("status").to_pylist() == ["ok", "ok", "no candidate values"]
     assert res.summary["seed"] == 3 and res.warnings
-    # the same numbers as the array form on benchmark a (sample index 0)
+    # the same numbers as the array form on benchmark a's values in ascending order, keyed by
+    # a's identity (the table form keys a group's streams by its key values, issue 41)
     df = table.to_pandas()
-    x = df[(df.benchmark == "a") & (df.variant == "base")].value.dropna().to_numpy()
-    y = df[(df.benchmark == "a") & (df.variant == "new")].value.to_numpy()
+    x = np.sort(df[(df.benchmark == "a") & (df.variant == "base")].value.dropna().to_numpy())
+    y = np.sort(df[(df.benchmark == "a") & (df.variant == "new")].value.to_numpy())
+    keyed_like_table(monkeypatch, ["a"])
     ref = bootstrap((x, y), statistic="median_ratio", n_resamples=400, seed=3)
     assert out.column("estimate")[0].as_py() == ref.estimate
     assert out.column("ci_low")[0].as_py() == ref.confidence_interval.low
@@ -482,11 +493,14 @@ def test_reliability_in_the_table_form():
     assert quiet.summary["reliability"] == "" and not any("coverage" in w for w in quiet.warnings)
 
 
-def test_studentized_table_form_equals_array_form():
+def test_studentized_table_form_equals_array_form(monkeypatch):
     table, _ = fastperf.simulate(benchmarks=3, runs=12, seed=5, unit=None)
     res = bootstrap(table, statistic="mean_ratio", method="studentized", baseline="baseline",
                     candidate="candidate", n_resamples=300, seed=2)
-    values = table.column("value").to_numpy().reshape(2, 3, 12)
+    # the array form on each group's values in ascending order, keyed by its benchmark's
+    # identity, as the table form takes them (issue 41)
+    values = np.sort(table.column("value").to_numpy().reshape(2, 3, 12), axis=-1)
+    keyed_like_table(monkeypatch, res.benchmarks.column("benchmark").to_pylist())
     ref = bootstrap((values[0], values[1]), statistic="mean_ratio", method="studentized",
                     n_resamples=300, seed=2)
     out = res.benchmarks

@@ -1,9 +1,11 @@
 """Bootstrap confidence intervals, batched over samples: one kernel, ``prange`` over samples.
 
 Per sample i and resample b, the resample's indices are drawn from the counter-based stream
-``stream_key(seed, i, b)`` (two indices per 64-bit draw: x's n indices from the first
-ceil(n/2) counters, then y's), so the result depends on
-(seed, i, b) only: not on the thread count or on the order the samples are processed in. Memory
+``stream_key(seed, identities[i], b)`` (two indices per 64-bit draw: x's n indices from the
+first ceil(n/2) counters, then y's), with ``identities[i]`` the sample's identity (its group's
+key values, `fastperf.data.identity`; its position for arrays), so the result depends on
+(seed, identity, b) only: not on the thread count, on the other samples or on the order the
+samples are processed in. Memory
 in flight per sample is O(n + m) for the resample buffers (O(n m) for Hodges-Lehmann) plus the
 B bootstrap statistics of that sample; no B x n index matrix is ever built.
 """
@@ -349,7 +351,7 @@ def acceleration(stat, x, y, two, q) -> float:
 
 @group_kernel
 def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_of_count, seed,
-                        n_resamples, keep, distribution, first) -> tuple[np.ndarray, ...]:
+                        n_resamples, keep, distribution, identities) -> tuple[np.ndarray, ...]:
     """Bootstrap estimate, interval, standard error and BCa acceleration per sample.
 
     Sample i is ``xv[xo[i]:xo[i+1]]`` (and ``yv[yo[i]:yo[i+1]]`` when `two`). `alpha` is
@@ -387,9 +389,10 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         Whether to store the bootstrap distributions.
     distribution : numpy.ndarray
         (samples, B), written when `keep`: the statistics theta* (also for `STUDENTIZED`).
-    first : int
-        The index of sample 0 in the whole batch (its stream is keyed by first + i), so that a
-        batch run in chunks gives the same results as in one call.
+    identities : numpy.ndarray of uint64
+        The identity of each sample (`fastperf.data.identity`): sample i's streams are keyed by
+        ``identities[i]``, so its result does not depend on the other samples, their order or
+        the chunk it runs in.
 
     Returns
     -------
@@ -480,9 +483,9 @@ def bootstrap_intervals(xv, xo, yv, yo, two, stat, q, method, alpha, z_alpha, z_
         cy = np.zeros(m if by_counts else 0, dtype=np.int64)
         ix = np.empty(n, dtype=np.int64)
         iy = np.empty(m, dtype=np.int64)
-        group_key = sample_key(seed, first + i)
+        group_key = sample_key(seed, identities[i])
         for b in range(B):
-            key = resample_key(group_key, b)  # = stream_key(seed, first + i, b)
+            key = resample_key(group_key, b)  # = stream_key(seed, identities[i], b)
             # x's draws, then y's from the next counter
             if by_counts:
                 cx[:] = 0

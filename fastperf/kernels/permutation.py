@@ -5,8 +5,9 @@ Independent samples: the pooled values are reassigned to two samples of the orig
 (exact: every combination of positions for the first sample, in lexicographic order; sampled: a
 partial Fisher-Yates shuffle). Paired samples: the signs of the differences are flipped (exact:
 every sign pattern, the bits of 0 .. 2**n - 1; sampled: one fair coin per difference). Sampled
-resample ``b`` of test ``t`` is a pure function of ``stream_key(seed, t, b)``, so results do not
-depend on threads. Memory is O(n) per test in flight; no null distribution is stored.
+resample ``b`` of test ``t`` is a pure function of ``stream_key(seed, identities[t], b)``, with
+``identities[t]`` the test's identity (its group's key values, `fastperf.data.identity`; its
+position for arrays), so results depend neither on threads nor on the other tests. Memory is O(n) per test in flight; no null distribution is stored.
 """
 import math
 
@@ -87,7 +88,7 @@ def _signed_statistic(work, statistic):
 
 
 @njit(cache=True)
-def _independent(x, y, statistic, exact, n_resamples, seed, test):
+def _independent(x, y, statistic, exact, n_resamples, seed, identity):
     """(observed, n_less, n_greater, n_total) of one two-sample test."""
     n1 = x.shape[0]
     n2 = y.shape[0]
@@ -138,7 +139,7 @@ def _independent(x, y, statistic, exact, n_resamples, seed, test):
                 idx[j] = idx[j - 1] + 1
         return reported, n_less, n_greater, total
     for b in range(n_resamples):
-        key = stream_key(seed, test, b)
+        key = stream_key(seed, identity, b)
         for i in range(n):
             arranged[i] = pooled[i]
         if n1 <= n2:  # a uniform random subset of n1 positions at the front
@@ -161,7 +162,7 @@ def _independent(x, y, statistic, exact, n_resamples, seed, test):
 
 
 @njit(cache=True)
-def _paired(d, statistic, exact, n_resamples, seed, test):
+def _paired(d, statistic, exact, n_resamples, seed, identity):
     """(observed, n_less, n_greater, n_total) of one sign-flip test of the differences `d`."""
     n = d.shape[0]
     e = _binary_exponent(d, d[:0])  # the statistics of d / 2**e (exact), scaled back
@@ -189,7 +190,7 @@ def _paired(d, statistic, exact, n_resamples, seed, test):
             n_greater += s >= high
         return reported, n_less, n_greater, total
     for b in range(n_resamples):
-        key = stream_key(seed, test, b)
+        key = stream_key(seed, identity, b)
         for i in range(n):
             work[i] = -d[i] if uniform(key, i) < 0.5 else d[i]
         s = _signed_statistic(work, statistic)
@@ -200,7 +201,7 @@ def _paired(d, statistic, exact, n_resamples, seed, test):
 
 @group_kernel
 def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, paired,
-                       statistic, n_resamples, seed, first=0
+                       statistic, n_resamples, seed, identities
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per test t (CSR segments of x and y): the observed statistic and the counts of
     rearranged statistics ``<= observed + gamma`` and ``>= observed - gamma`` (gamma =
@@ -228,9 +229,10 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
         Random rearrangements per test when not exact.
     seed : int
         The 64-bit seed of the counter-based stream.
-    first : int
-        The index of the first test in the whole batch (a chunk of it is run): test t's
-        stream is keyed by ``first + t``, so chunking does not change the results.
+    identities : numpy.ndarray of uint64
+        The identity of each test (`fastperf.data.identity`): test t's streams are keyed by
+        ``identities[t]``, so its result does not depend on the other tests, their order or
+        the chunk it runs in.
 
     Returns
     -------
@@ -259,11 +261,11 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
             continue
         x = x_values[x_offsets[t]:x_offsets[t + 1]]
         if paired:
-            o, lo, hi, tot = _paired(x, statistic, exact[t], n_resamples, seed, first + t)
+            o, lo, hi, tot = _paired(x, statistic, exact[t], n_resamples, seed, identities[t])
         else:
             y = y_values[y_offsets[t]:y_offsets[t + 1]]
             o, lo, hi, tot = _independent(x, y, statistic, exact[t], n_resamples, seed,
-                                          first + t)
+                                          identities[t])
         observed[t] = o
         n_less[t] = lo
         n_greater[t] = hi

@@ -4,7 +4,9 @@ Every random number is a pure function of (seed, group, resample, counter): Spli
 finaliser (Steele, Lea & Flood, *Fast splittable pseudorandom number generators*, OOPSLA 2014)
 applied to a key mixed from the seed, the group and the resample, plus the counter times the
 golden-ratio increment. No state is shared between threads or groups, so the same seed gives the
-same result in any group order and with any number of threads.
+same result in any group order and with any number of threads. The group is its identity
+(`fastperf.data.identity`: a hash of its key values; its position for arrays), not its place in
+the table, so a group's numbers do not depend on the other groups either.
 """
 import numpy as np
 
@@ -52,8 +54,9 @@ def sample_key(seed, group) -> np.uint64:
     ----------
     seed : numpy.uint64
         The 64-bit seed.
-    group : int
-        The sample (group) index.
+    group : int or numpy.uint64
+        The sample's (group's) identity: `fastperf.data.identity.group_identities` of its key
+        values, or its position for arrays.
 
     Returns
     -------
@@ -101,8 +104,8 @@ def stream_key(seed, group, resample) -> np.uint64:
     ----------
     seed : numpy.uint64
         The 64-bit seed.
-    group : int
-        The sample (group) index.
+    group : int or numpy.uint64
+        The sample's (group's) identity (see `sample_key`).
     resample : int
         The resample index.
 

@@ -5,8 +5,10 @@ statistics, with a note where the sample is too small for the method's coverage.
 definitions: ``scipy.stats.bootstrap``) and on measurement tables (one interval per benchmark for
 two-sample statistics, baseline against candidate; one per (benchmark, variant) group for
 one-sample statistics). The resampling runs in one compiled kernel
-(``fastperf.kernels.bootstrap``) on the counter-based generator of ``fastperf.kernels.random``:
-the same seed gives the same intervals whatever the number of threads. `RELIABILITY` holds the
+(``fastperf.kernels.bootstrap``) on the counter-based generator of ``fastperf.kernels.random``,
+each sample's streams keyed by its identity (its group's key values, ``fastperf.data.identity``;
+its position for arrays): the same seed gives a group the same interval whatever the number of
+threads, the other groups, their order or the chunk it runs in. `RELIABILITY` holds the
 coverage that bench/validity/bootstrap_coverage.py measured on simulated timings, and a result
 whose smallest sample lies below its method's threshold carries a note (`reliability_note`).
 See docs/resampling.md.
@@ -22,6 +24,8 @@ from scipy.special import ndtri
 from fastperf.data.validation import check_seed, check_unit_interval, check_whole_number
 from fastperf.data.budget import check_budget, concurrent_groups, describe_cost, format_bytes
 from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
+from fastperf.data.identity import position_identities
+from fastperf.engine.ranks import sort_samples
 from fastperf.errors import InputError
 from fastperf.kernels.bootstrap import bootstrap_intervals
 
@@ -254,8 +258,9 @@ def _bootstrap_iv(statistic, method, n_resamples, confidence, seed,
 
 
 def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, confidence: float,
-         seed: int, n_resamples: int, keep: bool, progress=None):
-    """Call the kernel; returns (estimate, low, high, se, accel, status strings, distribution)."""
+         seed: int, n_resamples: int, keep: bool, identities: np.ndarray, progress=None):
+    """Call the kernel, sample i's streams keyed by ``identities[i]``; returns (estimate, low,
+    high, se, accel, status strings, distribution)."""
     size = len(xs)
     two = ys is not None
     if ys is None:
@@ -268,6 +273,7 @@ def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, conf
     distribution = np.full((size if keep else 0, n_resamples), np.nan)  # NaN where not drawn
     work = (xs.values.shape[0] + ys.values.shape[0]) * n_resamples
     xo, yo = xs.offsets.astype(np.int64), ys.offsets.astype(np.int64)
+    identities = np.ascontiguousarray(identities, dtype=np.uint64)
     parts = []
     for a, b in progress_chunks("bootstrap", size, progress, steps,
                                 describe_cost(steps, needed)):
@@ -275,7 +281,7 @@ def _run(xs: Samples, ys: Samples | None, stat: int, q: float, method: int, conf
         parts.append(bootstrap_intervals(
             xs.values, xo[a:b + 1], ys.values, yo[a:b + 1], two, stat, q, method, alpha,
             float(ndtri(alpha)), z_of_count, np.uint64(seed), n_resamples, keep,
-            distribution[a:b] if keep else distribution, a, n_rows=work))
+            distribution[a:b] if keep else distribution, identities[a:b], n_rows=work))
     est, low, high, se, accel, code = (np.concatenate(column) for column in zip(*parts))
     return est, low, high, se, accel, _STATUS[code], (distribution if keep else None)
 
@@ -373,7 +379,11 @@ def bootstrap(
         (the interval is then unbounded on that side if such resamples reach the quantile).
     n_resamples, confidence : int >= 1, float in (0, 1)
     seed : int, numpy Generator or None
-        Key of the counter-based generator; None draws one (reported as ``seed``).
+        Key of the counter-based generator; None draws one (reported as ``seed``). A sample's
+        streams are keyed by the seed and its identity: on a table its group's key values
+        (`fastperf.data.identity.group_identities`), each group's values taken in ascending
+        order, so a group's interval is the same alone, among other groups, in any row order,
+        or in any chunk; on arrays its position in the batch.
     return_distribution : bool
         Array form: also return the (batch..., n_resamples) bootstrap statistics theta*.
     progress : bool or None
@@ -456,7 +466,7 @@ def bootstrap(
         (xs, batch_shape), ys = one_sample(data[0], axis), None
     est, low, high, se, accel, status, dist = _run(
         xs, ys, stat, q, method_code, confidence, seed, n_resamples, return_distribution,
-        progress)
+        position_identities(len(xs)), progress)
     method_name = [k for k, v in METHODS.items() if v == method_code][0]
     note = reliability_note(statistic, method_name,
                             _smallest(xs.sizes, *([] if ys is None else [ys.sizes])))
@@ -477,14 +487,17 @@ def _smallest(*sizes: np.ndarray) -> int:
 
 
 def _bootstrap_columns(xs, ys, *, stat, q, method_code, confidence, seed, n_resamples,
-                       progress=None):
+                       identities, progress=None):
+    # a group's values in ascending order: its interval does not depend on its rows' order
+    xs, ys = sort_samples(xs), (None if ys is None else sort_samples(ys))
     est, low, high, se, _, status, _ = _run(xs, ys, stat, q, method_code, confidence, seed,
-                                             n_resamples, False, progress)
+                                             n_resamples, False, identities, progress)
     return {"estimate": est, "ci_low": low, "ci_high": high, "standard_error": se,
             "status": status}, []
 
 
 _COLUMNS = ("estimate", "ci_low", "ci_high", "standard_error", "status")
 ONE_SAMPLE_TABLE = TableForm("bootstrap", "groups", _COLUMNS, _bootstrap_columns,
-                             result=GroupResult)
-TWO_SAMPLE_TABLE = TableForm("bootstrap", "independent", _COLUMNS, _bootstrap_columns)
+                             result=GroupResult, identities=True)
+TWO_SAMPLE_TABLE = TableForm("bootstrap", "independent", _COLUMNS, _bootstrap_columns,
+                             identities=True)

@@ -39,6 +39,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from fastperf.data.arrays import Samples
+from fastperf.data.identity import group_identities
 from fastperf.data.levels import Structure, collapse_levels, resolve_structure
 from fastperf.data.samples import group_samples, paired_variant_samples, variant_samples
 from fastperf.data.validation import check_choice, check_flag, check_key_clash, check_variants
@@ -167,6 +168,10 @@ class TableForm:
         The result class (a `Result`).
     summarize : callable or None
         ``summarize(table) -> dict``: further summary figures from the finished table.
+    identities : bool
+        Whether `compute` draws random numbers per group: it then gets ``identities=``, the
+        groups' identities (`fastperf.data.identity.group_identities` of their key values),
+        to key each group's streams by.
     """
 
     function: str
@@ -176,6 +181,7 @@ class TableForm:
     log: bool = False
     result: type = BenchmarkResult
     summarize: Callable[[Any], dict] | None = None
+    identities: bool = False
 
     def run(self, data: Any, *, baseline: str | None = None, candidate: str | None = None,
             by: str | Sequence[str] | None = "benchmark", variant: str | None = "variant",
@@ -239,6 +245,8 @@ class TableForm:
                 y = log_values(y, f"candidate {candidate!r}")
         if self.log:
             options["log"] = bool(log)  # the test reports its effect as a ratio then
+        if self.identities:
+            options["identities"] = group_identities(keys_table)
         columns, test_warnings = self.compute(x, y, **options)
         status = np.asarray(columns.pop("status"))
         if missing:

@@ -3,8 +3,10 @@
 
 Exact when the number of distinct rearrangements (C(n1 + n2, n1) independent, 2**n paired) is at
 most `n_resamples`, as scipy's ``permutation_test``; otherwise `n_resamples` random
-rearrangements from the counter-based generator of ``fastperf.kernels.random`` (reproducible
-whatever the thread count). One kernel call runs every test of the batch.
+rearrangements from the counter-based generator of ``fastperf.kernels.random``, each test's
+streams keyed by its identity (its group's key values, ``fastperf.data.identity``; its position
+for arrays): reproducible whatever the thread count, the other tests, their order or the chunk.
+One kernel call runs every test of the batch.
 """
 from __future__ import annotations
 
@@ -17,7 +19,9 @@ from scipy.special import gammaln
 from fastperf.data.validation import check_alternative, check_choice, check_seed, check_whole_number
 from fastperf.data.budget import check_budget, describe_cost
 from fastperf.data.arrays import Samples, paired_samples, two_samples
+from fastperf.data.identity import position_identities
 from fastperf.engine.parametric import INFINITE, infinite_counts
+from fastperf.engine.ranks import sort_samples
 from fastperf.errors import InputError
 from fastperf.kernels.permutation import MEAN_DIFF, MEDIAN_DIFF, permutation_counts
 from fastperf.progress import check_progress, progress_chunks
@@ -109,9 +113,9 @@ def _check_size(xs: Samples, ys: Samples, valid, exact, paired: bool,
 
 
 def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, n_resamples,
-         seed, progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Kernel calls (one per chunk of tests, see `fastperf.progress`) and p-values;
-    invalid tests get NaN."""
+         seed, identities, progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Kernel calls (one per chunk of tests, see `fastperf.progress`; test t's streams keyed by
+    ``identities[t]``) and p-values; invalid tests get NaN."""
     paired = ys is None
     if ys is None:
         ys = Samples(np.empty(0), np.zeros(len(xs) + 1, dtype=np.int64))
@@ -123,13 +127,14 @@ def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, 
     xo, yo = xs.offsets.astype(np.int64), ys.offsets.astype(np.int64)
     valid_flags = np.ascontiguousarray(valid, dtype=np.bool_)
     exact_flags = np.ascontiguousarray(exact, dtype=np.bool_)
+    identities = np.ascontiguousarray(identities, dtype=np.uint64)
     parts = []
     for a, b in progress_chunks("permutation_test", len(xs), progress, steps,
                                 describe_cost(steps, needed)):
-        # chunks of tests, each one kernel call over its tests (streams keyed by test index)
+        # chunks of tests, each one kernel call over its tests (streams keyed by identity)
         parts.append(permutation_counts(
             x_values, xo[a:b + 1], y_values, yo[a:b + 1], valid_flags[a:b], exact_flags[a:b],
-            paired, code, int(n_resamples), np.uint64(seed), a, n_rows=n_rows))
+            paired, code, int(n_resamples), np.uint64(seed), identities[a:b], n_rows=n_rows))
     observed, n_less, n_greater, n_total = (np.concatenate(column) for column in zip(*parts))
     adjustment = np.where(exact, 0, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -200,7 +205,11 @@ def permutation_test(
         Random rearrangements per test, and the largest enumeration done exactly.
     seed : int or None
         Seed of the counter-based generator; None draws one (reported as ``seed``). The same seed
-        gives the same p-values whatever the number of threads.
+        gives the same p-values whatever the number of threads. A test's streams are keyed by
+        the seed and its identity: in the table form its benchmark's key values
+        (`fastperf.data.identity.group_identities`), each sample's values (differences)
+        taken in ascending order, so a benchmark's p-value is the same alone, among others, in
+        any row order, or in any chunk; on arrays its position in the batch.
     axis, paired, baseline, candidate, by, variant, value, pair : as for ``ttest_ind`` /
         ``ttest_rel``.
     levels, block : table form only
@@ -245,7 +254,8 @@ def permutation_test(
                            ["NaN in input", INFINITE, "no pairs"], default="ok")
         valid = status == "ok"
         exact = _exact_paired(n, n_resamples) & valid
-        observed, p, total = _run(d, None, valid, exact, progress=progress, **options)
+        observed, p, total = _run(d, None, valid, exact, identities=position_identities(len(d)),
+                                  progress=progress, **options)
         observed, p, status = _finish(observed, p, status, halved)
     else:
         xs, ys, batch_shape = two_samples(x, y, axis)
@@ -256,13 +266,16 @@ def permutation_test(
                            ["NaN in input", INFINITE, "empty sample"], default="ok")
         valid = status == "ok"
         exact = _exact_independent(n1, n2, n_resamples) & valid
-        observed, p, total = _run(xs, ys, valid, exact, progress=progress, **options)
+        observed, p, total = _run(xs, ys, valid, exact, identities=position_identities(len(xs)),
+                                  progress=progress, **options)
         observed, p, status = _finish(observed, p, status)
     return PermutationTestResult.from_batch(batch_shape, observed, p, status, exact=exact,
                                             n_resamples=total, seed=seed)
 
 
 def _independent_columns(xs: Samples, ys: Samples, **options):
+    # each sample's values in ascending order: a test does not depend on its rows' order
+    xs, ys = sort_samples(xs), sort_samples(ys)
     n1, n2 = xs.sizes, ys.sizes
     status = np.select([(infinite_counts(xs) > 0) | (infinite_counts(ys) > 0),
                         (n1 < 1) | (n2 < 1)], [INFINITE, "empty sample"], default="ok")
@@ -274,6 +287,7 @@ def _independent_columns(xs: Samples, ys: Samples, **options):
 
 def _paired_columns(xs: Samples, ys: Samples, **options):
     d, halved = paired_differences(xs, ys)
+    d = sort_samples(d)  # the differences in ascending order: the pairs' order changes nothing
     status = np.select([(infinite_counts(xs) > 0) | (infinite_counts(ys) > 0), d.sizes < 1],
                        [INFINITE, "no pairs"], default="ok")
     valid = status == "ok"
@@ -283,5 +297,7 @@ def _paired_columns(xs: Samples, ys: Samples, **options):
 
 
 _COLUMNS = ("statistic", "pvalue", "exact", "status")
-INDEPENDENT_TABLE = TableForm("permutation_test", "independent", _COLUMNS, _independent_columns)
-PAIRED_TABLE = TableForm("permutation_test", "paired", _COLUMNS, _paired_columns)
+INDEPENDENT_TABLE = TableForm("permutation_test", "independent", _COLUMNS, _independent_columns,
+                              identities=True)
+PAIRED_TABLE = TableForm("permutation_test", "paired", _COLUMNS, _paired_columns,
+                         identities=True)
