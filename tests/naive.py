@@ -18,6 +18,8 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+import struct
+from decimal import Decimal
 from fractions import Fraction
 from statistics import NormalDist
 
@@ -1008,3 +1010,285 @@ def warmup_brute(processes, alpha=0.01):
         steady = float(np.mean([p[d:].mean() for p in long_enough]))
     change = math.expm1(difference) if log else difference / abs(steady)
     return d, float(pvalue), change, bool(pvalue < alpha)
+
+
+# ================================================================================== group identity
+
+IDENTITY_MASK = (1 << 64) - 1
+IDENTITY_GOLDEN = 0x9E3779B97F4A7C15
+IDENTITY_ROW_START = 0x13198A2E03707344
+IDENTITY_STRING_START = 0x243F6A8885A308D3
+IDENTITY_TAGS = {"null": 1, "boolean": 2, "integer": 3, "negative integer": 4, "float": 5,
+                 "string": 6, "binary": 7, "decimal": 8}
+
+
+def splitmix64_finaliser(z):
+    """SplitMix64's finaliser on a Python int, modulo 2**64 (Steele, Lea & Flood 2014)."""
+    z = ((z ^ (z >> 30)) * 0xBF58476D1CE4E5B9) & IDENTITY_MASK
+    z = ((z ^ (z >> 27)) * 0x94D049BB133111EB) & IDENTITY_MASK
+    return z ^ (z >> 31)
+
+
+def identity_step(state, word):
+    """One step of the identity chain: finaliser((state ^ word) + golden) modulo 2**64."""
+    return splitmix64_finaliser(((state ^ word) + IDENTITY_GOLDEN) & IDENTITY_MASK)
+
+
+def identity_of_bytes(data):
+    """The chain of a byte string: its length, then 8-byte little-endian words, zero-padded."""
+    state = identity_step(IDENTITY_STRING_START, len(data))
+    for start in range(0, len(data), 8):
+        state = identity_step(state, int.from_bytes(data[start:start + 8].ljust(8, b"\0"),
+                                                    "little"))
+    return state
+
+
+def identity_words(value):
+    """(tag, payload) of one Python key value: None, bool, int, float, str, bytes, Decimal.
+
+    Integers by value (a negative one by its 64-bit two's complement, under its own tag); a
+    float with an integral value in [-2**63, 2**64) is that integer, any other float its IEEE
+    754 bits (every NaN one NaN); a Decimal by its value (trailing zeros dropped; integral with
+    at most 18 digits: that integer)."""
+    if value is None:
+        return IDENTITY_TAGS["null"], 0
+    if isinstance(value, bool):
+        return IDENTITY_TAGS["boolean"], int(value)
+    if isinstance(value, int):
+        if value < 0:
+            return IDENTITY_TAGS["negative integer"], value & IDENTITY_MASK
+        return IDENTITY_TAGS["integer"], value
+    if isinstance(value, float):
+        if math.isnan(value):
+            return IDENTITY_TAGS["float"], 0x7FF8000000000000
+        if math.isfinite(value) and value == math.floor(value) and -2.0**63 <= value < 2.0**64:
+            return identity_words(int(value))
+        return IDENTITY_TAGS["float"], struct.unpack("<Q", struct.pack("<d", value))[0]
+    if isinstance(value, str):
+        return IDENTITY_TAGS["string"], identity_of_bytes(value.encode("utf-8"))
+    if isinstance(value, bytes):
+        return IDENTITY_TAGS["binary"], identity_of_bytes(value)
+    if isinstance(value, Decimal):
+        if value == value.to_integral_value() and abs(value) < 10**18:
+            return identity_words(int(value))
+        text = format(value.normalize(), "f")
+        return IDENTITY_TAGS["decimal"], identity_of_bytes(text.encode())
+    raise TypeError(f"no identity for {value!r}")
+
+
+def identity_of_row(values):
+    """The identity of one row of key values (in column order): the chain over each value's
+    tag and payload from the row start."""
+    state = IDENTITY_ROW_START
+    for value in values:
+        tag, payload = identity_words(value)
+        state = identity_step(identity_step(state, tag), payload)
+    return state
+
+
+# ================================================================================== penalised segmentation
+
+#: The tie rule of the segmentation search: objective values within this much of (n + the sum
+#: of squares of z about its mean) of the minimum count as equal, and the earliest start wins.
+SEGMENTATION_TIE = 1e-11
+
+
+def segmentation_noise_scale(y):
+    """1.4826 * median(|d - median(d)|) / sqrt(2) of the non-zero first differences d (numpy
+    medians) when at least half of them are non-zero, else of all of them; when 0, the
+    smallest positive |y_i - y_j| over every pair / sqrt(12); 0 without one."""
+    y = np.asarray(y, dtype=float)
+    if y.size < 2:
+        return 0.0
+    d = np.diff(y)
+    if 2 * np.count_nonzero(d) >= d.size:
+        d = d[d != 0]
+    sigma = 1.4826 * float(np.median(np.abs(d - np.median(d)))) / math.sqrt(2.0)
+    if sigma > 0:
+        return sigma
+    gaps = [abs(a - b) for a in y for b in y if a != b]
+    return min(gaps) / math.sqrt(12.0) if gaps else 0.0
+
+
+def running_median_by_numpy(y, half_window):
+    """w_i = numpy's median of y[i - h:i + h + 1] (truncated at the ends)."""
+    y = np.asarray(y, dtype=float)
+    return np.array([np.median(y[max(0, i - half_window):i + half_window + 1])
+                     for i in range(y.size)])
+
+
+def running_median_clipped(y, sigma, half_window):
+    """y_i clipped to [w_i - 2.5 sigma, w_i + 2.5 sigma], w_i = `running_median_by_numpy`."""
+    w = running_median_by_numpy(y, half_window)
+    return np.clip(np.asarray(y, dtype=float), w - 2.5 * sigma, w + 2.5 * sigma)
+
+
+class BruteSegmentation:
+    """The segmentation problem of one series, computed the long way: the noise scale and the
+    clipping by `segmentation_noise_scale` / `running_median_clipped`, z = (clipped - its
+    median) / sigma (a shift changes no cost), and each segment's costs from its own points:
+    the RSS about the mean, and about numpy.polyfit's line on the positions 0..L-1."""
+
+    def __init__(self, y, min_size=5, penalty="mbic", drift=True, drift_penalty=None,
+                 robust=True):
+        self.y = np.asarray(y, dtype=float)
+        self.n = n = self.y.size
+        self.min_size, self.min_drift, self.drift = min_size, 3 * min_size, drift
+        self.mbic = penalty == "mbic"
+        self.beta = 2.0 * math.log(n) if self.mbic else float(penalty)
+        self.price = 2.0 * math.log(n) if drift_penalty is None else float(drift_penalty)
+        self.sigma = segmentation_noise_scale(self.y)
+        self.clipped = (running_median_clipped(self.y, self.sigma, min_size)
+                        if robust and self.sigma > 0 else self.y.copy())
+        if self.sigma > 0:
+            self.z = (self.clipped - np.median(self.clipped)) / self.sigma
+            self.tolerance = SEGMENTATION_TIE * (n + float(np.sum((self.z - self.z.mean()) ** 2)))
+        self._costs = {}
+
+    def cost(self, s, t):
+        """(cost without the log L term, is_drift) of the segment [s, t): the level RSS, or the
+        line's RSS + the drift price when drifts are on, L >= 3 min_size and that is lower by
+        more than the tie tolerance."""
+        if (s, t) not in self._costs:
+            seg = self.z[s:t]
+            level = float(np.sum((seg - seg.mean()) ** 2))
+            result = (level, False)
+            if self.drift and t - s >= self.min_drift:
+                x = np.arange(t - s, dtype=float)
+                line = float(np.sum((seg - np.polyval(np.polyfit(x, seg, 1), x)) ** 2))
+                if level - (line + self.price) > self.tolerance:
+                    result = (line + self.price, True)
+            self._costs[(s, t)] = result
+        return self._costs[(s, t)]
+
+    def segment_term(self, s, t):
+        """A segment's part of the objective: its cost plus log L under the MBIC."""
+        return self.cost(s, t)[0] + (math.log(t - s) if self.mbic else 0.0)
+
+    def objective(self, bounds):
+        """sum over segments (cost + log L) + beta * changes of the segmentation `bounds`."""
+        return (sum(self.segment_term(s, t) for s, t in zip(bounds[:-1], bounds[1:]))
+                + self.beta * (len(bounds) - 2))
+
+    def optimal_partitioning(self):
+        """(bounds, objective) by the O(n^2) dynamic programme without pruning: F(0) = -beta,
+        F(t) = min over s in {0} and [min_size, t - min_size] of F(s) + term(s, t) + beta, the
+        earliest s among values within the tie tolerance of the minimum."""
+        n, m = self.n, self.min_size
+        if self.sigma == 0 or n < 2 * m:
+            return [0, n], None
+        best, previous = {0: -self.beta}, {}
+        for t in range(m, n + 1):
+            starts = [0] + list(range(m, t - m + 1))
+            values = [best[s] + self.segment_term(s, t) + self.beta for s in starts]
+            lowest = min(values)
+            chosen = next(j for j, v in enumerate(values) if v <= lowest + self.tolerance)
+            best[t], previous[t] = values[chosen], starts[chosen]
+        bounds = [n]
+        while bounds[-1] > 0:
+            bounds.append(previous[bounds[-1]])
+        return bounds[::-1], best[n]
+
+    def enumerated(self):
+        """Every segmentation with segments of at least min_size points, by itertools over the
+        sets of change positions: a list of (objective, bounds), lowest first."""
+        n, m = self.n, self.min_size
+        found = []
+        for k in range(n // m):
+            for cuts in itertools.combinations(range(m, n - m + 1), k):
+                bounds = [0, *cuts, n]
+                if all(b - a >= m for a, b in zip(bounds[:-1], bounds[1:])):
+                    found.append((self.objective(bounds), bounds))
+        return sorted(found, key=lambda item: item[0])
+
+    def fit(self, s, t):
+        """(value at the first point, slope) of the segment's fit to the clipped values: the
+        mean and 0 for a level, numpy.polyfit's line for a drift."""
+        seg = self.clipped[s:t]
+        if not self.cost(s, t)[1]:
+            return float(seg.mean()), 0.0
+        slope, intercept = np.polyfit(np.arange(t - s, dtype=float), seg, 1)
+        return float(intercept), float(slope)
+
+
+def boundary_steps_by_rule(drift, jump, jump_se, scale):
+    """Per segment of one series, whether the boundary before it is a step: False for the
+    first; True between two levels; beside a drift, |jump| > max(3.29 jump_se, 3 scale)."""
+    steps = [False]
+    for k in range(1, len(drift)):
+        if not drift[k - 1] and not drift[k]:
+            steps.append(True)
+        else:
+            steps.append(bool(abs(jump[k]) > max(3.29 * jump_se[k], 3.0 * scale)))
+    return steps
+
+
+def ramp_design(first, last, s, e):
+    """u = clip(i - (s - 1/2), 0, e - s) for i in [first, last)."""
+    return np.clip(np.arange(first, last) - (s - 0.5), 0.0, e - s)
+
+
+def ramp_by_least_squares(y, first, last, s, e, sigma, left_kink, right_kink):
+    """(a, b, se of b, se of b (e - s)) of y[first:last] = a + b u by numpy.linalg.lstsq, the
+    standard errors by the delta method from sigma^2 inv(J'J), J = [1, u, -b 1{i >= s} (when
+    `left_kink`), b 1{i >= e} (when `right_kink`)], numpy.linalg.inv."""
+    u = ramp_design(first, last, s, e)
+    (a, b), *_ = np.linalg.lstsq(np.column_stack([np.ones_like(u), u]), y[first:last], rcond=None)
+    i = np.arange(first, last)
+    columns, gradient = [np.ones_like(u), u], [0.0, e - s]
+    if left_kink:
+        columns.append(-b * (i >= s))
+        gradient.append(-b)
+    if right_kink:
+        columns.append(b * (i >= e))
+        gradient.append(b)
+    jacobian = np.column_stack(columns)
+    covariance = sigma ** 2 * np.linalg.inv(jacobian.T @ jacobian)
+    gradient = np.array(gradient)
+    return (float(a), float(b), math.sqrt(covariance[1, 1]),
+            math.sqrt(float(gradient @ covariance @ gradient)))
+
+
+def refined_kinks_by_search(y, bounds, drift, steps, min_size, min_drift):
+    """The boundaries after each drift's kinks move to where the continuous ramp's residual
+    sum of squares (numpy.linalg.lstsq over the points from its left level's start to its
+    right level's end, across kinks) is least: per drift in order, alternately the kink
+    before it over every position keeping min_size points in the level and min_drift in the
+    drift, then the one after it, until neither moves (20 rounds at most); the first position
+    of least RSS (up to 1e-9 relative) wins."""
+    bounds = list(bounds)
+    last_segment = len(drift) - 1
+
+    def rss(first, last, s, e):
+        u = ramp_design(first, last, s, e)
+        design = np.column_stack([np.ones_like(u), u])
+        coefficients, *_ = np.linalg.lstsq(design, y[first:last], rcond=None)
+        residual = y[first:last] - design @ coefficients
+        return float(residual @ residual)
+
+    def first_least(values):
+        lowest = min(v for v, _ in values)
+        return next(p for v, p in values if v <= lowest + 1e-9 * (1.0 + abs(lowest)))
+
+    for k in range(last_segment + 1):
+        if not drift[k]:
+            continue
+        left = k > 0 and not drift[k - 1] and not steps[k]
+        right = k < last_segment and not drift[k + 1] and not steps[k + 1]
+        if not (left or right):
+            continue
+        first = bounds[k - 1] if left else bounds[k]
+        last = bounds[k + 2] if right else bounds[k + 1]
+        s, e = bounds[k], bounds[k + 1]
+        for _ in range(20):
+            before = (s, e)
+            if left:
+                s = first_least([(rss(first, last, c, e), c)
+                                 for c in range(first + min_size, e - min_drift + 1)])
+            if right:
+                e = first_least([(rss(first, last, s, c), c)
+                                 for c in range(s + min_drift, last - min_size + 1)])
+            if (s, e) == before:
+                break
+        bounds[k], bounds[k + 1] = s, e
+    return bounds

@@ -1,0 +1,771 @@
+"""Penalised optimal segmentation of many series at once into level and drift segments (PELT).
+
+Per series y_0..y_{n-1} (already on the scale searched: logs of positive data):
+
+1. **Noise scale** sigma = 1.4826 MAD(d) / sqrt(2) of the first differences d_i = y_{i+1} - y_i
+   (a step moves one difference, a drift shifts them all: neither moves the MAD much). When
+   most differences tie (MAD 0: quantised values) sigma is one quantum's rounding noise, the
+   smallest positive gap between distinct values over sqrt(12); a constant series gets one
+   level segment, sigma 0 and no search.
+2. **Robust clipping**: y_i is clipped to w_i +- 2.5 sigma, w_i the running median of
+   y_{i-m}..y_{i+m}, m = min_size (truncated at the ends). Running medians keep steps (monotone
+   edges) and follow linear trends, and a window of 2 m + 1 points ignores up to m clustered
+   spikes (Tukey 1977, *Exploratory Data Analysis*, ch. 7); a stretch shorter than min_size is
+   below the search's resolution anyway. Clipping the residual at a few scales is Huber's (1964,
+   "Robust estimation of a location parameter", Ann. Math. Statist. 35, 73-101) bounded
+   influence; at 2.5 (rather than 3) scales, two or three spikes within min_size points rarely
+   lift a short segment enough to pay for two changes. Costs use z_i = (clipped y_i - ref) / sigma, ref the
+   clipped middle point (a centring against cancellation; no cost depends on it).
+3. **Costs** of a segment [s, t), L = t - s, O(1) each from prefix sums of z, z^2 and x z
+   (x_i = i - (n - 1) / 2, centred positions; the sums over x and x^2 are closed forms): the
+   level cost is the RSS of z about its mean; the drift cost (when allowed and L >= min_drift)
+   the RSS about its least-squares line plus `drift_penalty`; the segment's cost is the smaller
+   (level unless the drift is lower by more than the tie tolerance).
+4. **Objective**: the sum over segments of (cost + log L) plus beta per change, beta = 2 log n
+   (the MBIC of Zhang & Siegmund 2007, Biometrics 63, 22-32: 3 k log n + sum log(L_i / n) up to
+   a constant), or a given beta per change and no log L term.
+5. **Search**: optimal partitioning, F(t) = min_s F(s) + c(s, t) + beta, F(0) = -beta, over
+   s in {0} and [min_size, t - min_size] (R's changepoint package's minimum segment length),
+   with PELT's pruning (Killick, Fearnhead & Eckley 2012, JASA 107, 1590-1598), kept exact: see
+   `optimal_changes`.
+"""
+import numpy as np
+
+from fastperf.kernels.builds import group_kernel, njit, prange
+
+#: sigma = MAD_NORMAL * MAD: the normal consistency factor of the median absolute deviation.
+MAD_NORMAL = 1.4826
+#: Clipping half-width around the running median, in noise scales (Huber's c): at 3, clustered
+#: spikes still opened short "bump" segments (tests/test_segmentation.py: 14% of series, and
+#: the outliers scenario of bench/validity below edivisive); at 2, bimodal noise is cut
+#: unevenly and spurious steps follow (tests/test_changepoints.py, bimodal shape).
+CLIP_SCALES = 2.5
+#: A boundary beside a drift is a step only when its jump exceeds this many standard errors
+#: (about z(1 - 0.001 / 2)) ...
+STEP_BESIDE_DRIFT_SE = 3.29
+#: ... and this many noise scales: the drift's end is estimated, and a fit that bends at a
+#: slightly wrong point leaves a jump of several standard errors without any step.
+STEP_BESIDE_DRIFT_SCALES = 3.0
+#: Ties in the search: two values of the objective within TIE_TOLERANCE * (n + TSS) of each
+#: other (TSS: the sum of squares of z about its mean) count as equal, so that rounding does not
+#: decide between segmentations whose objectives are equal in exact arithmetic (quantised data).
+TIE_TOLERANCE = 1e-11
+#: A pruning pass that drops nothing doubles the wait before the next, up to this many steps.
+PRUNE_WAIT_MAX = 8
+#: Candidates of the search are evaluated in blocks of this many (see `optimal_changes`).
+BLOCK = 32
+
+
+@njit(cache=True)
+def noise_scale(y):
+    """The robust noise scale of a series, from its first differences d_i = y_{i+1} - y_i.
+
+    When at least half of the d_i are non-zero: 1.4826 MAD / sqrt(2) of the non-zero d_i only.
+    A tied stretch (a constant run of points: a timer's resolution, a cached result) adds zero
+    differences that say nothing about the noise elsewhere; counted, they drag the MAD down
+    (29 zeros from 30 equal points among 140 noisy ones: sigma 0.0070 instead of 0.0098) and
+    spurious changes follow. Otherwise (quantised values: most differences tie, and the MAD of
+    all of them is then 0) or when that MAD is 0: one quantum's rounding noise, the smallest
+    positive gap between distinct values over sqrt(12). 0 when the series is constant (or has
+    fewer than 2 points).
+    """
+    n = y.shape[0]
+    if n < 2:
+        return 0.0
+    differences = np.empty(n - 1)
+    nonzero = 0
+    for i in range(n - 1):
+        step = y[i + 1] - y[i]
+        if step != 0.0:
+            differences[nonzero] = step
+            nonzero += 1
+    sigma = 0.0
+    if 2 * nonzero >= n - 1:
+        kept = differences[:nonzero]
+        centre = np.median(kept)
+        for i in range(nonzero):
+            kept[i] = abs(kept[i] - centre)
+        sigma = MAD_NORMAL * np.median(kept) / np.sqrt(2.0)
+    if sigma > 0.0:
+        return sigma
+    ordered = np.sort(y)
+    gap = np.inf
+    for i in range(n - 1):
+        step = ordered[i + 1] - ordered[i]
+        if 0.0 < step < gap:
+            gap = step
+    return gap / np.sqrt(12.0) if gap < np.inf else 0.0
+
+
+@njit(cache=True)
+def sorted_remove(window, count, value):
+    """Remove one entry equal to `value` from the sorted `window[:count]` (it holds one)."""
+    k = 0
+    while window[k] != value:
+        k += 1
+    for j in range(k, count - 1):
+        window[j] = window[j + 1]
+
+
+@njit(cache=True)
+def sorted_insert(window, count, value):
+    """Insert `value` into the sorted `window[:count]` (room for one more)."""
+    k = count
+    while k > 0 and window[k - 1] > value:
+        window[k] = window[k - 1]
+        k -= 1
+    window[k] = value
+
+
+@njit(cache=True)
+def running_median(y, half_window, out):
+    """w_i = the median of y[max(0, i - h):i + h + 1] (h = `half_window`; truncated at the
+    ends; the mean of the middle two of an even count) into `out`, from a sorted window that
+    gains and loses one value per step: O(n h)."""
+    n = y.shape[0]
+    window = np.empty(2 * half_window + 1)
+    count = 0
+    for j in range(min(n, half_window + 1)):
+        sorted_insert(window, count, y[j])
+        count += 1
+    for i in range(n):
+        if i > 0:
+            leaving, entering = i - half_window - 1, i + half_window
+            if leaving >= 0:
+                sorted_remove(window, count, y[leaving])
+                count -= 1
+            if entering < n:
+                sorted_insert(window, count, y[entering])
+                count += 1
+        half = count // 2
+        out[i] = window[half] if count % 2 == 1 else 0.5 * (window[half - 1] + window[half])
+
+
+@njit(cache=True)
+def clip_to_running_median(y, sigma, half_window, out):
+    """y_i clipped to [w_i - 2.5 sigma, w_i + 2.5 sigma] (`CLIP_SCALES`) into `out`, w_i the
+    `running_median` of y over [i - half_window, i + half_window]."""
+    running_median(y, half_window, out)
+    for i in range(y.shape[0]):
+        out[i] = min(max(y[i], out[i] - CLIP_SCALES * sigma), out[i] + CLIP_SCALES * sigma)
+
+
+@njit(cache=True)
+def inverse_sxx(length):
+    """1 / sum (x - mean x)^2 over L consecutive positions, 12 / (L (L^2 - 1)); 0 for L = 1."""
+    return 12.0 / (length * (length * length - 1.0)) if length > 1 else 0.0
+
+
+@njit(cache=True)
+def length_tables(longest, min_drift, drift):
+    """Per segment length L = 0..longest, the rows 1 / L, `inverse_sxx`, log L, and 0 where a
+    drift of L points is allowed, +inf where not (0 for L = 0)."""
+    tables = np.zeros((4, longest + 1))
+    for length in range(1, longest + 1):
+        tables[0, length] = 1.0 / length
+        tables[1, length] = inverse_sxx(length)
+        tables[2, length] = np.log(length)
+        tables[3, length] = 0.0 if drift and length >= min_drift else np.inf
+    return tables
+
+
+@njit(cache=True)
+def segment_cost(prefix_z, prefix_zz, prefix_xz, centre, s, t, drift_allowed, drift_penalty,
+                 tolerance):
+    """The costs of the segment [s, t) of z from the prefix sums (the arithmetic of
+    `optimal_changes`, term for term).
+
+    Returns
+    -------
+    cost : float
+        The level RSS, or (when `drift_allowed`) the line's RSS plus `drift_penalty` where that
+        is lower by more than `tolerance`.
+    line_rss : float
+        The RSS about the least-squares line (whether or not a drift is allowed; 0 for L <= 2).
+    is_drift : bool
+        Whether `cost` is the drift's.
+    """
+    length = t - s
+    total = prefix_z[t] - prefix_z[s]
+    level_rss = max(prefix_zz[t] - prefix_zz[s] - total * total * (1.0 / length), 0.0)
+    sxz = prefix_xz[t] - prefix_xz[s] - (0.5 * (s + t - 1) - centre) * total
+    line_rss = max(level_rss - sxz * sxz * inverse_sxx(length), 0.0)
+    if drift_allowed:
+        drift_cost = line_rss + drift_penalty
+        if level_rss - drift_cost > tolerance:
+            return drift_cost, line_rss, True
+    return level_rss, line_rss, False
+
+
+@njit(cache=True)
+def optimal_changes(prefix_z, prefix_zz, prefix_xz, centre, min_size, min_drift, beta, mbic,
+                    drift, drift_penalty, tolerance, tables):
+    """The optimal segmentation of z (n = prefix_z.size - 1 points, n >= 2 min_size) under the
+    penalised objective, by optimal partitioning with exact PELT pruning.
+
+    Returns
+    -------
+    numpy.ndarray of int64
+        The segment boundaries 0 = b_0 < b_1 < ... < b_k = n.
+
+    Notes
+    -----
+    F(t) = min over candidates s of v_s = F(s) + c(s, t) + beta (F(0) = -beta, c with its
+    log L term under MBIC); among values within `tolerance` of the minimum the earliest s wins.
+
+    **Pruning** (Killick et al. 2012): s can be dropped for good once, at some t,
+    F(s) + c(s, t) - K(s, t) > F(t) + margin, where K(s, t) bounds
+    E = c(s, t) + c(t, T) - c(s, T) over every later end T: then v_s at T exceeds the value of
+    the path through t, F(t) + c(t, T) + beta, so s is never chosen again. The bound, with a
+    = t - s, b = T - t and RSS_lev / RSS_line the RSS about the mean / the line:
+
+    - merged [s, T) a level: each part's cost is at most its level RSS (plus log), and level
+      RSS is superadditive, so E <= log a + log b - log(a + b);
+    - merged a drift: RSS_line is superadditive too, so with c(t, T) <= RSS_line(t, T)
+      + drift_penalty + log b (valid only when b >= min_drift, where [t, T) may be a drift),
+      E <= [c(s, t) - log a - RSS_line(s, t)] + log a + log b - log(a + b).
+
+    The bracket (>= 0) is known at t: RSS_lev - RSS_line of [s, t) when it is a level (at
+    most drift_penalty when it may be a drift, as the level was chosen), drift_penalty when it
+    is a drift. So K(s, t) = that bracket (0 without drift) + max(0, log(a B / (a + B))), B =
+    n - t (log(ab / (a + b)) increases with b; 0 under a given beta, without log L terms). For
+    segments that may be drifts this is at most drift_penalty + log(n / 4): one extra drift
+    price and the MBIC's log term, the worst case a constant K would take, but usually far
+    less. The path through t exists only for T >= t + min_size (T >= t + min_drift
+    with drift), so a pruned s is dropped from that T on (until then it stays a candidate). The
+    margin, 3 tolerances, covers the tie rule, the drift-or-level tie rule and rounding:
+    pruning never changes F or a choice (the test against the unpruned dynamic programme and
+    the enumeration of every segmentation shows it).
+
+    No pruning rule of this kind can drop a candidate inside a stretch without change (there
+    the path through s and the one through t differ by noise only): such stretches cost
+    O(L^2) pairs, each a handful of flops over contiguous arrays (a loop the compiler
+    vectorises), with dead candidates masked rather than removed. There a pruning pass finds
+    nothing, so each empty pass doubles the wait before the next (up to `PRUNE_WAIT_MAX`
+    steps): pruning fewer candidates, or later, never changes the result.
+
+    **Skipping** (exact too): the value of s at any later t is at least F(s) + beta + log L +
+    min(RSS_lev, RSS_line + drift_penalty) at this t (both RSS grow with t, as does log L; the
+    drift term only where drifts are on). Candidates are kept in blocks of `BLOCK` with the
+    least such bound; a block whose bound exceeds the lowest value found so far at t by more
+    than the tie tolerance and the margin holds neither the minimum nor a tie with it, so it is
+    not evaluated at t (the block of the last choice goes first, and a block gaining a candidate
+    is always evaluated). In a stretch without change a candidate's value sits about beta above
+    the minimum, and the minimum grows by about one per point, so most blocks wait several
+    steps between evaluations. A pruning pass uses each candidate's value and slack from its
+    last evaluation: F(s) + c(s, t) - slack = F(s) + RSS_line (or RSS_lev without drift) and
+    log L only grow with t, so the stale values prune less, never wrongly.
+    """
+    n = prefix_z.shape[0] - 1
+    gap = min_drift if drift else min_size
+    margin = 3.0 * tolerance
+    slack_factor = 1.0 if drift else 0.0
+    log_factor = 1.0 if mbic else 0.0
+    inverse_length, inverse_line, log_length, drift_barred = (tables[0], tables[1], tables[2],
+                                                              tables[3])
+    best_value = np.empty(n + 1)
+    previous = np.full(n + 1, -1, dtype=np.int64)
+    best_value[0] = -beta
+    dropped_from = np.full(n + 1, n + 1, dtype=np.int64)  # the first t where s is no candidate
+    dropped_from[1:min_size] = 0  # never a candidate: a first segment shorter than min_size
+    value = np.empty(n + 1)
+    slack = np.empty(n + 1)
+    lower = np.empty(n + 1)
+    # blocks of BLOCK candidates: a lower bound of their values at every later t, and the step
+    # at which they were last evaluated
+    n_blocks = n // BLOCK + 1
+    block_bound = np.full(n_blocks, -np.inf)
+    evaluated_at = np.full(n_blocks, -1, dtype=np.int64)
+    lower_factor = 1.0 if drift else 0.0
+    first = 0
+    prune_every = 1
+    prune_next = min_size
+    chosen = 0
+    for t in range(min_size, n + 1):
+        last = t - min_size
+        while first < last and dropped_from[first] <= t:
+            first += 1
+        block_bound[last // BLOCK] = -np.inf  # a new candidate: its block is evaluated
+        z_t, zz_t, xz_t = prefix_z[t], prefix_zz[t], prefix_xz[t]
+        lowest = np.inf
+        # the block of the last choice first (a low value early lets more blocks be skipped),
+        # then every block whose bound does not exceed the lowest value found so far
+        start_block = max(chosen, first) // BLOCK
+        for visit in range(-1, last // BLOCK - first // BLOCK + 1):
+            b = start_block if visit < 0 else first // BLOCK + visit
+            if visit >= 0 and (b == start_block or block_bound[b] - margin > lowest + tolerance):
+                continue
+            evaluated_at[b] = t
+            lo, hi = max(first, b * BLOCK), min(last, b * BLOCK + BLOCK - 1)
+            for s in range(lo, hi + 1):
+                # unsigned indices: no negative-index wraparound, so the loop vectorises (3x)
+                i, length = np.uint64(s), np.uint64(t - s)
+                total = z_t - prefix_z[i]
+                level_rss = max(zz_t - prefix_zz[i] - total * total * inverse_length[length],
+                                0.0)
+                sxz = xz_t - prefix_xz[i] - (0.5 * (s + t - 1) - centre) * total
+                line_rss = max(level_rss - sxz * sxz * inverse_line[length], 0.0)
+                drift_cost = line_rss + drift_penalty + drift_barred[length]
+                cost = drift_cost if level_rss - drift_cost > tolerance else level_rss
+                slack[i] = (cost - line_rss) * slack_factor
+                alive = dropped_from[i] > t
+                fixed = best_value[i] + (beta + log_factor * log_length[length])
+                value[i] = fixed + cost if alive else np.inf
+                # no later value of s is below this: both RSS grow with t, so does log L
+                below = min(level_rss, line_rss + drift_penalty) if lower_factor else level_rss
+                lower[i] = fixed + below if alive else np.inf
+            bound = np.inf
+            for s in range(lo, hi + 1):
+                lowest = min(lowest, value[np.uint64(s)])
+                bound = min(bound, lower[np.uint64(s)])
+            block_bound[b] = bound
+        chosen = first
+        while evaluated_at[chosen // BLOCK] != t or value[chosen] > lowest + tolerance:
+            chosen += 1
+        best_value[t] = value[chosen]
+        previous[t] = chosen
+        if t < prune_next or t + gap > n:
+            continue
+        remaining = n - t
+        threshold = best_value[t] + margin + beta
+        pruned = 0
+        for s in range(first, last + 1):
+            i = np.uint64(s)
+            bound = slack[i] + log_factor * max(0.0, log_length[np.uint64(t - s)]
+                                                + log_length[np.uint64(remaining)]
+                                                - log_length[np.uint64(n - s)])
+            if dropped_from[i] > n and value[i] - bound > threshold:
+                dropped_from[i] = t + gap
+                pruned += 1
+        # a pass that prunes nothing (a stretch without change) makes the next one wait twice
+        # as long, up to PRUNE_WAIT_MAX steps; pruning less never changes the result
+        prune_every = 1 if pruned else min(2 * prune_every, PRUNE_WAIT_MAX)
+        prune_next = t + prune_every
+    count = 1
+    t = n
+    while previous[t] > 0:
+        t = previous[t]
+        count += 1
+    bounds = np.empty(count + 1, dtype=np.int64)
+    t = n
+    for k in range(count, 0, -1):
+        bounds[k] = t
+        t = previous[t]
+    bounds[0] = 0
+    return bounds
+
+
+@njit(cache=True)
+def line_fit(y, s, t, drift):
+    """The fit of y[s:t] in its own units: (value at its first point, slope per point), the
+    mean and 0 for a level, the least-squares line (two-pass) for a drift."""
+    length = t - s
+    mean = 0.0
+    for i in range(s, t):
+        mean += y[i]
+    mean /= length
+    if not drift:
+        return mean, 0.0
+    mean_x = 0.5 * (length - 1)
+    sxy = 0.0
+    for i in range(s, t):
+        sxy += (i - s - mean_x) * (y[i] - mean)
+    slope = sxy / (length * (length * length - 1.0) / 12.0)
+    return mean - slope * mean_x, slope
+
+
+@njit(cache=True)
+def prediction_variance(length, drift, position):
+    """The variance of a fit at `position` (relative to the segment's first point), in units
+    of sigma^2: 1 / L for a level, 1 / L + (x - mean x)^2 / Sxx for a line."""
+    if not drift:
+        return 1.0 / length
+    mean_x = 0.5 * (length - 1)
+    return 1.0 / length + (position - mean_x) ** 2 / (length * (length * length - 1.0) / 12.0)
+
+
+@njit(cache=True)
+def boundary_steps(is_drift, jump, jump_se, sigma, step):
+    """Which boundaries of one series' segments are steps, into `step` (False for the first
+    segment): every one between two levels; one beside a drift only when |jump| > max(
+    `STEP_BESIDE_DRIFT_SE` jump_se, `STEP_BESIDE_DRIFT_SCALES` sigma); the others are kinks
+    (the level bends into or out of a drift without jumping)."""
+    step[0] = False
+    for k in range(1, is_drift.shape[0]):
+        if not is_drift[k - 1] and not is_drift[k]:
+            step[k] = True
+        else:
+            step[k] = abs(jump[k]) > max(STEP_BESIDE_DRIFT_SE * jump_se[k],
+                                          STEP_BESIDE_DRIFT_SCALES * sigma)
+
+
+@njit(cache=True)
+def ramp_explained(prefix_z, prefix_xz, centre, first, last, s, e):
+    """The sum of squares of z over [first, last) that the ramp with kinks at s and e
+    explains beyond the mean, Suz^2 / Suu, u = clip(i - (s - 1/2), 0, e - s), in O(1) from the
+    prefix sums (x_i = i - centre): the ramp's RSS is the total minus this."""
+    length = e - s
+    after = last - e
+    count = last - first
+    su = 0.5 * length * length + length * after
+    suu = length * (4.0 * length * length - 1.0) / 12.0 + length * length * after - su * su / count
+    sz = prefix_z[last] - prefix_z[first]
+    suz = (prefix_xz[e] - prefix_xz[s] + (centre - s + 0.5) * (prefix_z[e] - prefix_z[s])
+           + length * (prefix_z[last] - prefix_z[e]) - su * sz / count)
+    return suz * suz / suu
+
+
+@njit(cache=True)
+def refine_kinks(prefix_z, prefix_xz, centre, start, end, is_drift, step, min_size, min_drift,
+                 tolerance):
+    """Move each drift's kinks (its boundaries with a level neighbour that are not steps) to
+    where the continuous ramp fits best, in place in `start` / `end`.
+
+    The search places a drift's ends where a line and a level, each fitted on its own, fit
+    best; that boundary wanders by several points (the ends of a gradual change differ from
+    the level by a fraction of the noise), and the ramp fitted at it inherits the error (its
+    change's interval covers the truth about 2 times in 3 on flat-ramp-flat histories). Least
+    squares over the kink positions of the continuous model (segmented regression, Muggeo
+    2003, Statistics in Medicine 22, 3055-3071) places them within about 2 points. Per drift,
+    over the points from the start of its left level neighbour to the end of its right one
+    (across kinks only): coordinate descent, the kink before it over every position that keeps
+    min_size points in the level and min_drift in the drift, then the kink after it, until
+    neither moves (at most 20 rounds); each scan takes the first position whose
+    `ramp_explained` beats every earlier one by more than `tolerance`. Segments keep their
+    kinds; the boundaries of steps and of drift-drift pairs stay.
+    """
+    last_segment = is_drift.shape[0] - 1
+    for k in range(last_segment + 1):
+        if not is_drift[k]:
+            continue
+        left = k > 0 and not is_drift[k - 1] and not step[k]
+        right = k < last_segment and not is_drift[k + 1] and not step[k + 1]
+        if not left and not right:
+            continue
+        first = start[k - 1] if left else start[k]
+        last = end[k + 1] if right else end[k]
+        s, e = start[k], end[k]
+        for _ in range(20):
+            moved = False
+            if left:
+                best, where = -np.inf, s
+                for candidate in range(first + min_size, e - min_drift + 1):
+                    value = ramp_explained(prefix_z, prefix_xz, centre, first, last, candidate, e)
+                    if value > best + tolerance:
+                        best, where = value, candidate
+                moved = where != s
+                s = where
+            if right:
+                best, where = -np.inf, e
+                for candidate in range(s + min_drift, last - min_size + 1):
+                    value = ramp_explained(prefix_z, prefix_xz, centre, first, last, s, candidate)
+                    if value > best + tolerance:
+                        best, where = value, candidate
+                moved = moved or where != e
+                e = where
+            if not moved:
+                break
+        start[k], end[k] = s, e
+        if left:
+            end[k - 1] = s
+        if right:
+            start[k + 1] = e
+
+
+@njit(cache=True)
+def ramp_fit(y, first, last, s, e):
+    """The least-squares ramp y = a + b u over y[first:last], u = clip(i - (s - 1/2), 0, L)
+    (L = e - s: flat at a before the drift [s, e), a line along it, flat at a + b L after),
+    two-pass. Returns (a, b, sum (u - mean u)^2)."""
+    length = e - s
+    count = last - first
+    mean_u = 0.0
+    mean_y = 0.0
+    for i in range(first, last):
+        mean_u += min(max(i - s + 0.5, 0.0), length)
+        mean_y += y[i]
+    mean_u /= count
+    mean_y /= count
+    suu = 0.0
+    suy = 0.0
+    for i in range(first, last):
+        du = min(max(i - s + 0.5, 0.0), length) - mean_u
+        suu += du * du
+        suy += du * (y[i] - mean_y)
+    b = suy / suu
+    return mean_y - b * mean_u, b, suu
+
+
+@njit(cache=True)
+def ramp_variances(first, last, s, e, slope, left, right):
+    """Var(b) and Var(b L) of the ramp y = a + b u over [first, last) (`ramp_fit`), in units
+    of sigma^2, with the kinks at s (when `left`) and e (when `right`) estimated too.
+
+    The delta method over the parameters (a, b, s, e) of the least-squares fit (segmented
+    regression: Muggeo 2003, Statistics in Medicine 22, 3055-3071): the design's columns are
+    1, u, and the derivatives of the fit in a kink's position, -b 1{i >= s} and b 1{i >= e}
+    (only for the kinks that were fitted), and Var(theta) = sigma^2 (J'J)^-1; the change
+    b L = b (e - s) has gradient (0, L, -b, b). Without fitted kinks this is sigma^2 / Suu and
+    L^2 sigma^2 / Suu.
+    """
+    length = e - s
+    size = 2 + (1 if left else 0) + (1 if right else 0)
+    gram = np.zeros((4, 4))
+    column = np.zeros(4)
+    for i in range(first, last):
+        column[0] = 1.0
+        column[1] = min(max(i - s + 0.5, 0.0), length)
+        k = 2
+        if left:
+            column[k] = -slope if i >= s else 0.0
+            k += 1
+        if right:
+            column[k] = slope if i >= e else 0.0
+        for a in range(size):
+            for b in range(size):
+                gram[a, b] += column[a] * column[b]
+    gradient = np.zeros(4)
+    gradient[1] = length
+    k = 2
+    if left:
+        gradient[k] = -slope
+        k += 1
+    if right:
+        gradient[k] = slope
+    unit = np.zeros(4)
+    unit[1] = 1.0
+    return (quadratic_inverse(gram, unit, size), quadratic_inverse(gram, gradient, size))
+
+
+@njit(cache=True)
+def quadratic_inverse(gram, vector, size):
+    """v' G^-1 v for the leading size x size block of a symmetric positive definite G, by its
+    Cholesky factor (G = R'R: v' G^-1 v = |R'^-1 v|^2); inf when G is singular."""
+    factor = np.zeros((4, 4))
+    for j in range(size):
+        total = gram[j, j]
+        for k in range(j):
+            total -= factor[k, j] * factor[k, j]
+        if not total > 0.0:
+            return np.inf
+        factor[j, j] = np.sqrt(total)
+        for i in range(j + 1, size):
+            total = gram[j, i]
+            for k in range(j):
+                total -= factor[k, j] * factor[k, i]
+            factor[j, i] = total / factor[j, j]
+    solved = np.zeros(4)
+    result = 0.0
+    for i in range(size):
+        total = vector[i]
+        for k in range(i):
+            total -= factor[k, i] * solved[k]
+        solved[i] = total / factor[i, i]
+        result += solved[i] * solved[i]
+    return result
+
+
+@njit(cache=True)
+def refit_ramps(y, sigma, start, end, is_drift, step, level, slope, slope_se, ramp_start,
+                ramp_end, ramp_se, kinks_fitted):
+    """Each drift of one series refitted as a continuous ramp joined to its level neighbours
+    across kinks (`ramp_fit` from the start of a level before it, to the end of a level after
+    it, where the boundary between them is not a step; else from / to the drift's own ends):
+    its `level` (the ramp at its first point, a + b / 2), `slope` b and `slope_se` replaced;
+    `ramp_start` a, `ramp_end` a + b L and `ramp_se` (the standard error of b L) set (NaN
+    stays for levels). The standard errors are `ramp_variances`', with the kinks counted as
+    estimated when `kinks_fitted` (`refine_kinks` placed them)."""
+    last_segment = is_drift.shape[0] - 1
+    for k in range(last_segment + 1):
+        if not is_drift[k]:
+            continue
+        s, e = start[k], end[k]
+        left = k > 0 and not is_drift[k - 1] and not step[k]
+        right = k < last_segment and not is_drift[k + 1] and not step[k + 1]
+        first = start[k - 1] if left else s
+        last = end[k + 1] if right else e
+        a, b, _ = ramp_fit(y, first, last, s, e)
+        slope_variance, change_variance = ramp_variances(
+            first, last, s, e, b, left and kinks_fitted, right and kinks_fitted)
+        level[k], slope[k] = a + 0.5 * b, b
+        slope_se[k] = sigma * np.sqrt(slope_variance)
+        ramp_start[k], ramp_end[k] = a, a + b * (e - s)
+        ramp_se[k] = sigma * np.sqrt(change_variance)
+
+
+@group_kernel(min_rows=100_000, inputs=3)
+def segment(values, offsets, active, min_size, min_drift, mbic, penalty, drift, drift_penalty,
+            robust, refine):
+    """The penalised optimal segmentation into level and drift segments, of every active series.
+
+    Parameters
+    ----------
+    values : numpy.ndarray of float64
+        The points, series after series (finite in active series).
+    offsets : numpy.ndarray of int64
+        CSR offsets of the series into `values`.
+    active : numpy.ndarray of bool
+        The series to segment; the others get no segment and NaN scale and penalty.
+    min_size : int
+        The fewest points of a segment (>= 1).
+    min_drift : int
+        The fewest points of a drift segment.
+    mbic : bool
+        The MBIC penalty: beta = 2 log n per change and log L per segment.
+    penalty : float
+        beta per change when not `mbic` (> 0; no log L terms).
+    drift : bool
+        Whether a segment may be a drift.
+    drift_penalty : float
+        The price of a drift's slope, in the cost's units; NaN: 2 log n.
+    robust : bool
+        Whether to clip the points against their running median first.
+    refine : bool
+        Whether to move the drifts' kinks to where the continuous ramps fit best
+        (`refine_kinks`); otherwise the boundaries are the optimum's.
+
+    Returns
+    -------
+    slots : numpy.ndarray of int64
+        ``n_series + 1`` offsets: series g's segments are in the slots slots[g]:slots[g] +
+        counts[g] of the arrays below (room for max(1, n // min_size) of an active series).
+    counts : numpy.ndarray of int64
+        Per series, its number of segments.
+    start, end : numpy.ndarray of int64
+        Each segment's first point and one past its last, relative to its series' start.
+    is_drift : numpy.ndarray of bool
+    level : numpy.ndarray of float64
+        The fit at the segment's first point (of the clipped values, in the input's units).
+    slope : numpy.ndarray of float64
+        Per point (0 for a level).
+    slope_se : numpy.ndarray of float64
+        sigma / sqrt(sum (x - mean x)^2) (NaN for a level).
+    evidence : numpy.ndarray of float64
+        For the boundary before the segment (NaN for the first): cost(merged) - cost(left) -
+        cost(right), in the z units (the merged segment with the best kind allowed for its
+        length): a -2 log-likelihood ratio, drift prices included, log L terms not.
+    jump, jump_se : numpy.ndarray of float64
+        The segment's fit at its first point minus the previous segment's fit extrapolated to
+        it, and its standard error sigma sqrt(var_right + var_left) from the two fits'
+        prediction variances (NaN for the first).
+    step : numpy.ndarray of bool
+        Whether the boundary before the segment is a step (`boundary_steps`; False for the
+        first): between two levels always, beside a drift only when the jump is large.
+    ramp_start, ramp_end, ramp_se : numpy.ndarray of float64
+        A drift's ramp (`refit_ramps`): the levels where it starts and ends (the fit half a
+        point before its first point and half a point after its last), and the standard error
+        of their difference; NaN for a level.
+    scale : numpy.ndarray of float64
+        Per series, sigma (0 for a constant series).
+    beta : numpy.ndarray of float64
+        Per series, the penalty per change used.
+
+    Notes
+    -----
+    The method and its sources are in the module's docstring, the pruning's exactness in
+    `optimal_changes`. A series shorter than 2 min_size gets one level segment. A drift's
+    `level`, `slope` and `slope_se` are those of its ramp (`refit_ramps`); `jump`, `jump_se`
+    and `evidence` come from each segment's own fit, before the refit.
+    """
+    n_series = offsets.shape[0] - 1
+    slots = np.zeros(n_series + 1, dtype=np.int64)
+    longest = 0
+    for g in range(n_series):
+        n = offsets[g + 1] - offsets[g]
+        longest = max(longest, n)
+        slots[g + 1] = slots[g] + (max(1, n // min_size) if active[g] and n > 0 else 0)
+    total = slots[n_series]
+    counts = np.zeros(n_series, dtype=np.int64)
+    start = np.zeros(total, dtype=np.int64)
+    end = np.zeros(total, dtype=np.int64)
+    is_drift = np.zeros(total, dtype=np.bool_)
+    level = np.full(total, np.nan)
+    slope = np.full(total, np.nan)
+    slope_se = np.full(total, np.nan)
+    evidence = np.full(total, np.nan)
+    jump = np.full(total, np.nan)
+    jump_se = np.full(total, np.nan)
+    step = np.zeros(total, dtype=np.bool_)
+    ramp_start = np.full(total, np.nan)
+    ramp_end = np.full(total, np.nan)
+    ramp_se = np.full(total, np.nan)
+    scale = np.full(n_series, np.nan)
+    beta_out = np.full(n_series, np.nan)
+    tables = length_tables(longest, min_drift, drift)
+    for g in prange(n_series):
+        n = offsets[g + 1] - offsets[g]
+        if not active[g] or n == 0:
+            continue
+        y = values[offsets[g]:offsets[g + 1]]
+        base = slots[g]
+        beta = 2.0 * np.log(n) if mbic else penalty
+        price = 2.0 * np.log(n) if np.isnan(drift_penalty) else drift_penalty
+        beta_out[g] = beta
+        sigma = noise_scale(y)
+        scale[g] = sigma
+        if sigma == 0.0:  # constant: one level, no search
+            counts[g] = 1
+            start[base], end[base] = 0, n
+            level[base], slope[base] = y[0], 0.0
+            continue
+        clipped = np.empty(n)
+        if robust:
+            clip_to_running_median(y, sigma, min_size, clipped)
+        else:
+            clipped[:] = y
+        centre = 0.5 * (n - 1)
+        reference = clipped[n // 2]
+        prefix_z = np.zeros(n + 1)
+        prefix_zz = np.zeros(n + 1)
+        prefix_xz = np.zeros(n + 1)
+        for i in range(n):
+            z = (clipped[i] - reference) / sigma
+            prefix_z[i + 1] = prefix_z[i] + z
+            prefix_zz[i + 1] = prefix_zz[i] + z * z
+            prefix_xz[i + 1] = prefix_xz[i] + (i - centre) * z
+        spread = max(prefix_zz[n] - prefix_z[n] * prefix_z[n] / n, 0.0)
+        tolerance = TIE_TOLERANCE * (n + spread)
+        if n < 2 * min_size:
+            bounds = np.empty(2, dtype=np.int64)
+            bounds[0], bounds[1] = 0, n
+        else:
+            bounds = optimal_changes(prefix_z, prefix_zz, prefix_xz, centre, min_size, min_drift,
+                                     beta, mbic, drift, price, tolerance, tables)
+        n_segments = bounds.shape[0] - 1
+        counts[g] = n_segments
+        for k in range(n_segments):
+            row = base + k
+            s, t = bounds[k], bounds[k + 1]
+            length = t - s
+            cost, _, kind = segment_cost(prefix_z, prefix_zz, prefix_xz, centre, s, t,
+                                         drift and length >= min_drift, price, tolerance)
+            start[row], end[row], is_drift[row] = s, t, kind
+            level[row], slope[row] = line_fit(clipped, s, t, kind)
+            if kind:
+                slope_se[row] = sigma / np.sqrt(length * (length * length - 1.0) / 12.0)
+            if k == 0:
+                continue
+            before = bounds[k - 1]
+            merged, _, _ = segment_cost(prefix_z, prefix_zz, prefix_xz, centre, before, t,
+                                        drift and t - before >= min_drift, price, tolerance)
+            left, _, _ = segment_cost(prefix_z, prefix_zz, prefix_xz, centre, before, s,
+                                      drift and s - before >= min_drift, price, tolerance)
+            evidence[row] = merged - left - cost
+            left_length = s - before
+            jump[row] = level[row] - (level[row - 1] + slope[row - 1] * left_length)
+            jump_se[row] = sigma * np.sqrt(
+                prediction_variance(length, kind, 0.0)
+                + prediction_variance(left_length, is_drift[row - 1], float(left_length)))
+        rows = slice(base, base + n_segments)
+        boundary_steps(is_drift[rows], jump[rows], jump_se[rows], sigma, step[rows])
+        if refine and drift:
+            refine_kinks(prefix_z, prefix_xz, centre, start[rows], end[rows], is_drift[rows],
+                         step[rows], min_size, min_drift, tolerance)
+            for row in range(base, base + n_segments):
+                if not is_drift[row]:  # a level whose end moved: its mean again
+                    level[row], _ = line_fit(clipped, start[row], end[row], False)
+        refit_ramps(clipped, sigma, start[rows], end[rows], is_drift[rows], step[rows],
+                    level[rows], slope[rows], slope_se[rows], ramp_start[rows], ramp_end[rows],
+                    ramp_se[rows], refine and drift)
+    return (slots, counts, start, end, is_drift, level, slope, slope_se, evidence, jump, jump_se,
+            step, ramp_start, ramp_end, ramp_se, scale, beta_out)
