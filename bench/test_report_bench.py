@@ -2,7 +2,8 @@
 benchmarks of a nested design (20 processes x 5 iterations a side, whose runs' iteration traces
 the page carries): time to make the page, its size, and the time Chromium takes to load and
 render it (and, for the nested page, to open a row's detail panel: strip, violins, ECDFs and
-traces).
+traces). The same for `changepoints` on 1,000 histories of 500 points and 10,000 of 200, whose
+page carries every point and draws a series' history chart on demand (issue 41).
 
 Anchors, on the same rows in the same run: the forest plot of the 50 most changed benchmarks
 drawn by matplotlib (SVG, the usual Python choice) and by Plotly (a self-contained HTML file,
@@ -145,3 +146,78 @@ def test_nested_report_with_traces_size_and_speed(tmp_path):
     # the values' text (6 significant digits) compresses to about 3 bytes a value: 2 million
     # values and the table of 10,000 rows, in base64
     assert size < 12_000_000
+
+
+def _histories(series: int, points: int, seed: int = 0):
+    """`series` histories of `points` commits, one run each: noise of 1-2 %, and in each series
+    up to two steps of 5-20 % and, in one series of three, a drift of 10-30 % over a fifth of it
+    (issue 41's history chart)."""
+    import pyarrow as pa
+
+    rng = np.random.default_rng(seed)
+    logs = rng.normal(0.0, 1.0, (series, points)) * rng.uniform(0.01, 0.02, (series, 1))
+    at = np.arange(points)
+    for row in range(series):
+        for position in rng.choice(np.arange(points // 10, points - points // 10),
+                                   rng.integers(0, 3), replace=False):
+            logs[row, position:] += np.log1p(rng.uniform(0.05, 0.2) * rng.choice([-1.0, 1.0]))
+        if row % 3 == 0:
+            start = rng.integers(points // 5, points // 2)
+            logs[row] += np.log1p(rng.uniform(0.1, 0.3)) * np.clip((at - start) / (points // 5),
+                                                                   0, 1)
+    names = np.array([f"bench_{i:05d}" for i in range(series)])
+    return pa.table({"benchmark": np.repeat(names, points),
+                     "commit": np.tile(at.astype(np.int64), series),
+                     "value": np.exp(logs).ravel()})
+
+
+def _history_render_seconds(path, rounds=3):
+    """Median time from navigation to a painted page with its table and the history charts up
+    front, and from a click on a row to its painted history chart (Chromium)."""
+    from playwright.sync_api import sync_playwright
+
+    flags = ["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", "--no-first-run"]
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=flags)
+        loads, clicks = [], []
+        for _ in range(rounds):
+            page = browser.new_page()
+            start = time.perf_counter()
+            page.goto(path.as_uri())
+            page.wait_for_selector("#fp-table tbody tr")
+            page.wait_for_selector("#fp-history-top svg.fp-history")
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+            loads.append(time.perf_counter() - start)
+            start = time.perf_counter()
+            page.locator("#fp-table tbody tr").nth(3).click()
+            page.wait_for_selector("#fp-runs svg.fp-history")
+            page.evaluate("() => new Promise(r => requestAnimationFrame(() => r()))")
+            clicks.append(time.perf_counter() - start)
+            page.close()
+        browser.close()
+    return statistics.median(loads), statistics.median(clicks)
+
+
+@pytest.mark.parametrize("series,points", [(1_000, 500), (10_000, 200)])
+def test_changepoints_report_size_and_speed(series, points, tmp_path):
+    """changepoints' page: every series' points sent once (5 significant digits, gzip in base64
+    beyond 1 MB of JSON), each history chart drawn by the page on demand (and three up front),
+    the changes and segments tables capped at 1,000 rows each."""
+    import fastperf
+
+    result = fastperf.changepoints(_histories(series, points), order="commit", unit=None)
+    path = tmp_path / "report.html"
+    make = median_time(lambda: result.to_html(path), rounds=3)
+    size = os.path.getsize(path)
+    line = (f"\nchangepoints report of {series:,} series x {points} points "
+            f"({result.summary['changes']} changes, {result.summary['drifts']} drifts): made in "
+            f"{make:.2f} s (median of 3), {size / 1e6:.2f} MB")
+    if CHROMIUM is not None:
+        load, click = _history_render_seconds(path)
+        line += (f", loaded and rendered by Chromium in {load:.2f} s, a series' history chart "
+                 f"drawn in {click * 1000:.0f} ms (medians of 3)")
+    print(line)
+    # about 3.3 bytes a point (5 digits of noise, compressed, in base64), the series table and
+    # its labels, the capped tables of changes and segments
+    assert size < 4 * series * points + 1_500_000

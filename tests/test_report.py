@@ -40,6 +40,31 @@ def simulated(benchmarks=12, runs=9, seed=3):
                              effects=effects.tolist()).table
 
 
+def step_drift_history(seed=2, noise=0.02, runs=3):
+    """Hand-built histories, `runs` runs per commit, lognormal noise of sd `noise`: "a" (150
+    commits) steps up 20 % at its 31st, drifts +25 % from its 61st to its 101st and steps down
+    by 1 / 1.3 at its 126th; "b" is flat, measured on two commits of every three; "c" steps up
+    5 % at its 26th. The order values are commit numbers 1000, 1002, ... (not the points'
+    indices)."""
+    rng = np.random.default_rng(seed)
+    level = np.full(150, 100.0)
+    level[30:] *= 1.2
+    level *= 1 + 0.25 * np.clip((np.arange(150) - 60) / 40, 0, 1)
+    level[125:] /= 1.3
+    series = {"a": level, "b": np.full(90, 50.0), "c": np.where(np.arange(60) < 25, 20.0, 21.0)}
+    commits = {"a": np.arange(150), "b": np.flatnonzero(np.arange(90) % 3 != 0),
+               "c": np.arange(60)}
+    names, order, values = [], [], []
+    for name, level in series.items():
+        for i, commit in enumerate(commits[name]):
+            for _ in range(runs):
+                names.append(name)
+                order.append(1000 + 2 * int(commit))
+                values.append(level[min(i, level.size - 1)] * math.exp(rng.normal(0, noise)))
+    return pa.table({"benchmark": names, "commit": order, "value": values,
+                     "unit": ["ns"] * len(names)})
+
+
 def all_results():
     table = simulated()
     factorial_rows = []
@@ -67,6 +92,7 @@ def all_results():
         "bootstrap": fastperf.bootstrap(table, **two, n_resamples=199, seed=1),
         "permutation_test": fastperf.permutation_test(table, **two, n_resamples=199, seed=1),
         "shapiro": fastperf.shapiro(table),
+        "changepoints": fastperf.changepoints(step_drift_history(), order="commit"),
     }
 
 
@@ -84,6 +110,8 @@ LEAD = {
     "hpt": ["benchmark", "ratio_median", "pvalue", "significant", "flags"],
 }
 LEAD["sparc_paired"] = LEAD["sparc"]
+#: issue 41: a series' keys, then its changes and drifts, before its sizes and status
+LEAD["changepoints"] = ["benchmark", "unit", "changes", "drifts", "points", "runs", "status"]
 
 
 def page_order(kind: str, names: list[str]) -> list[str]:
@@ -450,3 +478,172 @@ def test_check_report():
     assert names[:5] == ["benchmark", "variant", "unit", "flags", "advice"]
     assert data["runs"]["candidate"] == "" and data["runs"]["traces"] is True
     assert names[data["category"]] == "flags" and data["badges"] == data["category"]
+
+
+# ---- issue 41: the history chart of changepoints ----
+
+def history_frames(result):
+    """The changepoints result's tables as pandas frames, with each row's series (its index in
+    `result.series`, found by its benchmark name)."""
+    index = {name: i for i, name in enumerate(result.series.column("benchmark").to_pylist())}
+    changes, segments = result.changes.to_pandas(), result.segments.to_pandas()
+    changes["series"] = changes["benchmark"].map(index)
+    segments["series"] = segments["benchmark"].map(index)
+    return index, changes, segments
+
+
+def percent_of(label: str) -> float:
+    """The signed percentage a chart label states ("+9.8 %", "drift -12 % over 80 points")."""
+    return float(re.search(r"([+-]\d+(?:\.\d+)?) %", label).group(1))
+
+
+def test_history_payload_holds_each_series_points_and_order_values():
+    """Each series' points are the medians of its runs at each commit (pandas), in commit
+    order, to 5 significant digits; the order runs spell out its commits."""
+    result = RESULTS["changepoints"]
+    histories = page_data(result.to_html())["histories"]
+    frame = step_drift_history().to_pandas()
+    index, _, _ = history_frames(result)
+    for name, g in index.items():
+        medians = frame[frame["benchmark"] == name].groupby("commit")["value"].median()
+        points, runs = histories["rows"][g][:2]
+        assert points == pytest.approx(medians.to_numpy(), rel=5e-5, abs=0)
+        commits = [histories["orders"][first + k] for first, count in zip(runs[::2], runs[1::2])
+                   for k in range(count)]
+        assert commits == [str(c) for c in medians.index]
+    assert histories["orders"] == [str(c) for c in sorted(set(frame["commit"]))]
+    # "b" skips every third commit: one run of consecutive commits per two points
+    assert len(histories["rows"][index["b"]][1]) == 2 * 30
+
+
+def test_history_payload_segments_and_changes_are_the_result_tables():
+    result = RESULTS["changepoints"]
+    histories = page_data(result.to_html())["histories"]
+    index, changes, segments = history_frames(result)
+    for g in index.values():
+        _, _, drawn_segments, drawn_changes = histories["rows"][g]
+        mine = segments[segments["series"] == g]
+        assert [s[:3] for s in drawn_segments] == [
+            [int(a), int(b), int(k == "drift")] for a, b, k in zip(mine["start"], mine["end"],
+                                                                   mine["kind"])]
+        for column, k in (("median", 3), ("median_ci_low", 4), ("median_ci_high", 5),
+                          ("fit_start", 6), ("fit_end", 7)):
+            for s, value in zip(drawn_segments, mine[column]):
+                assert (s[k] is None) if value != value else \
+                    s[k] == pytest.approx(value, rel=6e-6)
+        mine = changes[changes["series"] == g]
+        assert [c[:4] for c in drawn_changes] == [
+            [int(k == "drift"), int(p), int(e), d] for k, p, e, d in zip(
+                mine["kind"], mine["position"], mine["end_position"], mine["direction"])]
+    # the hand-built history "a": a step up, a drift, a step down
+    a = changes[changes["benchmark"] == "a"]
+    assert list(a["kind"]) == ["step", "drift", "step"]
+    assert list(a["direction"]) == ["worse", "drift worse", "better"]
+
+
+def test_history_labels_state_the_ratios():
+    """A step's label is its ratio after / before in percent (one decimal below 10 %), a
+    drift's also says over how many points it runs."""
+    result = RESULTS["changepoints"]
+    histories = page_data(result.to_html())["histories"]
+    _, changes, _ = history_frames(result)
+    labels = [c[4] for row in histories["rows"] for c in row[3]]
+    assert len(labels) == len(changes)
+    for label, (_, change) in zip(labels, changes.sort_values(["series", "position"]).iterrows()):
+        change_percent = 100 * (change["ratio"] - 1)
+        decimals = 1 if abs(change_percent) < 9.95 else 0
+        assert percent_of(label) == pytest.approx(change_percent, abs=0.5 * 10 ** -decimals)
+        if change["kind"] == "drift":
+            points = change["end_position"] - change["position"] + 1
+            assert label.startswith("drift ") and label.endswith(f" over {points} points")
+    assert any("." in label for label in labels)  # "+4.9 %": a change below 10 %
+
+
+def test_history_top_series_are_those_with_the_largest_changes():
+    result = RESULTS["changepoints"]
+    histories = page_data(result.to_html())["histories"]
+    _, changes, _ = history_frames(result)
+    largest = changes.assign(size=np.abs(np.log(changes["ratio"]))).groupby("series")["size"].max()
+    assert histories["top"] == largest.sort_values(ascending=False).index.tolist()[:3]
+    page = result.to_html()
+    assert 'id="fp-history-top"' in page  # drawn there by the script
+    assert 'id="fp-history-top"' not in RESULTS["compare"].to_html()
+
+
+def test_changepoints_headline_counts_the_directions():
+    result = RESULTS["changepoints"]
+    directions = result.changes.to_pandas()["direction"].value_counts()
+    line = result.report_view().headline[0]
+    with_changes = int((result.series.to_pandas()["changes"] > 0).sum())
+    assert line.startswith(f"{directions.sum()} changes in {with_changes} of "
+                           f"{result.series.num_rows} series: ")
+    for direction, n in directions.items():
+        assert f"{n} {direction}" in line
+
+
+def test_changes_forest_plot_draws_each_change_at_its_series():
+    """One interval per change; a click on it opens its series (data-row: the series' row)."""
+    result = RESULTS["changepoints"]
+    _, changes, _ = history_frames(result)
+    page = result.to_html()
+    forest = re.search(r'<svg class="fp-figure fp-forest".*?</svg>', page, re.S).group(0)
+    drawn = re.findall(r'<g class="fp-interval fp-cat-([a-z-]+)" data-row="(\d+)"', forest)
+    assert sorted((int(g), d) for d, g in drawn) == sorted(
+        zip(changes["series"], changes["direction"].str.replace(" ", "-")))
+
+
+def test_changepoints_extra_tables_are_capped(monkeypatch):
+    import fastperf.stats.changepoints_report as report
+
+    result = RESULTS["changepoints"]
+    page = result.to_html()
+    assert "First " not in page  # 4 changes and 8 segments: all written
+    monkeypatch.setattr(report, "EXTRA_ROWS", 3)
+    page = result.to_html()
+    assert f"First 3 of {result.changes.num_rows} rows." in page
+    assert f"First 3 of {result.segments.num_rows} rows." in page
+    assert len(page_data(page)["table"]["rows"]) == result.series.num_rows  # the main table: all
+
+
+def test_history_of_a_series_without_values_or_with_values_not_positive():
+    """A series of values around 0 (no ratio: labels give the difference of the medians) and
+    one with no value at all: the payload holds both, the page draws without error."""
+    rng = np.random.default_rng(0)
+    level = np.where(np.arange(40) < 20, -1.0, 1.0)
+    table = pa.table({"benchmark": ["z"] * 40 + ["none"] * 3, "commit": list(range(40)) * 1
+                      + [0, 1, 2], "value": (level + rng.normal(0, 0.05, 40)).tolist()
+                      + [None, None, None]})
+    result = fastperf.changepoints(table, order="commit", by="benchmark", unit=None)
+    histories = page_data(result.to_html())["histories"]
+    names = result.series.column("benchmark").to_pylist()
+    empty = histories["rows"][names.index("none")]
+    assert empty == [[], [], [], []]
+    row = histories["rows"][names.index("z")]
+    changes = result.changes.to_pandas()
+    assert [c[4] for c in row[3]] == [f"{d:+.4g}" for d in
+                                      changes["median_after"] - changes["median_before"]]
+
+
+def test_cli_changepoints_writes_the_history_report(tmp_path):
+    source = tmp_path / "history.csv"
+    import pyarrow.csv as pacsv
+
+    pacsv.write_csv(step_drift_history(), source)
+    out = tmp_path / "report.html"
+    assert main(["changepoints", str(source), "--order", "commit", "--format", "html", "-o",
+                 str(out)]) == 0
+    data = page_data(out.read_text())
+    assert len(data["histories"]["rows"]) == 3 and data["table"]["columns"][0] == "benchmark"
+
+
+def test_change_labels_written_out():
+    from fastperf.stats.changepoints_report import change_labels
+
+    changes = pa.table({
+        "kind": ["step", "step", "step", "drift", "step", "drift"],
+        "ratio": [1.098, 0.8, 3.064, 1.1249, float("nan"), 0.9],
+        "median_before": [1.0, 1.0, 1.0, 1.0, -1.0, 2.0],
+        "median_after": [1.1, 0.8, 3.0, 1.1, 0.975, 1.8],
+        "position": [10, 20, 30, 40, 120, 200], "end_position": [10, 20, 30, 119, 120, 209]})
+    assert change_labels(changes) == ["+9.8 %", "-20 %", "×3.06", "drift +12 % over 80 points",
+                                      "+1.975", "drift -10 % over 10 points"]

@@ -3,7 +3,8 @@ Playwright): no console error, no network request, a screenshot that is not blan
 plot's intervals counted against the result's rows, the table's filter and sort scripted, the
 numbers shown equal to the result's columns, a row's runs drawn on a click: the strip with its
 violins, the ECDFs, the iteration traces with the warm-up marked (screenshots of the page with
-the panel open are saved to the test's tmp_path), the verdict's colour, the flags as badges.
+the panel open are saved to the test's tmp_path), the verdict's colour, the flags as badges; a change-point history drawn on a click: its points,
+segments, steps and drift, labelled with their ratios (issue 41).
 
 Skipped when Chromium or Playwright is missing, except under FASTPERF_REQUIRE_BROWSER=1
 (`.ci/run` installs both and sets it), where a missing browser fails the run.
@@ -16,7 +17,7 @@ import shutil
 import pytest
 
 from test_report import (RESULTS, WARM, nested_compare, nested_with_transient, one_sided_result,
-                         page_order)
+                         page_order, percent_of)
 
 CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 REQUIRED = os.environ.get("FASTPERF_REQUIRE_BROWSER") == "1"
@@ -315,6 +316,60 @@ def test_check_report_in_chromium(browser, tmp_path):
         assert panel.locator("rect.fp-warmup-zone").count() == \
             (1 if result.runs.traces.warmup_baseline[0] > 0 else 0)
         page.screenshot(path=str(tmp_path / "report-check.png"), full_page=True)
+        assert problems == []
+    finally:
+        page.close()
+
+
+def test_history_chart_of_a_series_in_chromium(browser, tmp_path):
+    """changepoints' page: the series with the largest changes drawn up front; a click on the
+    row of "a" (a step up, a drift, a step down) draws its history: a dot per point, a line per
+    segment, a marker per step and a band for the drift, coloured by direction, labelled with
+    the ratios of the result's changes table."""
+    result = RESULTS["changepoints"]
+    page, problems, requests, path = open_report(browser, result, tmp_path)
+    try:
+        assert requests == [path.as_uri()]
+        changes = result.changes.to_pandas()
+        segments = result.segments.to_pandas()
+        with_changes = changes["benchmark"].nunique()
+        assert page.locator("#fp-history-top svg.fp-history").count() == min(3, with_changes)
+        row = result.series.column("benchmark").to_pylist().index("a")
+        page.locator(f'#fp-table tbody tr[data-row="{row}"]').click()
+        chart = page.locator("#fp-runs svg.fp-history")
+        assert chart.count() == 1 and int(chart.get_attribute("data-row")) == row
+        mine = changes[changes["benchmark"] == "a"]
+        assert chart.locator("line.fp-step").count() == 2 == (mine["kind"] == "step").sum()
+        assert chart.locator("rect.fp-drift-zone").count() == 1 == (mine["kind"] == "drift").sum()
+        assert chart.locator("line.fp-segment").count() == (segments["benchmark"] == "a").sum()
+        assert chart.locator("line.fp-segment.fp-drift-fit").count() == 1
+        assert chart.locator("circle.fp-history-point").count() == \
+            result.series.column("points")[row].as_py() == 150
+        labels = chart.locator("text.fp-change-label").all_text_contents()
+        assert [percent_of(t) for t in labels] == pytest.approx(
+            list(100 * (mine["ratio"] - 1)), abs=0.5)
+        assert labels[1].startswith("drift ")
+        # the step up is worse (red), the step down better (green), as the verdict colours
+        steps = chart.locator("line.fp-step")
+        assert steps.nth(0).evaluate("e => getComputedStyle(e).stroke") == "rgb(198, 40, 40)"
+        assert steps.nth(1).evaluate("e => getComputedStyle(e).stroke") == "rgb(46, 125, 50)"
+        # the step markers sit between the points either side of each step
+        dots = [float(c.get_attribute("cx")) for c in
+                chart.locator("circle.fp-history-point").all()]
+        for k, position in enumerate(mine.loc[mine["kind"] == "step", "position"]):
+            x = float(steps.nth(k).get_attribute("x1"))
+            assert dots[position - 1] < x < dots[position]
+        # the x axis is labelled with commits, not point indices
+        ticks = chart.locator("text.fp-order-tick").all_text_contents()
+        assert ticks[0] == "1000" and all(int(t) % 2 == 0 for t in ticks)
+        assert "(log scale)" in chart.text_content()
+        panel = page.locator("#fp-runs")
+        panel.screenshot(path=str(tmp_path / "report-history.png"))
+        assert (tmp_path / "report-history.png").stat().st_size > 10_000
+        # a click on a chart up front opens its series
+        page.locator("#fp-history-top svg.fp-history").first.click()
+        top = int(page.locator("#fp-history-top svg.fp-history").first.get_attribute("data-row"))
+        assert int(panel.get_attribute("data-row")) == top
         assert problems == []
     finally:
         page.close()

@@ -10,6 +10,10 @@ this module draws it. Three kinds of figure cover every table-level result:
   figure's scale) and `histogram_svg` shows the distribution of all of them.
 - `Shares`: stacked horizontal bars of fractions per row (ANOVA's allocation of variation).
 
+Per-row figures are drawn by the page's script, on demand, from data sent once: the runs of a
+two-variant row (`Runs`, `Traces`) and the history of a series (`Histories`: its points, its
+segments' medians and intervals, its steps and drifts).
+
 Why hand-written SVG: see docs/reports.md (measured against matplotlib and Plotly there): a
 forest plot of 50 rows is about 12 kB of SVG text, made in milliseconds, with one element per
 interval that a browser test can count, and nothing to import for users who never make a report.
@@ -22,10 +26,11 @@ from dataclasses import dataclass, field
 from html import escape
 
 import numpy as np
+import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 
-__all__ = ["Intervals", "Shares", "Runs", "Traces", "ReportView", "intervals_svg", "histogram_svg",
+__all__ = ["Intervals", "Shares", "Runs", "Traces", "Histories", "ReportView", "intervals_svg", "histogram_svg",
            "shares_svg", "most_changed", "colours", "css_class", "MEANINGS", "TOP"]
 
 #: Rows drawn one by one in an interval figure by default; the rest are in its histogram.
@@ -115,15 +120,46 @@ class Runs:
 
 
 @dataclass
+class Histories:
+    """The history of each row (a series of `fastperf.changepoints`), for the history chart the
+    page draws on demand in the detail panel, and up front for the `top` rows.
+
+    Row g's points (in order) are ``values[offsets[g]:offsets[g + 1]]``, with the order value
+    of each point in `order` (same positions). `segments` has the columns ``start``, ``end``
+    (point positions within the row, ``end`` exclusive), ``kind`` ("level" or "drift"),
+    ``median``, ``median_ci_low``, ``median_ci_high`` (null: no interval) and ``fit_start`` /
+    ``fit_end`` (the line drawn: the level, or the drift's fit at its first and last point);
+    `segment_rows` gives the row of each. `changes` has the columns ``kind`` ("step" or
+    "drift"), ``position``, ``end_position`` and ``direction`` (a category of `MEANINGS`:
+    "worse", "drift better", ...), `change_rows` the row of each, `labels` the text written by
+    each change ("+9.8 %", "drift +12 % over 80 points"). The chart's x axis is the point's
+    index, labelled with order values; its y axis is logarithmic when every point is > 0.
+    """
+
+    values: np.ndarray
+    offsets: np.ndarray
+    order: pa.Array | pa.ChunkedArray
+    segments: pa.Table
+    segment_rows: np.ndarray
+    changes: pa.Table
+    change_rows: np.ndarray
+    labels: list[str]
+    top: np.ndarray = field(default_factory=lambda: np.zeros(0, dtype=np.int64))
+
+
+@dataclass
 class ReportView:
     """What a report shows of a result, top to bottom: the `headline` (short lines of text), the
     `figures`, then the table of every row (with `category_column`, the column whose values
     the table can be filtered by and whose cells are coloured by value), the extra tables and,
-    on demand per row, its `runs`.
+    on demand per row, its `runs` and its history (`histories`).
 
     `lead_columns` names the columns the page's table shows first, in that order (those the
     table has; the others follow in the table's order): the benchmark, the change, its
     interval, the p-value, the verdict and the flags, before the configuration and the counts.
+    `extra_rows`: the most rows of each extra table the page writes (None: all), for results
+    whose extra tables grow with the rows (a change point's history: its changes and segments,
+    drawn in each row's history chart anyway).
     """
 
     headline: list[str]
@@ -131,6 +167,8 @@ class ReportView:
     runs: Runs | None = None
     category_column: str | None = None
     lead_columns: tuple[str, ...] = ()
+    histories: Histories | None = None
+    extra_rows: int | None = None
 
 
 def _scale(values: np.ndarray, log: bool) -> np.ndarray:
@@ -327,7 +365,9 @@ MEANINGS = {"worse": "#c62828", "better": "#2e7d32", "changed": "#ef6c00",
             "relevant regression": "#c62828", "trivial difference": "#8d6e63",
             "equivalence": "#1565c0", "equivalent": "#1565c0", "indeterminate": "#757575",
             "no change": "#546e7a", "accelerated": "#2e7d32", "not accelerated": "#546e7a",
-            "significant": "#2e7d32", "not significant": "#546e7a", "too few runs": "#9e9e9e", "": "#37474f"}
+            "significant": "#2e7d32", "not significant": "#546e7a", "too few runs": "#9e9e9e",
+            "drift worse": "#c62828", "drift better": "#2e7d32", "drift": "#ef6c00",
+            "": "#37474f"}
 PALETTE = ["#1565c0", "#ef6c00", "#6a1b9a", "#00838f", "#ad1457", "#558b2f", "#4e342e",
            "#283593"]
 

@@ -7,7 +7,10 @@ by text and by category, paged so that 10,000 rows stay light; the view's lead c
 the category cells coloured, a ``flags`` column as badges), the extra tables, and on demand (a
 click on a row or an interval) the runs of that row: a strip plot of each side with its median
 and violin, their empirical distribution functions, normal Q-Q plots where the protocol tested
-normality and, where the runs carry them, the iteration traces with the warm-up marked.
+normality and, where the runs carry them, the iteration traces with the warm-up marked; or, for
+a result with histories (`fastperf.changepoints`), the history chart of that series: its
+points, its segments' medians and intervals, its steps and drifts (the series with the largest
+changes drawn up front too). The script draws these charts from data sent once, compactly.
 
 Every number in the table is the result's column as `fastperf.results.cells` writes it (six
 significant digits), so the page shows what ``to_text`` shows.
@@ -22,16 +25,18 @@ from importlib import resources
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from fastperf.results.cells import column_text
 from fastperf.results.render import numeric_type
+from fastperf.data.arrays import Samples
 from fastperf.results.figures import (
-    MEANINGS, TOP, Intervals, ReportView, Shares, css_class, histogram_svg, intervals_svg,
-    shares_svg,
+    MEANINGS, TOP, Histories, Intervals, ReportView, Shares, css_class, histogram_svg,
+    intervals_svg, shares_svg,
 )
 
 __all__ = ["render_html", "render_notebook", "row_labels", "table_payload", "column_order",
-           "category_styles", "static_table"]
+           "category_styles", "static_table", "histories_payload", "HISTORY_DIGITS"]
 
 
 def _asset(name: str) -> str:
@@ -75,11 +80,16 @@ def table_payload(table: pa.Table, lead_columns=()) -> dict:
             "rows": [list(r) for r in zip(*columns)] if columns else []}
 
 
-def _segment_texts(samples) -> list[str]:
-    """Per segment of `samples`, its values as JSON array items (6 significant digits, null
-    where not finite)."""
-    text = np.char.mod("%.6g", samples.values)
-    text = np.where(np.isfinite(samples.values), text, "null")
+def _number_texts(values: np.ndarray, digits: int = 6) -> np.ndarray:
+    """`values` as JSON numbers of `digits` significant digits, ``null`` where not finite."""
+    values = np.asarray(values, np.float64)
+    return np.where(np.isfinite(values), np.char.mod(f"%.{digits}g", values), "null")
+
+
+def _segment_texts(samples, digits: int = 6) -> list[str]:
+    """Per segment of `samples`, its values as JSON array items (`digits` significant digits,
+    null where not finite)."""
+    text = _number_texts(samples.values, digits)
     offsets = samples.offsets
     return [",".join(text[offsets[i]:offsets[i + 1]]) for i in range(len(offsets) - 1)]
 
@@ -127,15 +137,90 @@ def _runs_payload(runs) -> str:
     return f'{head},"dropped":{json.dumps(dropped)},"rows":[{",".join(rows)}]}}'
 
 
+#: Significant digits of each point sent for the history charts: the chart and its tooltips
+#: need no more (a relative error below 5e-5, a hundredth of a pixel), and they keep 1,000
+#: series of 500 points under about 4 MB of JSON.
+HISTORY_DIGITS = 5
+
+
+def _grouped_items(rows: np.ndarray, items: list[str], n_rows: int) -> list[str]:
+    """Per row 0..n_rows-1, its `items` (item k belongs to row ``rows[k]``) joined by ","."""
+    rows = np.asarray(rows, np.int64)
+    order = np.argsort(rows, kind="stable")
+    bounds = np.searchsorted(rows[order], np.arange(n_rows + 1), side="left")
+    ordered = [items[k] for k in order]
+    return [",".join(ordered[bounds[g]:bounds[g + 1]]) for g in range(n_rows)]
+
+
+def _order_runs(order, offsets: np.ndarray) -> tuple[list[str], list[str]]:
+    """The distinct order values of every row's points, sorted, as text, and per row its points'
+    order values as runs of consecutive distinct values: JSON items ``first,count,...`` (one
+    run when a row has a point at every order value of its span, as most histories do)."""
+    n_rows = len(offsets) - 1
+    if len(order) == 0:
+        return [], [""] * n_rows
+    distinct = pc.unique(order)
+    distinct = distinct.take(pc.array_sort_indices(distinct))
+    index = pc.index_in(order, value_set=distinct).to_numpy(zero_copy_only=False).astype(np.int64)
+    starts = np.ones(index.size, dtype=bool)
+    starts[1:] = index[1:] != index[:-1] + 1
+    starts[offsets[:-1][np.diff(offsets) > 0]] = True
+    first = np.flatnonzero(starts)
+    count = np.diff(np.append(first, index.size))
+    row = np.searchsorted(offsets, first, side="right") - 1
+    items = [f"{a},{c}" for a, c in zip(index[first].tolist(), count.tolist())]
+    return column_text(distinct), _grouped_items(row, items, n_rows)
+
+
+def histories_payload(histories: Histories) -> str:
+    """The histories for the page's script, as JSON text: ``{"orders": [text...], "top": [row...],
+    "rows": [...]}``, where ``orders`` holds the distinct order values (sorted, as the table
+    writes them) and row g is ``[[point...], [first, count, ...], [segment...], [change...]]``:
+    its points (`HISTORY_DIGITS` significant digits), its points' order values as runs of
+    consecutive ``orders`` entries, its segments ``[start, end, drift (0/1), median, low, high,
+    fit_start, fit_end]`` and its changes ``[drift (0/1), position, end_position, direction,
+    label]``."""
+    offsets = np.asarray(histories.offsets, np.int64)
+    n_rows = len(offsets) - 1
+    points = _segment_texts(Samples(np.asarray(histories.values, np.float64), offsets),
+                            HISTORY_DIGITS)
+    orders, runs = _order_runs(histories.order, offsets)
+    s = histories.segments
+    numbers = [_number_texts(s.column(c).to_numpy(zero_copy_only=False).astype(np.float64))
+               for c in ("median", "median_ci_low", "median_ci_high", "fit_start", "fit_end")]
+    drift = [int(k == "drift") for k in s.column("kind").to_pylist()]
+    segments = [f"[{a},{b},{d},{m},{lo},{hi},{f0},{f1}]" for a, b, d, m, lo, hi, f0, f1 in zip(
+        s.column("start").to_pylist(), s.column("end").to_pylist(), drift, *numbers)]
+    c = histories.changes
+    changes = [f"[{int(k == 'drift')},{p},{e},{json.dumps(d)},{json.dumps(label)}]"
+               for k, p, e, d, label in zip(
+                   c.column("kind").to_pylist(), c.column("position").to_pylist(),
+                   c.column("end_position").to_pylist(), c.column("direction").to_pylist(),
+                   histories.labels)]
+    segments = _grouped_items(histories.segment_rows, segments, n_rows)
+    changes = _grouped_items(histories.change_rows, changes, n_rows)
+    rows = [f"[[{p}],[{r}],[{s_}],[{c_}]]" for p, r, s_, c_ in zip(points, runs, segments,
+                                                                     changes)]
+    top = np.asarray(histories.top, np.int64).tolist()
+    return f'{{"orders":{json.dumps(orders)},"top":{json.dumps(top)},"rows":[{",".join(rows)}]}}'
+
+
 def category_styles() -> str:
-    """The colours of the category cells of the page's table (``td.fp-cat-<value>``): those of
-    the figures (`fastperf.results.figures.MEANINGS`), so a verdict reads the same in both."""
+    """The colours of the category cells of the page's table (``td.fp-cat-<value>``) and of the
+    history charts' changes: those of the figures (`fastperf.results.figures.MEANINGS`), so a
+    verdict reads the same in all."""
     return "".join(f".fp-table td.fp-cat-{css_class(name)}{{color:{colour};font-weight:600}}"
+                   f".fp-history .fp-cat-{css_class(name)}{{color:{colour}}}"
                    for name, colour in MEANINGS.items() if name)
 
 
 def _figures_html(view: ReportView, top: int) -> str:
     out = []
+    histories = view.histories
+    if histories is not None and len(histories.top):
+        out.append(f'<p class="fp-note">The {len(histories.top)} series with the largest '
+                   f'changes; a click on a row of the table draws any series\' history.</p>')
+        out.append('<div class="fp-figure-box fp-history-top" id="fp-history-top"></div>')
     for figure in view.figures:
         if isinstance(figure, Intervals):
             n = len(figure.labels)
@@ -200,13 +285,15 @@ def render_html(result, *, top: int = TOP, title: str | None = None) -> str:
                 if view.category_column in payload["columns"] else -1)
     badges = payload["columns"].index(BADGES) if BADGES in payload["columns"] else -1
     labels = row_labels(result.table, result.summary.get("keys"))
+    histories = "null" if view.histories is None else histories_payload(view.histories)
     data = (f'{{"table":{json.dumps(payload)},"category":{category},"badges":{badges},'
             f'"labels":{json.dumps(labels)},'
-            f'"runs":{_runs_payload(view.runs) if view.runs is not None else "null"}}}')
+            f'"runs":{_runs_payload(view.runs) if view.runs is not None else "null"},'
+            f'"histories":{histories}}}')
     extras = []
     for name, table in result.extra_sections():
         extras.append(f'<h2>{escape(result.extra_title(name))}</h2>'
-                      + static_table(table))
+                      + static_table(table, view.extra_rows))
     warnings = "".join(f"<li>{escape(w)}</li>" for w in result.warnings)
     headline = "".join(f'<p class="fp-headline{" fp-lead" if i == 0 else ""}">{escape(line)}'
                        f'</p>' for i, line in enumerate(view.headline))

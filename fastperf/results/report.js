@@ -1,4 +1,5 @@
-// fastperf report: the table (sort, filter, pages) and the runs of a row, drawn on demand.
+// fastperf report: the table (sort, filter, pages) and the runs or the history of a row, drawn
+// on demand.
 (function () {
   "use strict";
   // the data: JSON, or (large reports) gzip-compressed JSON in base64
@@ -282,10 +283,122 @@ function main(data) {
     });
     return {all: kept, warm: keptWarm, tested: tested, raw: all, lens: lens, w: w};
   }
+  // ---- the history of one series (fastperf.changepoints), drawn on demand ----
+  // data.histories: "orders", the distinct order values as text; per row [points, runs of
+  // consecutive orders (first, count, ...), segments [start, end, drift, median, low, high,
+  // fit_start, fit_end], changes [drift, position, end_position, direction, label]]
+  var H = data.histories;
+  function niceStep(span, n) {
+    var raw = span / n, p = Math.pow(10, Math.floor(Math.log10(raw))), m = raw / p;
+    return p * (m <= 1 ? 1 : m <= 2 ? 2 : m <= 5 ? 5 : 10);
+  }
+  function historyOrders(r) {
+    var out = [];
+    for (var k = 0; k < r[1].length; k += 2) {
+      for (var j = 0; j < r[1][k + 1]; j++) out.push(H.orders[r[1][k] + j]);
+    }
+    return out;
+  }
+  function historyChart(i, w, h) {
+    var r = H.rows[i], v = r[0], n = v.length, segs = r[2], chg = r[3], orders = historyOrders(r);
+    var ys = [];
+    v.forEach(function (u) { if (u !== null) ys.push(u); });
+    segs.forEach(function (s) {
+      (s[2] ? [s[6], s[7]] : [s[3], s[4], s[5]]).forEach(function (u) { if (u !== null) ys.push(u); });
+    });
+    var out = "<svg class=\"fp-history\" data-row=\"" + i + "\" xmlns=\"" + NS + "\" width=\"" + w + "\" height=\"" + h + "\" viewBox=\"0 0 " + w + " " + h + "\">" +
+      "<text class=\"fp-history-title\" x=\"4\" y=\"14\">" + esc(data.labels[i]) + " (" + n + " points, " + chg.length + " change" + (chg.length === 1 ? "" : "s") + ")</text>";
+    if (!ys.length) return out + "<text x=\"4\" y=\"40\" fill=\"#607d8b\">no points to draw</text></svg>";
+    var log = ys.every(function (u) { return u > 0; }), f = log ? Math.log : function (u) { return u; };
+    var lo = Infinity, hi = -Infinity;
+    ys.forEach(function (u) { var g = f(u); if (g < lo) lo = g; if (g > hi) hi = g; });
+    var pad = (hi - lo) * 0.06 || Math.abs(lo) * 0.01 || 0.5;
+    var L = 66, R = w - 12, T = 50, B = h - 36;
+    var x = scale(-0.5, Math.max(n, 1) - 0.5, L, R), yv = scale(lo - pad, hi + pad, B, T);
+    var y = function (u) { return yv(f(u)); };
+    // y ticks: round values of the data scale, placed on the axis' scale
+    var a = log ? Math.exp(lo - pad) : lo - pad, b = log ? Math.exp(hi + pad) : hi + pad;
+    var ticks = [];
+    if (log && b / a > 10) {  // over decades: 1, 2, 5 times powers of ten (or the powers alone)
+      for (var e = Math.floor(Math.log10(a)); e <= Math.ceil(Math.log10(b)); e++) {
+        [1, 2, 5].forEach(function (m) { var u = m * Math.pow(10, e); if (u >= a && u <= b) ticks.push(u); });
+      }
+      if (ticks.length > 8) ticks = ticks.filter(function (u) { return Math.abs(Math.log10(u) % 1) < 1e-9; });
+    } else {
+      var step = niceStep(b - a, 4);
+      for (var u = Math.ceil(a / step) * step; u <= b; u += step) ticks.push(u);
+    }
+    ticks.forEach(function (t) {
+      var py = y(t).toFixed(1);
+      out += "<line class=\"fp-grid\" x1=\"" + L + "\" x2=\"" + R + "\" y1=\"" + py + "\" y2=\"" + py + "\"/>" +
+        "<text class=\"fp-tick\" x=\"" + (L - 4) + "\" y=\"" + (+py + 4) + "\" text-anchor=\"end\">" + fmt(t) + "</text>";
+    });
+    // x ticks: point indices, labelled with their order values
+    var longest = Math.max(4, String(orders[0] || "").length, String(orders[n - 1] || "").length);
+    var room = Math.max(2, Math.min(8, Math.floor((R - L) / (Math.min(longest, 24) * 6.2 + 18))));
+    var every = n > 1 ? Math.max(1, Math.ceil(niceStep(n - 1, room - 1))) : 1;
+    for (var j = 0; j < n; j += every) {
+      var px = x(j).toFixed(1), label = String(orders[j]);
+      out += "<line class=\"fp-axis\" x1=\"" + px + "\" x2=\"" + px + "\" y1=\"" + B + "\" y2=\"" + (B + 4) + "\"/>" +
+        "<text class=\"fp-tick fp-order-tick\" x=\"" + px + "\" y=\"" + (B + 15) + "\" text-anchor=\"middle\">" + esc(label.length > 24 ? label.slice(0, 23) + "\u2026" : label) + "</text>";
+    }
+    out += "<line class=\"fp-axis\" x1=\"" + L + "\" x2=\"" + R + "\" y1=\"" + B + "\" y2=\"" + B + "\"/>" +
+      "<text class=\"fp-axis-label\" x=\"" + ((L + R) / 2) + "\" y=\"" + (h - 6) + "\" text-anchor=\"middle\">point (order value); value" + (log ? " (log scale)" : "") + "; dots: points, lines: segments' medians, bands: their intervals</text>";
+    // drifts: a shaded range of points, labelled
+    var labels = "", lane = 0;
+    chg.forEach(function (c) {
+      var dir = css(c[3]), x0 = x(c[1] - 0.5), x1 = x(c[2] + 0.5), where;
+      var ly = (T - 18 + 11 * (lane++ % 2)).toFixed(1);
+      if (c[0]) {
+        where = "drift from " + orders[c[1]] + " to " + orders[c[2]];
+        out += "<rect class=\"fp-drift-zone fp-cat-" + dir + "\" x=\"" + x0.toFixed(1) + "\" y=\"" + T + "\" width=\"" + Math.max(x1 - x0, 1).toFixed(1) + "\" height=\"" + (B - T) + "\"><title>" + esc(where + ": " + c[4] + " (" + c[3] + ")") + "</title></rect>";
+        labels += "<text class=\"fp-change-label fp-cat-" + dir + "\" x=\"" + ((x0 + x1) / 2).toFixed(1) + "\" y=\"" + ly + "\" text-anchor=\"middle\">" + esc(c[4]) + "</text>";
+      } else {
+        var sx = x(c[1] - 0.5), right = sx > R - 90;
+        where = "step at " + orders[c[1]];
+        labels += "<line class=\"fp-step fp-cat-" + dir + "\" x1=\"" + sx.toFixed(1) + "\" x2=\"" + sx.toFixed(1) + "\" y1=\"" + (T - 6) + "\" y2=\"" + B + "\"><title>" + esc(where + ": " + c[4] + " (" + c[3] + ")") + "</title></line>" +
+          "<text class=\"fp-change-label fp-cat-" + dir + "\" x=\"" + (sx + (right ? -3 : 3)).toFixed(1) + "\" y=\"" + ly + "\"" + (right ? " text-anchor=\"end\"" : "") + ">" + esc(c[4]) + "</text>";
+      }
+    });
+    // segments: a level's median interval as a band and its median as a line; a drift's fit
+    segs.forEach(function (s, k) {
+      var x0 = x(s[0] - 0.5), x1 = x(s[1] - 0.5);
+      if (s[2]) {
+        out += "<line class=\"fp-segment fp-drift-fit\" x1=\"" + x(s[0]).toFixed(1) + "\" x2=\"" + x(s[1] - 1).toFixed(1) + "\" y1=\"" + y(s[6]).toFixed(1) + "\" y2=\"" + y(s[7]).toFixed(1) + "\"><title>segment " + (k + 1) + ", a drift: from " + fmt(s[6]) + " to " + fmt(s[7]) + "</title></line>";
+        return;
+      }
+      if (s[4] !== null && s[5] !== null) {
+        out += "<rect class=\"fp-segment-band\" x=\"" + x0.toFixed(1) + "\" y=\"" + y(s[5]).toFixed(1) + "\" width=\"" + Math.max(x1 - x0, 1).toFixed(1) + "\" height=\"" + Math.max(y(s[4]) - y(s[5]), 1).toFixed(1) + "\"/>";
+      }
+      out += "<line class=\"fp-segment fp-level\" x1=\"" + x0.toFixed(1) + "\" x2=\"" + x1.toFixed(1) + "\" y1=\"" + y(s[3]).toFixed(1) + "\" y2=\"" + y(s[3]).toFixed(1) + "\"><title>segment " + (k + 1) + ": median " + fmt(s[3]) + (s[4] !== null && s[5] !== null ? " [" + fmt(s[4]) + ", " + fmt(s[5]) + "]" : " (too few runs for an interval)") + "</title></line>";
+    });
+    v.forEach(function (u, j) {
+      if (u === null) return;
+      out += "<circle class=\"fp-history-point\" cx=\"" + x(j).toFixed(1) + "\" cy=\"" + y(u).toFixed(1) + "\" r=\"2\"><title>" + esc(orders[j]) + ": " + fmt(u) + "</title></circle>";
+    });
+    return out + labels + "</svg>";
+  }
+  function historyChanges(i) {  // the changes of row i as a line of text
+    var r = H.rows[i], orders = historyOrders(r);
+    if (!r[3].length) return "<p class=\"fp-note\">No change found.</p>";
+    return "<p class=\"fp-note fp-history-changes\">" + r[3].map(function (c) {
+      return esc((c[0] ? "drift " + orders[c[1]] + " to " + orders[c[2]] + ": " + c[4].replace(/^drift /, "") : "step at " + orders[c[1]] + ": " + c[4]) + " (" + c[3] + ")");
+    }).join("; ") + "</p>";
+  }
+  if (H && H.top.length) {
+    var box = document.getElementById("fp-history-top");
+    box.innerHTML = H.top.map(function (i) { return historyChart(i, 1000, 220); }).join("");
+    Array.prototype.forEach.call(box.querySelectorAll("svg.fp-history"), function (g) {
+      g.addEventListener("click", function () { showRuns(+g.getAttribute("data-row")); });
+    });
+  }
+
   function showRuns(i) {
     var panel = document.getElementById("fp-runs");
     var html = "<h2>" + esc(data.labels[i]) + "</h2>";
-    if (!data.runs) {
+    if (H) {
+      html += historyChart(i, 1000, 300) + historyChanges(i);
+    } else if (!data.runs) {
       html += "<p class=\"fp-note\">This result keeps no runs; row " + (i + 1) + " of the table.</p>";
     } else {
       var r = data.runs.rows[i], two = data.runs.candidate !== "";
