@@ -31,7 +31,7 @@ import pyarrow.parquet as pq
 from fastperf.cli_args import (
     EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED,
     EXIT_OK, EXIT_UNDECIDED, PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, STDIO, build_parser,
-    column_list,
+    column_list, output_format,
 )
 from fastperf.data.validation import check_real, check_unit_interval, check_whole_number
 from fastperf.designs.anova import anova
@@ -280,9 +280,10 @@ def _changepoints(args) -> int:
     result = _call(changepoints, _read(args), flags={
         "alpha": "--alpha", "min_size": "--min-size", "max_changes": "--max-changes",
         "permutations": "--permutations", "seed": "--seed", "confidence": "--confidence",
-        "order": "--order", "since": "--since"},
+        "order": "--order", "since": "--since", "penalty": "--penalty", "method": "--method"},
         order=_role(args, args.order), by=_role(args, args.by), unit=args.unit,
-        method=args.method, alpha=args.alpha, min_size=args.min_size,
+        method=args.method, penalty=args.penalty, drift=args.drift, alpha=args.alpha,
+        min_size=args.min_size,
         max_changes=args.max_changes, permutations=args.permutations, seed=args.seed,
         higher_is_better=True if args.higher_is_better else None, confidence=args.confidence)
     # the --since text is cast to the order column's type (a number, a timestamp, a string),
@@ -296,6 +297,8 @@ def _changepoints(args) -> int:
     s = result.summary
     line = (f"fastperf changepoints: {s['changes']} change(s) in {s['series']} series, "
             f"{s['worse']} worse, {s['better']} better")
+    if s["drifts"]:
+        line += f"; {s['drifts']} drift(s), {s['drift_worse']} worse, {s['drift_better']} better"
     if failures.num_rows:
         print(f"{line}: FAIL, {failures.num_rows} worse"
               f"{'' if args.since is None else ' since ' + str(args.since)}", file=sys.stderr)
@@ -712,6 +715,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     debug = getattr(args, "debug", False)
     if getattr(args, "output", None) == STDIO:  # -o -: standard output
         args.output = None
+    if hasattr(args, "format"):  # -o report.html: the report, without --format html
+        args.format = output_format(args.format, getattr(args, "output", None))
     try:
         if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
             _binary_stdout()  # refused before any work: a terminal, or text-only output

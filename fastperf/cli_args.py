@@ -9,6 +9,7 @@ says which of ``compare``'s protocols use which option.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 
 from fastperf import __version__
@@ -26,6 +27,17 @@ __all__ = ["build_parser", "column_list", "FORMATS", "INPUT_FORMATS", "PROTOCOLS
            "EXAMPLES"]
 
 FORMATS = ["text", "markdown", "json", "csv", "parquet", "html"]
+#: The format an output file's extension implies when --format is not given.
+FORMAT_OF_EXTENSION = {".html": "html", ".htm": "html", ".md": "markdown", ".json": "json",
+                       ".csv": "csv", ".parquet": "parquet", ".txt": "text"}
+
+
+def output_format(fmt: str | None, output: str | None) -> str:
+    """`fmt`, or when None the format the extension of `output` implies (text otherwise)."""
+    if fmt is not None:
+        return fmt
+    suffix = os.path.splitext(output or "")[1].lower()
+    return FORMAT_OF_EXTENSION.get(suffix, "text")
 PROTOCOLS = ["compare", "speedup-test", "sparc", "hpt"]
 #: The options of ``fastperf compare`` that only some protocols use, and those protocols; the
 #: others refuse them (exit status 2) rather than ignore them. Every other option of ``compare``
@@ -284,8 +296,10 @@ def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
 
 def add_output_arguments(p: argparse.ArgumentParser) -> None:
     """``--format`` and ``-o/--output``."""
-    p.add_argument("--format", choices=FORMATS, default="text",
-                   help="output format (html: the self-contained report page, docs/reports.md)")
+    p.add_argument("--format", choices=FORMATS, default=None,
+                   help="output format (html: the self-contained report page, docs/reports.md); "
+                        "default: from the -o file's extension (.html, .md, .json, .csv, "
+                        ".parquet), else text")
     add_report_output(p)
 
 
@@ -438,11 +452,16 @@ def build_parser() -> argparse.ArgumentParser:
                     help="columns naming a series (default: benchmark; the unit column too)")
     cp.add_argument("--unit", type=optional_column, default="unit",
                     help="unit column (a series per unit, and its direction), or 'none'")
-    cp.add_argument("--method", choices=["edivisive", "ttest"], default="edivisive",
-                    help="E-Divisive with a permutation test (default), or Hunter/Otava's "
-                         "Welch t-test")
+    cp.add_argument("--method", choices=["pelt", "edivisive", "ttest"], default="pelt",
+                    help="the penalised segmentation into levels and drifts (default), "
+                         "E-Divisive with a permutation test, or Hunter/Otava's Welch t-test")
+    cp.add_argument("--penalty", type=number, default="mbic",
+                    help="pelt: the price of a change, 'mbic' (default) or a number")
+    cp.add_argument("--no-drift", dest="drift", action="store_false",
+                    help="pelt: levels only, no drift segments")
     cp.add_argument("--alpha", type=optional_number, default=None,
-                    help="level of each split's test (default 0.01 edivisive, 0.001 ttest)")
+                    help="edivisive/ttest: level of each split's test (default 0.01 edivisive, "
+                         "0.001 ttest)")
     cp.add_argument("--min-size", type=whole_number, default=None,
                     help="fewest points of a segment (default 5)")
     cp.add_argument("--max-changes", type=whole_number, default=None,
@@ -453,9 +472,10 @@ def build_parser() -> argparse.ArgumentParser:
     cp.add_argument("--higher-is-better", action="store_true",
                     help="every unit: higher is better (default: from the unit)")
     cp.add_argument("--confidence", type=number, default=0.95,
-                    help="level of the ratio intervals (default 0.95)")
+                    help="level of the ratio, slope and median intervals (default 0.95)")
     cp.add_argument("--fail-on", choices=["worse"], default=None,
-                    help="exit 1 when a change for the worse is found (after --since)")
+                    help="exit 1 when a change for the worse (a step or a drift) is found "
+                         "(after --since)")
     cp.add_argument("--since", default=None, metavar="ORDER_VALUE",
                     help="with --fail-on: only changes whose first point after the change is "
                          "beyond this order value")

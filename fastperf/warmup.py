@@ -96,13 +96,23 @@ def _resampling():
         fastperf.permutation_test((x, y), paired=paired, n_resamples=200, seed=0)
         fastperf.permutation_test((x, y), statistic="median_diff", paired=paired,
                                   n_resamples=200, seed=0)
+    # the table forms: streams keyed by the groups' identities (fastperf.data.identity)
+    table = fastperf.simulate(4, 12, seed=0, paired=True).table
+    fastperf.bootstrap(table, statistic="median_ratio", baseline="baseline",
+                       candidate="candidate", n_resamples=200, seed=0)
+    fastperf.permutation_test(table, paired=True, baseline="baseline", candidate="candidate",
+                              n_resamples=200, seed=0)
 
 
 def _changepoints():
     rng = np.random.default_rng(0)
     commits = np.repeat(np.arange(40), 2)
-    values = np.exp(rng.normal(0, 0.01, commits.size)) * np.where(commits >= 20, 1.1, 1.0)
+    # a step, then a drift (pelt's ramp refit), and a series of values <= 0 (no logs)
+    values = np.exp(rng.normal(0, 0.01, commits.size) + np.where(commits >= 20, 0.1, 0.0)
+                    + 0.01 * np.clip(commits - 25, 0, None))
     table = pa.table({"benchmark": ["a"] * commits.size, "commit": commits, "value": values})
+    fastperf.changepoints(table, order="commit")
+    fastperf.changepoints(table.set_column(2, "value", pa.array(values - 1.05)), order="commit")
     for method in ("edivisive", "ttest"):
         fastperf.changepoints(table, order="commit", method=method, permutations=19, alpha=0.1)
 

@@ -161,7 +161,7 @@ def _welch(z, lo, t, hi):
 
 @group_kernel(min_rows=200_000)
 def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permutations, alpha,
-                seed, round_index, cache_hi, cache_t, cache_q):
+                seed, identity, round_index, cache_hi, cache_t, cache_q):
     """One round of the bisection search, for every active series.
 
     Parameters
@@ -176,8 +176,10 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
     method : int, `EDIVISIVE` (permutation test) or `TTEST` (Welch between the two sides).
     permutations : int, resamples of the permutation test.
     alpha : float, its level: resampling stops once the p-value cannot reach it.
-    seed : int, round_index : int; the permutations of series g in round r come from the stream
-        (seed, g, r), so results do not depend on the thread count or on the other series.
+    seed : int, identity : uint64[n_series], round_index : int; the permutations of series g in
+        round r come from the stream (seed, identity[g], r): identity is the series' key values
+        hashed (`fastperf.data.identity`), so results depend neither on the thread count nor on
+        the other series, their order or the chunk.
     cache_hi, cache_t, cache_q : int64, int64 and float64 arrays shaped like `values`, -1 / any
         at first: the best split of each segment already scanned (by its start), kept from one
         round to the next so that only the two parts of a new change are scanned again.
@@ -239,7 +241,7 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
             continue
         for b in range(bounds.shape[0] - 1):  # every segment ranked (cached ones were not)
             _rank_segment(z, bounds[b], bounds[b + 1], sorted_values, ranks)
-        key = resample_key(sample_key(seed, g), round_index)
+        key = resample_key(sample_key(seed, identity[g]), round_index)
         no_cache_hi = np.empty(0, dtype=np.int64)
         no_cache_t = np.empty(0, dtype=np.int64)
         no_cache_q = np.empty(0)

@@ -11,12 +11,13 @@ the runs of its two adjacent segments and the Hodges-Lehmann interval of their r
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
-from scipy.special import stdtr
+from scipy.special import ndtri, stdtr
 
 from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
@@ -29,17 +30,24 @@ from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, has_column, key_list, require_columns, value_column
-from fastperf.kernels.changepoints import next_change
+from fastperf.data.identity import group_identities
+from fastperf.engine.intervals import median_interval_ranks
+from fastperf.engine.segmentation import segment_series
+from fastperf.kernels.changepoints import EDIVISIVE, TTEST, next_change
 from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
+from fastperf.stats.changepoints_report import changepoints_view
 
-__all__ = ["changepoints", "ChangepointResult", "METHODS"]
+__all__ = ["changepoints", "ChangepointResult", "History", "METHODS"]
 
 #: `method=` names and their kernel codes.
-METHODS = {"edivisive": 0, "ttest": 1}
-SERIES_COLUMNS = ("points", "runs", "n_dropped", "changes", "status")
-CHANGE_COLUMNS = ("position", "order_before", "order_after", "median_before", "median_after",
-                  "ratio", "ratio_ci_low", "ratio_ci_high", "pvalue", "direction", "rank",
-                  "status")
+METHODS = {"pelt": -1, "edivisive": EDIVISIVE, "ttest": TTEST}
+SERIES_COLUMNS = ("points", "runs", "n_dropped", "changes", "drifts", "status")
+CHANGE_COLUMNS = ("kind", "position", "end_position", "order_before", "order_after",
+                  "median_before", "median_after", "ratio", "ratio_ci_low", "ratio_ci_high",
+                  "slope", "slope_ci_low", "slope_ci_high", "pvalue", "evidence", "direction",
+                  "rank", "status")
+SEGMENT_COLUMNS = ("segment", "start", "end", "order_start", "order_end", "kind", "runs",
+                   "median", "median_ci_low", "median_ci_high", "fit_start", "fit_end", "status")
 
 
 class ChangepointResult(GroupResult):
@@ -50,28 +58,54 @@ class ChangepointResult(GroupResult):
     series : pyarrow.Table
         One row per series: the key columns, ``points`` (distinct `order` values), ``runs``
         (values used), ``n_dropped`` (null/NaN values and rows without an order value),
-        ``changes`` (found) and ``status`` ("ok", "too short: ...", "constant series",
-        "infinite values in input (N): ...", "no values (all missing)").
+        ``changes`` (rows of `changes`: steps and drifts), ``drifts`` (of them) and ``status``
+        ("ok", "too short: ...", "constant series", "infinite values in input (N): ...", "no
+        values (all missing)").
     changes : pyarrow.Table
-        One row per change: the key columns, then ``position`` (0-based index of the first
-        point after the change in the ordered series), ``order_before`` / ``order_after`` (the
-        order values of the points either side), ``median_before`` / ``median_after`` (medians
-        of the runs of the two adjacent segments), ``ratio`` = after / before with its
-        Hodges-Lehmann interval ``ratio_ci_low`` / ``ratio_ci_high``, ``pvalue`` (of the test
-        that accepted the change), ``direction`` (``worse`` / ``better`` by the unit's direction,
-        ``changed`` when it has none), ``rank`` (1 = the largest change of its series) and
-        ``status`` ("ok", or why the ratio has no interval).
+        One row per change, by series and position: the key columns, then ``kind`` (``step``:
+        the level moves between two points; ``drift``: a segment along which it moves
+        steadily), ``position`` (0-based index of the first point after a step, of the first
+        point of a drift), ``end_position`` (a drift's last point; a step's `position`),
+        ``order_before`` / ``order_after`` (a step: the order values of the points either side;
+        a drift: of its first and last point), ``median_before`` / ``median_after`` (a step: the
+        medians of the runs of its two adjacent segments; a drift: its fit at its first and last
+        point), ``ratio`` = after / before with its interval ``ratio_ci_low`` /
+        ``ratio_ci_high`` (a step: Hodges-Lehmann; a drift: from its slope), ``slope`` (a drift's
+        relative change per point, with ``slope_ci_low`` / ``slope_ci_high``; null for a step),
+        ``pvalue`` (``edivisive`` / ``ttest``: of the test that accepted the change; null for
+        ``pelt``), ``evidence`` (``pelt``: by how much the change lowers the cost, on the
+        chi-square scale of a likelihood ratio: a step's merge cost saved, a drift's (slope /
+        se)^2; null otherwise), ``direction`` (``worse`` / ``better`` by the unit's direction,
+        ``changed`` when it has none; ``drift worse`` / ``drift better`` / ``drift``), ``rank``
+        (1 = the largest change of its series, by |log ratio|) and ``status`` ("ok", or why the
+        ratio has no interval).
+    segments : pyarrow.Table
+        One row per segment of every series with values (the whole series when nothing
+        changed): the key columns, ``segment`` (0-based), ``start`` / ``end`` (its points,
+        ``end`` exclusive), ``order_start`` / ``order_end`` (the order values of its first and
+        last point), ``kind`` (``level`` or ``drift``), ``runs``, ``median`` of the runs with its
+        distribution-free interval ``median_ci_low`` / ``median_ci_high`` (null with too few
+        runs), ``fit_start`` / ``fit_end`` (the level, or the drift's line at its first and last
+        point) and ``status``.
+    history : History
+        Every series' points (the medians of their runs) and order values: what the report's
+        history chart draws.
     summary : dict
-        ``function``, ``method``, ``alpha``, ``min_size``, ``permutations``, ``seed``,
-        ``series``, ``changes``, ``worse``, ``better``, ``rows``, ``rows_not_ok``.
+        ``function``, ``method``, ``penalty``, ``drift``, ``alpha``, ``min_size``,
+        ``permutations``, ``seed`` (the options that apply to the method; None otherwise),
+        ``series``, ``changes``, ``steps``, ``drifts``, ``worse``, ``better``, ``drift_worse``,
+        ``drift_better``, ``rows``, ``rows_not_ok``.
     warnings : list of str
     """
 
-    extra_tables = ("changes",)
+    extra_tables = ("changes", "segments")
 
-    def __init__(self, table: pa.Table, summary: dict, warnings: list[str], changes: pa.Table):
+    def __init__(self, table: pa.Table, summary: dict, warnings: list[str], changes: pa.Table,
+                 segments: pa.Table, history: "History"):
         super().__init__(table, summary, warnings)
         self.changes = changes
+        self.segments = segments
+        self.history = history
 
     @property
     def series(self) -> pa.Table:
@@ -79,22 +113,28 @@ class ChangepointResult(GroupResult):
         return self.table
 
     def extra_title(self, name: str) -> str:  # noqa: D102
-        return "changes"
+        return name
+
+    def report_view(self):  # noqa: D102 (see Result.report_view)
+        return changepoints_view(self)
 
     def failures(self, since: Any = None) -> pa.Table:
-        """The changes for the worse, those after `since` when given (the CI gate).
+        """The changes for the worse (steps and drifts), those after `since` when given (the
+        CI gate).
 
         Parameters
         ----------
         since : scalar, optional
-            An `order` value: only changes whose ``order_after`` is greater count.
+            An `order` value: only changes whose ``order_after`` is greater count (for a
+            drift, the order value of its last point).
 
         Returns
         -------
         pyarrow.Table
             Those rows of `changes`.
         """
-        worse = pc.equal(self.changes.column("direction"), "worse")
+        worse = pc.is_in(self.changes.column("direction"),
+                         pa.array(["worse", "drift worse"]))
         if since is not None:
             after = self.changes.column("order_after")
             try:
@@ -117,8 +157,25 @@ MAX_PERMUTATIONS = 10 ** 7
 MAX_OPERATIONS = 10 ** 11
 
 
-def _check(method, alpha, min_size, max_changes, permutations, seed, confidence):
+def _check(method, alpha, min_size, max_changes, permutations, seed, confidence, penalty,
+           drift):
     check_choice(method, "method", METHODS)
+    if method == "pelt":
+        if max_changes is not None:
+            raise InputError("max_changes applies to method='edivisive' or 'ttest'; "
+                             "method='pelt' takes penalty= (a larger one, fewer changes)")
+        if alpha is not None:
+            raise InputError("alpha applies to method='edivisive' or 'ttest'; "
+                             "method='pelt' takes penalty= (a larger one, fewer changes)")
+    if not isinstance(drift, (bool, np.bool_)):
+        raise InputError(f"drift must be True or False, got {drift!r}")
+    if isinstance(penalty, str):
+        check_choice(penalty, "penalty", ("mbic",))
+    elif isinstance(penalty, (bool, np.bool_)) or not isinstance(penalty, (int, float)) \
+            or not math.isfinite(penalty) or penalty <= 0:
+        raise InputError(f"penalty must be 'mbic' or a finite number > 0, got {penalty!r}")
+    else:
+        penalty = float(penalty)
     if alpha is None:
         alpha = 0.01 if method == "edivisive" else 0.001
     alpha = check_unit_interval(alpha, "alpha")
@@ -127,7 +184,7 @@ def _check(method, alpha, min_size, max_changes, permutations, seed, confidence)
                                ("permutations", permutations, 1, MAX_PERMUTATIONS)):
         if v is not None or name == "permutations":
             check_whole_number(v, name, minimum=low, maximum=high)
-    return alpha, check_seed(seed), check_confidence(confidence)
+    return alpha, check_seed(seed), check_confidence(confidence), penalty
 
 
 def _ordered_points(table: pa.Table, keys: list[str], order: str, values: np.ndarray):
@@ -191,7 +248,7 @@ def _slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples
 
 
 def _search(point_values, series_offsets, active, min_size, max_changes, method, alpha,
-            permutations, seed):
+            permutations, seed, identity):
     """The bisection rounds: change positions (relative, ascending) and their p-values."""
     n_series = series_offsets.shape[0] - 1
     sizes = np.diff(series_offsets)
@@ -210,7 +267,8 @@ def _search(point_values, series_offsets, active, min_size, max_changes, method,
     while active.any():
         position, _, p, t, df = next_change(point_values, series_offsets, cuts, n_cuts, active,
                                             min_size, METHODS[method], permutations, alpha,
-                                            seed, round_index, cache_hi, cache_t, cache_q,
+                                            seed, identity, round_index, cache_hi, cache_t,
+                                            cache_q,
                                             n_rows=point_values.shape[0])
         if method == "ttest":
             with np.errstate(invalid="ignore"):
@@ -235,7 +293,9 @@ def changepoints(
     by: str | Sequence[str] | None = "benchmark",
     value: str = "value",
     unit: str | None = "unit",
-    method: str = "edivisive",
+    method: str = "pelt",
+    penalty: str | float = "mbic",
+    drift: bool = True,
     alpha: float | None = None,
     min_size: int | None = None,
     max_changes: int | None = None,
@@ -244,7 +304,7 @@ def changepoints(
     higher_is_better: bool | Mapping[str, bool] | None = None,
     confidence: float = 0.95,
 ) -> ChangepointResult:
-    """Change points of every series: where, by how much, how sure.
+    """Change points of every series: where, by how much, how sure; and drifts.
 
     Parameters
     ----------
@@ -261,30 +321,40 @@ def changepoints(
     unit : str or None
         The unit column: each unit is a series of its own, and its direction says whether a
         change is for the worse.
-    method : {"edivisive", "ttest"}
-        E-Divisive with a permutation test, or Hunter/Otava's deterministic Welch t-test.
+    method : {"pelt", "edivisive", "ttest"}
+        ``pelt`` (the default): the penalised optimal segmentation into levels and drifts
+        (`fastperf.engine.segmentation`); ``edivisive``: E-Divisive's bisection with a
+        permutation test; ``ttest``: the bisection with Hunter/Otava's Welch t-test.
+    penalty : "mbic" or float
+        ``pelt``'s price of a change: "mbic" (Zhang & Siegmund 2007: 2 log n per change plus
+        log of each segment's length), or a number (per change, in units of the points' noise
+        variance: a chi-square scale).
+    drift : bool
+        ``pelt``: whether a segment may be a drift (a line) rather than a level.
     alpha : float or None
-        Level of each split's test: a split is a change when its p-value is at most alpha.
-        None: 0.01 for ``edivisive`` (then the false-change rate of a stationary series is
-        about alpha: the permutation test accounts for the split being the best one) and 0.001
-        for ``ttest`` (Otava's default; there the t-test is applied at the split chosen to
-        maximise the difference, so a stationary series gets a change far more often than
-        alpha: see docs/changepoints.md for the rates measured).
+        ``edivisive`` / ``ttest``: level of each split's test: a split is a change when its
+        p-value is at most alpha. None: 0.01 for ``edivisive`` (then the false-change rate of a
+        stationary series is about alpha: the permutation test accounts for the split being the
+        best one) and 0.001 for ``ttest`` (Otava's default; there the t-test is applied at the
+        split chosen to maximise the difference, so a stationary series gets a change far more
+        often than alpha: see docs/changepoints.md for the rates measured).
     min_size : int or None
-        The fewest points a segment may hold (default 5 for ``edivisive``, 5 for ``ttest``).
+        The fewest points a segment may hold (default 5).
     max_changes : int or None
-        The most changes per series (None: no limit other than `min_size`).
+        ``edivisive`` / ``ttest``: the most changes per series (None: no limit other than
+        `min_size`). ``pelt`` takes `penalty` instead.
     permutations : int
         Resamples of the permutation test (``edivisive``), at most `MAX_PERMUTATIONS`; the
         work is estimated up front and refused beyond `MAX_OPERATIONS` steps (about two
         minutes), naming the estimate.
     seed : int or None
         Seed of the permutations (an integer in [0, 2**64)): the same seed, the same result,
-        whatever the thread count; None draws a fresh one.
+        whatever the thread count, the table's order or the other series (each series' stream
+        is keyed by its key values); None draws a fresh one.
     higher_is_better : None, bool or mapping unit -> bool
         The units' direction; None infers it from the unit (`fastperf.data.units`).
     confidence : float
-        Level of the ratio intervals.
+        Level of the ratio, slope and median intervals.
 
     Returns
     -------
@@ -292,22 +362,28 @@ def changepoints(
 
     Notes
     -----
-    Points are the medians of their runs. For a segment split before point t (m points left,
-    n right), q(t) = m n / (m + n) (2 A / (m n) - B / C(m, 2) - C / C(n, 2)), with A, B, C the
-    sums of |z_i - z_j| across and within the parts (Matteson & James 2014, JASA 109, 334-345,
-    alpha = 1). Each round takes, per series, the best split over its segments; ``edivisive``
-    accepts it when the permutation p-value (points permuted within each segment, p = (#{q* >=
-    q} + 1) / (R + 1)) is at most `alpha` (Matteson & James; MongoDB's signal-processing-
-    algorithms, Daly et al. 2020); ``ttest`` when Welch's two-sided t-test between the two
-    sides of the split within its segment gives p <= alpha (Hunter / Apache Otava, Fleming et
-    al. 2023). The ratio interval inverts the rank-sum test on the log runs of the two adjacent
-    segments (Hodges & Lehmann 1963).
+    Points are the medians of their runs. ``pelt`` minimises, over all segmentations with
+    segments of at least `min_size` points, the sum of the segments' costs (the residual sum of
+    squares of the log points, scaled by a robust noise estimate and clipped against a running
+    median, about the segment's mean, or about its least-squares line plus a price for the
+    slope) plus the penalty per change, exactly, by PELT (Killick, Fearnhead & Eckley 2012,
+    JASA 107, 1590-1598); see docs/changepoints.md. ``edivisive``: for a segment split before
+    point t (m points left, n right), q(t) = m n / (m + n) (2 A / (m n) - B / C(m, 2) -
+    C / C(n, 2)), with A, B, C the sums of |z_i - z_j| across and within the parts (Matteson &
+    James 2014, JASA 109, 334-345, alpha = 1). Each round takes, per series, the best split
+    over its segments; ``edivisive`` accepts it when the permutation p-value (points permuted
+    within each segment, p = (#{q* >= q} + 1) / (R + 1)) is at most `alpha` (Matteson & James;
+    MongoDB's signal-processing-algorithms, Daly et al. 2020); ``ttest`` when Welch's two-sided
+    t-test between the two sides of the split within its segment gives p <= alpha (Hunter /
+    Apache Otava, Fleming et al. 2023). A step's ratio interval inverts the rank-sum test on
+    the log runs of the two adjacent segments (Hodges & Lehmann 1963); a drift's comes from
+    its slope's standard error.
     """
     value = column_name(value, "value")
     order = column_name(order, "order")
     unit = column_name(unit, "unit", allow_none=True)
-    alpha, seed, confidence = _check(method, alpha, min_size, max_changes, permutations, seed,
-                                     confidence)
+    alpha, seed, confidence, penalty = _check(method, alpha, min_size, max_changes, permutations,
+                                              seed, confidence, penalty, drift)
     min_size = 5 if min_size is None else int(min_size)
     table = load_table(data)
     if table.num_rows == 0:
@@ -329,6 +405,7 @@ def changepoints(
     point_values = (run_values if point_starts.size == run_values.shape[0]  # one run per point
                     else min_median(Samples(run_values, point_offsets))[1])
     point_series = series[point_starts]
+    point_order = frame.column("order").take(pa.array(point_starts))
     points = np.bincount(point_series, minlength=n_series)
     runs = np.bincount(series, minlength=n_series)
     series_offsets = np.zeros(n_series + 1, dtype=np.int64)
@@ -354,30 +431,66 @@ def changepoints(
          np.char.add(np.char.add("too short: ", points.astype(str)),
                      f" points, fewer than 2 x min_size = {2 * min_size}"),
          "constant series"], "ok").astype(object)
-    check_budget("changepoints", "permutations", permutations,
-                 bytes_needed=64 * int(runs.sum()),
-                 operations=(permutations if method == "edivisive" else 1) * 8.0 * float(
-                     np.sum(points * np.log2(np.maximum(points, 2)))),
-                 detail="about 8 n log2(n) steps per series of n points and resample",
-                 remedy="use fewer permutations= or method='ttest'",
-                 max_operations=MAX_OPERATIONS)
-    cuts, pvalues, n_cuts = _search(scaled, series_offsets, status == "ok", min_size,
-                                    max_changes, method, alpha, permutations, seed)
+    searched = status == "ok"
+    with_segments = (points > 0) & (infinite == 0)
+    # every point > 0: the search works on logs (a change is a ratio, a drift a rate)
+    logged = with_segments & (low > 0) if method == "pelt" else np.zeros(n_series, dtype=bool)
+    if method == "pelt":
+        check_budget("changepoints", "the series' length", int(points.max(initial=0)),
+                     bytes_needed=64 * int(runs.sum()),
+                     operations=20.0 * float(np.sum(points.astype(np.float64) ** 2)),
+                     detail="at most about 20 n^2 steps per series of n points (PELT's worst "
+                            "case, a history without changes)",
+                     remedy="cut long histories into windows, or use method='ttest'",
+                     max_operations=MAX_OPERATIONS)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            search_values = np.where(logged[point_series], np.log(point_values), scaled)
+        found = segment_series(search_values, series_offsets, with_segments, min_size=min_size,
+                               penalty=penalty, drift=drift)
+        segments = _segments_from_segmentation(found, logged, exponent)
+    else:
+        check_budget("changepoints", "permutations", permutations,
+                     bytes_needed=64 * int(runs.sum()),
+                     operations=(permutations if method == "edivisive" else 1) * 8.0 * float(
+                         np.sum(points * np.log2(np.maximum(points, 2)))),
+                     detail="about 8 n log2(n) steps per series of n points and resample",
+                     remedy="use fewer permutations= or method='ttest'",
+                     max_operations=MAX_OPERATIONS)
+        identity = group_identities(groups.keys) if method == "edivisive" else \
+            np.zeros(n_series, dtype=np.uint64)
+        cuts, pvalues, n_cuts = _search(scaled, series_offsets, searched, min_size,
+                                        max_changes, method, alpha, permutations, seed, identity)
+        segments = _segments_from_cuts(cuts, pvalues, n_cuts, points, with_segments)
 
-    changes = _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets,
-                       point_offsets, run_values, unit if unit in keys else None,
-                       higher_is_better, confidence)
-    series_table = keyed_table(groups.keys, {
-        "points": points, "runs": runs, "n_dropped": dropped, "changes": n_cuts,
-        "status": status})
+    segment_table, segment_runs, minimum, median = _segment_table(
+        groups, segments, point_order, series_offsets, point_offsets, run_values, logged,
+        confidence)
+    changes, change_series = _changes(groups, segments, segment_runs, minimum, median, point_order,
+                       series_offsets, logged, unit if unit in keys else None, higher_is_better,
+                       confidence)
+    kind = changes.column("kind").to_numpy(zero_copy_only=False)
     direction = changes.column("direction").to_numpy(zero_copy_only=False)
+    series_table = keyed_table(groups.keys, {
+        "points": points, "runs": runs, "n_dropped": dropped,
+        "changes": np.bincount(change_series, minlength=n_series),
+        "drifts": np.bincount(change_series[kind == "drift"], minlength=n_series),
+        "status": status})
     warnings = dropped_warnings(dropped, "series")
-    summary = {"function": "changepoints", "method": method, "alpha": alpha,
+    summary = {"function": "changepoints", "method": method,
+               "penalty": penalty if method == "pelt" else None,
+               "drift": drift if method == "pelt" else None,
+               "alpha": alpha if method != "pelt" else None,
                "min_size": min_size, "permutations": permutations if method == "edivisive"
-               else None, "seed": seed, "series": n_series, "changes": int(n_cuts.sum()),
+               else None, "seed": seed if method == "edivisive" else None,
+               "series": n_series, "changes": int(kind.size),
+               "steps": int((kind == "step").sum()), "drifts": int((kind == "drift").sum()),
                "worse": int((direction == "worse").sum()),
-               "better": int((direction == "better").sum())}
-    return ChangepointResult(series_table, summary, warnings, changes)
+               "better": int((direction == "better").sum()),
+               "drift_worse": int((direction == "drift worse").sum()),
+               "drift_better": int((direction == "drift better").sum())}
+    history = History(point_values, series_offsets, point_order, segments.series,
+                      change_series)
+    return ChangepointResult(series_table, summary, warnings, changes, segment_table, history)
 
 
 #: Below this many runs on either side, a change's ratio interval takes its ranks from the exact
@@ -406,47 +519,211 @@ def _hodges_lehmann_ratios(xs: Samples, ys: Samples, positive: np.ndarray, confi
     return ratio, low, high
 
 
-def _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets, point_offsets,
-             run_values, unit, higher_is_better, confidence) -> pa.Table:
-    """One row per change: where, the medians and ratio of its adjacent segments, direction."""
-    n_series, capacity = cuts.shape
-    slot = np.arange(capacity)[None, :]
-    present = slot < n_cuts[:, None]
-    g, k = np.nonzero(present)
-    position = cuts[g, k]
-    last = k + 1 >= n_cuts[g]
+@dataclass(frozen=True)
+class Segments:
+    """The segments of every series, as one batch (the search's answer, before the tables).
+
+    Row j is a segment of series ``series[j]``: points ``start[j]:end[j]`` of it (0-based,
+    relative to the series' first point), a drift (a line) or a level; rows of a series are
+    contiguous and in order. ``level`` / ``slope`` are the fit in the search's scale (the logs of
+    the points when `logged`), at the segment's first point and per point; a drift's ramp
+    rises from ``ramp_start`` to ``ramp_end`` (standard error ``ramp_se``), the levels where
+    it leaves and joins its neighbours. The boundary before a segment (every one but its
+    series' first) carries ``evidence`` (penalised search) or ``pvalue`` (bisection search),
+    the ``jump`` of the fits across it with its ``jump_se``, and whether it is a step.
+    """
+
+    series: np.ndarray
+    start: np.ndarray
+    end: np.ndarray
+    drift: np.ndarray
+    level: np.ndarray
+    slope: np.ndarray
+    slope_se: np.ndarray
+    evidence: np.ndarray
+    pvalue: np.ndarray
+    step: np.ndarray
+    ramp_start: np.ndarray
+    ramp_end: np.ndarray
+    ramp_se: np.ndarray
+    jump: np.ndarray
+    jump_se: np.ndarray
+
+
+@dataclass(frozen=True)
+class History:
+    """The points of every series, for the chart: series g (row g of ``result.series``) has the
+    point values (the medians of their runs) ``values[offsets[g]:offsets[g + 1]]``, in order;
+    ``order`` holds the order value of every point; ``segment_series`` / ``change_series`` give
+    the series (row of ``result.series``) of each row of ``result.segments`` /
+    ``result.changes``."""
+
+    values: np.ndarray
+    offsets: np.ndarray
+    order: pa.Array
+    segment_series: np.ndarray
+    change_series: np.ndarray
+
+
+def _nulls_where(values: np.ndarray, missing: np.ndarray) -> pa.Array:
+    """`values` as an Arrow float64 array, null where `missing` (a column that does not apply to
+    a row is null, never NaN)."""
+    return pa.array(values, pa.float64(), mask=missing)
+
+
+def _segments_from_cuts(cuts, pvalues, n_cuts, points, with_segments) -> Segments:
+    """The level segments between the cuts of the bisection search (``edivisive`` /
+    ``ttest``): every boundary a step with its p-value."""
+    series_ids = np.flatnonzero(with_segments)
+    count = n_cuts[series_ids] + 1
+    series = np.repeat(series_ids, count)
+    first = np.zeros(series_ids.size + 1, dtype=np.int64)
+    np.cumsum(count, out=first[1:])
+    k = np.arange(series.size) - np.repeat(first[:-1], count)  # index within the series
+    is_first = k == 0
+    start = np.zeros(series.size, dtype=np.int64)
+    start[~is_first] = cuts[series[~is_first], k[~is_first] - 1]
+    end = np.empty(series.size, dtype=np.int64)
+    end[:-1] = start[1:]
+    end[first[1:] - 1] = points[series_ids]
+    pvalue = np.full(series.size, np.nan)
+    pvalue[~is_first] = pvalues[series[~is_first], k[~is_first] - 1]
+    nan = np.full(series.size, np.nan)
+    return Segments(series, start, end, np.zeros(series.size, dtype=bool), nan,
+                    np.zeros(series.size), nan, nan, pvalue, ~is_first, nan, nan, nan, nan, nan)
+
+
+def _segments_from_segmentation(found, logged, exponent) -> Segments:
+    """`Segments` from the penalised search (`segment_series`), its fits back in the points'
+    scale (logs where `logged`, else the values: the search ran on them scaled by a power of
+    two)."""
+    counts = np.diff(found.offsets)
+    series = np.repeat(np.arange(counts.size), counts)
+    unscale = np.where(logged[series], 1.0, np.ldexp(1.0, exponent[series]))
+    return Segments(series, found.start, found.end, found.drift, found.level * unscale,
+                    found.slope * unscale, found.slope_se * unscale, found.evidence,
+                    np.full(series.size, np.nan), found.step, found.ramp_start * unscale,
+                    found.ramp_end * unscale, found.ramp_se * unscale, found.jump * unscale,
+                    found.jump_se * unscale)
+
+
+def _segment_table(groups, segments: Segments, point_order, series_offsets, point_offsets,
+                   run_values, logged, confidence):
+    """The segments table and each segment's sorted runs, minimum and median."""
+    base = series_offsets[segments.series]
+    runs = sort_samples(_slices(run_values, point_offsets[base + segments.start],
+                                point_offsets[base + segments.end]))
+    minimum, median = min_median(runs)
+    sizes = runs.sizes
+    lower, upper, _ = median_interval_ranks(sizes, confidence)
+    bounded = lower > 0
+    take = lambda rank: np.where(bounded, runs.values[np.where(  # noqa: E731
+        bounded, runs.offsets[:-1] + rank - 1, 0)], np.nan) if runs.values.size else \
+        np.full(sizes.size, np.nan)
+    ci_low, ci_high = take(lower), take(upper)
+    length = (segments.end - segments.start).astype(np.float64)
+    fit_start = np.where(segments.drift, segments.level, np.nan)
+    fit_end = np.where(segments.drift, segments.level + segments.slope * (length - 1), np.nan)
+    if logged is not None:
+        with np.errstate(over="ignore"):
+            fit_start = np.where(logged[segments.series], np.exp(fit_start), fit_start)
+            fit_end = np.where(logged[segments.series], np.exp(fit_end), fit_end)
+    fit_start = np.where(segments.drift, fit_start, median)
+    fit_end = np.where(segments.drift, fit_end, median)
+    k = np.arange(segments.series.size) - np.searchsorted(segments.series, segments.series)
+    status = np.where(bounded, "ok", np.char.add(np.char.add("too few runs (", sizes.astype(str)),
+                                                  ") for a median interval")).astype(object)
+    order_start = point_order.take(pa.array(base + segments.start))
+    order_end = point_order.take(pa.array(base + segments.end - 1))
+    table = keyed_table(_key_rows(groups, segments.series), {
+        "segment": k, "start": segments.start, "end": segments.end,
+        "order_start": order_start, "order_end": order_end,
+        "kind": pa.array(np.where(segments.drift, "drift", "level").tolist(), pa.string()),
+        "runs": sizes, "median": median,
+        "median_ci_low": _nulls_where(ci_low, ~bounded),
+        "median_ci_high": _nulls_where(ci_high, ~bounded),
+        "fit_start": fit_start, "fit_end": fit_end,
+        "status": pa.array(status.tolist(), pa.string())})
+    return table, runs, minimum, median
+
+
+def _key_rows(groups, rows: np.ndarray) -> pa.Table:
+    """The key columns of the series `rows` (a table without columns when there are no keys)."""
+    if groups.keys.num_columns:
+        return groups.keys.take(pa.array(rows, pa.int64()))
+    return pa.table({"_": pa.nulls(rows.shape[0])}).drop_columns(["_"])
+
+
+def _changes(groups, segments: Segments, segment_runs, minimum, median, point_order,
+             series_offsets, logged, unit, higher_is_better, confidence):
+    """One row per change: each step (a boundary between two segments) and each drift segment,
+    the direction by the unit, the rank by size within the series. A step between two levels
+    gets the medians and Hodges-Lehmann ratio of the runs of its adjacent segments; a step
+    beside a drift the two fits at the boundary and exp(jump +- z se); a drift its ramp, from the
+    level it leaves to the level it joins, exp(ramp +- z se), and its slope. Returns the table
+    (by series, then position) and the series of each row."""
+    z = ndtri(0.5 + confidence / 2.0)
+    step_after = np.flatnonzero(segments.step)  # the segment after each step
+    before = step_after - 1
+    drifts = np.flatnonzero(segments.drift)
+    xs, ys = (_slices(segment_runs.values, segment_runs.offsets[i], segment_runs.offsets[i + 1])
+              for i in (before, step_after))
+    positive = (minimum[before] > 0) & (minimum[step_after] > 0)
+    step_ratio, step_low, step_high = _hodges_lehmann_ratios(xs, ys, positive, confidence)
+    step_before, step_after_value = median[before], median[step_after]
+    beside = segments.drift[before] | segments.drift[step_after]  # a step beside a drift
+    step_logged = logged[segments.series[step_after]]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        jump, jump_se = segments.jump[step_after], segments.jump_se[step_after]
+        after_fit = segments.level[step_after]
+        before_fit = after_fit - jump
+        step_before = np.where(beside, np.where(step_logged, np.exp(before_fit), before_fit),
+                               step_before)
+        step_after_value = np.where(beside, np.where(step_logged, np.exp(after_fit), after_fit),
+                                    step_after_value)
+        step_ratio = np.where(beside, np.where(step_logged, np.exp(jump),
+                                               after_fit / before_fit), step_ratio)
+        step_low = np.where(beside, np.where(step_logged, np.exp(jump - z * jump_se), np.nan),
+                            step_low)
+        step_high = np.where(beside, np.where(step_logged, np.exp(jump + z * jump_se), np.nan),
+                             step_high)
+    positive = np.where(beside, step_logged, positive)
+    # a drift: its ramp, exp(ramp_end - ramp_start +- z ramp_se) on logs; its slope exp(b) - 1
+    b, se = segments.slope[drifts], segments.slope_se[drifts]
+    drift_logged = logged[segments.series[drifts]]
+    with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
+        first_fit, last_fit = segments.ramp_start[drifts], segments.ramp_end[drifts]
+        rise, rise_se = last_fit - first_fit, segments.ramp_se[drifts]
+        drift_ratio = np.where(drift_logged, np.exp(rise), last_fit / first_fit)
+        drift_low = np.where(drift_logged, np.exp(rise - z * rise_se), np.nan)
+        drift_high = np.where(drift_logged, np.exp(rise + z * rise_se), np.nan)
+        slope = np.where(drift_logged, np.expm1(b), b / first_fit)
+        slope_low = np.where(drift_logged, np.expm1(b - z * se), np.nan)
+        slope_high = np.where(drift_logged, np.expm1(b + z * se), np.nan)
+        first_fit = np.where(drift_logged, np.exp(first_fit), first_fit)
+        last_fit = np.where(drift_logged, np.exp(last_fit), last_fit)
+    n_steps, n_drifts = step_after.size, drifts.size
+    g = np.concatenate([segments.series[step_after], segments.series[drifts]])
     base = series_offsets[g]
-    point_order = frame.column("order").take(pa.array(point_offsets[:-1]))
-    order_before = point_order.take(pa.array(base + position - 1))
-    order_after = point_order.take(pa.array(base + position))
-    # every segment of a changed series once (a segment is the "after" of one change and the
-    # "before" of the next): sorted and summarised once, then taken for both sides
-    first_segment = np.zeros(n_series, dtype=np.int64)
-    np.cumsum(np.where(n_cuts > 0, n_cuts + 1, 0)[:-1], out=first_segment[1:])
-    segment_before = first_segment[g] + k
-    n_segments = int(g.size + np.count_nonzero(n_cuts))
-    segment_low, segment_high = np.zeros(n_segments, np.int64), np.zeros(n_segments, np.int64)
-    segment_base = np.zeros(n_segments, np.int64)
-    segment_low[segment_before + 1], segment_high[segment_before] = position, position
-    segment_high[segment_before[last] + 1] = points[g[last]]
-    segment_base[segment_before], segment_base[segment_before + 1] = base, base
-    segments = sort_samples(_slices(run_values, point_offsets[segment_base + segment_low],
-                                    point_offsets[segment_base + segment_high]))
-    minimum, median = min_median(segments)
-    xs, ys = (_slices(segments.values, segments.offsets[i], segments.offsets[i + 1])
-              for i in (segment_before, segment_before + 1))
-    med_before, med_after = median[segment_before], median[segment_before + 1]
-    positive = (minimum[segment_before] > 0) & (minimum[segment_before + 1] > 0)
-    ratio, low, high = _hodges_lehmann_ratios(xs, ys, positive, confidence)
+    position = np.concatenate([segments.start[step_after], segments.start[drifts]])
+    end_position = np.concatenate([segments.start[step_after], segments.end[drifts] - 1])
+    before_point = np.concatenate([segments.start[step_after] - 1, segments.start[drifts]])
+    ratio = np.concatenate([step_ratio, drift_ratio])
+    low = np.concatenate([step_low, drift_low])
+    high = np.concatenate([step_high, drift_high])
+    is_drift = np.arange(g.size) >= n_steps
     units = (unit_names(groups.keys.column(unit), unit) if unit is not None
-             else [None] * n_series)
+             else [None] * groups.n_groups)
     directions = unit_directions(dict.fromkeys(units), higher_is_better)
     series_direction = np.array([directions[u] for u in units], dtype=object)
-    up = med_after > med_before
+    up = np.concatenate([step_after_value > step_before, b > 0])
     direction = np.where(series_direction[g] == LOWER, np.where(up, "worse", "better"),
                          np.where(series_direction[g] == HIGHER,
                                   np.where(up, "better", "worse"), "changed")) \
         if g.size else np.array([], dtype=object)
+    direction = np.where(is_drift, np.char.add("drift ", direction.astype(str)), direction) \
+        if g.size else direction
+    direction = np.where(direction == "drift changed", "drift", direction)
     with np.errstate(divide="ignore", invalid="ignore"):
         size = np.abs(np.log(ratio))
     size = np.where(np.isfinite(size), size, -1.0)
@@ -455,14 +732,27 @@ def _changes(groups, frame, cuts, pvalues, n_cuts, points, series_offsets, point
     first_of_series = np.searchsorted(g[by_size], g[by_size])
     rank[by_size] = np.arange(g.shape[0]) - first_of_series + 1
     finite = np.isfinite(ratio) & np.isfinite(low) & np.isfinite(high)
-    status = pa.array(np.select([~positive, ~finite], [
+    valid = np.concatenate([positive, drift_logged])
+    status = pa.array(np.select([~valid, ~finite], [
         "values <= 0: no ratio interval",
         "ratio or its interval beyond the float64 range"], "ok").tolist(), pa.string())
-    columns = {"position": position, "order_before": order_before, "order_after": order_after,
-               "median_before": med_before, "median_after": med_after, "ratio": ratio,
-               "ratio_ci_low": low, "ratio_ci_high": high, "pvalue": pvalues[g, k],
-               "direction": pa.array(direction.tolist(), pa.string()), "rank": rank,
-               "status": status}
-    keys = groups.keys.take(pa.array(g, pa.int64())) if groups.keys.num_columns else \
-        pa.table({"_": pa.nulls(g.shape[0])}).drop_columns(["_"])
-    return keyed_table(keys, columns)
+    evidence = np.concatenate([segments.evidence[step_after], (b / se) ** 2 if n_drifts else b])
+    pvalue = np.concatenate([segments.pvalue[step_after], np.full(n_drifts, np.nan)])
+    columns = {
+        "kind": pa.array(np.where(is_drift, "drift", "step").tolist(), pa.string()),
+        "position": position, "end_position": end_position,
+        "order_before": point_order.take(pa.array(base + before_point)),
+        "order_after": point_order.take(pa.array(base + end_position)),
+        "median_before": np.concatenate([step_before, first_fit]),
+        "median_after": np.concatenate([step_after_value, last_fit]),
+        "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
+        "slope": _nulls_where(np.concatenate([np.zeros(n_steps), slope]), ~is_drift),
+        "slope_ci_low": _nulls_where(np.concatenate([np.zeros(n_steps), slope_low]), ~is_drift),
+        "slope_ci_high": _nulls_where(np.concatenate([np.zeros(n_steps), slope_high]), ~is_drift),
+        "pvalue": _nulls_where(pvalue, np.isnan(pvalue)),
+        "evidence": _nulls_where(evidence, np.isnan(evidence)),
+        "direction": pa.array(direction.tolist(), pa.string()), "rank": rank,
+        "status": status}
+    table = keyed_table(_key_rows(groups, g), columns)
+    by_place = np.lexsort((position, g))  # by series, then position
+    return table.take(pa.array(by_place, pa.int64())), g[by_place]
