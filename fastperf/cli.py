@@ -280,7 +280,7 @@ def _changepoints(args) -> int:
     result = _call(changepoints, _read(args), flags={
         "alpha": "--alpha", "min_size": "--min-size", "max_changes": "--max-changes",
         "permutations": "--permutations", "seed": "--seed", "confidence": "--confidence",
-        "order": "--order", "since": "--since", "penalty": "--penalty", "method": "--method"},
+        "order": "--order", "since": "--since", "penalty": "--penalty", "drift": "--no-drift"},
         order=_role(args, args.order), by=_role(args, args.by), unit=args.unit,
         method=args.method, penalty=args.penalty, drift=args.drift, alpha=args.alpha,
         min_size=args.min_size,
@@ -298,7 +298,9 @@ def _changepoints(args) -> int:
     line = (f"fastperf changepoints: {s['changes']} change(s) in {s['series']} series, "
             f"{s['worse']} worse, {s['better']} better")
     if s["drifts"]:
-        line += f"; {s['drifts']} drift(s), {s['drift_worse']} worse, {s['drift_better']} better"
+        line = (f"fastperf changepoints: {s['changes']} change(s) in {s['series']} series: "
+                f"steps {s['worse']} worse, {s['better']} better; drifts {s['drift_worse']} "
+                f"worse, {s['drift_better']} better")
     if failures.num_rows:
         print(f"{line}: FAIL, {failures.num_rows} worse"
               f"{'' if args.since is None else ' since ' + str(args.since)}", file=sys.stderr)

@@ -1095,8 +1095,10 @@ SEGMENTATION_TIE = 1e-11
 
 def segmentation_noise_scale(y):
     """1.4826 * median(|d - median(d)|) / sqrt(2) of the non-zero first differences d (numpy
-    medians) when at least half of them are non-zero, else of all of them; when 0, the
-    smallest positive |y_i - y_j| over every pair / sqrt(12); 0 without one."""
+    medians) when at least half of them are non-zero, else of all of them; when 0, the root mean
+    square of the differences (zeros included, jumps beyond 3 median non-zero ones left out)
+    over sqrt(2), at least the smallest positive |y_i - y_j| over every pair / sqrt(12); 0
+    without one."""
     y = np.asarray(y, dtype=float)
     if y.size < 2:
         return 0.0
@@ -1107,7 +1109,12 @@ def segmentation_noise_scale(y):
     if sigma > 0:
         return sigma
     gaps = [abs(a - b) for a in y for b in y if a != b]
-    return min(gaps) / math.sqrt(12.0) if gaps else 0.0
+    if not gaps:
+        return 0.0
+    d = np.diff(y)
+    typical = float(np.median(np.abs(d[d != 0])))
+    kept = d[np.abs(d) <= 3.0 * typical]  # the zeros and the non-zero differences, not jumps
+    return max(math.sqrt(float(np.sum(kept ** 2)) / (2.0 * d.size)), min(gaps) / math.sqrt(12.0))
 
 
 def running_median_by_numpy(y, half_window):
@@ -1135,8 +1142,8 @@ class BruteSegmentation:
         self.n = n = self.y.size
         self.min_size, self.min_drift, self.drift = min_size, 3 * min_size, drift
         self.mbic = penalty == "mbic"
-        self.beta = 2.0 * math.log(n) if self.mbic else float(penalty)
-        self.price = 2.0 * math.log(n) if drift_penalty is None else float(drift_penalty)
+        self.beta = 3.0 * math.log(n) if self.mbic else float(penalty)
+        self.price = self.beta if drift_penalty is None else float(drift_penalty)
         self.sigma = segmentation_noise_scale(self.y)
         self.clipped = (running_median_clipped(self.y, self.sigma, min_size)
                         if robust and self.sigma > 0 else self.y.copy())

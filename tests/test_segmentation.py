@@ -139,7 +139,9 @@ def test_scale_and_clipping_match_numpy(kind):
     sigma = segmentation_noise_scale(y)
     assert noise_scale(y) == pytest.approx(sigma, rel=1e-12, abs=0.0)
     if kind == "quantised":
-        assert sigma == pytest.approx(0.25 / math.sqrt(12))
+        # mostly tied differences: at least one quantum's rounding noise, and near the sd of
+        # these independent values (not the quantum's floor alone)
+        assert sigma >= 0.25 / math.sqrt(12) and sigma == pytest.approx(np.std(y), rel=0.5)
     for half_window in (1, 2, 5):
         clipped = np.empty_like(y)
         clip_to_running_median(y, sigma, half_window, clipped)
@@ -249,7 +251,7 @@ def prediction_variance(length, line, position):
 def test_penalty_reported_and_a_number_used_as_is():
     rng = np.random.default_rng(2)
     y = np.concatenate([rng.normal(0, 1, 50), rng.normal(2.5, 1, 50)])
-    assert batch([y]).penalty[0] == pytest.approx(2 * math.log(100))
+    assert batch([y]).penalty[0] == pytest.approx(3 * math.log(100))
     found = batch([y], penalty=3.5, refine_kinks=False)
     assert found.penalty[0] == 3.5
     assert bounds_of(found) == BruteSegmentation(y, penalty=3.5).optimal_partitioning()[0]
@@ -326,7 +328,10 @@ def test_all_ties_quantised_steps():
     y = np.concatenate([10 + (rng.random(40) < 0.15), 14 + (rng.random(40) < 0.15)]).astype(float)
     brute = BruteSegmentation(y)
     found = batch([y])
-    assert found.scale[0] == pytest.approx(1 / math.sqrt(12))  # mostly tied differences
+    # mostly tied differences: a tick toggling with probability 0.15 has sd sqrt(0.15 * 0.85)
+    # ticks; the jump of 4 ticks at 40 is a step, left out
+    assert found.scale[0] == pytest.approx(segmentation_noise_scale(y), rel=1e-12)
+    assert found.scale[0] == pytest.approx(math.sqrt(0.15 * 0.85), rel=0.3)
     assert bounds_of(found) == brute.optimal_partitioning()[0]
     assert 40 in bounds_of(found)
 

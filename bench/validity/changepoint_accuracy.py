@@ -1,6 +1,6 @@
 """Accuracy of `fastperf.changepoints` on simulated performance histories with known changes.
 
-The tables of docs/changepoints.md ("How it was validated") come from this script::
+The tables of docs/changepoints.md ("How the default was validated") come from this script::
 
     python bench/validity/changepoint_accuracy.py            # the published run (minutes)
     python bench/validity/changepoint_accuracy.py --quick    # fewer series (what the test runs)

@@ -17,7 +17,9 @@ Arrow storage:
   is its value (float16 and float32 widened exactly to float64), one NaN for every NaN;
 - a string is its UTF-8 bytes, whether ``string``, ``large_string``, ``string_view`` or
   dictionary-encoded; binary alike (and distinct from a string of the same bytes); a decimal is
-  its value (1.50 is 1.5; an integral decimal of at most 18 digits is that integer); a boolean
+  its value among decimals (1.50 is 1.5; an integral decimal of at most 18 digits is that
+  integer, so decimal 2 is int 2 and float 2.0; a fractional decimal is not the float nearest
+  to it: 1.5 as a decimal and as a float are different identities); a boolean
   is itself;
 - a null is one value of its own (it could equal another key's hash only as any two keys can:
   a 64-bit collision, probability 2**-64 per pair);

@@ -108,12 +108,14 @@ def segment_series(values, offsets, active, *, min_size: int = 5, penalty: str |
         The fewest points of a segment (>= 1); a drift holds at least 3 `min_size`. An active
         series shorter than 2 `min_size` gets one level segment.
     penalty : "mbic" or float
-        "mbic": 2 log n per change and log L per segment of L points (Zhang & Siegmund 2007);
+        "mbic": 3 log n per change and log L per segment of L points (Zhang & Siegmund 2007,
+        as R's changepoint package implements it);
         a number > 0: that penalty per change (in units of the noise variance), no log L term.
     drift : bool
         Whether a segment may be a drift.
     drift_penalty : float or None
-        The price of a drift's slope (>= 0, in units of the noise variance); None: 2 log n.
+        The price of a drift's slope (>= 0, in units of the noise variance); None: the price of
+        a change (3 log n with "mbic", else `penalty`): a larger penalty silences drifts too.
     robust : bool
         Whether points are first clipped to 2.5 noise scales around their running median over
         2 `min_size` + 1 points (which removes up to `min_size` clustered spikes).

@@ -35,7 +35,7 @@ from fastperf.io.tables import (column_name, describe_group, has_column, is_summ
                                 require_columns)
 from fastperf.protocols.flags import group_traces
 from fastperf.protocols.report_views import check_view
-from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
+from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
 from fastperf.results.figures import ReportView, Runs
 from fastperf.results.render import format_cell, render_markdown
 
@@ -336,8 +336,7 @@ def check_stage(table: pa.Table, plan: CheckPlan, side: dict | None = None) -> S
     columns["advice"] = pa.array(diagnostics.advice, pa.string())
     columns["status"] = pa.array(diagnostics.status.tolist(), pa.string())
     k = len(n)
-    key_table = sequences.keys if sequences.keys.num_columns else pa.table(
-        {"_": pa.nulls(k)}).drop_columns(["_"])
+    key_table = sequences.keys if sequences.keys.num_columns else empty_keys(k)
     clash = [name for name in key_table.column_names if name in columns]
     if clash:
         raise InputError(f"key column {clash[0]!r} has the name of an output column of check "

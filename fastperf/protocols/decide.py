@@ -38,7 +38,7 @@ from fastperf.protocols.compare.result import benchmark_identity, strip_benchmar
 from fastperf.protocols.flags import (benchmark_takes, check_warmup, tested_table,
                                       dropped_counts, row_warmup, warmup_summary,
                                       warmup_warning, with_columns_after)
-from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
+from fastperf.results.base import BenchmarkResult, dropped_warnings, empty_keys, keyed_table
 from fastperf.results.render import format_cell, render_markdown, render_text
 from fastperf.stats.multitest import e_bh
 
@@ -357,8 +357,7 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
         first = np.arange(k) == 0
         extra["warmup_groups"] = np.where(first, groups, 0).astype(np.int64)
         extra["warmup_values"] = np.where(first, values, 0).astype(np.int64)
-    key_table = vs.keys if vs.keys.num_columns else pa.table(
-        {"_": pa.nulls(k)}).drop_columns(["_"])
+    key_table = vs.keys if vs.keys.num_columns else empty_keys(k)
     return StageRows.of(keyed_table(key_table, columns), extra)
 
 

@@ -36,7 +36,8 @@ if TYPE_CHECKING:  # optional dependencies, for the return types of to_pandas an
     import polars
 
 __all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval",
-           "keyed_table", "dropped_warnings", "optional_package", "JSON_SCHEMA_VERSION"]
+           "keyed_table", "empty_keys", "dropped_warnings", "optional_package",
+           "JSON_SCHEMA_VERSION"]
 
 #: A confidence interval: arrays (or scalars) of lower and upper bounds, unpackable as
 #: ``low, high`` (scipy's ``ConfidenceInterval``).
@@ -264,6 +265,11 @@ class BenchmarkResult(Result):
     def benchmarks(self) -> pa.Table:
         """One row per benchmark: the key columns first, then the test's columns."""
         return self._table
+
+
+def empty_keys(rows: int) -> pa.Table:
+    """A table of `rows` rows and no column: the keys of results without key columns."""
+    return pa.table({"_": pa.nulls(rows)}).drop_columns(["_"])
 
 
 def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:

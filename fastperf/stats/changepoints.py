@@ -34,7 +34,7 @@ from fastperf.data.identity import group_identities
 from fastperf.engine.intervals import median_interval_ranks
 from fastperf.engine.segmentation import segment_series
 from fastperf.kernels.changepoints import EDIVISIVE, TTEST, next_change
-from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
+from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
 from fastperf.stats.changepoints_report import changepoints_view
 
 __all__ = ["changepoints", "ChangepointResult", "History", "METHODS"]
@@ -68,9 +68,11 @@ class ChangepointResult(GroupResult):
         point of a drift), ``end_position`` (a drift's last point; a step's `position`),
         ``order_before`` / ``order_after`` (a step: the order values of the points either side;
         a drift: of its first and last point), ``median_before`` / ``median_after`` (a step: the
-        medians of the runs of its two adjacent segments; a drift: its fit at its first and last
-        point), ``ratio`` = after / before with its interval ``ratio_ci_low`` /
-        ``ratio_ci_high`` (a step: Hodges-Lehmann; a drift: from its slope), ``slope`` (a drift's
+        medians of the runs of its two adjacent segments, or beside a drift the two fits at the
+        boundary; a drift: the ends of its ramp, the level it leaves and the level it joins),
+        ``ratio`` = after / before with its interval ``ratio_ci_low`` / ``ratio_ci_high`` (a
+        step: Hodges-Lehmann, or exp(jump +- z se) beside a drift; a drift: from its ramp's
+        standard error; null where a value <= 0 allows no ratio), ``slope`` (a drift's
         relative change per point, with ``slope_ci_low`` / ``slope_ci_high``; null for a step),
         ``pvalue`` (``edivisive`` / ``ttest``: of the test that accepted the change; null for
         ``pelt``), ``evidence`` (``pelt``: by how much the change lowers the cost, on the
@@ -167,6 +169,11 @@ def _check(method, alpha, min_size, max_changes, permutations, seed, confidence,
         if alpha is not None:
             raise InputError("alpha applies to method='edivisive' or 'ttest'; "
                              "method='pelt' takes penalty= (a larger one, fewer changes)")
+    elif penalty != "mbic" or drift is not True:
+        raise InputError(f"{'penalty' if penalty != 'mbic' else 'drift'} applies to "
+                         f"method='pelt', not {method!r}")
+    if method == "pelt" and permutations != 199:  # (ttest has always ignored it)
+        raise InputError("permutations applies to method='edivisive', not 'pelt'")
     if not isinstance(drift, (bool, np.bool_)):
         raise InputError(f"drift must be True or False, got {drift!r}")
     if isinstance(penalty, str):
@@ -326,7 +333,7 @@ def changepoints(
         (`fastperf.engine.segmentation`); ``edivisive``: E-Divisive's bisection with a
         permutation test; ``ttest``: the bisection with Hunter/Otava's Welch t-test.
     penalty : "mbic" or float
-        ``pelt``'s price of a change: "mbic" (Zhang & Siegmund 2007: 2 log n per change plus
+        ``pelt``'s price of a change: "mbic" (Zhang & Siegmund 2007: 3 log n per change plus
         log of each segment's length), or a number (per change, in units of the points' noise
         variance: a chi-square scale).
     drift : bool
@@ -651,7 +658,7 @@ def _key_rows(groups, rows: np.ndarray) -> pa.Table:
     """The key columns of the series `rows` (a table without columns when there are no keys)."""
     if groups.keys.num_columns:
         return groups.keys.take(pa.array(rows, pa.int64()))
-    return pa.table({"_": pa.nulls(rows.shape[0])}).drop_columns(["_"])
+    return empty_keys(rows.shape[0])
 
 
 def _changes(groups, segments: Segments, segment_runs, minimum, median, point_order,
@@ -674,15 +681,17 @@ def _changes(groups, segments: Segments, segment_runs, minimum, median, point_or
     beside = segments.drift[before] | segments.drift[step_after]  # a step beside a drift
     step_logged = logged[segments.series[step_after]]
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
-        jump, jump_se = segments.jump[step_after], segments.jump_se[step_after]
+        # the two final fits at the boundary: the segment after at its first point, the one
+        # before extrapolated to it (a level: its mean)
         after_fit = segments.level[step_after]
-        before_fit = after_fit - jump
+        before_fit = segments.level[before] + segments.slope[before] * (
+            segments.start[step_after] - segments.start[before])
+        jump, jump_se = after_fit - before_fit, segments.jump_se[step_after]
         step_before = np.where(beside, np.where(step_logged, np.exp(before_fit), before_fit),
                                step_before)
         step_after_value = np.where(beside, np.where(step_logged, np.exp(after_fit), after_fit),
                                     step_after_value)
-        step_ratio = np.where(beside, np.where(step_logged, np.exp(jump),
-                                               after_fit / before_fit), step_ratio)
+        step_ratio = np.where(beside, np.where(step_logged, np.exp(jump), np.nan), step_ratio)
         step_low = np.where(beside, np.where(step_logged, np.exp(jump - z * jump_se), np.nan),
                             step_low)
         step_high = np.where(beside, np.where(step_logged, np.exp(jump + z * jump_se), np.nan),
@@ -694,10 +703,10 @@ def _changes(groups, segments: Segments, segment_runs, minimum, median, point_or
     with np.errstate(over="ignore", invalid="ignore", divide="ignore"):
         first_fit, last_fit = segments.ramp_start[drifts], segments.ramp_end[drifts]
         rise, rise_se = last_fit - first_fit, segments.ramp_se[drifts]
-        drift_ratio = np.where(drift_logged, np.exp(rise), last_fit / first_fit)
+        drift_ratio = np.where(drift_logged, np.exp(rise), np.nan)
         drift_low = np.where(drift_logged, np.exp(rise - z * rise_se), np.nan)
         drift_high = np.where(drift_logged, np.exp(rise + z * rise_se), np.nan)
-        slope = np.where(drift_logged, np.expm1(b), b / first_fit)
+        slope = np.where(drift_logged, np.expm1(b), np.nan)
         slope_low = np.where(drift_logged, np.expm1(b - z * se), np.nan)
         slope_high = np.where(drift_logged, np.expm1(b + z * se), np.nan)
         first_fit = np.where(drift_logged, np.exp(first_fit), first_fit)
@@ -731,7 +740,7 @@ def _changes(groups, segments: Segments, segment_runs, minimum, median, point_or
     rank = np.empty(g.shape[0], dtype=np.int64)
     first_of_series = np.searchsorted(g[by_size], g[by_size])
     rank[by_size] = np.arange(g.shape[0]) - first_of_series + 1
-    finite = np.isfinite(ratio) & np.isfinite(low) & np.isfinite(high)
+    finite = np.isfinite(ratio) & np.isfinite(low) & np.isfinite(high) & (low > 0)
     valid = np.concatenate([positive, drift_logged])
     status = pa.array(np.select([~valid, ~finite], [
         "values <= 0: no ratio interval",
@@ -745,10 +754,14 @@ def _changes(groups, segments: Segments, segment_runs, minimum, median, point_or
         "order_after": point_order.take(pa.array(base + end_position)),
         "median_before": np.concatenate([step_before, first_fit]),
         "median_after": np.concatenate([step_after_value, last_fit]),
-        "ratio": ratio, "ratio_ci_low": low, "ratio_ci_high": high,
-        "slope": _nulls_where(np.concatenate([np.zeros(n_steps), slope]), ~is_drift),
-        "slope_ci_low": _nulls_where(np.concatenate([np.zeros(n_steps), slope_low]), ~is_drift),
-        "slope_ci_high": _nulls_where(np.concatenate([np.zeros(n_steps), slope_high]), ~is_drift),
+        "ratio": _nulls_where(ratio, np.isnan(ratio)),
+        "ratio_ci_low": _nulls_where(low, np.isnan(low)),
+        "ratio_ci_high": _nulls_where(high, np.isnan(high)),
+        "slope": _nulls_where(np.concatenate([np.zeros(n_steps), slope]), ~is_drift | ~valid),
+        "slope_ci_low": _nulls_where(np.concatenate([np.zeros(n_steps), slope_low]),
+                                     ~is_drift | ~valid),
+        "slope_ci_high": _nulls_where(np.concatenate([np.zeros(n_steps), slope_high]),
+                                      ~is_drift | ~valid),
         "pvalue": _nulls_where(pvalue, np.isnan(pvalue)),
         "evidence": _nulls_where(evidence, np.isnan(evidence)),
         "direction": pa.array(direction.tolist(), pa.string()), "rank": rank,

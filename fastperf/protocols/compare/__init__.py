@@ -37,7 +37,7 @@ from fastperf.protocols.compare.nested import chunk_units, flat_samples, nested_
 from fastperf.protocols.compare.summaries import compare_from_summaries
 from fastperf.protocols.flags import (check_warmup, tested_table, finish_flags, stage_flags,
                                       with_columns_after)
-from fastperf.results.base import dropped_warnings, keyed_table
+from fastperf.results.base import dropped_warnings, empty_keys, keyed_table
 from fastperf.results.figures import Runs
 
 __all__ = ["compare", "CompareResult", "ADJUSTMENTS", "VERDICTS", "CompareOptions",
@@ -499,7 +499,7 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         columns.update(nested.columns)
         extra.update(flat_extra)
     if vs.keys.num_columns == 0:  # by=[]: one benchmark per candidate, no key column
-        key_table = pa.table({"_": pa.nulls(k * c)}).drop_columns(["_"])
+        key_table = empty_keys(k * c)
     else:
         key_table = pa.concat_tables([vs.keys] * c)
     if options.several:

@@ -26,7 +26,7 @@ from fastperf.protocols.compare.result import (
     VERDICTS, CompareResult, adjusted_pvalues, benchmark_identity, largest_regressions,
     overall_table, verdicts_of,
 )
-from fastperf.results.base import keyed_table
+from fastperf.results.base import empty_keys, keyed_table
 
 __all__ = ["compare_from_summaries", "fieller_ratio_interval", "SUMMARY_COMPARE_COLUMNS",
            "SUMMARY_METHOD"]
@@ -239,7 +239,7 @@ def compare_from_summaries(
         "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
         "verdict": pa.array(verdict.tolist(), pa.string()), "status": status}
     if groups.keys.num_columns == 0:
-        key_table = pa.table({"_": pa.nulls(k * c)}).drop_columns(["_"])
+        key_table = empty_keys(k * c)
     else:
         key_table = pa.concat_tables([groups.keys] * c)
     if several:
