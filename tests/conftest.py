@@ -28,6 +28,7 @@ deterministic and a failure replays. ``FASTPERF_HYPOTHESIS_RANDOM=1`` loads the 
 either by name. The header of the run says which is in force.
 """
 import os
+import shutil
 from pathlib import Path
 
 import pytest
@@ -114,3 +115,37 @@ def parallel_always(monkeypatch):
     import fastperf.kernels.builds as builds
 
     monkeypatch.setattr(builds, "FORCE_PARALLEL", True)
+
+
+def spark_missing() -> str | None:
+    """Why Spark cannot run here (pyspark or a Java runtime missing), or None."""
+    try:
+        import pyspark  # noqa: F401  (optional: the spark extra)
+    except ImportError:
+        return "pyspark is not installed (pip install fastperf[spark])"
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        return "no Java runtime (java not on PATH, no JAVA_HOME)"
+    return None
+
+
+@pytest.fixture(scope="session")
+def spark():
+    """A local Spark session (2 cores, Arrow transfers), shared by the test modules that use
+    Spark; skipped where pyspark or Java is missing, a failure under FASTPERF_REQUIRE_SPARK=1."""
+    reason = spark_missing()
+    if reason:
+        if os.environ.get("FASTPERF_REQUIRE_SPARK") == "1":
+            pytest.fail(f"FASTPERF_REQUIRE_SPARK=1 but {reason}")
+        pytest.skip(reason)
+    from pyspark.sql import SparkSession  # deferred: optional dependency
+
+    session = (SparkSession.builder.master("local[2]").appName("fastperf-tests")
+               .config("spark.sql.shuffle.partitions", "3")
+               .config("spark.default.parallelism", "2")
+               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+               .config("spark.ui.enabled", "false")
+               .config("spark.ui.showConsoleProgress", "false")
+               .getOrCreate())
+    session.sparkContext.setLogLevel("ERROR")
+    yield session
+    session.stop()

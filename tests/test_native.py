@@ -116,7 +116,9 @@ calls = {
     "ftest": lambda: fastperf.ftest(x, y, axis=-1),
     "rankdata": lambda: fastperf.rankdata(tied_x, axis=-1),
     "multipletests": lambda: fastperf.multipletests(rng.uniform(size=20)),
-    "changepoints": lambda: fastperf.changepoints(history, order="commit", permutations=19),
+    "changepoints": lambda: fastperf.changepoints(history, order="commit"),
+    "changepoints edivisive": lambda: fastperf.changepoints(history, order="commit",
+                                                            method="edivisive", permutations=19),
 }
 
 

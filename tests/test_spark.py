@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import ast
 import inspect
-import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -28,38 +26,6 @@ from fastperf.errors import InputError
 from scale_checks import assert_identical_results, assert_identical_tables
 
 PACKAGE = Path(fastperf.__file__).resolve().parent
-REQUIRED = os.environ.get("FASTPERF_REQUIRE_SPARK") == "1"
-
-
-def _missing() -> str | None:
-    try:
-        import pyspark  # noqa: F401
-    except ImportError:
-        return "pyspark is not installed (pip install fastperf[spark])"
-    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
-        return "no Java runtime (java not on PATH, no JAVA_HOME)"
-    return None
-
-
-@pytest.fixture(scope="module")
-def spark():
-    reason = _missing()
-    if reason:
-        if REQUIRED:
-            pytest.fail(f"FASTPERF_REQUIRE_SPARK=1 but {reason}")
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession
-
-    session = (SparkSession.builder.master("local[2]").appName("fastperf-tests")
-               .config("spark.sql.shuffle.partitions", "3")
-               .config("spark.default.parallelism", "2")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def plain(table: pa.Table) -> pa.Table:

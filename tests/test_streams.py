@@ -10,8 +10,6 @@ dataset) and, where `fastperf.spark` offers the function, on Spark.
 from __future__ import annotations
 
 import datetime
-import os
-import shutil
 import struct
 from decimal import Decimal
 
@@ -27,7 +25,6 @@ from fastperf.errors import InputError
 from naive import identity_of_row
 from scale_checks import group_complete_parts, write_dataset
 
-REQUIRED_SPARK = os.environ.get("FASTPERF_REQUIRE_SPARK") == "1"
 
 
 def identities(**columns) -> list[int]:
@@ -355,33 +352,6 @@ def test_array_forms_are_unchanged_by_chunks_and_key_by_position():
 
 
 # ==================================================================================== Spark
-
-
-@pytest.fixture(scope="module")
-def spark():
-    try:
-        import pyspark  # noqa: F401  (optional: the spark extra)
-    except ImportError:
-        reason = "pyspark is not installed (pip install fastperf[spark])"
-    else:
-        reason = (None if shutil.which("java") or os.environ.get("JAVA_HOME")
-                  else "no Java runtime (java not on PATH, no JAVA_HOME)")
-    if reason:
-        if REQUIRED_SPARK:
-            pytest.fail(f"FASTPERF_REQUIRE_SPARK=1 but {reason}")
-        pytest.skip(reason)
-    from pyspark.sql import SparkSession  # deferred: optional dependency
-
-    session = (SparkSession.builder.master("local[2]").appName("fastperf-streams")
-               .config("spark.sql.shuffle.partitions", "3")
-               .config("spark.default.parallelism", "2")
-               .config("spark.sql.execution.arrow.pyspark.enabled", "true")
-               .config("spark.ui.enabled", "false")
-               .config("spark.ui.showConsoleProgress", "false")
-               .getOrCreate())
-    session.sparkContext.setLogLevel("ERROR")
-    yield session
-    session.stop()
 
 
 def test_spark_gives_each_group_its_row_alone(spark, table):

@@ -1,5 +1,5 @@
-"""The validity suite's cells of `fastperf.changepoints` (issue 41; docs/changepoints.md, "How it
-was validated"): accuracy on simulated performance histories with known change points.
+"""The validity suite's cells of `fastperf.changepoints` (issue 41; docs/changepoints.md, "How the
+default was validated"): accuracy on simulated performance histories with known change points.
 
 The histories, methods and metrics are changepoint_accuracy.py's, at its quick sizes: 100
 histories per scenario for fastperf's methods, the first 20 of them for the anchors. The goals,
