@@ -483,7 +483,7 @@ def _decide(args) -> int:
     """`fastperf decide`: the decisions (``--undecided-only``: the undecided benchmarks, one
     name per line), a one-line summary on stderr, and the exit status: 1 when a benchmark is
     decided worse, else 4 when one is undecided, else 0."""
-    if args.undecided_only and args.format != "text":
+    if args.undecided_only and args.format_given not in (None, "text"):
         raise InputError("--undecided-only prints benchmark names, one per line: it takes no "
                          "--format")
     table = _only_unit(_read(args), args.unit)
@@ -718,6 +718,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if getattr(args, "output", None) == STDIO:  # -o -: standard output
         args.output = None
     if hasattr(args, "format"):  # -o report.html: the report, without --format html
+        args.format_given = args.format
         args.format = output_format(args.format, getattr(args, "output", None))
     try:
         if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):

@@ -1094,27 +1094,21 @@ SEGMENTATION_TIE = 1e-11
 
 
 def segmentation_noise_scale(y):
-    """1.4826 * median(|d - median(d)|) / sqrt(2) of the non-zero first differences d (numpy
-    medians) when at least half of them are non-zero, else of all of them; when 0, the root mean
-    square of the differences (zeros included, jumps beyond 3 median non-zero ones left out)
-    over sqrt(2), at least the smallest positive |y_i - y_j| over every pair / sqrt(12); 0
-    without one."""
+    """The root mean square of the first differences without their largest tenth (numpy's
+    sort), over sqrt(2 E[X | X <= q]) for X ~ chi-square(1) and q its 90 % quantile (scipy), at
+    least the smallest positive |y_i - y_j| over every pair / sqrt(12); 0 without one."""
+    from scipy.stats import chi2
+
     y = np.asarray(y, dtype=float)
     if y.size < 2:
         return 0.0
-    d = np.diff(y)
-    if 2 * np.count_nonzero(d) >= d.size:
-        d = d[d != 0]
-    sigma = 1.4826 * float(np.median(np.abs(d - np.median(d)))) / math.sqrt(2.0)
-    if sigma > 0:
-        return sigma
     gaps = [abs(a - b) for a in y for b in y if a != b]
     if not gaps:
         return 0.0
-    d = np.diff(y)
-    typical = float(np.median(np.abs(d[d != 0])))
-    kept = d[np.abs(d) <= 3.0 * typical]  # the zeros and the non-zero differences, not jumps
-    return max(math.sqrt(float(np.sum(kept ** 2)) / (2.0 * d.size)), min(gaps) / math.sqrt(12.0))
+    squares = np.sort(np.diff(y) ** 2)
+    kept = squares[:max(1, squares.size - math.ceil(0.1 * squares.size))]
+    trimmed_mean = chi2.cdf(chi2.ppf(0.9, 1), 3) / 0.9
+    return max(math.sqrt(float(np.mean(kept)) / (2.0 * trimmed_mean)), min(gaps) / math.sqrt(12.0))
 
 
 def running_median_by_numpy(y, half_window):

@@ -119,7 +119,8 @@ def test_known_change_points_are_found_within_one(method, shape):
     """Steps of 5-20% up and down, several runs per commit: every change found, at +-1."""
     steps = {40: 1.08, 90: 0.85, 150: 1.2}
     t = history(steps, points=200, runs=3, benchmarks=4, shape=shape, sigma=0.01, seed=7)
-    r = fastperf.changepoints(t, order="commit", method=method, seed=1)  # default alpha
+    seed = {"seed": 1} if method == "edivisive" else {}
+    r = fastperf.changepoints(t, order="commit", method=method, **seed)  # default alpha
     for name in set(t.column("benchmark").to_pylist()):
         found = sorted(row["position"] for row in r.changes.to_pylist()
                        if row["benchmark"] == name)
@@ -243,7 +244,7 @@ def test_failures_since():
     ({"method": "ttest", "max_changes": 0}, "max_changes"), ({"permutations": 0}, "permutations"),
     ({"penalty": 0}, "penalty"), ({"penalty": "bic"}, "penalty"), ({"penalty": float("nan")},
     "penalty"), ({"drift": 1}, "drift"), ({"method": "ttest", "penalty": 30}, "penalty"),
-    ({"method": "edivisive", "drift": False}, "drift"), ({"permutations": 99}, "permutations"),
+    ({"method": "edivisive", "drift": False}, "drift"), ({"permutations": 99}, "permutations"), ({"seed": 3}, "seed"),
     ({"order": "nope"}, "nope"), ({"order": "value"}, "different"),
 ])
 def test_bad_arguments_name_themselves(kwargs, word):
@@ -438,13 +439,23 @@ def test_pelt_stationary_and_drift_false_alarms():
     # a coarse timer: every value one of two ticks (100 or 101 ns, the higher with p), where
     # most differences tie; its noise scale is the ticks' sd, not one quantum's rounding noise
     rng = np.random.default_rng(32)
-    for p in (0.2, 0.3, 0.45):
+    for p in (0.2, 0.3, 0.45, 0.5):
         ticks = 100.0 + (rng.random((200, 200)) < p)
         t = pa.table({"benchmark": np.repeat(np.arange(200), 200),
                       "commit": np.tile(np.arange(200), 200), "value": ticks.ravel()})
         changed = int((fastperf.changepoints(t, order="commit").series.column(
             "changes").to_numpy() > 0).sum())
         assert changed <= sps.binom.ppf(0.999, 200, 0.03), (p, changed)
+    # bimodal noise: modes 10 within-mode sd apart, the upper one with share p (a cache that
+    # hits or misses): the jumps between modes are noise, not changes
+    for p in (0.3, 0.5):
+        within = 1.0 + 0.003 * rng.normal(size=(200, 200))
+        values = within * np.where(rng.random((200, 200)) < p, 1.03, 1.0)
+        t = pa.table({"benchmark": np.repeat(np.arange(200), 200),
+                      "commit": np.tile(np.arange(200), 200), "value": values.ravel()})
+        changed = int((fastperf.changepoints(t, order="commit").series.column(
+            "changes").to_numpy() > 0).sum())
+        assert changed <= sps.binom.ppf(0.999, 200, 0.03), ("bimodal", p, changed)
 
 
 def test_segments_table_against_numpy():

@@ -739,3 +739,28 @@ def test_readme_shows_the_demo_as_it_prints():
     assert code == 0
     report = re.compile(r"(The HTML report of this comparison: ).*")
     assert report.sub(r"\1PATH", shown) == report.sub(r"\1PATH", out)
+
+
+@pytest.mark.parametrize("suffix, check", [
+    (".html", lambda b: b.startswith(b"<!DOCTYPE html>")),
+    (".md", lambda b: b.startswith(b"**fastperf compare**") and b"\n|" in b),
+    (".json", lambda b: json.loads(b)["schema"] == "fastperf.compare/1"),
+    (".csv", lambda b: b.startswith(b'"benchmark"')),
+    (".parquet", lambda b: b.startswith(b"PAR1")),
+    (".out", lambda b: b"vs base" in b.splitlines()[1]),  # text
+])
+def test_output_format_follows_the_output_files_extension(tmp_path, suffix, check, capsys):
+    """Without --format, -o OUT writes the format its extension names (text otherwise); an
+    explicit --format wins; `decide --undecided-only -o names.csv` still writes names."""
+    data = tmp_path / "runs.parquet"
+    pq.write_table(fastperf.simulate(3, 10, seed=1).table, data)
+    out = tmp_path / f"result{suffix}"
+    assert main(["compare", str(data), "-o", str(out)]) == 0
+    assert check(out.read_bytes()), out.read_bytes()[:80]
+    assert main(["compare", str(data), "--format", "text", "-o", str(out)]) == 0
+    assert b"vs base" in out.read_bytes().splitlines()[1]
+    names = tmp_path / "undecided.csv"
+    assert main(["decide", str(data), "--margin", "0.5", "--undecided-only", "-o",
+                 str(names)]) in (0, 4)
+    assert b"," not in names.read_bytes()  # names, one per line, not a CSV table
+    capsys.readouterr()

@@ -164,20 +164,26 @@ def test_running_median_matches_numpy_on_every_window():
                                    atol=0)
 
 
-def test_a_tied_stretch_does_not_shrink_the_noise_scale():
+def test_the_noise_scale_on_the_noise_performance_data_has():
+    """The scale is the noise's sd (normal noise; steps and spikes barely move it), a two-tick
+    timer's sd sqrt(p (1 - p)) ticks, at least the spread of bimodal noise's mixture, and a
+    tied stretch lowers it only a little."""
     rng = np.random.default_rng(16)
-    y = rng.normal(0, 0.01, 140)
-    y[:30] = y[0]  # a constant stretch: 29 zero differences
-    d = np.diff(y)
-    assert noise_scale(y) == pytest.approx(segmentation_noise_scale(y), rel=1e-12)
-    noisy_only = d[d != 0]
-    assert noisy_only.size == 110
-    assert noise_scale(y) == pytest.approx(
-        1.4826 * np.median(np.abs(noisy_only - np.median(noisy_only))) / math.sqrt(2), rel=1e-12)
-    assert noise_scale(y) == pytest.approx(0.01, rel=0.15)  # the noise's own scale
-    everything = 1.4826 * np.median(np.abs(d - np.median(d))) / math.sqrt(2)
-    assert everything < 0.8 * noise_scale(y)  # what counting the zeros would have given
-    assert np.diff(batch([y]).offsets)[0] == 1  # and no change
+    normal = [noise_scale(rng.normal(0, 0.01, 200)) for _ in range(300)]
+    assert np.mean(normal) == pytest.approx(0.01, rel=0.03)
+    stepped = rng.normal(0, 0.01, 200) + np.repeat([0.0, 0.1, -0.05, 0.2], 50)
+    stepped[[20, 90, 160]] += 0.3  # spikes
+    assert noise_scale(stepped) == pytest.approx(0.01, rel=0.2)
+    for p in (0.1, 0.3, 0.5):
+        ticks = [noise_scale(100.0 + (rng.random(200) < p)) for _ in range(200)]
+        assert np.median(ticks) == pytest.approx(math.sqrt(p * (1 - p)), rel=0.3), p
+    modes = 0.003 * rng.normal(size=200) + 0.03 * (rng.random(200) < 0.3)
+    assert noise_scale(modes) > 0.5 * np.std(modes)
+    tied = rng.normal(0, 0.01, 140)
+    tied[:30] = tied[0]  # a constant stretch: 29 zero differences
+    assert noise_scale(tied) == pytest.approx(segmentation_noise_scale(tied), rel=1e-12)
+    assert noise_scale(tied) == pytest.approx(0.01, rel=0.25)
+    assert np.diff(batch([tied]).offsets)[0] == 1  # and no change
 
 
 def test_clustered_spikes_make_no_change_when_robust():

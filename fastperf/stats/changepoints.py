@@ -23,7 +23,7 @@ from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
 from fastperf.data.grouping import group_rows
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
-from fastperf.data.validation import (check_choice, check_confidence, check_seed,
+from fastperf.data.validation import (check_choice, check_confidence, check_real, check_seed,
                                       check_unit_interval, check_whole_number)
 from fastperf.engine.ranks import rank_sum_effect_state, sort_samples
 from fastperf.engine.summaries import min_median
@@ -162,27 +162,27 @@ MAX_OPERATIONS = 10 ** 11
 def _check(method, alpha, min_size, max_changes, permutations, seed, confidence, penalty,
            drift):
     check_choice(method, "method", METHODS)
-    if method == "pelt":
-        if max_changes is not None:
-            raise InputError("max_changes applies to method='edivisive' or 'ttest'; "
-                             "method='pelt' takes penalty= (a larger one, fewer changes)")
-        if alpha is not None:
-            raise InputError("alpha applies to method='edivisive' or 'ttest'; "
-                             "method='pelt' takes penalty= (a larger one, fewer changes)")
-    elif penalty != "mbic" or drift is not True:
-        raise InputError(f"{'penalty' if penalty != 'mbic' else 'drift'} applies to "
-                         f"method='pelt', not {method!r}")
-    if method == "pelt" and permutations != 199:  # (ttest has always ignored it)
-        raise InputError("permutations applies to method='edivisive', not 'pelt'")
-    if not isinstance(drift, (bool, np.bool_)):
-        raise InputError(f"drift must be True or False, got {drift!r}")
     if isinstance(penalty, str):
         check_choice(penalty, "penalty", ("mbic",))
-    elif isinstance(penalty, (bool, np.bool_)) or not isinstance(penalty, (int, float)) \
-            or not math.isfinite(penalty) or penalty <= 0:
-        raise InputError(f"penalty must be 'mbic' or a finite number > 0, got {penalty!r}")
     else:
-        penalty = float(penalty)
+        penalty = check_real(penalty, "penalty", low=0.0, low_open=True)
+    if not isinstance(drift, (bool, np.bool_)):
+        raise InputError(f"drift must be True or False, got {drift!r}")
+    if method != "pelt" and (penalty != "mbic" or not drift):
+        raise InputError(f"{'penalty' if penalty != 'mbic' else 'drift'} applies to "
+                         f"method='pelt', not {method!r}")
+    if method == "pelt":  # (ttest has always taken and ignored permutations and seed)
+        for name, given in (("max_changes", max_changes is not None),
+                            ("alpha", alpha is not None)):
+            if given:
+                raise InputError(f"{name} applies to method='edivisive' or 'ttest'; "
+                                 "method='pelt' takes penalty= (a larger one, fewer changes)")
+        if permutations != 199:
+            raise InputError("permutations applies to method='edivisive', not 'pelt'")
+        if seed is not None and not (isinstance(seed, (int, np.integer))
+                                     and not isinstance(seed, (bool, np.bool_)) and seed == 0):
+            raise InputError("seed applies to method='edivisive' (pelt draws no random "
+                             "numbers)")
     if alpha is None:
         alpha = 0.01 if method == "edivisive" else 0.001
     alpha = check_unit_interval(alpha, "alpha")
@@ -606,12 +606,14 @@ def _segments_from_segmentation(found, logged, exponent) -> Segments:
     two)."""
     counts = np.diff(found.offsets)
     series = np.repeat(np.arange(counts.size), counts)
-    unscale = np.where(logged[series], 1.0, np.ldexp(1.0, exponent[series]))
-    return Segments(series, found.start, found.end, found.drift, found.level * unscale,
-                    found.slope * unscale, found.slope_se * unscale, found.evidence,
-                    np.full(series.size, np.nan), found.step, found.ramp_start * unscale,
-                    found.ramp_end * unscale, found.ramp_se * unscale, found.jump * unscale,
-                    found.jump_se * unscale)
+    # x 2**exponent by ldexp (exact, and no 2**1024 overflow near the float64 maximum)
+    power = np.where(logged[series], 0, exponent[series])
+    back = lambda x: np.ldexp(x, power)  # noqa: E731
+    return Segments(series, found.start, found.end, found.drift, back(found.level),
+                    back(found.slope), back(found.slope_se), found.evidence,
+                    np.full(series.size, np.nan), found.step, back(found.ramp_start),
+                    back(found.ramp_end), back(found.ramp_se), back(found.jump),
+                    back(found.jump_se))
 
 
 def _segment_table(groups, segments: Segments, point_order, series_offsets, point_offsets,
@@ -640,6 +642,7 @@ def _segment_table(groups, segments: Segments, point_order, series_offsets, poin
     k = np.arange(segments.series.size) - np.searchsorted(segments.series, segments.series)
     status = np.where(bounded, "ok", np.char.add(np.char.add("too few runs (", sizes.astype(str)),
                                                   ") for a median interval")).astype(object)
+    status[~(np.isfinite(fit_start) & np.isfinite(fit_end))] = "fit beyond the float64 range"
     order_start = point_order.take(pa.array(base + segments.start))
     order_end = point_order.take(pa.array(base + segments.end - 1))
     table = keyed_table(_key_rows(groups, segments.series), {

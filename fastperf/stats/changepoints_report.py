@@ -114,8 +114,9 @@ def changepoints_view(result) -> ReportView:
         series_labels = row_labels(t, keys)
         places = _change_places(changes)
         figures.append(Intervals(
-            "ratio after / before of every change (step: Hodges-Lehmann interval; drift: its "
-            "fit's change over its points)",
+            "ratio after / before of every change (step: Hodges-Lehmann interval, or the jump "
+            "of the fits beside a drift; drift: its ramp, from the level it leaves to the level "
+            "it joins)",
             [f"{series_labels[g]} {place}" for g, place in zip(history.change_series, places)],
             _floats(changes, "ratio"), _floats(changes, "ratio_ci_low"),
             _floats(changes, "ratio_ci_high"), axis="ratio after / before (log scale; 1 = no "
