@@ -10,6 +10,7 @@ segment per group). A group is on the log scale when each of its values is > 0.
 import numpy as np
 
 from fastperf.kernels.builds import group_kernel, njit, prange
+from fastperf.kernels.order_statistics import smallest_gap
 
 
 @njit(cache=True)
@@ -443,11 +444,7 @@ def spread_ties(values, offsets):
     out = values.copy()
     for g in prange(offsets.shape[0] - 1):
         start, stop = offsets[g], offsets[g + 1]
-        quantum = np.inf
-        for i in range(start + 1, stop):
-            gap = values[i] - values[i - 1]
-            if gap > 0.0 and gap < quantum:
-                quantum = gap
+        quantum = smallest_gap(values, start, stop)
         if not np.isfinite(quantum):
             continue
         i = start

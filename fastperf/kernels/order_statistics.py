@@ -164,3 +164,31 @@ def sorted_copy(sample) -> np.ndarray:
             rank += sample[j] < value
         out[rank] = value
     return out
+
+
+@njit(cache=True)
+def smallest_gap(sorted_values, start, stop) -> float:
+    """The smallest positive difference between neighbours of ``sorted_values[start:stop]``
+    (ascending): the quantum of a timer's values; inf when every value is the same.
+
+    Parameters
+    ----------
+    sorted_values : numpy.ndarray of float64
+        Ascending over [start, stop).
+    start, stop : int
+        The slice.
+
+    Returns
+    -------
+    float
+
+    Notes
+    -----
+    One pass: the smallest positive gap between distinct sorted values is between neighbours.
+    """
+    gap = np.inf
+    for i in range(start + 1, stop):
+        step = sorted_values[i] - sorted_values[i - 1]
+        if 0.0 < step < gap:
+            gap = step
+    return gap

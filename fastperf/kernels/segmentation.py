@@ -35,6 +35,7 @@ Per series y_0..y_{n-1} (already on the scale searched: logs of positive data):
 import numpy as np
 
 from fastperf.kernels.builds import group_kernel, njit, prange
+from fastperf.kernels.order_statistics import smallest_gap
 
 #: The share of the largest first differences left out of the noise scale (steps, spikes).
 TRIM = 0.1
@@ -96,12 +97,7 @@ def noise_scale(y):
     for i in range(kept):
         total += squares[i]
     sigma = np.sqrt(total / kept / (2.0 * TRIMMED_MEAN))
-    ordered = np.sort(y)
-    gap = np.inf
-    for i in range(n - 1):
-        step = ordered[i + 1] - ordered[i]
-        if 0.0 < step < gap:
-            gap = step
+    gap = smallest_gap(np.sort(y), 0, n)
     if gap == np.inf:
         return 0.0
     return max(sigma, gap / np.sqrt(12.0))

@@ -34,6 +34,7 @@ from fastperf.data.identity import group_identities
 from fastperf.engine.intervals import median_interval_ranks
 from fastperf.engine.segmentation import segment_series
 from fastperf.kernels.changepoints import EDIVISIVE, TTEST, next_change
+from fastperf.kernels.descriptive import order_statistics
 from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
 from fastperf.stats.changepoints_report import changepoints_view
 
@@ -622,14 +623,12 @@ def _segment_table(groups, segments: Segments, point_order, series_offsets, poin
     base = series_offsets[segments.series]
     runs = sort_samples(_slices(run_values, point_offsets[base + segments.start],
                                 point_offsets[base + segments.end]))
-    minimum, median = min_median(runs)
     sizes = runs.sizes
     lower, upper, _ = median_interval_ranks(sizes, confidence)
     bounded = lower > 0
-    take = lambda rank: np.where(bounded, runs.values[np.where(  # noqa: E731
-        bounded, runs.offsets[:-1] + rank - 1, 0)], np.nan) if runs.values.size else \
-        np.full(sizes.size, np.nan)
-    ci_low, ci_high = take(lower), take(upper)
+    stats = order_statistics(runs.values, runs.offsets, sizes, lower, upper,
+                             n_rows=runs.values.shape[0])  # min, median, max, the two bounds
+    minimum, median, ci_low, ci_high = stats[:, 0], stats[:, 1], stats[:, 3], stats[:, 4]
     length = (segments.end - segments.start).astype(np.float64)
     fit_start = np.where(segments.drift, segments.level, np.nan)
     fit_end = np.where(segments.drift, segments.level + segments.slope * (length - 1), np.nan)
