@@ -273,8 +273,6 @@ DEFERRED = {
         "setup.py imports native_build in pip's build environment: Numba and numpy, no pyarrow",
     ("fastperf.native_build", "fastperf.cli"):
         "the same",
-    ("fastperf.engine.intervals", "scipy.stats"):
-        "scipy.stats takes ~0.5 s; only median intervals of more than 2,000 values need it",
     ("fastperf.io.jmh", "scipy.stats"):
         "scipy.stats takes ~0.5 s; only JMH files without raw data need it",
     ("fastperf.io.dataset", "pyarrow.dataset"):

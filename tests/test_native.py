@@ -272,31 +272,25 @@ def test_jit_all_before_any_kernel_module_starts_the_jit(native):
     script = JIT_START.replace(
         "from fastperf.kernels import builds\n",
         "from fastperf.kernels import builds\nassert not builds.KERNELS\nbuilds.jit_all()\n")
-    serial_seconds, steps = map(json.loads, run_python(script.replace(
-        "{body}", "call(threshold)\nprint(json.dumps(builds.serial_seconds_instead))")).splitlines())
-    assert serial_seconds == 0.0  # no native serial call stood in for the parallel build
+    steps = json.loads(run_python(script.replace("{body}", "call(threshold)")))
     assert steps == [{"same": True, "numba": True, "parallel_compiled": True}]
 
 
-@pytest.mark.parametrize("body, imports_numba", [
-    # above the threshold, the JIT not started: the native serial build, until the serial time
-    # so spent reaches JIT_START_SECONDS
-    ("call(threshold)\ncall(10 * threshold)\n"
-     "builds.JIT_START_SECONDS = builds.serial_seconds_instead  # reached\ncall(threshold)",
-     [False, False, True]),
-    # JIT_START_FACTOR times the threshold (seconds of serial work): the parallel build at once;
-    # below the threshold the serial build, whether the JIT started or not
-    ("call(threshold - 1)\ncall(builds.JIT_START_FACTOR * threshold)\ncall(threshold - 1)",
-     [False, True, True]),
-], ids=["until-the-serial-time-pays", "a-huge-input"])
-def test_large_inputs_run_native_until_the_jit_start_pays(native, body, imports_numba):
-    """Above its threshold a group kernel's build is the parallel one, a JIT build: in a process
-    that has not started the JIT, the native serial build runs instead (Numba not imported)
-    while the JIT's start would cost more than threads gain; same result either way."""
-    steps = json.loads(run_python(JIT_START.replace("{body}", body)))
+@pytest.mark.parametrize("body, environment, imports_numba", [
+    # however large the input, a call never starts the JIT for threads on its own
+    ("call(threshold - 1)\ncall(threshold)\ncall(1000 * threshold)", {}, [False, False, False]),
+    # FASTPERF_PARALLEL=1 asks for threads: the parallel build from the threshold on
+    ("call(threshold - 1)\ncall(threshold)", {"FASTPERF_PARALLEL": "1"}, [False, True]),
+], ids=["never-on-its-own", "asked-for"])
+def test_large_inputs_start_the_jit_only_when_asked(native, body, environment, imports_numba):
+    """Above its threshold a group kernel's build is the parallel one, a JIT build, only where
+    the process asked for threads (`builds.PARALLEL_ENV`); otherwise the native serial build
+    runs at every size (Numba not imported, nothing compiled in the call); same result either
+    way."""
+    steps = json.loads(run_python(JIT_START.replace("{body}", body), env=environment))
     assert all(step["same"] for step in steps)
     assert [step["numba"] for step in steps] == imports_numba
-    assert steps[-1]["parallel_compiled"]
+    assert steps[-1]["parallel_compiled"] == imports_numba[-1]
 
 
 # --- what the command says: --version, and a one-time note without the native kernels -----
@@ -314,6 +308,26 @@ def run_command(args: list[str], env: dict | None = None) -> subprocess.Complete
                             cwd=Path(__file__).resolve().parent)
     assert result.returncode == 0, result.stderr[-3000:]
     return result
+
+
+FIRST_CALL = """
+import json, sys
+import fastperf
+table = fastperf.simulate(1, 300_000, seed=3, unit=None).table
+result = fastperf.compare(table, baseline="baseline", candidate="candidate")
+row = result.benchmarks.to_pylist()[0]
+print(json.dumps({"numba": "numba" in sys.modules, "scipy.stats": "scipy.stats" in sys.modules,
+                  "ci": [row["ci_low"], row["ci_high"]], "status": row["status"]}))
+"""
+
+
+def test_the_first_call_on_a_large_group_compiles_nothing(native):
+    """A fresh process comparing 300,000 vs 300,000 values (above the Hodges-Lehmann and rank
+    kernels' parallel thresholds, and above the exact binomial pmf's size) runs native builds
+    only: Numba, the JIT and scipy.stats are never imported in the user's call."""
+    out = json.loads(run_python(FIRST_CALL).splitlines()[-1])
+    assert out["numba"] is False and out["scipy.stats"] is False
+    assert out["status"] == "ok" and out["ci"][0] < out["ci"][1]
 
 
 def test_version_says_the_native_kernels_are_active(native):

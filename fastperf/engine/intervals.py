@@ -127,20 +127,37 @@ def _shortest_median_ranks(n, confidence: float):
     upper = np.zeros(sizes.shape, dtype=np.int64)
     coverage = np.full(sizes.shape, np.nan)
     for i, size in enumerate(sizes.tolist()):  # once per distinct size, not per group
-        if size < 1:
-            continue
-        k = np.arange(size + 1)
-        pmf = half_binomial_pmf(size)[np.minimum(k, size - k)]  # exactly symmetric
-        order = np.lexsort((k, np.abs(2 * k - size)))
-        accumulated = np.cumsum(pmf[order])
-        stop = int(np.searchsorted(accumulated >= confidence, True))
-        stop = min(stop, size)
-        taken = k[order[: stop + 1]]
-        low, high = int(taken.min()), int(taken.max()) + 1
-        lower[i] = low if low >= 1 else 0
-        upper[i] = high if high <= size else 0
-        coverage[i] = accumulated[stop]
+        if size >= 1:
+            lower[i], upper[i], coverage[i] = shortest_median_interval(size, confidence)
     return lower[inverse], upper[inverse], coverage[inverse]
+
+
+def shortest_median_interval(size: int, confidence: float) -> tuple[int, int, float]:
+    """(lower, upper, coverage) of benchstat's shortest median interval for one sample size.
+
+    P(B = k), B ~ Binomial(size, 1/2), is added in order of |2k - size|, the smaller k first
+    where two are as far from the middle, until the sum reaches `confidence` (see
+    `median_interval_ranks`). The terms are listed in that order directly (the middle one, then
+    pairs of equal terms), and summed left to right over a prefix long enough to hold the stop
+    (8 standard deviations of B each side), or over all of them where that prefix falls short:
+    the sums are the same bits as over the whole sorted list.
+    """
+    half = size // 2
+    pmf = half_binomial_pmf(size)  # P(B = k), k = 0 .. half; P(B = size - k) is the same
+    window = min(size + 1, 2 * (8 * int(np.sqrt(size)) + 8))
+    for length in (window, size + 1):
+        # the first `length` k in the order added. Even size: half, half - 1, half + 1,
+        # half - 2, ...; odd: half, half + 1, half - 1, half + 2, ... (as far from the middle)
+        steps = np.arange(1, length)
+        outwards = np.where(steps % 2 == 1, (steps + 1) // 2, -(steps // 2))
+        ks = np.concatenate(([half], half + (-outwards if size % 2 == 0 else outwards)))
+        accumulated = np.cumsum(pmf[np.minimum(ks, size - ks)])
+        if accumulated[-1] >= confidence:
+            break
+    stop = min(int(np.searchsorted(accumulated >= confidence, True)), size)
+    taken = ks[: stop + 1]
+    low, high = int(taken.min()), int(taken.max()) + 1
+    return (low if low >= 1 else 0), (high if high <= size else 0), float(accumulated[stop])
 
 
 #: Sizes up to which `half_binomial_pmf` divides exact integers (a few ms at the largest).
@@ -151,14 +168,28 @@ def half_binomial_pmf(size: int) -> np.ndarray:
     """P(B = k) for B ~ Binomial(size, 1/2) and k = 0 .. floor(size / 2).
 
     Each is C(size, k) / 2^size, divided as exact integers (Python rounds the quotient of two
-    integers correctly), for sizes up to `EXACT_PMF_MAX_SIZE`; above it, scipy's binomial pmf
-    (Boost's, accurate to a few ulps; imported only then).
+    integers correctly), for sizes up to `EXACT_PMF_MAX_SIZE`. Above it, the largest term
+    P(B = floor(size / 2)) from the asymptotic series of the central binomial coefficient,
+    C(2m, m) / 4^m = (1 - 1/(8m) + 1/(128m^2) + 5/(1024m^3) - 21/(32768m^4) - 399/(262144m^5)
+    + ...) / sqrt(pi m) (Graham, Knuth & Patashnik 1994, *Concrete Mathematics*, exercise 9.60;
+    coefficients checked against exact integers in tests/test_intervals.py; m > 1000,
+    so the rest is below 1e-17 of it), with m = (size + 1) / 2 for odd sizes (C(2m, m) / 4^m
+    is then P(B = m - 1) too), and the others by the ratios P(B = k - 1) / P(B = k) =
+    k / (size - k + 1), multiplied outwards from the middle,
+    where the intervals are decided: within 1e-12 of Boost's binomial pmf (scipy.stats) up to a
+    million values, 1e-11 at ten million (tests/test_intervals.py checks the intervals' ranks
+    against it).
     """
     half = size // 2
     if size > EXACT_PMF_MAX_SIZE:
-        from scipy.stats import binom  # deferred: scipy.stats ~0.5 s, above 2,000 values only
-
-        return binom.pmf(np.arange(half + 1), size, 0.5)
+        m = (size + 1) // 2
+        x = 1.0 / m
+        series = 1.0 + x * (-1.0 / 8 + x * (1.0 / 128 + x * (5.0 / 1024 + x * (
+            -21.0 / 32768 + x * (-399.0 / 262144)))))
+        central = series / np.sqrt(np.pi * m)
+        k = np.arange(half, 0, -1, dtype=np.float64)
+        ratios = k / (size - k + 1.0)  # P(B = k - 1) / P(B = k), k = half .. 1
+        return np.concatenate(([central], central * np.cumprod(ratios)))[::-1]
     pmf = np.empty(half + 1)
     denominator = 1 << size
     coefficient = 1

@@ -8,9 +8,10 @@ Every kernel is a plain Python function over numpy arrays, decorated with this m
   `fastperf.native_build`), which needs no Numba. Any other call (another dtype, a strided
   array) imports Numba and gives every kernel its JIT dispatcher (`jit_all`).
 - A `GroupKernel` is numbagg's target switch: a serial build below a per-kernel input size, a
-  parallel (``prange``) JIT build above it, unless the JIT has yet to start and its start would
-  cost more than the threads gain (the ski-rental rule, `GroupKernel.target`). Per-group work is
-  independent, so every build gives the same result whatever the thread count.
+  parallel (``prange``) JIT build above it where the process asked for threads
+  (``FASTPERF_PARALLEL=1``, or `jit_all`); a call never compiles or starts the JIT for threads
+  on its own (`GroupKernel.target`). Per-group work is independent, so every build gives the
+  same result whatever the thread count.
 
 The native module is used only where it was built from these kernel sources (`source_digest`)
 and ``FASTPERF_NATIVE`` is not ``0``; `native_status` says whether it serves this process, and
@@ -43,20 +44,14 @@ PARALLEL_MIN_ROWS = 1_000_000
 #: Tests set this to True to force the parallel builds (see tests/conftest.py).
 FORCE_PARALLEL = False
 
-#: The parallel builds are JIT builds: in a process that has not started the JIT, the first one
-#: must also repay its start (about 1 s on 2 cores from Numba's disk cache; 45 s for
-#: ``fastperf compare`` of 10,000 benchmarks where the cache is empty, as on a fresh CI runner).
-#: Until then a group kernel with a native build runs it serially above its threshold, unless
-#: the input is this many times the threshold (seconds of serial work: the thresholds sit at
-#: 10-40 ms of it)...
-JIT_START_FACTOR = 100
-#: ... or the serial time so spent reaches this many seconds, the JIT's warm start: a long
-#: session of large calls then starts it, having spent at most about twice what the threads
-#: would have saved (the ski-rental rule).
-JIT_START_SECONDS = 1.0
-
-#: Seconds of native serial calls that ran where the thresholds asked for threads.
-serial_seconds_instead = 0.0
+#: The parallel builds are JIT builds: the first one a process runs starts the JIT (Numba's import
+#: and the builds' loads from its disk cache: 0.4-3 s on 2 cores; 45 s for ``fastperf compare``
+#: of 10,000 benchmarks where the cache is empty, as on a fresh CI runner), which one call's
+#: threads do not repay on 2 cores (docs/performance.md, "Threads"). So a group kernel with a
+#: native build runs it serially at every size, unless the process asked for threads: this
+#: environment variable set to 1, or the JIT started on purpose (`jit_all`, which a process
+#: whose calls need the JIT for other argument types also runs).
+PARALLEL_ENV = "FASTPERF_PARALLEL"
 
 #: Stands for ``numba.prange`` in kernel modules (``from fastperf.kernels.builds import
 #: prange``) until `jit_all` gives the JIT the real one; the AOT build compiles it as ``range``.
@@ -356,34 +351,26 @@ class GroupKernel:
 
     def target(self, n_rows: int) -> str:
         """The build for a call touching `n_rows` rows: ``"serial"`` below `min_rows`, else
-        ``"parallel"``, or ``"serial instead"`` (the native serial build, timed) while the JIT
-        has yet to start and its start would cost more than the threads gain
-        (`JIT_START_FACTOR`, `JIT_START_SECONDS`)."""
+        ``"parallel"`` where the process asked for threads (`PARALLEL_ENV`, or the JIT
+        started) or the kernel has no native build; else the native ``"serial"`` build: a call
+        never starts the JIT for threads on its own."""
         if FORCE_PARALLEL:
             return "parallel"
         if n_rows < self.min_rows:
             return "serial"
-        if (_jit_started or serial_seconds_instead >= JIT_START_SECONDS
-                or n_rows >= JIT_START_FACTOR * self.min_rows
+        if (_jit_started or os.environ.get(PARALLEL_ENV) == "1"
                 or not native_builds().get(self.serial.name)):
             return "parallel"
-        return "serial instead"
+        return "serial"
 
     def __call__(self, *args, n_rows: int):
         """Run the build `target` picks for `n_rows`, the number of rows the call touches.
         Every build gives the same result."""
-        global serial_seconds_instead
         if self.inputs:  # read-only inputs: one specialization, writable or not at the caller
             args = tuple(read_only(a) for a in args[:self.inputs]) + args[self.inputs:]
-        target = self.target(n_rows)
-        if target == "parallel":
+        if self.target(n_rows) == "parallel":
             return self.parallel(*args)
-        if target == "serial":
-            return self.serial(*args)
-        start = time.perf_counter()
-        result = self.serial(*args)
-        serial_seconds_instead += time.perf_counter() - start
-        return result
+        return self.serial(*args)
 
 
 def group_kernel(fn: Callable | None = None, *, min_rows: int = PARALLEL_MIN_ROWS,
