@@ -22,9 +22,11 @@ import numpy as np
 import pyarrow as pa
 
 import fastperf
+from fastperf.data.arrays import Samples
 from fastperf.data.budget import available_cpus
 from fastperf.data.levels import Structure, run_sequences
 from fastperf.engine.diagnostics import diagnose
+from fastperf.engine.dip import dip_test
 from fastperf.io.read import example_table
 from fastperf.kernels import builds
 from fastperf.progress import AUTO_MIN_STEPS, ProgressBar, wants_progress
@@ -124,6 +126,14 @@ def _diagnostics():
                               Structure(("process",))),
                              (fastperf.simulate(3, 2, seed=6).table, Structure())):
         diagnose(run_sequences(table, ["benchmark"], "variant", "value", structure))
+    # a clear transient: the steady values less it, sorted as padded rows (steady_rows)
+    runs = np.exp(np.random.default_rng(7).normal(0, 0.01, (2, 40))
+                  + np.where(np.arange(40) < 5, 0.5, 0.0))
+    transient = pa.table({"benchmark": ["a"] * 80, "variant": ["x"] * 40 + ["y"] * 40,
+                          "run": np.tile(np.arange(40), 2), "value": runs.ravel()})
+    diagnose(run_sequences(transient, ["benchmark"], "variant", "value", Structure()))
+    # the dip test on its own (the engine function the diagnostics' fused kernel mirrors)
+    dip_test(Samples(np.sort(runs, axis=1).ravel(), np.array([0, 40, 80])))
 
 
 #: The warm-up tasks, each run in one worker process: (name, function).

@@ -19,7 +19,7 @@ on the log scale when each of its values is > 0, else on the values themselves (
   1.5 IQR, severe beyond 3 IQR (quartiles by linear interpolation), from `MIN_FENCE_VALUES`
   values on;
   **bimodal**: Hartigan & Hartigan's (1985) dip test of the sorted values on the scale, each
-  run of ties spread over one quantum (`tie_spread`; `fastperf.engine.dip`);
+  run of ties spread over one quantum (`fastperf.kernels.diagnostics.spread_ties`; `fastperf.engine.dip`);
   **drift**: the Mann-Kendall trend test (Mann 1945; Kendall 1975) of the steady runs in order,
   or of the processes' steady means in order, with the tie-corrected variance and the normal
   approximation with a continuity correction of 1 (``z = (S - sign(S)) / sqrt(Var S)``), and
@@ -38,12 +38,13 @@ import numpy as np
 
 from fastperf.data.arrays import Samples
 from fastperf.data.levels import Sequences
-from fastperf.engine.dip import MIN_N, dip_test_status
+from fastperf.engine.dip import DIP_PROBABILITIES, DIP_QUANTILES, DIP_SIZES, MIN_N
 from fastperf.engine.parametric import t_from_moments, t_pvalue
 from fastperf.engine.ranks import sort_samples
 from fastperf.engine.pvalues import normal_pvalue
-from fastperf.kernels.diagnostics import (STEADY_COLUMNS, spread_ties, steady_statistics,
+from fastperf.kernels.diagnostics import (STEADY_COLUMNS, steady_rows, steady_statistics,
                                           warmup_split)
+from fastperf.kernels.dip import OK, STATUS_MESSAGES
 
 __all__ = ["FLAGS", "FLAG_TEXTS", "Thresholds", "Warmup", "Diagnostics", "find_warmup",
            "steady_mask", "diagnose", "flag_bits", "flag_text", "unit_counts",
@@ -67,6 +68,9 @@ DIP_MIN_VALUES = MIN_N
 #: `sorted_segments` sorts each size class of groups as one numpy rectangle up to this many
 #: distinct sizes, else segment by segment.
 MAX_SIZE_CLASSES = 64
+#: `sorted_steady_values` sorts the groups as the padded rows of one rectangle while its size is
+#: at most this many times the values.
+MAX_PADDING = 2
 #: The fewest runs or processes of a trend test.
 TREND_MIN_UNITS = 3
 
@@ -329,7 +333,18 @@ def steady_mask(sequences: Sequences, warmup: Warmup) -> np.ndarray:
     -----
     CSR bookkeeping: no formula.
     """
-    process_cut = np.repeat(warmup.dropped, np.diff(sequences.group_processes))
+    return kept_values(sequences, warmup.dropped)
+
+
+def kept_values(sequences: Sequences, truncation: np.ndarray) -> np.ndarray:
+    """A bool mask over ``sequences.values``: False for the first ``truncation[g]`` values of
+    each process of group g.
+
+    Notes
+    -----
+    CSR bookkeeping: no formula.
+    """
+    process_cut = np.repeat(truncation, np.diff(sequences.group_processes))
     sizes = np.diff(sequences.processes)
     position = (np.arange(sequences.values.shape[0], dtype=np.int64)
                 - np.repeat(sequences.processes[:-1], sizes))
@@ -361,7 +376,7 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds(),
         ``quantum_share`` (quantum / |median|), ``tied_share``, ``cv``; then the flags, the
         advice, the status and the `Warmup` found. Tukey's fences classify groups of at least
         `MIN_FENCE_VALUES` steady values (fewer: no outlier is counted); the dip test reads
-        the values with each run of ties spread over one quantum (`tie_spread`); the
+        the values with each run of ties spread over one quantum (`fastperf.kernels.diagnostics.spread_ties`); the
         ``resolution`` flag needs tied values (or every value equal).
 
     Notes
@@ -369,31 +384,25 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds(),
     The module docstring and docs/check.md give each formula and its source.
     """
     warmup = find_warmup(sequences, thresholds.warmup_alpha)
-    keep = steady_mask(sequences, warmup)
-    kept_before = np.concatenate(([0], np.cumsum(keep))).astype(np.int64)
-    steady_offsets = kept_before[sequences.group_offsets]
-    n_steady = np.diff(steady_offsets)
-    with np.errstate(divide="ignore", invalid="ignore"):
-        log_values = np.repeat(warmup.log_scale, np.diff(sequences.group_offsets))
-        scaled = np.where(log_values, np.log(np.where(log_values, sequences.values, 1.0)),
-                          sequences.values)
-        sorted_raw = sorted_segments(sequences.values[keep], steady_offsets)
-        log_steady = np.repeat(warmup.log_scale, n_steady)
-        sorted_scaled = np.where(log_steady, np.log(np.where(log_steady, sorted_raw, 1.0)),
-                                 sorted_raw)
     truncation = warmup.dropped
+    log_scale = warmup.log_scale
+    n = np.diff(sequences.group_offsets)
+    sorted_raw, sorted_starts, n_steady = sorted_steady_values(sequences, truncation)
+    scaled = on_group_scale(sequences.values, log_scale, n)
+    sorted_scaled = on_group_scale(sorted_raw, log_scale,
+                                   np.diff(np.append(sorted_starts, sorted_raw.shape[0])))
     stats = steady_statistics(scaled, sequences.processes, sequences.group_processes,
-                              truncation, np.ascontiguousarray(sorted_raw), sorted_scaled,
-                              steady_offsets, n_rows=sequences.values.shape[0])
+                              truncation, sorted_raw, sorted_scaled, sorted_starts, n_steady,
+                              DIP_SIZES, DIP_PROBABILITIES, DIP_QUANTILES,
+                              n_rows=sequences.values.shape[0])
     steady = {name: stats[:, i] for i, name in enumerate(STEADY_COLUMNS)}
     n_groups = truncation.shape[0]
-    n = np.diff(sequences.group_offsets)
     units = unit_counts(sequences)
-    linear = ~warmup.log_scale
+    linear = ~log_scale
     fenced = n_steady >= MIN_FENCE_VALUES
 
-    dip, dip_pvalue, dip_reason = dip_columns(tie_spread(sorted_scaled, steady_offsets),
-                                              n_steady)
+    dip, dip_pvalue, dip_reason = dip_columns(steady["dip"], steady["dip_pvalue"],
+                                              steady["dip_status"], n_steady)
 
     s, variance, trend_units = steady["trend_s"], steady["trend_variance"], steady["trend_units"]
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
@@ -404,7 +413,7 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds(),
         drift_pvalue = np.where(trend_units >= TREND_MIN_UNITS, drift_pvalue, np.nan)
         slope = steady["slope"]
         mean_zero = linear & (steady["mean"] == 0)
-        drift_per_10 = np.where(warmup.log_scale, np.expm1(10.0 * slope),
+        drift_per_10 = np.where(log_scale, np.expm1(10.0 * slope),
                                 10.0 * slope / np.abs(steady["mean"]))
         drift_per_10 = np.where((trend_units >= 2) & ~mean_zero, drift_per_10, np.nan)
         median = steady["median"]
@@ -429,7 +438,7 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds(),
         flags[:, 6] = units < thresholds.min_units
 
     columns = {
-        "scale": np.where(warmup.log_scale, "log", "linear").astype(object),
+        "scale": np.where(log_scale, "log", "linear").astype(object),
         "n_steady": n_steady,
         "warmup_iterations": warmup.iterations,
         "warmup_change": warmup_change,
@@ -521,45 +530,100 @@ def sorted_segments(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
     return ordered
 
 
-def tie_spread(sorted_values: np.ndarray, offsets: np.ndarray) -> Samples:
-    """Each segment's sorted values with every run of ties spread evenly over one quantum: the
-    i-th of t values tied at v becomes v + q ((i + 1/2) / t - 1/2), i = 0 .. t - 1, for q the
-    segment's smallest positive gap between distinct values.
+def sorted_steady_values(sequences: Sequences, truncation: np.ndarray
+                         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Each group's steady values (each process less its first ``truncation[g]`` values, as
+    `steady_mask` keeps them) sorted ascending.
 
     Parameters
     ----------
-    sorted_values : numpy.ndarray
-        CSR segments, each sorted ascending (no NaN).
-    offsets : numpy.ndarray of int64
-        The segments' offsets.
+    sequences : Sequences
+    truncation : numpy.ndarray of int64
+        Per group, the values dropped from each process (`Warmup.dropped`).
 
     Returns
     -------
-    Samples
-        The spread values, still sorted (a run stays strictly inside its quantum around v).
+    sorted_values : numpy.ndarray of float64
+        Group g's sorted steady values at ``starts[g]:starts[g] + counts[g]``.
+    starts, counts : numpy.ndarray of int64
 
     Notes
     -----
-    A timer's tick rounds a continuous value to the middle of its bin: spreading a bin's t values
-    evenly over it restores the continuous empirical distribution the dip's null table assumes
-    (the uniform; Hartigan & Hartigan 1985). On the raw ties the empirical distribution jumps at
-    each tick and the dip grows: log-normal values of log-sd 1 % rounded to a tick of 1/200 of
-    their median are "bimodal" in 98 % of groups of 60, in 0-5 % once spread (tests).
+    Sorting only: no formula. Where the groups' steady counts are close (their largest times
+    the groups at most `MAX_PADDING` times the values), the groups are the rows of one
+    rectangle (each row padded with +inf, which sorts last) sorted by numpy's vectorised sort;
+    else `sorted_segments` of the steady values.
     """
-    if sorted_values.shape[0] < 2:
-        return Samples(sorted_values, offsets)
-    return Samples(spread_ties(sorted_values, offsets, n_rows=sorted_values.shape[0]), offsets)
+    offsets = sequences.group_offsets
+    n_groups = offsets.shape[0] - 1
+    n_processes = np.diff(sequences.group_processes)
+    if truncation.any():
+        cut = np.minimum(np.diff(sequences.processes), np.repeat(truncation, n_processes))
+        cut_before = np.concatenate(([0], np.cumsum(cut))).astype(np.int64)
+        counts = np.diff(offsets) - np.diff(cut_before[sequences.group_processes])
+    else:
+        counts = np.diff(offsets)
+    counts = counts.astype(np.int64)
+    total = int(counts.sum())
+    width = int(counts.max()) if n_groups else 0
+    if n_groups == 0 or width == 0 or n_groups * width > MAX_PADDING * total:
+        keep = kept_values(sequences, truncation)
+        steady_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
+        values = sequences.values[keep] if truncation.any() else sequences.values
+        return (np.ascontiguousarray(sorted_segments(values, steady_offsets)),
+                steady_offsets[:-1], counts)
+    if not truncation.any() and total == n_groups * width and offsets[0] == 0:
+        rows = sequences.values[:total].reshape(n_groups, width).copy()
+    else:
+        rows = steady_rows(sequences.values, sequences.processes, sequences.group_processes,
+                           truncation, width)
+    rows.sort(axis=1)
+    return rows.reshape(-1), np.arange(n_groups, dtype=np.int64) * width, counts
 
 
-def dip_columns(sorted_values: Samples, n_steady: np.ndarray):
-    """The dip and its p-value per group (`fastperf.engine.dip.dip_test` of its sorted steady
-    values on its scale), and why they are missing ("" where they are not, or the group has
-    no values): NaN below `DIP_MIN_VALUES` values.
+def on_group_scale(values: np.ndarray, log_scale: np.ndarray, sizes: np.ndarray) -> np.ndarray:
+    """`values` on their group's scale: numpy's log of those of a group on the log scale, the
+    rest as they are.
 
     Parameters
     ----------
-    sorted_values : Samples
-        Each group's sorted steady values on its scale (ties spread: `tie_spread`).
+    values : numpy.ndarray of float64
+        The groups' values, group after group.
+    log_scale : numpy.ndarray of bool
+        Per group, whether it is read on the log scale.
+    sizes : numpy.ndarray of int64
+        The values of each group (with a padded layout, its row's width).
+
+    Returns
+    -------
+    numpy.ndarray of float64
+
+    Notes
+    -----
+    No formula. One log pass where every group is on the log scale, `values` themselves where
+    none is.
+    """
+    if log_scale.all():
+        with np.errstate(divide="ignore", invalid="ignore"):
+            return np.log(values)
+    if not log_scale.any():
+        return values
+    on_log = np.repeat(log_scale, sizes)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        return np.where(on_log, np.log(np.where(on_log, values, 1.0)), values)
+
+
+def dip_columns(dip: np.ndarray, pvalue: np.ndarray, codes: np.ndarray, n_steady: np.ndarray):
+    """The dip and its p-value per group, and why they are missing ("" where they are not, or
+    the group has no values): NaN below `DIP_MIN_VALUES` values.
+
+    Parameters
+    ----------
+    dip, pvalue : numpy.ndarray of float64
+        Per group, the dip of its sorted steady values on its scale (ties spread) and its
+        p-value (`steady_statistics`).
+    codes : numpy.ndarray of float64
+        Per group, the dip's status (an index into `fastperf.kernels.dip.STATUS_MESSAGES`).
     n_steady : numpy.ndarray of int64
         Each group's steady values.
 
@@ -568,14 +632,14 @@ def dip_columns(sorted_values: Samples, n_steady: np.ndarray):
     dip, pvalue : numpy.ndarray of float64
     reason : numpy.ndarray of object (str)
     """
-    dip, pvalue, dip_status = dip_test_status(sorted_values)
     enough = n_steady >= DIP_MIN_VALUES
     dip = np.where(enough, dip, np.nan)
     pvalue = np.where(enough, pvalue, np.nan)
     reason = np.where(enough, "", f"fewer than {DIP_MIN_VALUES} values: no dip test"
                       ).astype(object)
-    failed = enough & (dip_status != "ok")
-    reason[failed] = "no dip test: " + dip_status[failed]
+    codes = codes.astype(np.int64)
+    failed = enough & (codes != OK)
+    reason[failed] = "no dip test: " + np.asarray(STATUS_MESSAGES, dtype=object)[codes[failed]]
     reason[n_steady == 0] = ""
     return dip, pvalue, reason
 

@@ -24,16 +24,19 @@ import numpy as np
 from fastperf.data.arrays import Samples
 from fastperf.engine.dip_null import PROBABILITIES, QUANTILES, SIZES
 from fastperf.kernels.dip import STATUS_MESSAGES, dip_statistics
+from fastperf.kernels.dip import dip_pvalues as kernel_dip_pvalues
 
-__all__ = ["MIN_N", "dip_test", "dip_test_status", "dip_pvalues"]
+__all__ = ["MIN_N", "DIP_SIZES", "DIP_PROBABILITIES", "DIP_QUANTILES", "dip_test",
+           "dip_test_status", "dip_pvalues"]
 
 #: The smallest sample the table covers; a smaller one has a dip but no p-value (its dip is
 #: 1/(2n) or 0 whatever the data: nothing to test, as ``diptest.diptest`` warns).
 MIN_N = SIZES[0]
 
-_SIZES = np.asarray(SIZES, dtype=np.float64)
-_PROBABILITIES = np.asarray(PROBABILITIES)
-_QUANTILES = np.asarray(QUANTILES)
+#: The null table as the kernels read it: sample sizes, probabilities, quantiles of sqrt(n) D_n.
+DIP_SIZES = np.ascontiguousarray(SIZES, dtype=np.float64)
+DIP_PROBABILITIES = np.ascontiguousarray(PROBABILITIES, dtype=np.float64)
+DIP_QUANTILES = np.ascontiguousarray(QUANTILES, dtype=np.float64)
 
 
 def dip_test(samples: Samples) -> tuple[np.ndarray, np.ndarray]:
@@ -106,35 +109,11 @@ def dip_pvalues(dip: np.ndarray, sizes: np.ndarray) -> np.ndarray:
     -------
     numpy.ndarray of float64
         The p-values, in [1 - max(PROBABILITIES), 1]; NaN where the dip is NaN or n < `MIN_N`.
+
+    Notes
+    -----
+    The kernel `fastperf.kernels.dip.dip_pvalue` per dip, as the run diagnostics read it.
     """
-    dip = np.asarray(dip, dtype=np.float64)
-    n = np.asarray(sizes, dtype=np.float64)
-    pvalue = np.full(dip.shape, np.nan)
-    valid = ~np.isnan(dip) & (n >= MIN_N)
-    if not valid.any():
-        return pvalue
-    n = n[valid]
-    # the row of n: linear in n between the table's sizes, the last size beyond them
-    upper = np.minimum(np.searchsorted(_SIZES, n, side="left"), _SIZES.size - 1)
-    lower = np.where(_SIZES[upper] <= n, upper, upper - 1)
-    span = _SIZES[upper] - _SIZES[lower]
-    weight = np.where(span > 0, (np.minimum(n, _SIZES[-1]) - _SIZES[lower])
-                      / np.where(span > 0, span, 1.0), 0.0)
-    rows = (_QUANTILES[lower]
-            + weight[:, None] * (_QUANTILES[upper] - _QUANTILES[lower]))
-    # the probability: linear between the quantiles around sqrt(n) d; the first of tied ones
-    scaled = np.sqrt(n) * dip[valid]
-    below = (rows < scaled[:, None]).sum(axis=1)  # quantiles strictly below sqrt(n) d
-    last = _PROBABILITIES.size - 1
-    right = np.minimum(below, last)
-    left = np.maximum(below - 1, 0)
-    q_left = rows[np.arange(n.size), left]
-    q_right = rows[np.arange(n.size), right]
-    gap = q_right - q_left
-    fraction = np.where(gap > 0, (scaled - q_left) / np.where(gap > 0, gap, 1.0), 1.0)
-    cdf = _PROBABILITIES[left] + np.clip(fraction, 0.0, 1.0) * (
-        _PROBABILITIES[right] - _PROBABILITIES[left])
-    cdf = np.where(below == 0, _PROBABILITIES[0], cdf)
-    cdf = np.where(below > last, _PROBABILITIES[last], cdf)
-    pvalue[valid] = 1.0 - cdf
-    return pvalue
+    dip = np.ascontiguousarray(dip, dtype=np.float64).reshape(-1)
+    n = np.ascontiguousarray(sizes, dtype=np.float64).reshape(-1)
+    return kernel_dip_pvalues(dip, n, DIP_SIZES, DIP_PROBABILITIES, DIP_QUANTILES)

@@ -168,6 +168,94 @@ def dip_of_sorted(x, minorant, majorant, gcm, lcm) -> float:
     return dip / (2.0 * n)
 
 
+@njit(cache=True)
+def segment_status(values, start, end) -> int:
+    """`OK`, or the status code of the first defect of ``values[start:end]`` (not empty): a NaN
+    or infinite value (`NOT_FINITE`, which wins), else a value below the one before it
+    (`NOT_SORTED`)."""
+    code = OK
+    for j in range(start, end):
+        if not math.isfinite(values[j]):
+            return NOT_FINITE
+        if j > start and values[j] < values[j - 1]:
+            code = NOT_SORTED
+    return code
+
+
+@njit(cache=True)
+def null_quantile(quantiles, lower, upper, weight, column) -> float:
+    """The table's quantile `column` at n between its rows `lower` and `upper`: linear, with
+    `weight` the share of the way from one to the other."""
+    return (quantiles[lower, column]
+            + weight * (quantiles[upper, column] - quantiles[lower, column]))
+
+
+@njit(cache=True)
+def dip_pvalue(dip, n, sizes, probabilities, quantiles) -> float:
+    """P(D_n >= dip) under the uniform null, read off the simulated table of the quantiles of
+    sqrt(n) D_n (`fastperf.engine.dip`'s module docstring gives the method).
+
+    Parameters
+    ----------
+    dip : float
+        The dip.
+    n : float
+        The sample size.
+    sizes, probabilities : numpy.ndarray of float64
+        The table's sample sizes (ascending) and probabilities (ascending).
+    quantiles : numpy.ndarray of float64, shape (sizes, probabilities)
+        The quantiles of sqrt(n) D_n.
+
+    Returns
+    -------
+    float
+        In [1 - max(probabilities), 1]; NaN where the dip is NaN or n < ``sizes[0]``.
+
+    Notes
+    -----
+    The row of n is linear in n between the table's sizes (the last size beyond them); the
+    probability linear in sqrt(n) d between the quantiles around it, the first of tied ones,
+    clipped to the table's ends. `dip_pvalues` applies it to a batch of dips.
+    """
+    if math.isnan(dip) or not n >= sizes[0]:
+        return np.nan
+    last_size = sizes.shape[0] - 1
+    upper = 0
+    while upper <= last_size and sizes[upper] < n:
+        upper += 1
+    upper = min(upper, last_size)
+    lower = upper if sizes[upper] <= n else upper - 1
+    span = sizes[upper] - sizes[lower]
+    weight = (min(n, sizes[last_size]) - sizes[lower]) / span if span > 0 else 0.0
+    scaled = np.sqrt(n) * dip
+    below = 0  # quantiles strictly below sqrt(n) d
+    for column in range(probabilities.shape[0]):
+        if null_quantile(quantiles, lower, upper, weight, column) < scaled:
+            below += 1
+    last = probabilities.shape[0] - 1
+    if below == 0:
+        return 1.0 - probabilities[0]
+    if below > last:
+        return 1.0 - probabilities[last]
+    right = below
+    left = below - 1
+    q_left = null_quantile(quantiles, lower, upper, weight, left)
+    q_right = null_quantile(quantiles, lower, upper, weight, right)
+    gap = q_right - q_left
+    fraction = (scaled - q_left) / gap if gap > 0 else 1.0
+    fraction = min(max(fraction, 0.0), 1.0)
+    return 1.0 - (probabilities[left] + fraction * (probabilities[right] - probabilities[left]))
+
+
+@njit(cache=True)
+def dip_pvalues(dips, sizes, table_sizes, probabilities, quantiles) -> np.ndarray:
+    """`dip_pvalue` of each dip, with the sample sizes `sizes` (float64) and the table."""
+    out = np.empty(dips.shape[0])
+    for k in range(dips.shape[0]):
+        out[k] = dip_pvalue(dips[k], sizes[k], table_sizes, probabilities, quantiles)
+    return out
+
+
 @group_kernel(min_rows=500_000, inputs=2)
 def dip_statistics(values, offsets) -> tuple[np.ndarray, np.ndarray]:
     """The dip of every segment of sorted values, and a status code.
@@ -201,13 +289,7 @@ def dip_statistics(values, offsets) -> tuple[np.ndarray, np.ndarray]:
         if end <= start:
             status[s] = EMPTY
             continue
-        code = OK
-        for j in range(start, end):
-            if not math.isfinite(values[j]):
-                code = NOT_FINITE
-                break
-            if j > start and values[j] < values[j - 1]:
-                code = NOT_SORTED
+        code = segment_status(values, start, end)
         if code != OK:
             status[s] = code
             continue
