@@ -42,7 +42,7 @@ __all__ = [
     "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
     "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
     "nan_status", "EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
-    "check_exact_budget", "exact_chunks", "csr_slice",
+    "check_exact_budget", "exact_chunks", "csr_slice", "tie_tails_once", "distinct_tie_tests",
 ]
 
 
@@ -258,8 +258,9 @@ def rank_sum_sigma(m, n, tie_term):
 
 def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks, progress=None):
     """Exact (lower, upper) tails of U for the `chosen` tests: cached untied distributions per
-    size pair, the conditional distribution given the tie blocks for tied samples; in chunks
-    with a progress bar when wanted (`exact_chunks`)."""
+    size pair, the conditional distribution given the tie blocks for tied samples (once per
+    distinct tie blocks, m and statistic: `tie_tails_once`); in chunks with a progress bar when
+    wanted (`exact_chunks`)."""
     lower = np.full(m.shape, np.nan)
     upper = np.full(m.shape, np.nan)
     untied = chosen & ~tied
@@ -286,8 +287,9 @@ def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks, progress=Non
             chunk_scores, chunk_offsets = csr_slice(scores, block_offsets, c, d)
             chunk_counts, _ = csr_slice(counts, block_offsets, c, d)
             # n_rows of the whole batch: every chunk runs the build the whole call would
-            lo, up = rank_sum_tie_tails(chunk_scores, chunk_counts, chunk_offsets, mc[c:d],
-                                        observed[c:d], n_rows=int(counts.sum()))
+            lo, up = tie_tails_once(rank_sum_tie_tails, chunk_scores, chunk_counts,
+                                    chunk_offsets, (mc[c:d], observed[c:d]),
+                                    n_rows=int(counts.sum()))
             lower[tied_chosen[c:d]], upper[tied_chosen[c:d]] = lo, up
     return lower, upper
 
@@ -485,6 +487,8 @@ def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks, p
         if d > c:
             chunk_scores, chunk_offsets = csr_slice(scores, block_offsets, c, d)
             chunk_counts, _ = csr_slice(counts, block_offsets, c, d)
+            # each test computed, repeats too: this kernel takes ~2 us a test, `tie_tails_once`
+            # ~0.1 us, and only tables of 2-4 distinct values per benchmark repeat enough to pay
             lo, up = signed_rank_tie_tails(chunk_scores, chunk_counts, chunk_offsets,
                                            plus2[conditional[c:d]], n_rows=int(counts.sum()))
             lower[conditional[c:d]], upper[conditional[c:d]] = lo, up
@@ -680,6 +684,107 @@ def exact_chunks(label: str, n_untied: int, n_tied: int, progress, costs):
                                 else False, steps, unit="distributions", weights=weights):
         yield (min(a, n_untied), min(b, n_untied)), (max(a - n_untied, 0),
                                                      max(b - n_untied, 0))
+
+
+def tie_tails_once(kernel, scores, counts, block_offsets, per_test, n_rows: int):
+    """``kernel(scores, counts, block_offsets, *per_test, n_rows=n_rows)`` (a tie-tail kernel:
+    `rank_sum_tie_tails` or `signed_rank_tie_tails`), with each distinct test computed once.
+
+    A test's tails depend only on its own tie blocks and its `per_test` values (m, the observed
+    statistic), so tests equal in all of them (`distinct_tie_tests`) share one kernel result, bit
+    for bit the one each would get alone; `n_rows` stays the whole batch's, so the kernel runs
+    the same build as on every test. Realistic tables share little (31 vs 31 values in ~8 tie
+    blocks: under 1% of the tests repeat one another), coarse timers more (2-4 distinct values
+    per benchmark: 20-70%). The hashing costs ~0.1 us a test, the rank-sum kernel 20-80 us."""
+    first, inverse = distinct_tie_tests(scores, counts, block_offsets, per_test)
+    if first.size == inverse.size:
+        return kernel(scores, counts, block_offsets, *per_test, n_rows=n_rows)
+    taken, taken_offsets = segments_at(block_offsets, first)
+    lower, upper = kernel(scores[taken], counts[taken], taken_offsets,
+                          *(np.ascontiguousarray(v[first]) for v in per_test), n_rows=n_rows)
+    return lower[inverse], upper[inverse]
+
+
+#: Odd 64-bit multipliers of `distinct_tie_tests`'s hash (the golden ratio's and splitmix64's).
+HASH_MULTIPLIERS = np.array([0x9E3779B97F4A7C15, 0xBF58476D1CE4E5B9, 0x94D049BB133111EB],
+                            dtype=np.uint64)
+
+
+def distinct_tie_tests(scores, counts, block_offsets, per_test) -> tuple[np.ndarray, np.ndarray]:
+    """The distinct tests of a batch of tie-block groups (CSR `block_offsets`): two tests are the
+    same when their blocks (`scores` and `counts`, in order) and every array of `per_test` agree.
+
+    Returns ``(first, inverse)``: the first test of each distinct one, ascending, and for each
+    test the position of its distinct test in `first` (``first[inverse]`` is a test equal to
+    each). The hashes of `tie_test_hashes` propose the repeats: one sort says whether there are
+    any, an argsort then gives each test its model, the first test of the same hash. Each repeat
+    is compared with its model value by value, and one that differs (a hash collision, or the
+    same blocks in another order) is kept as a distinct test of its own, not merged with its own
+    repeats: never a wrong merge, whatever the hash; at worst (collisions, which tie blocks in
+    value order do not produce) a test computed more than once.
+    """
+    n_tests = block_offsets.shape[0] - 1
+    everyone = np.arange(n_tests)
+    if n_tests < 2:
+        return everyone, everyone
+    key = tie_test_hashes(scores, counts, block_offsets, per_test)
+    ordered = np.sort(key)
+    if (ordered[1:] != ordered[:-1]).all():
+        return everyone, everyone
+    order = np.argsort(key)  # numpy's stable argsort is 5x slower: the first by reduceat
+    starts = np.ones(n_tests, dtype=bool)
+    starts[1:] = key[order[1:]] != key[order[:-1]]
+    model = np.empty(n_tests, dtype=np.int64)
+    model[order] = np.minimum.reduceat(order, np.flatnonzero(starts))[np.cumsum(starts) - 1]
+    # the repeats, each against its model: lengths, per_test, then the blocks value by value
+    lengths = np.diff(block_offsets)
+    repeats = np.flatnonzero(model != everyone)
+    same = lengths[repeats] == lengths[model[repeats]]
+    for value in per_test:
+        same &= value[repeats] == value[model[repeats]]
+    checked = repeats[same]
+    mine, _ = segments_at(block_offsets, checked)
+    theirs, _ = segments_at(block_offsets, model[checked])
+    differs = (scores[mine] != scores[theirs]) | (counts[mine] != counts[theirs])
+    differ_before = np.zeros(differs.shape[0] + 1, dtype=np.int64)
+    np.cumsum(differs, out=differ_before[1:])
+    ends = np.cumsum(lengths[checked])
+    same[same] = differ_before[ends] == differ_before[ends - lengths[checked]]
+    model[repeats[~same]] = repeats[~same]  # a collision stands for itself
+    own = model == everyone
+    return np.flatnonzero(own), (np.cumsum(own) - 1)[model]
+
+
+def tie_test_hashes(scores, counts, block_offsets, per_test) -> np.ndarray:
+    """A 64-bit hash (uint64) of each test of `distinct_tie_tests`: a mix of each block's score
+    and count, summed over the test's blocks (a wrapping cumulative sum; the order of the
+    blocks is left to the comparison that follows), then mixed with its number of blocks and
+    each `per_test` value. About 30 ns a test of 8 blocks."""
+    start, stop = int(block_offsets[0]), int(block_offsets[-1])
+    k1, k2, k3 = HASH_MULTIPLIERS
+    words = [np.asarray(v[start:stop], dtype=np.int64).view(np.uint64) for v in (scores, counts)]
+    block_hash = words[0] * k1
+    block_hash += words[1]
+    block_hash ^= block_hash >> np.uint64(29)
+    block_hash *= k2
+    running = np.zeros(stop - start + 1, dtype=np.int64)  # int64: the same wrapping sums, faster
+    np.cumsum(block_hash.view(np.int64), out=running[1:])
+    key = (running[block_offsets[1:] - start] - running[block_offsets[:-1] - start]).view(np.uint64)
+    for value in (np.diff(block_offsets), *per_test):
+        key *= k3
+        key += np.asarray(value, dtype=np.int64).view(np.uint64)
+        key ^= key >> np.uint64(31)
+    return key
+
+
+def segments_at(offsets: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The positions of the values of CSR segments `at` (in that order) and their new offsets."""
+    lengths = offsets[at + 1] - offsets[at]
+    new_offsets = np.zeros(at.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=new_offsets[1:])
+    positions = (np.arange(int(new_offsets[-1]), dtype=np.int64)
+                 + np.repeat(offsets[at] - new_offsets[:-1], lengths))
+    return positions, new_offsets
 
 
 def csr_slice(values: np.ndarray, offsets: np.ndarray, start: int, stop: int):
