@@ -526,6 +526,35 @@ def test_merge_and_small_tallies_agree_with_midranks():
         assert _signed_blocks(d, 0, np.empty(0, np.int64), np.empty(0, np.int64), 0)[1:] == expected
 
 
+@pytest.mark.parametrize("kind", ["untied", "cross ties only", "ties within", "apart"])
+def test_large_rank_sums_by_the_counting_merge_match_midranks(kind):
+    """Above SMALL_MAX_PAIRS untied samples take `merge_count_below` (falling back to
+    `merge_tally` where it meets a tie between the samples): 2U and the tie term against
+    scipy's midranks, on sizes whose halves cut unevenly."""
+    from fastperf.kernels.ranks import SMALL_MAX_PAIRS, rank_sum_statistics
+
+    rng = np.random.default_rng(hash(kind) % 2**32)
+    for _ in range(40):
+        m, n = rng.integers(70, 900, 2)
+        x, y = rng.normal(size=m), rng.normal(0.3, 1.5, size=n)
+        if kind == "cross ties only":
+            y[rng.integers(0, n, 3)] = x[rng.integers(0, m, 3)]
+            y = np.unique(y)
+        elif kind == "ties within":
+            x = np.round(x, 1)
+        elif kind == "apart":
+            x = x + 100.0
+        x, y = np.sort(x), np.sort(y)
+        m, n = x.size, y.size
+        assert m * n > SMALL_MAX_PAIRS
+        pooled = np.concatenate([x, y])
+        _, counts = np.unique(pooled, return_counts=True)
+        got_m, got_n, u2, term, tied = rank_sum_statistics(
+            x, np.array([0, m]), y, np.array([0, n]), n_rows=m + n)
+        assert u2[0] == int(round(2 * st.rankdata(pooled)[:m].sum())) - m * (m + 1)
+        assert term[0] == float((counts ** 3 - counts).sum()) and tied[0] == (term[0] > 0)
+
+
 def test_effects_with_nan_omitted_and_empty_samples():
     x = np.array([[1.0, np.nan, 3.0, 7.0], [2.0, 4.0, 6.0, 8.0], [1.0, 2.0, 3.0, 4.0]])
     y = np.array([[0.5, 2.5, np.nan], [1.0, np.nan, 5.0], [np.nan, np.nan, np.nan]])

@@ -13,7 +13,7 @@ import numpy as np
 
 from fastperf.kernels.builds import group_kernel, njit, prange
 from fastperf.kernels.order_statistics import move_nan_last, sorted_copy
-from fastperf.kernels.rank_merge import merge_tally
+from fastperf.kernels.rank_merge import merge_count_below, merge_tally
 
 #: Input size from which the statistics kernels run their parallel build. Their work is
 #: compute-bound (about 4 ns per value), so threads pay for their start-up (tens of
@@ -257,7 +257,12 @@ def rank_sum_statistics(xs, x_offsets, ys, y_offsets) -> tuple[np.ndarray, ...]:
         if mg * ng <= SMALL_MAX_PAIRS:
             ranks2, term = small_rank_sum(xs[x0:x0 + mg], ys[y0:y0 + ng])
         else:
-            ranks2, term = merge_tally(xs, x0, 1, 1.0, mg, ys, y0, 1, 1.0, ng)
+            crossed = True  # untied samples: the counting merge; else (or a tie found) tally
+            if _adjacent_ties(xs, x0, mg) + _adjacent_ties(ys, y0, ng) == 0:
+                u, crossed = merge_count_below(xs[x0:x0 + mg], ys[y0:y0 + ng])
+                ranks2, term = 2 * u + mg * (mg + 1), 0.0
+            if crossed:
+                ranks2, term = merge_tally(xs, x0, 1, 1.0, mg, ys, y0, 1, 1.0, ng)
         m[g] = mg
         n[g] = ng
         u2[g] = ranks2 - mg * (mg + 1)
