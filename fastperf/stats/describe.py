@@ -102,7 +102,8 @@ def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], 
 
 
 def _spread(n, mean, scaled_mean, variance, exponent, confidence):
-    """sd, cv, the Student interval of the mean, and why any is missing ("" when none).
+    """sd, cv, the Student interval of the mean, and why any is missing ("" when none; an
+    object array of str).
 
     The mean is ``scaled_mean * 2**exponent``, the variance ``variance * 4**exponent``
     (``scaled_moments``): each figure is computed
@@ -122,18 +123,20 @@ def _spread(n, mean, scaled_mean, variance, exponent, confidence):
     cv_over = spread & ~sd_over & (scaled_mean != 0) & np.isinf(cv)
     zero_mean = spread & (scaled_mean == 0)
     beyond = np.full(n.shape, "", dtype=object)
+    flagged = np.flatnonzero(sd_over | ci_over | cv_over | zero_mean)  # usually none
     for condition, message in [
         (sd_over, "sd beyond the float64 range: no sd, cv or mean interval"),
         (ci_over, "mean interval beyond the float64 range"),
         (cv_over, "cv beyond the float64 range"),
         (zero_mean, "mean 0: no cv"),
     ]:
-        beyond = np.where(condition, np.where(beyond == "", message, beyond + "; " + message),
-                          beyond)
+        some, sofar = condition[flagged], beyond[flagged]
+        beyond[flagged] = np.where(some, np.where(sofar == "", message, sofar + "; " + message),
+                                   sofar)
     sd = np.where(sd_over, np.nan, sd)
     cv = np.where(sd_over | cv_over, np.nan, cv)
     ci_low, ci_high = (np.where(sd_over | ci_over, np.nan, a) for a in (ci_low, ci_high))
-    return sd, cv, ci_low, ci_high, beyond.astype(str)
+    return sd, cv, ci_low, ci_high, beyond
 
 
 def describe(
@@ -327,18 +330,23 @@ def describe_stage(table: pa.Table, plan: DescribePlan, side: dict | None = None
     sd, cv, ci_low, ci_high, beyond = _spread(n, mean, scaled_mean, variance, exponent,
                                               confidence)
     too_few = f"fewer than {n_min} values: no {confidence:.4g} median interval"
-    status = np.select(
-        [n == 0, n == 1, constant, beyond != "", lower == 0],
-        [
-            "no values (all missing)",
-            "1 value: no sd or intervals",
-            "constant sample: every value equal, no mean interval"
-            + np.where(lower == 0, "; " + too_few, ""),
-            beyond + np.where(lower == 0, "; " + too_few, ""),
-            too_few,
-        ],
-        default="ok",
-    )
+    # the first reason that applies, else "ok"; written only where one applies (most groups
+    # are "ok"); the constant sample's and the out-of-range reasons note a missing median interval
+    status = np.full(n.shape, "ok", dtype=object)
+    for condition, reason, noted in reversed([
+        (n == 0, np.array(["no values (all missing)"], dtype=object), False),
+        (n == 1, np.array(["1 value: no sd or intervals"], dtype=object), False),
+        (constant, np.array(["constant sample: every value equal, no mean interval"],
+                            dtype=object), True),
+        (beyond != "", beyond, True),
+        (lower == 0, np.array([too_few], dtype=object), False),
+    ]):
+        rows = np.flatnonzero(condition)
+        if rows.size:
+            text = reason if reason.size == 1 else reason[rows]
+            if noted:
+                text = text + np.where(lower[rows] == 0, "; " + too_few, "").astype(object)
+            status[rows] = text
     # a constant sample has sd 0: its Student interval would have width 0 whatever n and the
     # confidence, a statement about the spread's estimate, not a confidence interval. Its
     # order-statistic median interval is [c, c]: every order statistic is c, so it covers the
