@@ -426,9 +426,12 @@ class SignedRankState(EffectState):
         if zero_method == 0:
             keep &= ds.values != 0.0
         self._ds, self._keep = ds, keep
-        kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
-        np.cumsum(keep, out=kept_before[1:])
-        self.n = np.diff(kept_before[ds.offsets])
+        if keep.all():  # the usual case: no NaN, no zero left out
+            self.n = np.diff(ds.offsets).astype(np.int64)
+        else:
+            kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
+            np.cumsum(keep, out=kept_before[1:])
+            self.n = np.diff(kept_before[ds.offsets])
 
     def total(self):
         return self.n * (self.n + 1) // 2

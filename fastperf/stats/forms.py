@@ -388,7 +388,10 @@ def paired_differences(xs: Samples, ys: Samples) -> tuple[Samples, np.ndarray]:
     """
     with np.errstate(over="ignore", invalid="ignore"):
         d = xs.values - ys.values
-    over = np.isinf(d) & np.isfinite(xs.values) & np.isfinite(ys.values)
+    infinite = np.isinf(d)
+    if not infinite.any():  # the usual case: nothing overflows, one pass
+        return Samples(d, xs.offsets), np.zeros(len(xs), dtype=bool)
+    over = infinite & np.isfinite(xs.values) & np.isfinite(ys.values)
     halved = infinite_counts(Samples(np.where(over, np.inf, 0.0), xs.offsets)) > 0
     if halved.any():  # the values of the halved segments: +1 at their starts, -1 at their ends
         edges = np.zeros(d.shape[0] + 1, dtype=np.int64)
