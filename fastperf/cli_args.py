@@ -665,7 +665,8 @@ def _add_warmup_and_demo(sub) -> None:
     w.add_argument("--jobs", type=whole_number, default=None, metavar="N",
                    help="worker processes (default: the CPUs available)")
     w.add_argument("--parallel", action="store_true",
-                   help="also compile the parallel builds (used only on inputs of millions of rows)")
+                   help="also compile the parallel builds (run on large inputs where "
+                        "FASTPERF_PARALLEL=1)")
 
     demo = sub.add_parser("demo",
                           help="compare the real Go benchmark data shipped with fastperf "

@@ -169,8 +169,8 @@ def warmup(jobs: int | None = None, parallel: bool = False,
     jobs : int, optional
         Worker processes (default: the CPUs available to this process).
     parallel : bool
-        Also compile the parallel (``prange``) builds, which run only on inputs of millions of
-        rows (default False: they double the time, and a large input pays for its compile).
+        Also compile the parallel (``prange``) builds, which run on large inputs in a process
+        that sets ``FASTPERF_PARALLEL=1`` (default False: they double the time).
     progress : file, optional
         Where to draw a progress bar (stderr when it is a terminal; None: no bar).
 
