@@ -258,6 +258,95 @@ def merge_count(source, target, low, middle, high):
 
 
 @njit(cache=True)
+def merge_count_both_ends(source, target, low, middle, high):
+    """`merge_count` of runs without NaN, as two merges at once.
+
+    Notes
+    -----
+    Two merges run at once, one from the front (the smallest values first) and one from the
+    back (the largest first), each writing half of `target`: two independent chains of loads
+    and selects, where one merge is bound by the latency of its chain. The front passes right
+    value r over the left values not yet taken (all greater than r); the back, taking r, counts
+    the left values it has taken (all greater than r): each right value is counted once, by
+    the merge that takes it. Both break ties towards the left run (stable), so together they
+    write the stable merge.
+    """
+    i, j, k = low, middle, low
+    ib, jb, kb = middle - 1, high - 1, high - 1
+    split = low + (high - low) // 2  # the front writes target[low:split], the back the rest
+    inversions = 0
+    # both merges while every run they read is non-empty; arithmetic on the comparisons, not
+    # selects, which the generic-CPU build turns into branches (the comparisons are
+    # unpredictable)
+    while k < split and kb >= split and i < middle and j < high and ib >= low and jb >= middle:
+        passed = int(source[j] < source[i])  # front: the right value first
+        target[k] = source[i + passed * (j - i)]
+        inversions += passed * (middle - i)
+        j += passed
+        i += 1 - passed
+        k += 1
+        taken = int(source[ib] > source[jb])  # back: the left value first
+        target[kb] = source[jb + taken * (ib - jb)]
+        inversions += (1 - taken) * (middle - 1 - ib)
+        ib -= taken
+        jb -= 1 - taken
+        kb -= 1
+    while k < split:  # the front's rest
+        if i < middle and (j >= high or not source[j] < source[i]):
+            target[k] = source[i]
+            i += 1
+        else:
+            target[k] = source[j]
+            inversions += middle - i
+            j += 1
+        k += 1
+    while kb >= split:  # the back's rest
+        if ib >= low and (jb < middle or source[ib] > source[jb]):
+            target[kb] = source[ib]
+            ib -= 1
+        else:
+            target[kb] = source[jb]
+            inversions += middle - 1 - ib
+            jb -= 1
+        kb -= 1
+    return inversions
+
+
+#: `mann_kendall` counts the pairs one by one up to this many values (no sort: a vectorised
+#: sum of comparisons beats the sort's dependent chains on short sequences).
+PAIR_COUNT_MAX = 64
+
+
+@njit(cache=True)
+def mann_kendall_pairs(y, count):
+    """`mann_kendall` of ``y[:count]`` (no NaN) by comparing every pair: S, and the ties'
+    ``sum_t t (t - 1) (2t + 5)``.
+
+    Notes
+    -----
+    For the i-th value, e_i values after it are equal to it: over a tie group of t values the
+    e_i are t - 1, ..., 1, 0, and ``sum 6 e_i (e_i + 2) = t (t - 1) (2t + 5)`` (the sums of e
+    and e^2). The counts are summed as floats (exact below 2^53), which the generic-CPU build
+    vectorises; the result is in integers, exact as the float sum of exact integers is.
+    """
+    s = 0
+    ties = 0
+    for i in range(count - 1):
+        v = y[i]
+        above = 0.0
+        below = 0.0
+        for j in range(i + 1, count):
+            above += np.float64(y[j] > v)
+            below += np.float64(y[j] < v)
+        greater = int(above)
+        less = int(below)
+        equal = count - 1 - i - greater - less
+        s += greater - less
+        ties += 6 * equal * (equal + 2)
+    return s, ties
+
+
+@njit(cache=True)
 def mann_kendall(y, count, work, scratch):
     """Mann-Kendall S of ``y[:count]`` in its order, and its variance under no trend with ties.
 
@@ -279,12 +368,20 @@ def mann_kendall(y, count, work, scratch):
 
     Notes
     -----
-    Mann (1945), Kendall (1975): O(n log n) by a merge sort counting the discordant pairs
-    (Knight 1966, "A computer method for calculating Kendall's tau with ungrouped data", JASA
-    61, 436-439): blocks of `INSERTION_BLOCK` values sorted by insertion (each shift passes one
-    discordant pair), then merged bottom-up between the two work arrays; tied pairs are
-    neither; the tie groups read off the sorted values.
+    Mann (1945), Kendall (1975). Up to `PAIR_COUNT_MAX` values without NaN, every pair
+    compared (`mann_kendall_pairs`); else O(n log n) by a merge sort counting the discordant
+    pairs (Knight 1966, "A computer method for calculating Kendall's tau with ungrouped data",
+    JASA 61, 436-439): blocks of `INSERTION_BLOCK` values sorted by insertion (each shift
+    passes one discordant pair), then merged bottom-up between the two work arrays
+    (`merge_count_both_ends`; `merge_count` with a NaN); tied pairs are neither; the tie groups read off the sorted values.
     """
+    n = float(count)
+    ordered = True  # no NaN: the values are totally ordered
+    for j in range(count):
+        ordered = ordered and y[j] == y[j]
+    if ordered and count <= PAIR_COUNT_MAX:
+        s, ties = mann_kendall_pairs(y, count)
+        return float(s), (n * (n - 1.0) * (2.0 * n + 5.0) - float(ties)) / 18.0
     for j in range(count):
         work[j] = y[j]
     discordant = 0
@@ -304,7 +401,10 @@ def mann_kendall(y, count, work, scratch):
         for low in range(0, count, 2 * width):
             middle = min(low + width, count)
             high = min(low + 2 * width, count)
-            discordant += merge_count(x, other, low, middle, high)
+            if ordered:
+                discordant += merge_count_both_ends(x, other, low, middle, high)
+            else:
+                discordant += merge_count(x, other, low, middle, high)
         x, other = other, x
         width *= 2
     tied = 0
@@ -319,7 +419,6 @@ def mann_kendall(y, count, work, scratch):
         run = 1
     pairs = count * (count - 1) // 2
     concordant = pairs - discordant - tied
-    n = float(count)
     return float(concordant - discordant), (n * (n - 1.0) * (2.0 * n + 5.0) - tie_term) / 18.0
 
 

@@ -44,24 +44,40 @@ def _hull_links(x, minorant, majorant) -> None:
     Following the links from any point walks that hull's vertices (AS 217's MN and MJ).
     """
     n = x.shape[0]
+    # a stack walk kept in registers: `top` (the vertex on top, its value `x_top`) and
+    # `below` (the one under it, its value `x_below`); a link is read only on a pop
     minorant[0] = 0
+    below = 0
+    x_below = x[0]
     for j in range(1, n):
-        minorant[j] = j - 1
-        while True:
-            a = minorant[j]
-            b = minorant[a]
-            if a == 0 or (x[j] - x[a]) * (a - b) < (x[a] - x[b]) * (j - a):
-                break
-            minorant[j] = b
-    majorant[n - 1] = n - 1
+        x_j = x[j]
+        top = j - 1
+        x_top = x[top]
+        while not (top == 0 or (x_j - x_top) * (top - below) < (x_top - x_below) * (j - top)):
+            top = below
+            x_top = x_below
+            below = minorant[top]
+            x_below = x[below]
+        minorant[j] = top
+        below = top
+        x_below = x_top
+    last = n - 1
+    majorant[last] = last
+    below = last
+    x_below = x[last]
     for k in range(n - 2, -1, -1):
-        majorant[k] = k + 1
-        while True:
-            a = majorant[k]
-            b = majorant[a]
-            if a == n - 1 or (x[k] - x[a]) * (a - b) < (x[a] - x[b]) * (k - a):
-                break
-            majorant[k] = b
+        x_k = x[k]
+        top = k + 1
+        x_top = x[top]
+        while not (top == last
+                   or (x_k - x_top) * (top - below) < (x_top - x_below) * (k - top)):
+            top = below
+            x_top = x_below
+            below = majorant[top]
+            x_below = x[below]
+        majorant[k] = top
+        below = top
+        x_below = x_top
 
 
 @njit(cache=True)

@@ -24,13 +24,14 @@ three for 5M x 5M (2.5e13 sums). Then the bracket's sums are gathered into a buf
 target found by quickselect. The lower pivot is counted at the float just below its sampled value,
 so a value tied over the whole bracket ends the search: (prev(v), v] holds only v. Small groups
 (all sums within the gathering size, the common case) take one such round on a small sample
-and gather about a quarter of their sums. The ranks of a group are served in ascending order;
+shared by their ranks (both pivots counted in one walk: two interleaved walks hide each other's
+latency) and gather about a quarter of their sums. The ranks of a group are served in ascending order;
 those in one gathered bracket (the median's middle pair) by one multi-selection in its buffer.
 """
 import numpy as np
 
 from fastperf.kernels.builds import group_kernel, njit, prange
-from fastperf.kernels.order_statistics import partition, select
+from fastperf.kernels.order_statistics import partition
 from fastperf.kernels.random import GOLDEN, mix64, sample_key
 
 #: A bracket of at most max(SMALL_MAX_PAIRS, (m + n) / 2) sums is gathered and quickselected
@@ -177,6 +178,29 @@ def _count_le(a, b, tri, v, lo, hi, out):
 
 
 @njit(cache=True)
+def _count_two(a, b, v1, v2, out1, out2):
+    """`_count_le` of v1 and of v2 over all the sums (no `tri`), in one walk: two branch-free
+    merge walks interleaved, so that each hides the other's latency. Returns both counts."""
+    m = a.shape[0]
+    n = b.shape[0]
+    i1 = np.int64(0)
+    i2 = np.int64(0)
+    s1 = n
+    s2 = n
+    while i1 < m and i2 < m:
+        i1, s1 = _chain_step(a, b, v1, out1, i1, s1)
+        i2, s2 = _chain_step(a, b, v2, out2, i2, s2)
+    _walk(a, b, v1, out1, i1, m, s1)
+    _walk(a, b, v2, out2, i2, m, s2)
+    c1 = 0
+    c2 = 0
+    for i in range(m):
+        c1 += out1[i]
+        c2 += out2[i]
+    return c1, c2
+
+
+@njit(cache=True)
 def _gather(a, b, lo, hi, buf):
     """Write the sums a_i + b_j, lo_i <= j < hi_i, into `buf`; return how many."""
     c = 0
@@ -258,25 +282,45 @@ def _select_in(x, k, left, right, key, counter):
         below = partition(x, left, right, pivot, False)  # x[left:below] < pivot
         if k < below:
             right = below
-            continue
-        upto = partition(x, below, right, pivot, True)  # x[below:upto] == pivot
-        if k < upto:
-            return x[k], counter
-        left = upto
+        elif below > left:
+            left = below
+        else:  # the pivot is the slice's least value: split off its copies
+            upto = partition(x, left, right, pivot, True)  # x[left:upto] == pivot
+            if k < upto:
+                return pivot, counter
+            left = upto
     return x[k], counter
 
 
 @njit(cache=True)
-def _multi_select(x, size, positions, values, key, counter):
-    """values[u] = the value of rank positions[u] (0-based, ascending) in ``x[:size]``.
+def _select_known(x, k, known, n_known, key, counter):
+    """`_select_in` of rank k in all of `x`, where the positions ``known[:n_known]`` were
+    selected before (each partitions `x`): only the slice between the nearest two is searched.
+    Records k among them. Returns ``(n_known, counter)``."""
+    left = np.int64(0)
+    right = np.int64(x.shape[0])
+    for u in range(n_known):
+        p = known[u]
+        if p == k:
+            return n_known, counter
+        if p < k:
+            left = max(left, p + 1)
+        else:
+            right = min(right, p)
+    _, counter = _select_in(x, k, left, right, key, counter)
+    known[n_known] = k
+    return n_known + 1, counter
+
+
+@njit(cache=True)
+def _multi_select(x, size, positions, values, q, done, queue, key, counter):
+    """values[u] = the value of rank positions[u] (0-based, ascending) in ``x[:size]``, u < q.
 
     Middle position first, then the middles of the halves, each selected within the slice that
-    the positions already selected bound (a selected position partitions the buffer).
-    Returns the next unused random counter.
+    the positions already selected bound (a selected position partitions the buffer). `done`
+    (q flags) and `queue` (2 q + 2 pairs) are scratch. Returns the next unused random counter.
     """
-    q = positions.shape[0]
-    done = np.zeros(q, dtype=np.bool_)
-    queue = np.empty((2 * q + 2, 2), dtype=np.int64)
+    done[:q] = False
     queue[0, 0] = 0
     queue[0, 1] = q
     head = 0
@@ -377,12 +421,19 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
     lo = np.empty(m, dtype=np.int64)
     hi = np.empty(m, dtype=np.int64)
     tmp = np.empty(m, dtype=np.int64)
+    tmp2 = np.empty(0, dtype=np.int64)  # the second pivot's bounds, in a pre-round
     buf = np.empty(0)
     sample = np.empty(0)
     shared = np.empty(0)  # one small sample of all the sums, for every rank's first round
     counter = np.int64(0)  # not the literal 0: callees would compile for it too
     order = _rank_order(ranks)
     n_ranks = ranks.shape[0]
+    positions = np.empty(n_ranks, dtype=np.int64)
+    values = np.empty(n_ranks)
+    done = np.empty(n_ranks, dtype=np.bool_)
+    queue = np.empty((2 * n_ranks + 2, 2), dtype=np.int64)
+    known = np.empty(2 * n_ranks, dtype=np.int64)  # positions selected in `shared`
+    n_known = 0
     count_lo = 0  # sums <= L (L = -inf while no lower bound is known)
     count_hi = -1  # sums <= H (none yet: the first rank starts from all sums)
     low = -_INF
@@ -425,6 +476,7 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
                     counter = _draw_full(a, b, tri, key, counter, shared)
                 smp = shared
                 window = _PRE_ROUND_SD
+                pre_round = True
             else:
                 # rounds needed at the largest sample, then the sample they need
                 spread = 2.0 * _WINDOW_SD * np.sqrt(p * (1.0 - p))  # kept fraction * sqrt(s)
@@ -443,6 +495,7 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
                     counter = _draw(a, b, lo, hi, size, key, counter, sample)
                 smp = sample
                 window = _WINDOW_SD
+                pre_round = False
             # the two sample order statistics around the target's expected position (Floyd &
             # Rivest 1975); the lower one is counted just below its value
             s = smp.shape[0]
@@ -453,10 +506,42 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
             if stagnant or (i1 < 0 and i2 >= s):  # split at one value: always progresses
                 i1 = min(int(pos), s - 1)
                 i2 = i1
-            if i1 >= 0:
-                select(smp, i1, np.int64(0), s)
-            if i2 < s and i2 != i1:
-                select(smp, i2, max(i1 + 1, 0), s)
+            if pre_round:
+                if i1 >= 0:
+                    n_known, counter = _select_known(smp, i1, known, n_known, key, counter)
+                if i2 < s:
+                    n_known, counter = _select_known(smp, i2, known, n_known, key, counter)
+            else:
+                if i1 >= 0:
+                    _, counter = _select_in(smp, i1, np.int64(0), s, key, counter)
+                if i2 < s and i2 != i1:
+                    _, counter = _select_in(smp, i2, max(i1 + 1, 0), s, key, counter)
+            if pre_round and not tri and i1 >= 0 and i2 < s and i2 != i1:
+                # a pre-round from all the sums: both pivots counted in one walk
+                if tmp2.shape[0] == 0:
+                    tmp2 = np.empty(m, dtype=np.int64)
+                v1 = np.nextafter(smp[i1], -_INF)
+                v2 = smp[i2]
+                c1, c2 = _count_two(a, b, v1, v2, tmp, tmp2)
+                if r <= c1:
+                    hi, tmp = tmp, hi
+                    count_hi = c1
+                    high = v1
+                elif r <= c2:
+                    lo, hi, tmp, tmp2 = tmp, tmp2, lo, hi
+                    count_lo = c1
+                    low = v1
+                    have_low = True
+                    count_hi = c2
+                    high = v2
+                else:
+                    lo, tmp2 = tmp2, lo
+                    count_lo = c2
+                    low = v2
+                    have_low = True
+                full = False
+                stagnant = count_hi - count_lo == size
+                continue
             decided = False
             if i1 >= 0:
                 v = np.nextafter(smp[i1], -_INF)
@@ -497,11 +582,10 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
             if buf.shape[0] < size:
                 buf = np.empty(size)
             _gather(a, b, lo, hi, buf)
-            positions = np.empty(last - t, dtype=np.int64)
-            values = np.empty(last - t)
             for u in range(last - t):
                 positions[u] = ranks[order[t + u]] - count_lo - 1
-            counter = _multi_select(buf, size, positions, values, key, counter)
+            counter = _multi_select(buf, size, positions, values, last - t, done, queue, key,
+                                    counter)
             for u in range(last - t):
                 out[order[t + u]] = 0.5 * values[u] if halve else values[u]
         t = last
