@@ -48,6 +48,12 @@ def _compare_protocols():
         fastperf.hpt(table, baseline=base, candidate=cand)
     fastperf.sparc(paired, baseline="baseline", candidate="candidate", pair="run")
     fastperf.sparc(paired, baseline="baseline", candidate="candidate")
+    # rows in no order (variants interleaved, runs shuffled): the counting sort, the gathers
+    # into group order and the runs' reordering
+    shuffled = independent.take(np.random.default_rng(0).permutation(independent.num_rows))
+    fastperf.compare(shuffled, baseline="baseline", candidate="candidate")
+    fastperf.sparc(paired.take(np.random.default_rng(1).permutation(paired.num_rows)),
+                   baseline="baseline", candidate="candidate", pair="run")
     # processes x iterations (the nested analysis: unit moments, Welch on the process means)
     nested = fastperf.simulate(12, processes=5, iterations=4, icc=0.5, seed=3).table
     fastperf.compare(nested, baseline="baseline", candidate="candidate")

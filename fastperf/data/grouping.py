@@ -22,7 +22,7 @@ from fastperf.kernels.builds import read_only
 from fastperf.kernels.grouping import counting_sort, dense_group_ids, gather_rows, gather_runs
 from fastperf.io.tables import require_columns
 
-__all__ = ["Groups", "group_rows", "key_codes", "code_of", "GROUPABLE"]
+__all__ = ["Groups", "group_rows", "key_codes", "key_dictionary", "code_of", "GROUPABLE"]
 
 #: What a key column may hold, for messages: every type Arrow can dictionary-encode.
 GROUPABLE = ("scalar values (strings, binary, integers, floats, decimals, booleans, dates, "
@@ -156,10 +156,50 @@ def key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]
     -----
     Arrow's ``dictionary_encode`` (hash-based factorisation): no formula.
     """
+    column = _encoded(column, name)
+    if column.num_chunks == 0:
+        return np.empty(0, dtype=np.int32), pa.array([], column.type.value_type)
+    chunks = [c.indices.to_numpy(zero_copy_only=False) for c in column.chunks]
+    codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
+    return codes.astype(np.int32, copy=False), column.chunk(0).dictionary
+
+
+def key_dictionary(column: pa.ChunkedArray, name: str) -> pa.Array:
+    """The dictionary `key_codes` gives for a column, without its codes.
+
+    Parameters
+    ----------
+    column : pyarrow.ChunkedArray
+        A key column (dictionary-encoded or not).
+    name : str
+        Its name, for the message.
+
+    Returns
+    -------
+    pyarrow.Array
+        The distinct values, as `key_codes` orders them.
+
+    Raises
+    ------
+    InputError
+        As `key_codes`.
+
+    Notes
+    -----
+    No formula; the codes of every row are not gathered into one array.
+    """
+    column = _encoded(column, name)
+    if column.num_chunks == 0:
+        return pa.array([], column.type.value_type)
+    return column.chunk(0).dictionary
+
+
+def _encoded(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
+    """`column` dictionary-encoded, every chunk with one dictionary (`key_codes`)."""
     if pa.types.is_dictionary(column.type):
         if column.null_count:  # null indices: decode so that null gets a code of its own
             column = column.cast(column.type.value_type)
-        elif column.num_chunks > 1:
+        elif column.num_chunks > 1 and not _one_dictionary(column):
             column = pa.table({"k": column}).unify_dictionaries().column(0)
     if pa.types.is_run_end_encoded(column.type):
         column = pc.run_end_decode(column)
@@ -172,11 +212,20 @@ def key_codes(column: pa.ChunkedArray, name: str) -> tuple[np.ndarray, pa.Array]
                 f"column must hold {GROUPABLE}; convert it first (e.g. cast it to string), or "
                 "name other key columns"
             ) from None
-    if column.num_chunks == 0:
-        return np.empty(0, dtype=np.int32), pa.array([], column.type.value_type)
-    chunks = [c.indices.to_numpy(zero_copy_only=False) for c in column.chunks]
-    codes = chunks[0] if len(chunks) == 1 else np.concatenate(chunks)
-    return codes.astype(np.int32, copy=False), column.chunk(0).dictionary
+    return column
+
+
+def _one_dictionary(column: pa.ChunkedArray) -> bool:
+    """Whether every chunk of a dictionary-encoded column has the same dictionary (as Parquet
+    gives when each row group stores the whole dictionary): its codes are then those of the
+    unified column as they are when that dictionary holds each value once and no null (unifying
+    keeps its distinct values in their order; it refuses a null), and unifying would hash every
+    chunk's dictionary again."""
+    first = column.chunk(0).dictionary
+    if first.null_count or not all(chunk.dictionary.equals(first)
+                                   for chunk in column.chunks[1:]):
+        return False
+    return pc.count_distinct(first).as_py() == len(first)
 
 
 def code_of(dictionary: pa.Array, name, where: str) -> int:

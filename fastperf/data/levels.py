@@ -36,14 +36,14 @@ from fastperf.data.grouping import Groups, group_rows, key_codes
 from fastperf.data.samples import VariantSamples, chunk_variant_samples, split_by_variant
 from fastperf.errors import InputError
 from fastperf.io.tables import require_columns, value_column
-from fastperf.kernels.grouping import take_segments, take_unit_runs
+from fastperf.kernels.grouping import segment_values, take_segments, take_unit_runs
 from fastperf.kernels.moments import segment_means, unit_moments
 
 __all__ = ["NESTED_LEVELS", "ITERATION", "BLOCK", "Structure", "Units",
            "check_structure_arguments", "resolve_structure", "units_of", "collapse_levels",
            "variance_components", "variant_samples_of", "unit_samples_of", "Sequences",
-           "run_sequences", "unit_groups", "in_position_order", "in_label_order", "numeric_column",
-           "POSITION_COLUMNS"]
+           "run_sequences", "unit_groups", "in_position_order", "in_label_order", "labels_in_order",
+           "numeric_column", "POSITION_COLUMNS"]
 
 #: The default nested level columns, outermost first.
 NESTED_LEVELS = ("build", "process")
@@ -758,7 +758,7 @@ class Sequences:
 
 def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
                   structure: Structure, units: Units | None = None,
-                  groups: Groups | None = None) -> Sequences:
+                  groups: Groups | None = None, column: np.ndarray | None = None) -> Sequences:
     """The `Sequences` of a measurement table: each (keys, variant) group's values in measurement
     order, cut into its processes.
 
@@ -781,6 +781,8 @@ def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, val
     groups : Groups, optional
         Without levels: the table's rows grouped by keys and variant
         (`fastperf.data.grouping.group_rows`), when the caller has them (no second grouping).
+    column : numpy.ndarray, optional
+        ``value_column(table, value)``, when the caller has it (no second conversion).
 
     Returns
     -------
@@ -801,43 +803,50 @@ def run_sequences(table: pa.Table, keys: Sequence[str], variant: str | None, val
         require_columns(table, [*outer, value])
         if groups is None:
             groups = group_rows(table, outer)
-        group_keys = groups.keys
-        row_order = groups.row_order()
-        offsets = groups.offsets.astype(np.int64)
+        group_keys, rows = groups.keys, groups
         group_processes = np.arange(groups.n_groups + 1, dtype=np.int64)
     elif units is not None:
-        group_keys = units.components.select(outer)
-        row_order = units.unit_rows.row_order()
-        offsets = units.unit_rows.offsets.astype(np.int64)
+        group_keys, rows = units.components.select(outer), units.unit_rows
         group_processes = units.group_units.astype(np.int64)
     else:  # the grouping into units only: no moments
-        _, unit_rows, _, parent_offsets, group_keys, _ = unit_groups(table, keys, variant,
-                                                                     value, structure)
-        row_order = unit_rows.row_order()
-        offsets = unit_rows.offsets.astype(np.int64)
+        _, rows, _, parent_offsets, group_keys, _ = unit_groups(table, keys, variant, value,
+                                                                structure)
         group_processes = parent_offsets.astype(np.int64)
+    # the segments' rows: `order` (empty: each segment is one run of rows from `starts`)
+    offsets = rows.offsets.astype(np.int64)
+    order = rows.order if rows.order is not None else np.empty(0, dtype=np.int64)
+    starts = rows.first_row.astype(np.int64)
     if not structure.flat:
         # one level (or a block): the processes in the order of their numeric labels
         label = structure.block if structure.block is not None else structure.levels[-1]
-        if len(structure.levels) <= 1 and numeric_column(table, label):
-            row_order, offsets = in_label_order(row_order, offsets, group_processes,
-                                                value_column(table, label, label))
-    position = POSITION_COLUMNS[not structure.flat]
-    if position not in outer and position != value and numeric_column(table, position):
-        row_order = in_position_order(row_order, offsets, value_column(table, position,
-                                                                        position))
-    column = value_column(table, value)
-    values = column[row_order]
-    keep = ~np.isnan(values)
-    kept_before = np.concatenate(([0], np.cumsum(keep))).astype(np.int64)
-    processes = kept_before[offsets]
+        if len(structure.levels) <= 1 and numeric_column(table, label) and offsets.size > 2:
+            labels = value_column(table, label, label)
+            # the processes' first rows tell whether any moves (the usual case: none)
+            first_rows = order[offsets[:-1]] if order.size else starts
+            if not labels_in_order(labels[first_rows], group_processes):
+                order, offsets = in_label_order(rows.row_order(), offsets, group_processes,
+                                                labels)
+    position_name = POSITION_COLUMNS[not structure.flat]
+    position = np.empty(0, dtype=np.float64)
+    if (position_name not in outer and position_name != value
+            and numeric_column(table, position_name)):
+        position = value_column(table, position_name, position_name)
+    if column is None:
+        column = value_column(table, value)
+    # the values gathered segment by segment, NaN left out, checking the positions' order on
+    # the way (the usual case: one pass); out of order, each segment's rows sorted first
+    values, row_of_value, processes, in_order = segment_values(
+        column, order, starts, offsets, position)
+    if not in_order:
+        row_order = order if order.size else np.repeat(starts - offsets[:-1], np.diff(
+            offsets)) + np.arange(offsets[-1], dtype=np.int64)
+        order = in_position_order(row_order, offsets, position)
+        values, row_of_value, processes, _ = segment_values(
+            column, order, starts, offsets, np.empty(0, dtype=np.float64))
     group_sizes = np.diff(offsets[group_processes])
     n_dropped = group_sizes - np.diff(processes[group_processes])
-    if not keep.all():
-        values, row_order = values[keep], row_order[keep]
-    return Sequences(group_keys, np.ascontiguousarray(values, dtype=np.float64),
-                     np.ascontiguousarray(row_order, dtype=np.int64), processes,
-                     group_processes, n_dropped.astype(np.int64), not structure.flat)
+    return Sequences(group_keys, values, row_of_value, processes, group_processes,
+                     n_dropped.astype(np.int64), not structure.flat)
 
 
 #: The column that numbers the values in measurement order, by whether the table has levels:
@@ -903,6 +912,32 @@ def numeric_column(table: pa.Table, name: str) -> bool:
     return pa.types.is_integer(kind) or pa.types.is_floating(kind)
 
 
+def labels_in_order(first: np.ndarray, group_processes: np.ndarray) -> bool:
+    """Whether every group's processes are in the order of their labels already (each label at
+    least the one before it in its group, or NaN).
+
+    Parameters
+    ----------
+    first : numpy.ndarray of float64
+        Each process's label.
+    group_processes : numpy.ndarray of int64
+        CSR offsets: the processes of each group.
+
+    Returns
+    -------
+    bool
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    if first.size < 2:
+        return True
+    group = np.repeat(np.arange(group_processes.size - 1), np.diff(group_processes))
+    same = group[1:] == group[:-1]
+    return bool(np.all((first[1:] >= first[:-1]) | np.isnan(first[1:]) | ~same))
+
+
 def in_label_order(row_order: np.ndarray, offsets: np.ndarray, group_processes: np.ndarray,
                    label: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The processes of each group sorted by their numeric label (ties and NaN: in the order
@@ -933,10 +968,9 @@ def in_label_order(row_order: np.ndarray, offsets: np.ndarray, group_processes: 
     if n_processes < 2:
         return row_order, offsets
     first = label[row_order[offsets[:-1]]]
-    group = np.repeat(np.arange(group_processes.size - 1), np.diff(group_processes))
-    same = group[1:] == group[:-1]
-    if np.all((first[1:] >= first[:-1]) | np.isnan(first[1:]) | ~same):
+    if labels_in_order(first, group_processes):
         return row_order, offsets
+    group = np.repeat(np.arange(group_processes.size - 1), np.diff(group_processes))
     order = np.lexsort((np.where(np.isnan(first), np.inf, first), group))
     sizes = np.diff(offsets)[order]
     moved = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)

@@ -10,7 +10,7 @@ in an Arrow list column.
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
 import numpy as np
@@ -25,7 +25,7 @@ from fastperf.io.tables import (
     column_name, describe_group, has_column, key_list, require_columns, value_column,
 )
 from fastperf.kernels.descriptive import order_statistics
-from fastperf.kernels.grouping import pair_by_run, take_segments
+from fastperf.kernels.grouping import pair_by_run, take_segments, take_unit_runs
 
 __all__ = [
     "VariantSamples", "variant_samples", "group_samples", "PairedSamples", "paired_variant_samples",
@@ -83,6 +83,10 @@ class VariantSamples(_BenchmarkGroups):
     benchmark_offsets : int64 array
         CSR offsets into `groups`: benchmark ``i`` owns groups
         ``benchmark_offsets[i]:benchmark_offsets[i + 1]``.
+    column : numpy.ndarray or None
+        The value column of `table` in row order (float64, NaN: missing) where the samples
+        were read from it (`chunk_variant_samples`), for a caller that reads it again; else
+        None.
     """
 
     keys: pa.Table
@@ -91,6 +95,7 @@ class VariantSamples(_BenchmarkGroups):
     table: pa.Table
     groups: Groups
     benchmark_offsets: np.ndarray
+    column: np.ndarray | None = None
 
 
 def varying_group(column: np.ndarray, groups: Groups) -> tuple[int, bool]:
@@ -260,19 +265,39 @@ def grouped_values(data: Any, keys: list[str], value: str,
     -----
     Data plumbing: no formula.
     """
+    table, groups, column, _ = _grouped_column(data, keys, value, also_required)
+    return table, groups, groups.gather(column)
+
+
+def _grouped_column(data: Any, keys: list[str], value: str, also_required: Sequence[str] = ()
+                    ) -> tuple[pa.Table, Groups, np.ndarray, np.ndarray]:
+    """`grouped_values` without the gather: the table, its groups, the value column in row
+    order (float64, NaN: missing) and the rows whose value is NaN."""
     column_name(value, "value")
     table = load_table(data)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
     require_columns(table, keys + [value, *also_required])
     groups = group_rows(table, keys)
-    grouped = groups.gather(value_column(table, value))
-    if np.isinf(grouped).any():
+    column = value_column(table, value)
+    not_finite = np.flatnonzero(~np.isfinite(column))  # the usual case: none
+    if np.isinf(column[not_finite]).any():
         raise InputError(
             f"value column {value!r} holds infinite values; an infinite measurement is a broken "
             "one: remove it or set it to null (nulls and NaN are dropped and counted)"
         )
-    return table, groups, grouped
+    return table, groups, column, not_finite
+
+
+def _run_counts(groups: Groups, nan_rows: np.ndarray) -> np.ndarray:
+    """The values of each group that are not NaN, when each group is one run of rows
+    (``groups.order`` None) and `nan_rows` are the rows whose value is NaN."""
+    counts = groups.sizes
+    if nan_rows.size:
+        by_start = np.argsort(groups.first_row, kind="stable")
+        run = by_start[np.searchsorted(groups.first_row[by_start], nan_rows, side="right") - 1]
+        counts = counts - np.bincount(run, minlength=groups.n_groups)
+    return counts.astype(np.int64)
 
 
 def variant_takes(groups, keys: list[str], variant: str, names: Sequence[str]) -> tuple[Groups,
@@ -701,10 +726,20 @@ def chunk_variant_samples(table: pa.Table, variants: Sequence[Any], keys: list[s
     -----
     Data plumbing: no formula.
     """
-    table, groups, grouped = grouped_values(table, keys + [variant], value)
-    return split_by_variant(groups, lambda take: take_segments(grouped, groups.offsets, take,
-                                                               True),
-                            table, variants, keys, variant)
+    table, groups, column, nan_rows = _grouped_column(table, keys + [variant], value)
+    if groups.order is None:
+        # each group one run of rows: its values taken from the column where they lie (no
+        # gather into group order first)
+        counts = _run_counts(groups, nan_rows)
+        every_group = np.arange(groups.n_groups + 1, dtype=np.int64)
+        samples = split_by_variant(groups, lambda take: take_unit_runs(
+            column, groups.first_row, groups.offsets, every_group, counts, take),
+            table, variants, keys, variant)
+    else:
+        grouped = groups.gather(column)
+        samples = split_by_variant(groups, lambda take: take_segments(
+            grouped, groups.offsets, take, True), table, variants, keys, variant)
+    return replace(samples, column=column)
 
 
 def chunk_paired_samples(table: pa.Table, baseline: Any, candidate: Any, keys: list[str],
@@ -840,9 +875,12 @@ def binary_exponents(*parts: Samples) -> np.ndarray:
         nonempty = np.flatnonzero(sizes > 0)
         if nonempty.size:
             start = part.offsets[0]
-            values = np.abs(part.values[start:part.offsets[-1]])
-            largest[nonempty] = np.fmax(largest[nonempty], np.maximum.reduceat(
-                values, part.offsets[:-1][nonempty] - start))
+            values = part.values[start:part.offsets[-1]]
+            starts = part.offsets[:-1][nonempty] - start
+            # max |x| = max(max x, -min x), read in place (no array of |x|); NaN stays NaN
+            top = np.maximum(np.maximum.reduceat(values, starts),
+                             -np.minimum.reduceat(values, starts))
+            largest[nonempty] = np.fmax(largest[nonempty], top)
     _, exponent = np.frexp(largest)
     return np.where(np.isfinite(largest) & (largest > 0), exponent, 0).astype(np.int64)
 
@@ -863,7 +901,8 @@ def scaled_samples(samples: Samples, exponent: np.ndarray) -> Samples:
     """
     start = samples.offsets[0]
     values = samples.values[start:samples.offsets[-1]]
-    return Samples(np.ldexp(values, -np.repeat(exponent, samples.sizes).astype(np.int32)),
+    # the powers of 2 as int32 before they are repeated over the values (one pass less)
+    return Samples(np.ldexp(values, np.repeat((-exponent).astype(np.int32), samples.sizes)),
                    samples.offsets - start)
 
 

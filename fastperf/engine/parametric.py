@@ -53,9 +53,13 @@ def infinite_counts(samples: Samples) -> np.ndarray:
 
 
 def status_of(conditions: list[tuple[np.ndarray, str]], size: int) -> np.ndarray:
-    """Per-test status: the message of the first condition that holds, else "ok"."""
-    status = np.select([c for c, _ in conditions], [m for _, m in conditions], default="ok")
-    return np.broadcast_to(status, (size,)).copy()
+    """Per-test status: the message of the first condition that holds, else "ok" (one
+    lookup of a small code per test: `np.select` on strings copies every message per test)."""
+    messages = np.array(["ok", *(message for _, message in conditions)])
+    code = np.zeros(size, dtype=np.int8)
+    for k in range(len(conditions) - 1, -1, -1):
+        code[np.broadcast_to(conditions[k][0], (size,))] = k + 1
+    return messages[code]
 
 
 def t_pvalue(t, df, alternative):

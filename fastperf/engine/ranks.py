@@ -593,6 +593,8 @@ def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: st
 def logs_where(samples: Samples, positive: np.ndarray) -> Samples:
     """The samples with the log of their values in the groups where `positive` (all values > 0
     there), the values as they are elsewhere."""
+    if positive.all():  # every group: the log of every value, with no mask to build
+        return Samples(np.log(samples.values), samples.offsets)
     mask = np.repeat(positive, samples.sizes)
     values = samples.values.copy()
     values[mask] = np.log(values[mask])

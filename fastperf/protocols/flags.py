@@ -27,6 +27,7 @@ from fastperf.data.validation import check_choice
 from fastperf.engine.diagnostics import (FLAGS, Thresholds, Warmup, diagnose, find_warmup,
                                          flag_bits, steady_mask)
 from fastperf.engine.diagnostics import flag_text as diagnostic_flag_text
+from fastperf.kernels.grouping import take_segments
 from fastperf.results.figures import Traces
 
 __all__ = ["WARMUPS", "check_warmup", "drop_warmup", "tested_table", "RowFlags", "benchmark_takes",
@@ -361,11 +362,10 @@ def _gather_groups(sequences: Sequences, groups: np.ndarray) -> tuple[Samples, n
     group_offsets = sequences.group_offsets
     chosen = groups >= 0
     safe = np.where(chosen, groups, 0)
-    sizes = np.where(chosen, np.diff(group_offsets)[safe], 0)
-    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
     starts = group_offsets[safe]
-    index = np.repeat(starts - offsets[:-1], sizes) + np.arange(offsets[-1], dtype=np.int64)
-    values = sequences.values[index]
+    # the chosen groups' values one after the other (a copy segment by segment)
+    values, offsets, _ = take_segments(sequences.values, group_offsets,
+                                       np.ascontiguousarray(groups, dtype=np.int64), False)
     first_process = sequences.group_processes[safe]
     n_processes = np.where(chosen, np.diff(sequences.group_processes)[safe], 0)
     process_offsets = np.concatenate(([0], np.cumsum(n_processes))).astype(np.int64)
@@ -534,7 +534,7 @@ def stage_flags(tested: pa.Table, keys: Sequence[str], variant: str, value: str,
                 benchmarks: pa.Table, warmup: str | None,
                 measured: tuple[Sequences, Warmup] | None = None,
                 units: Units | None = None, traces: bool = True,
-                groups: Groups | None = None) -> StageFlags:
+                groups: Groups | None = None, column: np.ndarray | None = None) -> StageFlags:
     """The flags of a chunk's rows, the warm-up dropped from each and their traces.
 
     Parameters
@@ -557,6 +557,9 @@ def stage_flags(tested: pa.Table, keys: Sequence[str], variant: str, value: str,
         Whether the traces are wanted (the in-memory run's report).
     groups : Groups, optional
         With a flat structure, `tested`'s rows grouped by (keys, variant) (no second grouping).
+    column : numpy.ndarray, optional
+        With a flat structure, `tested`'s value column as `value_column` gives it (no second
+        conversion).
 
     Returns
     -------
@@ -574,7 +577,8 @@ def stage_flags(tested: pa.Table, keys: Sequence[str], variant: str, value: str,
     want_traces, traces = traces, None
     if tested.num_rows:
         sequences = run_sequences(tested, keys, variant, value, structure, units,
-                                  groups if structure.flat else None)
+                                  groups if structure.flat else None,
+                                  column if structure.flat else None)
         row_flags = comparison_flags(sequences, keys, variant, baseline, candidates, benchmarks)
         bits, text = row_flags.bits, row_flags.text
         # the traces of the data as tested; with warmup="auto", those as measured (below)

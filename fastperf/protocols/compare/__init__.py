@@ -14,7 +14,7 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.chunked import Plan, StageRows, run_planned
-from fastperf.data.grouping import code_of, key_codes
+from fastperf.data.grouping import code_of, key_dictionary
 from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure
 from fastperf.data.samples import concat_samples
 from fastperf.data.units import unit_directions, unit_names
@@ -331,7 +331,7 @@ def compare_plan(table: pa.Table, options: CompareOptions) -> ComparePlan:
     require_columns(table, [variant, value])
     keys, variant_keys = benchmark_identity(table, options.by, variant, unit, names)
     check_key_clash(keys, ("candidate",) + COLUMNS, "compare", value)
-    _, dictionary = key_codes(table.column(variant), variant)
+    dictionary = key_dictionary(table.column(variant), variant)
     for name in dict.fromkeys(names):  # every variant compared must have rows
         code_of(dictionary, name, f"the {variant!r} column")
     several = options.several
@@ -469,7 +469,7 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     flags = stage_flags(vs.table if plan.structure.flat else table, keys, variant, value,
                         plan.structure, baseline, candidates,
                         vs.keys, options.warmup, measured, units, traces=side is not None,
-                        groups=vs.groups)
+                        groups=vs.groups, column=vs.column)
     columns = {
         "n_baseline": n_x, "n_candidate": n_y, "n_dropped_baseline": np.tile(dropped[baseline], c),
         "n_dropped_candidate": np.concatenate([dropped[name] for name in candidates]),
