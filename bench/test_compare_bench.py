@@ -3,7 +3,8 @@
 Four sides, timed on the same file (fastperf.simulate, bench/.data):
 
 - fastperf: `fastperf.compare(path, adjust="none")` in-process, warm (compiled kernels, the JIT
-  started, so that large inputs take the parallel builds; the exact rank-sum null distribution,
+  started and threads asked for, FASTPERF_PARALLEL=1, so that large inputs take the parallel
+  builds; the exact rank-sum null distribution,
   cached by sample sizes, is cleared before every round as a fresh process would compute it),
   median of 15 rounds;
 - the floor: ``pyarrow.parquet.read_table`` + one ``numpy.sort`` of all the values (reading the
@@ -86,11 +87,13 @@ def test_floor(benchmark, path):
     record(benchmark, "floor")
 
 
-def test_compare_in_process(benchmark, path):
+def test_compare_in_process(benchmark, path, monkeypatch):
     benchmark.group = GROUP
     benchmark.extra_info["side"] = "fastperf"
-    # a process that has started the JIT: the group kernels' thresholds give large inputs to the
-    # parallel builds (before, the native serial builds run them: fastperf.kernels.builds)
+    # a process that asked for threads and started the JIT: the group kernels' thresholds give
+    # large inputs to the parallel builds (otherwise the native serial builds run them:
+    # fastperf.kernels.builds, docs/performance.md "Threads")
+    monkeypatch.setenv(builds.PARALLEL_ENV, "1")
     builds.jit_all()
     res = benchmark.pedantic(run_fastperf, args=(path,), setup=clear_caches, **FAST_ROUNDS)
     assert res.benchmarks.num_rows == BENCHMARKS

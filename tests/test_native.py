@@ -267,18 +267,24 @@ print(json.dumps(steps))
 
 def test_jit_all_before_any_kernel_module_starts_the_jit(native):
     """`builds.jit_all()` in a process that has imported no kernel module yet (as a benchmark or
-    a long-running service does first) starts the JIT all the same: a kernel imported after it
-    takes its parallel build above the threshold at once, not the native serial build."""
+    a long-running service does first) starts the JIT all the same; a kernel imported after it
+    takes its parallel build above the threshold where the process asked for threads, and its
+    native serial build otherwise: a JIT started without asking is no request for threads."""
     script = JIT_START.replace(
         "from fastperf.kernels import builds\n",
         "from fastperf.kernels import builds\nassert not builds.KERNELS\nbuilds.jit_all()\n")
-    steps = json.loads(run_python(script.replace("{body}", "call(threshold)")))
-    assert steps == [{"same": True, "numba": True, "parallel_compiled": True}]
+    asked = json.loads(run_python(script.replace("{body}", "call(threshold)"),
+                                  env={"FASTPERF_PARALLEL": "1"}))
+    assert asked == [{"same": True, "numba": True, "parallel_compiled": True}]
+    unasked = json.loads(run_python(script.replace("{body}", "call(threshold)"),
+                                    env={"FASTPERF_PARALLEL": "0"}))
+    assert unasked == [{"same": True, "numba": True, "parallel_compiled": False}]
 
 
 @pytest.mark.parametrize("body, environment, imports_numba", [
     # however large the input, a call never starts the JIT for threads on its own
-    ("call(threshold - 1)\ncall(threshold)\ncall(1000 * threshold)", {}, [False, False, False]),
+    ("call(threshold - 1)\ncall(threshold)\ncall(1000 * threshold)", {"FASTPERF_PARALLEL": "0"},
+     [False, False, False]),
     # FASTPERF_PARALLEL=1 asks for threads: the parallel build from the threshold on
     ("call(threshold - 1)\ncall(threshold)", {"FASTPERF_PARALLEL": "1"}, [False, True]),
 ], ids=["never-on-its-own", "asked-for"])
@@ -312,21 +318,26 @@ def run_command(args: list[str], env: dict | None = None) -> subprocess.Complete
 
 FIRST_CALL = """
 import json, sys
+import numpy as np
 import fastperf
 table = fastperf.simulate(1, 300_000, seed=3, unit=None).table
 result = fastperf.compare(table, baseline="baseline", candidate="candidate")
 row = result.benchmarks.to_pylist()[0]
+x = np.random.default_rng(0).normal(size=(3, 300))
+signed = fastperf.wilcoxon(x)  # the Walsh averages' order statistics too
 print(json.dumps({"numba": "numba" in sys.modules, "scipy.stats": "scipy.stats" in sys.modules,
-                  "ci": [row["ci_low"], row["ci_high"]], "status": row["status"]}))
+                  "ci": [row["ci_low"], row["ci_high"]], "status": row["status"],
+                  "walsh": bool(np.isfinite(signed.estimate).all())}))
 """
 
 
 def test_the_first_call_on_a_large_group_compiles_nothing(native):
     """A fresh process comparing 300,000 vs 300,000 values (above the Hodges-Lehmann and rank
-    kernels' parallel thresholds, and above the exact binomial pmf's size) runs native builds
-    only: Numba, the JIT and scipy.stats are never imported in the user's call."""
-    out = json.loads(run_python(FIRST_CALL).splitlines()[-1])
-    assert out["numba"] is False and out["scipy.stats"] is False
+    kernels' parallel thresholds, and above the exact binomial pmf's size), then a signed-rank
+    estimate (the Walsh averages), runs native builds only: Numba, the JIT and scipy.stats are
+    never imported in the user's call."""
+    out = json.loads(run_python(FIRST_CALL, env={"FASTPERF_PARALLEL": "0"}).splitlines()[-1])
+    assert out["numba"] is False and out["scipy.stats"] is False and out["walsh"]
     assert out["status"] == "ok" and out["ci"][0] < out["ci"][1]
 
 

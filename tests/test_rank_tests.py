@@ -526,16 +526,20 @@ def test_merge_and_small_tallies_agree_with_midranks():
         assert _signed_blocks(d, 0, np.empty(0, np.int64), np.empty(0, np.int64), 0)[1:] == expected
 
 
-@pytest.mark.parametrize("kind", ["untied", "cross ties only", "ties within", "apart"])
-def test_large_rank_sums_by_the_counting_merge_match_midranks(kind):
+@pytest.mark.parametrize("kind, seed", [("untied", 1), ("cross ties only", 2), ("ties within", 3),
+                                        ("apart", 4), ("apart, y above", 5), ("lopsided", 6)])
+def test_large_rank_sums_by_the_counting_merge_match_midranks(kind, seed):
     """Above SMALL_MAX_PAIRS untied samples take `merge_count_below` (falling back to
     `merge_tally` where it meets a tie between the samples): 2U and the tie term against
     scipy's midranks, on sizes whose halves cut unevenly."""
     from fastperf.kernels.ranks import SMALL_MAX_PAIRS, rank_sum_statistics
 
-    rng = np.random.default_rng(hash(kind) % 2**32)
+    rng = np.random.default_rng(seed)
     for _ in range(40):
         m, n = rng.integers(70, 900, 2)
+        if kind == "lopsided":
+            m, n = (1, int(rng.integers(5_000, 20_000))) if rng.random() < 0.5 else (
+                int(rng.integers(5_000, 20_000)), 1)
         x, y = rng.normal(size=m), rng.normal(0.3, 1.5, size=n)
         if kind == "cross ties only":
             y[rng.integers(0, n, 3)] = x[rng.integers(0, m, 3)]
@@ -544,6 +548,8 @@ def test_large_rank_sums_by_the_counting_merge_match_midranks(kind):
             x = np.round(x, 1)
         elif kind == "apart":
             x = x + 100.0
+        elif kind == "apart, y above":
+            y = y + 100.0
         x, y = np.sort(x), np.sort(y)
         m, n = x.size, y.size
         assert m * n > SMALL_MAX_PAIRS
@@ -889,3 +895,28 @@ def test_table_form_names_an_estimate_beyond_the_range():
     row = fastperf.wilcoxon(t, baseline="b", candidate="c").table.to_pylist()[0]
     assert row["statistic"] == 21.0 and row["pvalue"] == pytest.approx(1 / 32)
     assert row["status"] == "Hodges-Lehmann estimate beyond the float64 range"
+
+
+def test_hodges_lehmann_zeros_are_positive_and_inf_minus_inf_gives_nan():
+    """A zero difference (or Walsh average) comes back as +0.0 whichever signed zero the
+    selection met, and a sample pair where some difference is inf - inf has no order statistics
+    (NaN) instead of a selection that never ends."""
+    from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
+
+    zeros = np.array([-0.0, 0.0, -0.0, 0.0, -0.0])
+    ranks = np.array([[1, 13, 25]], dtype=np.int64)
+    five = np.array([0, 5])
+    out = difference_order_statistics(zeros, five, np.sort(-zeros), five, ranks, -1, n_rows=10)
+    assert (out == 0).all() and not np.signbit(out).any()
+    walsh = walsh_order_statistics(zeros, five, np.array([[1, 8, 15]], dtype=np.int64), -1,
+                                   n_rows=5)
+    assert (walsh == 0).all() and not np.signbit(walsh).any()
+    x = np.r_[np.linspace(-1, 1, 70), np.full(10, np.inf)]
+    y = np.r_[np.linspace(-1.1, 0.9, 70), np.full(10, np.inf)]
+    offsets = np.array([0, 80])
+    both = difference_order_statistics(x, offsets, y, offsets, np.array([[1, 3200, 6400]]), -1,
+                                       n_rows=160)
+    assert np.isnan(both).all()
+    d = np.r_[np.full(7, -np.inf), np.linspace(-1, 1, 59), np.full(14, np.inf)]
+    assert np.isnan(walsh_order_statistics(d, offsets, np.array([[1, 1620, 3240]]), -1,
+                                           n_rows=80)).all()

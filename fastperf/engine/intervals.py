@@ -141,6 +141,27 @@ def shortest_median_interval(size: int, confidence: float) -> tuple[int, int, fl
     pairs of equal terms), and summed left to right over a prefix long enough to hold the stop
     (8 standard deviations of B each side), or over all of them where that prefix falls short:
     the sums are the same bits as over the whole sorted list.
+
+    Parameters
+    ----------
+    size : int
+        The sample size n >= 1.
+    confidence : float
+        The coverage wanted, in (0, 1).
+
+    Returns
+    -------
+    lower, upper : int
+        1-based ranks of the bounds; 0 where that side is unbounded.
+    coverage : float
+        The binomial probability the interval covers.
+
+    Notes
+    -----
+    benchstat's rule (go-moremath ``stats.QuantileCI``), exact at every n here. Above
+    `EXACT_PMF_MAX_SIZE` values the terms are `half_binomial_pmf`'s series: the same ranks as
+    Boost's binomial pmf gives wherever a float64 sum can tell the stop (checked up to
+    confidence 1 - 1e-9; beyond, both can miss by one rank).
     """
     half = size // 2
     pmf = half_binomial_pmf(size)  # P(B = k), k = 0 .. half; P(B = size - k) is the same
@@ -178,7 +199,7 @@ def half_binomial_pmf(size: int) -> np.ndarray:
     k / (size - k + 1), multiplied outwards from the middle,
     where the intervals are decided: within 1e-12 of Boost's binomial pmf (scipy.stats) up to a
     million values, 1e-11 at ten million (tests/test_intervals.py checks the intervals' ranks
-    against it).
+    against it, up to confidence 1 - 1e-6).
     """
     half = size // 2
     if size > EXACT_PMF_MAX_SIZE:

@@ -43,6 +43,7 @@ __all__ = [
     "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
     "nan_status", "EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
     "check_exact_budget", "exact_chunks", "csr_slice", "tie_tails_once", "distinct_tie_tests",
+    "tie_test_hashes", "segments_at",
 ]
 
 
@@ -452,7 +453,9 @@ class SignedRankState(EffectState):
 
     def select(self, ranks):
         ws = self._ds if self._keep.all() else compact(self._ds, self._keep)
-        return walsh_order_statistics(ws.values, ws.offsets, ranks, n_rows=kernel_rows(ws))
+        # materialise_max given: the signature of the native build (a call without it would
+        # compile one)
+        return walsh_order_statistics(ws.values, ws.offsets, ranks, -1, n_rows=kernel_rows(ws))
 
 
 def signed_rank_moments(count, n_zero, tie_term, zero_method: str):
@@ -704,7 +707,28 @@ def tie_tails_once(kernel, scores, counts, block_offsets, per_test, n_rows: int)
     for bit the one each would get alone; `n_rows` stays the whole batch's, so the kernel runs
     the same build as on every test. Realistic tables share little (31 vs 31 values in ~8 tie
     blocks: under 1% of the tests repeat one another), coarse timers more (2-4 distinct values
-    per benchmark: 20-70%). The hashing costs ~0.1 us a test, the rank-sum kernel 20-80 us."""
+    per benchmark: 20-70%). The hashing costs ~0.1 us a test, the rank-sum kernel 20-80 us.
+
+    Parameters
+    ----------
+    kernel : callable
+        The tie-tail group kernel.
+    scores, counts, block_offsets : numpy.ndarray
+        The tests' tie blocks (doubled midranks, sizes) as CSR segments.
+    per_test : tuple of numpy.ndarray
+        The kernel's other per-test arguments.
+    n_rows : int
+        The whole batch's size, for the kernel's choice of build.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        The kernel's tails of every test.
+
+    Notes
+    -----
+    No formula: the kernel's own (the network algorithm, `rank_sum_tie_tails`).
+    """
     first, inverse = distinct_tie_tests(scores, counts, block_offsets, per_test)
     if first.size == inverse.size:
         return kernel(scores, counts, block_offsets, *per_test, n_rows=n_rows)
@@ -731,6 +755,21 @@ def distinct_tie_tests(scores, counts, block_offsets, per_test) -> tuple[np.ndar
     same blocks in another order) is kept as a distinct test of its own, not merged with its own
     repeats: never a wrong merge, whatever the hash; at worst (collisions, which tie blocks in
     value order do not produce) a test computed more than once.
+
+    Parameters
+    ----------
+    scores, counts, block_offsets : numpy.ndarray
+        The tests' tie blocks as CSR segments.
+    per_test : tuple of numpy.ndarray
+        Other per-test values that must agree.
+
+    Returns
+    -------
+    first, inverse : numpy.ndarray of int64
+
+    Notes
+    -----
+    No formula: hashing (`tie_test_hashes`) and a value-by-value check.
     """
     n_tests = block_offsets.shape[0] - 1
     everyone = np.arange(n_tests)
@@ -768,7 +807,23 @@ def tie_test_hashes(scores, counts, block_offsets, per_test) -> np.ndarray:
     """A 64-bit hash (uint64) of each test of `distinct_tie_tests`: a mix of each block's score
     and count, summed over the test's blocks (a wrapping cumulative sum; the order of the
     blocks is left to the comparison that follows), then mixed with its number of blocks and
-    each `per_test` value. About 30 ns a test of 8 blocks."""
+    each `per_test` value. About 30 ns a test of 8 blocks.
+
+    Parameters
+    ----------
+    scores, counts, block_offsets, per_test
+        As `distinct_tie_tests`.
+
+    Returns
+    -------
+    numpy.ndarray of uint64
+        One hash per test.
+
+    Notes
+    -----
+    Multiply-xorshift mixing with the golden ratio's and splitmix64's odd constants (Steele,
+    Lea & Flood 2014, "Fast splittable pseudorandom number generators", OOPSLA).
+    """
     start, stop = int(block_offsets[0]), int(block_offsets[-1])
     k1, k2, k3 = HASH_MULTIPLIERS
     words = [np.asarray(v[start:stop], dtype=np.int64).view(np.uint64) for v in (scores, counts)]
@@ -787,7 +842,23 @@ def tie_test_hashes(scores, counts, block_offsets, per_test) -> np.ndarray:
 
 
 def segments_at(offsets: np.ndarray, at: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The positions of the values of CSR segments `at` (in that order) and their new offsets."""
+    """The positions of the values of CSR segments `at` (in that order) and their new offsets.
+
+    Parameters
+    ----------
+    offsets : numpy.ndarray of int64
+        CSR offsets.
+    at : numpy.ndarray of int64
+        The segments to take.
+
+    Returns
+    -------
+    positions, new_offsets : numpy.ndarray of int64
+
+    Notes
+    -----
+    CSR bookkeeping: no formula.
+    """
     lengths = offsets[at + 1] - offsets[at]
     new_offsets = np.zeros(at.shape[0] + 1, dtype=np.int64)
     np.cumsum(lengths, out=new_offsets[1:])

@@ -9,8 +9,8 @@ Every kernel is a plain Python function over numpy arrays, decorated with this m
   array) imports Numba and gives every kernel its JIT dispatcher (`jit_all`).
 - A `GroupKernel` is numbagg's target switch: a serial build below a per-kernel input size, a
   parallel (``prange``) JIT build above it where the process asked for threads
-  (``FASTPERF_PARALLEL=1``, or `jit_all`); a call never compiles or starts the JIT for threads
-  on its own (`GroupKernel.target`). Per-group work is independent, so every build gives the
+  (``FASTPERF_PARALLEL=1``); a call never compiles or starts the JIT for threads on its own
+  (`GroupKernel.target`). Per-group work is independent, so every build gives the
   same result whatever the thread count.
 
 The native module is used only where it was built from these kernel sources (`source_digest`)
@@ -48,9 +48,9 @@ FORCE_PARALLEL = False
 #: and the builds' loads from its disk cache: 0.4-3 s on 2 cores; 45 s for ``fastperf compare``
 #: of 10,000 benchmarks where the cache is empty, as on a fresh CI runner), which one call's
 #: threads do not repay on 2 cores (docs/performance.md, "Threads"). So a group kernel with a
-#: native build runs it serially at every size, unless the process asked for threads: this
-#: environment variable set to 1, or the JIT started on purpose (`jit_all`, which a process
-#: whose calls need the JIT for other argument types also runs).
+#: native build runs it serially at every size, unless the process asked for threads with this
+#: environment variable set to 1. A JIT started for another reason (an argument type the
+#: native builds do not cover) does not count as asking.
 PARALLEL_ENV = "FASTPERF_PARALLEL"
 
 #: Stands for ``numba.prange`` in kernel modules (``from fastperf.kernels.builds import
@@ -242,8 +242,9 @@ def native_status() -> NativeStatus:
 def jit_all() -> None:
     """Give every kernel its Numba dispatcher (compiled lazily, on first use, or loaded from
     Numba's disk cache); the first call that needs the JIT runs this once. From then on the
-    JIT counts as started, for kernels of modules imported later too: group kernels take their
-    parallel builds above their thresholds (`GroupKernel.target`).
+    JIT counts as started, for kernels of modules imported later too (a later call gives them
+    their dispatchers). Group kernels take their parallel builds only where the process asked
+    for threads (`PARALLEL_ENV`, `GroupKernel.target`).
 
     Each dispatcher compiles a copy of its kernel's function whose globals are the module's,
     with kernels replaced by their dispatchers and ``prange`` by ``numba.prange``: kernels
@@ -255,7 +256,7 @@ def jit_all() -> None:
         return
     import numba  # 0.3 s, and 0.4 s more on the first compile: only where a call needs the JIT
 
-    _jit_started = True  # even before any kernel module is imported (`GroupKernel` asks)
+    _jit_started = True  # even before any kernel module is imported
     fresh, _jitted = KERNELS[_jitted:], len(KERNELS)  # kernel modules import lazily: new ones
     for kernel in fresh:
         module_globals = kernel.py_func.__globals__
@@ -351,15 +352,14 @@ class GroupKernel:
 
     def target(self, n_rows: int) -> str:
         """The build for a call touching `n_rows` rows: ``"serial"`` below `min_rows`, else
-        ``"parallel"`` where the process asked for threads (`PARALLEL_ENV`, or the JIT
-        started) or the kernel has no native build; else the native ``"serial"`` build: a call
-        never starts the JIT for threads on its own."""
+        ``"parallel"`` where the process asked for threads (`PARALLEL_ENV`) or the kernel has
+        no native build (its serial build would be compiled too); else the native ``"serial"``
+        build: a call never compiles or starts the JIT for threads on its own."""
         if FORCE_PARALLEL:
             return "parallel"
         if n_rows < self.min_rows:
             return "serial"
-        if (_jit_started or os.environ.get(PARALLEL_ENV) == "1"
-                or not native_builds().get(self.serial.name)):
+        if os.environ.get(PARALLEL_ENV) == "1" or not native_builds().get(self.serial.name):
             return "parallel"
         return "serial"
 

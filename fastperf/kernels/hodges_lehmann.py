@@ -615,8 +615,9 @@ def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
     Returns
     -------
     float64[n_groups, K] : out[g, j] is the ranks[g, j]-th smallest of the m n values
-        ``x_i - y_k`` (float64 subtraction) of group g; NaN when the rank is outside 1..m n
-        (so always for an empty sample).
+        ``x_i - y_k`` (float64 subtraction) of group g, a zero as +0.0; NaN when the rank is
+        outside 1..m n (so always for an empty sample), and for a group where some x_i - y_k
+        is inf - inf.
 
     Notes
     -----
@@ -632,6 +633,8 @@ def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
         y = y_sorted[y_offsets[g]:y_offsets[g + 1]]
         if x.shape[0] == 0 or y.shape[0] == 0:
             continue
+        if x[-1] == _INF and y[-1] == _INF or x[0] == -_INF and y[0] == -_INF:
+            continue  # inf - inf is NaN: no order (and no selection looping on a NaN pivot)
         key = sample_key(0, g)
         # rows are the shorter sample: a walk costs O(rows) plus the columns it crosses
         if x.shape[0] <= y.shape[0]:
@@ -640,6 +643,8 @@ def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
         else:
             _pair_sum_order_statistics(_negated_reversed(y), x, False, ranks[g], out[g], False,
                                        mat_max, key)
+        for j in range(ranks.shape[1]):
+            out[g, j] += 0.0  # a zero difference as +0.0, whichever zero the selection met
     return out
 
 
@@ -662,7 +667,8 @@ def walsh_order_statistics(d_sorted, d_offsets, ranks, materialise_max=-1) -> np
     -------
     float64[n_groups, K] : out[g, j] is the ranks[g, j]-th smallest of the values
         ``(d_i + d_k) / 2`` (float64 sum, then halved: the same bits as ``0.5 * (d_i + d_k)``),
-        i <= k, of group g; NaN when the rank is outside 1..n (n + 1) / 2.
+        i <= k, of group g, a zero as +0.0; NaN when the rank is outside 1..n (n + 1) / 2,
+        and for a sample holding both -inf and inf.
 
     Notes
     -----
@@ -675,8 +681,10 @@ def walsh_order_statistics(d_sorted, d_offsets, ranks, materialise_max=-1) -> np
     mat_max = np.int64(materialise_max)
     for g in prange(n_groups):
         d = d_sorted[d_offsets[g]:d_offsets[g + 1]]
-        if d.shape[0] == 0:
-            continue
+        if d.shape[0] == 0 or d[0] == -_INF and d[-1] == _INF:
+            continue  # -inf + inf is NaN: no order (and no selection looping on a NaN pivot)
         _pair_sum_order_statistics(d, d, True, ranks[g], out[g], True, mat_max,
                                    sample_key(0, g))
+        for j in range(ranks.shape[1]):
+            out[g, j] += 0.0  # a zero average as +0.0, whichever zero the selection met
     return out

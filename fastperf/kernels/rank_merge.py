@@ -165,6 +165,18 @@ def merge_count_below(x, y) -> tuple[int, bool]:
     """(U, crossed) of ascending x and y (no NaN): U = Σ_i #{j: y_j < x_i}, and whether some
     x_i equals some y_j.
 
+    Parameters
+    ----------
+    x, y : numpy.ndarray
+        float64, ascending, without NaN.
+
+    Returns
+    -------
+    u : int
+        Σ_i #{j: y_j < x_i}: the Mann-Whitney U of x where no x_i equals a y_j.
+    crossed : bool
+        Whether some x_i equals some y_j (U then needs half counts: `merge_tally`).
+
     The merge takes x first among equal values, so when it takes x_i the y pointer stands at
     #{y < x_i} and x_i = y_j there exactly when x_i is tied with a y. It is written with selects
     only and cut at x's median value into two halves walked in one loop, as `merge_tally`, but
@@ -174,29 +186,15 @@ def merge_count_below(x, y) -> tuple[int, bool]:
     Notes
     -----
     Mann & Whitney (1947), Ann. Math. Statist. 18, 50-60: without ties U = Σ_i #{y_j < x_i} =
-    R_x − m(m + 1)/2.
+    R_x − m(m + 1)/2. The merge takes x first among equal values, so it tells cross ties.
     """
     m = x.shape[0]
     n = y.shape[0]
     if m == 0 or n == 0:
         return 0, False
     cut = x[m // 2]
-    mi = 0  # the first x >= cut
-    hi = m
-    while mi < hi:
-        mid = (mi + hi) >> 1
-        if x[mid] < cut:
-            mi = mid + 1
-        else:
-            hi = mid
-    nj = 0  # the first y >= cut
-    hi = n
-    while nj < hi:
-        mid = (nj + hi) >> 1
-        if y[mid] < cut:
-            nj = mid + 1
-        else:
-            hi = mid
+    mi = _first_at_least(x, 0, 1, 1.0, m, cut)
+    nj = _first_at_least(y, 0, 1, 1.0, n, cut)
     # first half: x[:mi] with y[:nj]; second: x[mi:] with y[nj:] (pointers count from 0)
     x2 = x[mi:]
     y2 = y[nj:]
