@@ -13,7 +13,7 @@ import numpy as np
 from scipy.special import fdtr, fdtrc, stdtr, stdtrit
 
 from fastperf.data.arrays import Samples
-from fastperf.engine.pvalues import pick_tail, symmetric_pvalue
+from fastperf.engine.pvalues import first_reason, pick_tail, symmetric_pvalue
 from fastperf.kernels.moments import sample_moments, scaled_moments
 
 __all__ = ["INFINITE", "sample_moments_of", "scaled_moments_of", "Moments", "infinite_counts",
@@ -53,13 +53,10 @@ def infinite_counts(samples: Samples) -> np.ndarray:
 
 
 def status_of(conditions: list[tuple[np.ndarray, str]], size: int) -> np.ndarray:
-    """Per-test status: the message of the first condition that holds, else "ok" (one
-    lookup of a small code per test: `np.select` on strings copies every message per test)."""
-    messages = np.array(["ok", *(message for _, message in conditions)])
-    code = np.zeros(size, dtype=np.int8)
-    for k in range(len(conditions) - 1, -1, -1):
-        code[np.broadcast_to(conditions[k][0], (size,))] = k + 1
-    return messages[code]
+    """Per-test status: the message of the first condition that holds, else "ok"
+    (`first_reason` over the conditions broadcast to `size` tests)."""
+    return first_reason([np.broadcast_to(condition, (size,)) for condition, _ in conditions],
+                        [message for _, message in conditions], "ok")
 
 
 def t_pvalue(t, df, alternative):
