@@ -117,6 +117,19 @@ def test_longer_series_with_several_changes_are_optimal():
         assert len(bounds) >= 4
 
 
+def test_long_series_are_optimal_across_skipped_blocks_and_late_pruning():
+    """Series of 130 to 360 points (several blocks of candidates, pruning passes PRUNE_EVERY
+    steps apart, choices that move between blocks) against the unpruned dynamic programme."""
+    rng = np.random.default_rng(4101)
+    for _ in range(8):
+        y = np.concatenate([random_series(rng, 120) + rng.normal(0.0, 4.0)
+                            for _ in range(int(rng.integers(3, 5)))])
+        options = random_options(rng)
+        expected, _ = BruteSegmentation(y, **options).optimal_partitioning()
+        assert bounds_of(batch([y], refine_kinks=False, **options)) == expected, (
+            y.tolist(), options)
+
+
 def test_exactly_two_min_sizes_and_shorter():
     rng = np.random.default_rng(3)
     for min_size in (2, 3, 5):
