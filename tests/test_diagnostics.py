@@ -16,9 +16,8 @@ import pytest
 import scipy.stats as sps
 
 from fastperf.data.levels import Sequences
-from fastperf.engine.diagnostics import (FLAGS, MAX_SIZE_CLASSES, Diagnostics, Thresholds,
-                                         Warmup, diagnose, find_warmup, sorted_segments,
-                                         steady_mask)
+from fastperf.engine.diagnostics import (FLAGS, Diagnostics, Thresholds, Warmup, diagnose,
+                                         find_warmup, steady_mask)
 from naive import (iteration_profile, mann_kendall_brute, mser_truncation_brute,
                    quantum_and_ties, tukey_outliers, warmup_brute)
 
@@ -399,11 +398,3 @@ def test_result_types():
     assert list(result.columns)[:3] == ["scale", "n_steady", "warmup_iterations"]
 
 
-def test_sorted_segments_in_size_classes_and_one_by_one():
-    rng = np.random.default_rng(12)
-    for classes in (3, MAX_SIZE_CLASSES + 5):
-        sizes = rng.integers(0, classes, 300)
-        offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
-        values = rng.normal(size=offsets[-1])
-        expected = np.concatenate([np.sort(values[a:b]) for a, b in zip(offsets, offsets[1:])])
-        np.testing.assert_array_equal(sorted_segments(values, offsets), expected)

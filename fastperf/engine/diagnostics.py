@@ -65,14 +65,13 @@ NO_WARMUP_TEST = {
 MIN_FENCE_VALUES = 12
 #: The fewest values of a dip test (the smallest its null table covers).
 DIP_MIN_VALUES = MIN_N
-#: `sorted_segments` sorts each size class of groups as one numpy rectangle up to this many
-#: distinct sizes, else segment by segment.
-MAX_SIZE_CLASSES = 64
 #: `sorted_steady_values` sorts the groups as the padded rows of one rectangle while its size is
 #: at most this many times the values.
 MAX_PADDING = 2
 #: The fewest runs or processes of a trend test.
 TREND_MIN_UNITS = 3
+#: The `scale` column's names, indexed by whether the group is on the log scale.
+SCALE_NAMES = np.array(["linear", "log"], dtype=object)
 
 
 @dataclass(frozen=True)
@@ -284,23 +283,29 @@ def find_warmup(sequences: Sequences, alpha: float = Thresholds.warmup_alpha) ->
     flat = n_processes == 1
     proposed = truncation > 0
     with np.errstate(divide="ignore", invalid="ignore"):
+        difference = np.where(flat, mean_a - mean_b, mean_a)
+        # the tests, on the groups with a proposed transient only (the others' p-values are
+        # not read): the usual group has none
+        tested = np.flatnonzero(proposed)
+        n_a, m_a, v_a = count_a[tested], mean_a[tested], var_a[tested]
+        n_b, m_b, v_b = count_b[tested], mean_b[tested], var_b[tested]
         # one sequence: Welch (d >= 2), Student's pooled test (d = 1)
-        welch_t, welch_df, _, _, _ = t_from_moments(count_a, 0, mean_a, var_a, count_b, 0,
-                                                    mean_b, var_b, equal_var=False)
-        pooled_t, pooled_df, _, _, _ = t_from_moments(count_a, 0, mean_a,
-                                                      np.where(count_a == 1, 0.0, var_a),
-                                                      count_b, 0, mean_b, var_b, equal_var=True)
-        pooled = count_a == 1
+        welch_t, welch_df, _, _, _ = t_from_moments(n_a, 0, m_a, v_a, n_b, 0, m_b, v_b,
+                                                    equal_var=False)
+        pooled_t, pooled_df, _, _, _ = t_from_moments(n_a, 0, m_a, np.where(n_a == 1, 0.0, v_a),
+                                                      n_b, 0, m_b, v_b, equal_var=True)
+        pooled = n_a == 1
         two_t = np.where(pooled, pooled_t, welch_t)
         two_df = np.where(pooled, pooled_df, welch_df)
-        difference_flat = mean_a - mean_b
         # processes: the one-sample t-test of the per-process differences
-        one_t = mean_a / np.sqrt(var_a / count_a)
-        one_df = count_a - 1.0
-        t = np.where(flat, two_t, one_t)
-        df = np.where(flat, two_df, one_df)
-        difference = np.where(flat, difference_flat, mean_a)
-        pvalue = t_pvalue(t, df, "two-sided")
+        one_t = m_a / np.sqrt(v_a / n_a)
+        one_df = n_a - 1.0
+        on_flat = flat[tested]
+        t_tested = np.where(on_flat, two_t, one_t)
+        t = np.full(proposed.shape[0], np.nan)
+        t[tested] = t_tested
+        pvalue = np.full(proposed.shape[0], np.nan)
+        pvalue[tested] = t_pvalue(t_tested, np.where(on_flat, two_df, one_df), "two-sided")
     testable = proposed & np.where(flat, count_b >= 2, count_a >= 2)
     degenerate = testable & ~np.isfinite(t)  # a zero standard error
     pvalue = np.where(degenerate, np.where(difference != 0, 0.0, 1.0), pvalue)
@@ -438,7 +443,7 @@ def diagnose(sequences: Sequences, thresholds: Thresholds = Thresholds(),
         flags[:, 6] = units < thresholds.min_units
 
     columns = {
-        "scale": np.where(log_scale, "log", "linear").astype(object),
+        "scale": SCALE_NAMES[log_scale.astype(np.intp)],
         "n_steady": n_steady,
         "warmup_iterations": warmup.iterations,
         "warmup_change": warmup_change,
@@ -500,36 +505,6 @@ def unit_counts(sequences: Sequences) -> np.ndarray:
     return np.diff(before[sequences.group_processes]).astype(np.int64)
 
 
-def sorted_segments(values: np.ndarray, offsets: np.ndarray) -> np.ndarray:
-    """Each CSR segment of `values` sorted ascending (no NaN): numpy's sort of each size class
-    of segments as one rectangle (a loop over the distinct sizes, not the segments), or
-    `fastperf.engine.ranks.sort_samples` where the sizes are too many.
-
-    Notes
-    -----
-    Sorting only: no formula. A found warm-up leaves groups of a few sizes (the groups' sizes
-    less their transients): numpy's vectorised sort takes 10 ms for 2 million values in rows of
-    100, the per-segment kernel 140 ms.
-    """
-    sizes = np.diff(offsets)
-    classes = np.unique(sizes)
-    if classes.size > MAX_SIZE_CLASSES:
-        return sort_samples(Samples(values, offsets)).values
-    if classes.size == 1 and classes[0] > 0 and offsets[-1] == values.shape[0]:
-        # one size: the values are one rectangle
-        ordered = np.array(values, dtype=np.float64)
-        ordered.reshape(-1, classes[0]).sort(axis=1)
-        return ordered
-    ordered = np.empty_like(values)
-    starts = offsets[:-1]
-    for size in classes[classes > 0]:
-        index = starts[sizes == size][:, None] + np.arange(size)
-        block = values[index]
-        block.sort(axis=1)
-        ordered[index] = block
-    return ordered
-
-
 def sorted_steady_values(sequences: Sequences, truncation: np.ndarray
                          ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Each group's steady values (each process less its first ``truncation[g]`` values, as
@@ -552,7 +527,7 @@ def sorted_steady_values(sequences: Sequences, truncation: np.ndarray
     Sorting only: no formula. Where the groups' steady counts are close (their largest times
     the groups at most `MAX_PADDING` times the values), the groups are the rows of one
     rectangle (each row padded with +inf, which sorts last) sorted by numpy's vectorised sort;
-    else `sorted_segments` of the steady values.
+    else `fastperf.engine.ranks.sort_samples` of the steady values.
     """
     offsets = sequences.group_offsets
     n_groups = offsets.shape[0] - 1
@@ -570,7 +545,7 @@ def sorted_steady_values(sequences: Sequences, truncation: np.ndarray
         keep = kept_values(sequences, truncation)
         steady_offsets = np.concatenate(([0], np.cumsum(counts))).astype(np.int64)
         values = sequences.values[keep] if truncation.any() else sequences.values
-        return (np.ascontiguousarray(sorted_segments(values, steady_offsets)),
+        return (np.ascontiguousarray(sort_samples(Samples(values, steady_offsets)).values),
                 steady_offsets[:-1], counts)
     if not truncation.any() and total == n_groups * width and offsets[0] == 0:
         rows = sequences.values[:total].reshape(n_groups, width).copy()
@@ -635,8 +610,8 @@ def dip_columns(dip: np.ndarray, pvalue: np.ndarray, codes: np.ndarray, n_steady
     enough = n_steady >= DIP_MIN_VALUES
     dip = np.where(enough, dip, np.nan)
     pvalue = np.where(enough, pvalue, np.nan)
-    reason = np.where(enough, "", f"fewer than {DIP_MIN_VALUES} values: no dip test"
-                      ).astype(object)
+    reason = np.full(enough.shape[0], "", dtype=object)  # no fixed-width string array
+    reason[~enough] = f"fewer than {DIP_MIN_VALUES} values: no dip test"
     codes = codes.astype(np.int64)
     failed = enough & (codes != OK)
     reason[failed] = "no dip test: " + np.asarray(STATUS_MESSAGES, dtype=object)[codes[failed]]

@@ -180,12 +180,10 @@ def warmup_split(values, processes, group_processes):
         if d == 0:
             continue
         if last - first == 1:  # one sequence of runs: the first d against the rest
-            x = np.empty(stop - start)
-            for j in range(start, stop):
-                x[j - start] = on_scale(values[j], log)
-            mean, var = mean_and_variance(x, d)
+            # the profile is then the values on the scale (0 + v, over 1: the same bits)
+            mean, var = mean_and_variance(sums, d)
             moments[g, 0], moments[g, 1], moments[g, 2] = d, mean, var
-            mean, var = mean_and_variance(x[d:], stop - start - d)
+            mean, var = mean_and_variance(sums[d:], stop - start - d)
             moments[g, 3], moments[g, 4], moments[g, 5] = stop - start - d, mean, var
             continue
         differences = np.empty(last - first)

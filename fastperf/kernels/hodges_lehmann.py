@@ -16,11 +16,13 @@ columns of the matrix a_i + b_j ascend, so #{sums <= v} is a two-pointer walk, O
 10, 265-270, for the Walsh averages). Since the count uses the very float sums, it is exact.
 
 Selection keeps, per row, the column range [lo_i, hi_i) of the sums in a value bracket (L, H]
-holding the target, and narrows it in rounds: draw a uniform sample of the sums in the bracket,
-take the two sample order statistics around the target's expected position (Floyd & Rivest 1975,
-CACM 18, 165-172), count the sums at or below each (one walk each), keep the part that holds the
-target. Sample sizes (up to SAMPLE_MAX) are planned so that few rounds reach the gathering size:
-three for 5M x 5M (2.5e13 sums). Then the bracket's sums are gathered into a buffer and the
+holding the target, and narrows it in rounds: draw a uniform sample of the sums in the bracket
+(uniform pairs (i, j) while the bracket holds every sum of a small group, else one sum from each
+of equal strata of the bracket's row-by-row numbering: `_draw`), take the two sample order
+statistics around the target's expected position (Floyd & Rivest 1975, CACM 18, 165-172), count
+the sums at or below each (one walk each), keep the part that holds the target. Sample sizes
+(up to SAMPLE_MAX) are planned so that few rounds reach the gathering size: three for 5M x 5M
+(2.5e13 sums). Then the bracket's sums are gathered into a buffer and the
 target found by quickselect. The lower pivot is counted at the float just below its sampled value,
 so a value tied over the whole bracket ends the search: (prev(v), v] holds only v. Small groups
 (all sums within the gathering size, the common case) take one such round on a small sample
@@ -216,27 +218,27 @@ def _gather(a, b, lo, hi, buf):
 
 @njit(cache=True)
 def _draw(a, b, lo, hi, size, key, counter, sample):
-    """Fill `sample` with sums drawn uniformly (with replacement) from the row ranges.
+    """Fill `sample` with sums drawn from the row ranges, one uniformly from each of s equal
+    strata of their numbering (a jittered systematic sample).
 
-    The ranges hold `size` sums, numbered row by row. The drawn numbers are generated already
-    sorted, as normalised partial sums of exponential spacings (Devroye 1986, *Non-Uniform
-    Random Variate Generation*, ch. V), so one walk over the rows maps them to sums.
+    The ranges hold `size` sums, numbered row by row; the q-th draw is the sum numbered
+    ``floor((q + U_q) size / s)``, U_q uniform on [0, 1). Each draw is uniform on its stratum
+    and the numbers ascend with q, so one walk over the rows maps them to sums. A sample
+    proportion of a stratified sample varies no more than that of a simple random one (Cochran
+    1977, *Sampling Techniques*, 5.6), so the binomial window stays conservative; the selection
+    is exact whatever the sample (only its speed depends on it). No logarithm: one mix per draw.
     Returns the next unused random counter.
     """
     s = sample.shape[0]
-    total = 0.0
-    for q in range(s + 1):
-        z = mix64(key + np.uint64(counter) * GOLDEN)
-        counter += 1
-        total -= np.log((float(z >> np.uint64(11)) + 1.0) * 1.1102230246251565e-16)
-        if q < s:
-            sample[q] = total
-    scale = size / total
+    step = size / s
     row = 0
     before = 0  # sums in the rows before `row`
     width = hi[0] - lo[0]
     for q in range(s):
-        u = min(np.int64(sample[q] * scale), size - 1)
+        z = mix64(key + np.uint64(counter) * GOLDEN)
+        counter += 1
+        jitter = float(z >> np.uint64(11)) * 1.1102230246251565e-16  # uniform on [0, 1)
+        u = min(np.int64((q + jitter) * step), size - 1)
         while before + width <= u:
             before += width
             row += 1
