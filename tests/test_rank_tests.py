@@ -920,3 +920,82 @@ def test_hodges_lehmann_zeros_are_positive_and_inf_minus_inf_gives_nan():
     d = np.r_[np.full(7, -np.inf), np.linspace(-1, 1, 59), np.full(14, np.inf)]
     assert np.isnan(walsh_order_statistics(d, offsets, np.array([[1, 1620, 3240]]), -1,
                                            n_rows=80)).all()
+
+
+def test_rank_tests_leave_their_inputs_as_they_are():
+    """The tests sort copies (x and y in one buffer, the paired differences in place): the
+    caller's arrays keep their values and order, sorted or not, and the answers are scipy's."""
+    rng = np.random.default_rng(31)
+    x, y = rng.normal(size=(2, 40, 9))
+    x[0].sort()  # one row already sorted, the others not
+    before = x.copy(), y.copy()
+    res = mannwhitneyu(x, y, axis=-1, method="asymptotic")
+    assert np.array_equal(x, before[0]) and np.array_equal(y, before[1])
+    ref = st.mannwhitneyu(x, y, axis=-1, method="asymptotic")
+    np.testing.assert_allclose(res.pvalue, ref.pvalue, rtol=1e-12)
+    res = wilcoxon(x, y, axis=-1, method="asymptotic")
+    assert np.array_equal(x, before[0]) and np.array_equal(y, before[1])
+    np.testing.assert_allclose(res.pvalue, st.wilcoxon(x, y, axis=-1, method="asymptotic").pvalue,
+                               rtol=1e-12)
+    ordered = np.sort(x, axis=-1)  # both samples already sorted: no copy needed
+    res = mannwhitneyu(ordered, np.sort(y, axis=-1), axis=-1, method="asymptotic")
+    np.testing.assert_allclose(res.pvalue, ref.pvalue, rtol=1e-12)
+
+
+@pytest.mark.parametrize("zero_method", ["wilcox", "pratt"])
+def test_pseudomedian_with_zeros_and_nan_uses_the_values_ranked(zero_method):
+    """With NaN omitted and zero differences (dropped by "wilcox", ranked by "pratt") the
+    Hodges-Lehmann estimate is the median of the Walsh averages of the values the test ranks,
+    sample by sample: a brute-force oracle over each kept sample."""
+    rng = np.random.default_rng(32)
+    d = np.round(rng.normal(0.3, 1.0, size=(6, 15)), 1)
+    d[1, :4] = 0.0
+    d[2, 3] = np.nan
+    d[3, [0, 5]] = [np.nan, 0.0]
+    res = wilcoxon(d, axis=-1, zero_method=zero_method, nan_policy="omit")
+    for row, estimate in zip(d, res.estimate):
+        kept = row[~np.isnan(row)]
+        if zero_method == "wilcox":
+            kept = kept[kept != 0]
+        assert estimate == np.median(walsh_averages(kept))
+
+
+def test_symmetric_tails_sum_the_lower_half_of_the_enumerated_null():
+    """Both tails of an untied rank-sum statistic, statistics inside and outside 0..mn, against
+    the enumerated null's sums (never 1 - cdf where the tail is small)."""
+    from fastperf.engine.null_distributions import rank_sum_cdf, symmetric_tails
+
+    for m, n in ((3, 4), (5, 5), (6, 2)):
+        total = m * n
+        cdf = untied_rank_sum_cdf(m, n)
+        k = np.arange(-2, total + 3)
+        lower, upper = symmetric_tails(rank_sum_cdf(m, n), total, k)
+        expected_lower = np.where(k < 0, 0.0, cdf[np.clip(k, 0, total)])
+        expected_upper = np.where(k <= 0, 1.0,
+                                  np.where(k > total, 0.0, 1.0 - cdf[np.clip(k - 1, 0, total)]))
+        np.testing.assert_allclose(lower, expected_lower, rtol=1e-12, atol=0)
+        np.testing.assert_allclose(upper, expected_upper, rtol=1e-12, atol=1e-15)
+
+
+def test_ragged_samples_sort_in_width_classes_with_nan_last():
+    """`sort_samples` of ragged batches (few and many sizes, empty samples, ties, NaN) and
+    `sorted_slices` of overlapping slices in any order: numpy's sort of each sample alone."""
+    from fastperf.data.arrays import Samples
+    from fastperf.engine.ranks import sort_samples, sorted_slices
+
+    rng = np.random.default_rng(12)
+    for most in (3, 70, 3000):
+        sizes = rng.integers(0, most, 300)
+        offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+        values = np.round(rng.normal(size=offsets[-1]), 2)
+        values[rng.random(values.shape[0]) < 0.05] = np.nan
+        expected = np.concatenate([np.sort(values[a:b]) for a, b in zip(offsets, offsets[1:])])
+        ordered = sort_samples(Samples(values, offsets))
+        np.testing.assert_array_equal(ordered.values, expected)
+        np.testing.assert_array_equal(ordered.offsets, offsets)
+    starts = rng.integers(0, 500, 60)
+    ends = starts + rng.integers(0, 200, 60)
+    runs = sorted_slices(values, starts, ends)
+    for i, (a, b) in enumerate(zip(starts, ends)):
+        np.testing.assert_array_equal(runs.values[runs.offsets[i]:runs.offsets[i + 1]],
+                                      np.sort(values[a:b]))

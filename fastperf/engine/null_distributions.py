@@ -13,7 +13,7 @@ import functools
 
 import numpy as np
 
-from fastperf.kernels.rank_null import rank_sum_null_pmf, signed_rank_null_pmf
+from fastperf.kernels.rank_null import rank_sum_null_pmf, signed_rank_null_pmf, symmetric_tail_pairs
 
 __all__ = ["rank_sum_cdf", "signed_rank_cdf", "symmetric_tails", "symmetric_quantile"]
 
@@ -35,18 +35,12 @@ def signed_rank_cdf(n: int) -> np.ndarray:
 
 
 def symmetric_tails(cdf_half: np.ndarray, total: int, k: np.ndarray):
-    """(P(K <= k), P(K >= k)) of an integer statistic symmetric on 0..total from its lower half.
+    """(P(K <= k), P(K >= k)) of an integer statistic symmetric on 0..total from its lower half
+    (`fastperf.kernels.rank_null.symmetric_tail_pairs`).
 
     A tail below the centre is read from the summed lower half directly; only a tail of at
     least 1/2 is formed as 1 − (a lower-half sum)."""
-    def below(v):  # P(K <= v)
-        v = np.asarray(v, dtype=np.int64)
-        low = cdf_half[np.clip(v, 0, cdf_half.shape[0] - 1)]
-        high = 1.0 - cdf_half[np.clip(total - v - 1, 0, cdf_half.shape[0] - 1)]
-        out = np.where(2 * v <= total, low, high)
-        return np.where(v < 0, 0.0, np.where(v >= total, 1.0, out))
-
-    return below(k), below(total - k)
+    return symmetric_tail_pairs(cdf_half, int(total), np.ascontiguousarray(k, dtype=np.int64))
 
 
 def symmetric_quantile(cdf_half: np.ndarray, total: int, p: float) -> int:

@@ -31,14 +31,14 @@ from fastperf.errors import InputError
 from fastperf.kernels.grouping import take_segments
 from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
 from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
-from fastperf.kernels.ranks import (RANK_SUM, rank_sum_statistics, signed_rank_statistics,
-                                   sort_segments, tie_blocks)
+from fastperf.kernels.ranks import RANK_SUM, rank_sum_statistics, signed_rank_statistics, tie_blocks
 from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
 from fastperf.kernels.tie_costs import tie_tail_costs
 from fastperf.progress import progress_chunks, wants_progress
 
 __all__ = [
     "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "sort_samples",
+    "sorted_values", "sorted_slices", "sort_sample_pairs",
     "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
     "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
     "nan_status", "EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
@@ -62,25 +62,81 @@ AUTO_EXACT_MAX_TIED_COST = 2_000_000
 ZERO_METHODS = {"wilcox": 0, "pratt": 1, "zsplit": 2}
 
 
-def sort_samples(samples: Samples) -> Samples:
-    """Each sample sorted ascending, NaN last: numpy's sort for a rectangular batch (and so for
-    a single big sample), the `sort_segments` kernel for ragged ones."""
-    sizes = samples.sizes
+def sort_samples(samples: Samples, in_place: bool = False) -> Samples:
+    """Each sample sorted ascending, NaN last (the samples themselves where they already are):
+    `sorted_values`."""
     if len(samples) == 0 or already_sorted(samples):
         return samples
+    return sorted_values(samples, in_place)
+
+
+def sorted_values(samples: Samples, in_place: bool = False) -> Samples:
+    """Each sample sorted ascending, NaN last: numpy's sort for a rectangular batch (and so for
+    a single big sample), `sorted_slices` for ragged ones. `in_place`: a rectangular
+    batch whose values the caller owns (e.g. differences it computed) is sorted where it lies,
+    without a copy."""
+    sizes = samples.sizes
+    if len(samples) == 0:
+        return samples
     if (sizes == sizes[0]).all():
-        values = np.sort(samples.values.reshape(len(samples), int(sizes[0])), axis=1).reshape(-1)
-        return Samples(values, samples.offsets)
-    return Samples(sort_segments(samples.values, samples.offsets, n_rows=samples.values.shape[0]),
-                   samples.offsets)
+        rows = samples.values.reshape(len(samples), int(sizes[0]))
+        if in_place and samples.values.flags.c_contiguous and samples.values.flags.writeable:
+            rows.sort(axis=1)
+            return samples
+        return Samples(np.sort(rows, axis=1).reshape(-1), samples.offsets)
+    return sorted_slices(samples.values, samples.offsets[:-1], samples.offsets[1:])
+
+
+def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples:
+    """The slices ``values[starts[i]:ends[i]]``, each sorted ascending with NaN last, as one
+    batch of samples (new CSR offsets from 0).
+
+    Numpy's vectorised sort of rows padded with NaN (which sorts last, so a row's first
+    ``size`` values are its slice's sorted values, its own NaN last), the slices grouped by
+    width, the power of two at or above their size: one sort per width, not per slice, and the
+    padding at most doubles the values sorted. Many small ragged samples (the segments of many
+    histories, benchmarks with different run counts) sort 2.5x faster than one by one.
+    """
+    sizes = (ends - starts).astype(np.int64)
+    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
+    np.cumsum(sizes, out=offsets[1:])
+    out = np.empty(offsets[-1])
+    if out.shape[0] == 0:
+        return Samples(out, offsets)
+    _, exponent = np.frexp(np.maximum(sizes - 1, 0).astype(np.float64))
+    width = np.left_shift(1, exponent)  # 2 ** ceil(log2(size)), 1 for sizes 0 and 1
+    for w in np.unique(width):  # a few dozen widths at most, whatever the number of slices
+        rows = np.flatnonzero(width == w)
+        column = np.arange(w)
+        inside = column < sizes[rows, None]
+        block = values[np.minimum(starts[rows, None] + column, values.shape[0] - 1)]
+        block[~inside] = np.nan
+        block.sort(axis=1)
+        out[(offsets[rows, None] + column)[inside]] = block[inside]
+    return Samples(out, offsets)
+
+
+def sort_sample_pairs(xs: Samples, ys: Samples) -> tuple[Samples, Samples]:
+    """`sort_samples` of two batches, their sorted copies in one buffer: numpy asks the system
+    for huge pages for an allocation of 4 MiB or more, so one buffer of both takes far fewer
+    page faults than two of half the size (10,000 rows of 30 vs 30: 2.0 vs 2.6 ms in a fresh
+    process)."""
+    if already_sorted(xs) or already_sorted(ys):
+        return sort_samples(xs), sort_samples(ys)
+    size = xs.values.shape[0]
+    both = np.concatenate([xs.values, ys.values])
+    return (sorted_values(Samples(both[:size], xs.offsets), in_place=True),
+            sorted_values(Samples(both[size:], ys.offsets), in_place=True))
 
 
 def already_sorted(samples: Samples) -> bool:
     """Whether each sample already ascends without NaN between values (one vector pass; the
-    first sample alone first, which settles unsorted batches at once)."""
+    first values of the first sample first, then that sample, which settle unsorted batches at
+    once)."""
     values = samples.values
     first = values[samples.offsets[0]:samples.offsets[1]] if len(samples) else values[:0]
-    if not (first[1:] >= first[:-1]).all():
+    head = first[:64]
+    if not (head[1:] >= head[:-1]).all() or not (first[1:] >= first[:-1]).all():
         return False
     step_ok = values[1:] >= values[:-1]
     inner = samples.offsets[1:-1]
@@ -93,10 +149,12 @@ def distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     each row among them: ``np.unique(keys, axis=0, return_inverse=True)``, by a sort of one
     integer key per row instead of numpy's row-wise sort (~20x slower on 10,000 rows)."""
     keys = np.asarray(keys, dtype=np.int64)
-    keys = keys.reshape(keys.shape[0], -1) if keys.ndim != 2 else keys
+    keys = keys.reshape(-1, 1) if keys.ndim == 1 else keys
     if keys.shape[0] == 0 or keys.shape[1] > 2:
         distinct, inverse = np.unique(keys, axis=0, return_inverse=True)
         return distinct, inverse.reshape(-1)
+    if (keys == keys[0]).all():  # one distinct row (a batch of equal sizes): no sort
+        return keys[:1], np.zeros(keys.shape[0], dtype=np.intp)
     low = keys.min(axis=0)
     span = int(keys[:, -1].max() - low[-1]) + 1
     key = keys[:, -1] - low[-1]
@@ -352,7 +410,7 @@ def rank_sum_effect_state(xs: Samples, ys: Samples, method: str,
 
 def _rank_sum_setup(xs: Samples, ys: Samples, method: str, nan_policy: str):
     """(state, 2U, tied, NaN tests, empty tests, exact tests, tie blocks) of the pairs."""
-    xs, ys = sort_samples(xs), sort_samples(ys)
+    xs, ys = sort_sample_pairs(xs, ys)
     m, n, u2, tie_term, tied = rank_sum_statistics(xs.values, xs.offsets, ys.values, ys.offsets,
                                                    n_rows=kernel_rows(xs) + kernel_rows(ys))
     nan_tests = nan_status((xs.sizes - m) + (ys.sizes - n), nan_policy)
@@ -425,18 +483,10 @@ class SignedRankState(EffectState):
     """The signed-rank's effect: order statistics of the Walsh averages of the differences the
     test ranks (NaN dropped, zeros too under "wilcox")."""
 
-    def __init__(self, ds: Samples, zero_method: int, tie_term, exact_untied, valid):
+    def __init__(self, ds: Samples, zero_method: int, count, tie_term, exact_untied, valid):
         super().__init__(tie_term, exact_untied, valid)
-        keep = ~np.isnan(ds.values)
-        if zero_method == 0:
-            keep &= ds.values != 0.0
-        self._ds, self._keep = ds, keep
-        if keep.all():  # the usual case: no NaN, no zero left out
-            self.n = np.diff(ds.offsets).astype(np.int64)
-        else:
-            kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
-            np.cumsum(keep, out=kept_before[1:])
-            self.n = np.diff(kept_before[ds.offsets])
+        # count: the values the test ranks (`signed_rank_statistics`), which are those kept
+        self._ds, self._zero_method, self.n = ds, zero_method, count
 
     def total(self):
         return self.n * (self.n + 1) // 2
@@ -452,7 +502,12 @@ class SignedRankState(EffectState):
         return symmetric_quantile(signed_rank_cdf(size[0]), size[0] * (size[0] + 1) // 2, level)
 
     def select(self, ranks):
-        ws = self._ds if self._keep.all() else compact(self._ds, self._keep)
+        ws = self._ds
+        if int(self.n.sum()) != ws.values.shape[0]:  # NaN or dropped zeros: the kept values
+            keep = ~np.isnan(ws.values)
+            if self._zero_method == 0:
+                keep &= ws.values != 0.0
+            ws = compact(ws, keep)
         # materialise_max given: the signature of the native build (a call without it would
         # compile one)
         return walsh_order_statistics(ws.values, ws.offsets, ranks, -1, n_rows=kernel_rows(ws))
@@ -479,7 +534,7 @@ def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks, p
     lower = np.full(count.shape, np.nan)
     upper = np.full(count.shape, np.nan)
     where = np.flatnonzero(chosen & standard)
-    sizes = np.unique(count[where])
+    sizes = distinct_rows(count[where])[0].reshape(-1)
     conditional = np.flatnonzero(chosen & ~standard)
     if conditional.size:
         scores, counts, block_offsets = blocks.of(conditional)
@@ -588,7 +643,7 @@ def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: st
     method_used = methods_used(valid, exact, ~standard)
     if alternative == "two-sided":
         z = -np.abs(z)
-    state = SignedRankState(ds, zero_code, tie_term, exact & standard, valid)
+    state = SignedRankState(ds, zero_code, count, tie_term, exact & standard, valid)
     return (np.where(valid, statistic, np.nan), np.where(valid, p, np.nan), status, method_used,
             np.where(asymptotic, z, np.nan), n_zero, np.where(valid, r_plus, np.nan), state)
 

@@ -21,7 +21,7 @@ from numpy import uint64
 from fastperf.kernels.builds import njit
 
 __all__ = ["rank_sum_null_pmf", "signed_rank_null_pmf", "coin_product_lower", "compensated_sum",
-           "gcd"]
+           "gcd", "symmetric_tail_pairs"]
 
 
 @njit(cache=True)
@@ -237,6 +237,51 @@ def signed_rank_null_pmf(n) -> np.ndarray:
     for j in range(half + 1):
         a[j] *= f
     return a
+
+
+@njit(cache=True)
+def symmetric_tail_pairs(cdf_half, total, statistics) -> tuple[np.ndarray, np.ndarray]:
+    """(P(K <= k), P(K >= k)) of each k in `statistics`, for an integer K symmetric on 0..total
+    whose lower-half cdf is `cdf_half` (P(K <= v) for v = 0..floor(total / 2)).
+
+    Parameters
+    ----------
+    cdf_half : numpy.ndarray
+        The lower half of the cdf.
+    total : int
+        The largest value of K (its distribution is symmetric about total / 2).
+    statistics : numpy.ndarray of int64
+        The observed values k.
+
+    Returns
+    -------
+    lower, upper : numpy.ndarray
+        P(K <= k) and P(K >= k) = P(K <= total - k).
+
+    Notes
+    -----
+    P(K <= v) is read from the summed lower half where 2v <= total, else formed as
+    1 - P(K <= total - v - 1), a tail of at least 1/2: small tails are never 1 - cdf. 0 below
+    0 and 1 from total on.
+    """
+    lower = np.empty(statistics.shape[0])
+    upper = np.empty(statistics.shape[0])
+    for i in range(statistics.shape[0]):
+        lower[i] = _below(cdf_half, total, statistics[i])
+        upper[i] = _below(cdf_half, total, total - statistics[i])
+    return lower, upper
+
+
+@njit(cache=True, inline="always")
+def _below(cdf_half, total, v):
+    """P(K <= v) of `symmetric_tail_pairs`."""
+    if v < 0:
+        return 0.0
+    if v >= total:
+        return 1.0
+    if 2 * v <= total:
+        return cdf_half[min(v, cdf_half.shape[0] - 1)]
+    return 1.0 - cdf_half[min(total - v - 1, cdf_half.shape[0] - 1)]
 
 
 @njit(cache=True)

@@ -1,7 +1,8 @@
 """Ranks and the rank statistics (rank-sum U, signed-rank T+) per CSR sample, by merge-walks.
 
-Every statistic here walks samples that are already sorted (``numpy.sort`` for rectangular
-batches and big samples, `sort_segments` for ragged ones, NaN last), so one test on ten million
+Every statistic here walks samples that are already sorted (numpy's sort of rectangular
+batches, big samples and the padded rows of ragged ones, NaN last:
+`fastperf.engine.ranks.sort_samples`), so one test on ten million
 values costs little more than the sort; the merge itself is `fastperf.kernels.rank_merge`.
 Statistics are returned doubled (2U, 2T+) as int64: midranks are half-integers, doubled they
 are exact integers. Tie blocks are summarised by Σ (t³ − t), the term of the normal
@@ -12,7 +13,6 @@ exact conditional distributions in `rank_sum_ties` and `signed_rank_ties`.
 import numpy as np
 
 from fastperf.kernels.builds import group_kernel, njit, prange
-from fastperf.kernels.order_statistics import move_nan_last, sorted_copy
 from fastperf.kernels.rank_merge import merge_count_below, merge_tally
 
 #: Input size from which the statistics kernels run their parallel build. Their work is
@@ -27,46 +27,13 @@ STATISTICS_PARALLEL_MIN_ROWS = 250_000
 WILCOX, PRATT, ZSPLIT, RANK_SUM = 0, 1, 2, -1
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _valid_length(sorted_sample):
     """Number of values before the NaN tail of a sorted sample."""
     n = sorted_sample.shape[0]
     while n > 0 and sorted_sample[n - 1] != sorted_sample[n - 1]:
         n -= 1
     return n
-
-
-# ~40 ns a value serially: from a quarter million values (10 ms) two threads pay for themselves
-@group_kernel(min_rows=250_000)
-def sort_segments(values, offsets) -> np.ndarray:
-    """Each segment of `values` sorted ascending, NaN last (a new array, same layout).
-
-    Parameters
-    ----------
-    values : numpy.ndarray
-        float64 values of the CSR samples.
-    offsets : numpy.ndarray of int64
-        CSR offsets.
-
-    Returns
-    -------
-    numpy.ndarray
-        The values with each segment sorted ascending, NaN last.
-
-    Notes
-    -----
-    Sorting only: no formula.
-    """
-    out = np.empty_like(values)
-    for g in prange(offsets.shape[0] - 1):
-        lo, hi = offsets[g], offsets[g + 1]
-        work = values[lo:hi].copy()
-        n = move_nan_last(work)
-        ordered = sorted_copy(work[:n])
-        for i in range(n):  # element loop: a slice assignment compiles Numba's shape-error text
-            out[lo + i] = ordered[i]
-        out[lo + n:hi] = np.nan
-    return out
 
 
 @group_kernel(min_rows=2_000_000)
@@ -149,7 +116,7 @@ def _count_below(a, start, n, v, or_equal):
     return base - start + np.int64(last <= v if or_equal else last < v)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _adjacent_ties(a, start, n):
     """Number of k with a[start + k] = a[start + k + 1]."""
     ties = 0
@@ -158,7 +125,7 @@ def _adjacent_ties(a, start, n):
     return ties
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def small_rank_sum(x, y) -> tuple[int, float]:
     """`merge_tally` for small sorted x and y: ``(x_ranks2, tie_term)``.
 
@@ -302,14 +269,14 @@ def _pooled_blocks(x, y, scores, counts, start):
     return blocks, ranks2, term
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def _signed_split(d):
     """For a sorted sample d without NaN: (index of the first zero, index after the last zero)."""
     n = d.shape[0]
     return _count_below(d, 0, n, 0.0, False), _count_below(d, 0, n, 0.0, True)
 
 
-@njit(cache=True)
+@njit(cache=True, inline="always")
 def small_signed_rank(d, first_zero, after_zero) -> tuple[int, float]:
     """`merge_tally` of the positive d against the |d| of the negatives, d sorted and small:
     ``(positives_ranks2, tie_term)``, ranks among the nonzero |d| from 1.

@@ -32,7 +32,7 @@ from fastperf.data.arrays import (
 )
 from fastperf.engine.ranks import (
     AUTO_EXACT_MAX_COST, AUTO_EXACT_MAX_TIED_COST, ZERO_METHODS, kernel_rows, nan_status,
-    rank_sum_test, signed_rank_test,
+    rank_sum_test, signed_rank_test, sort_samples,
 )
 from fastperf.errors import InputError
 from fastperf.kernels.ranks import midranks
@@ -403,6 +403,7 @@ def wilcoxon(
     else:
         xs, ys, batch_shape = paired_samples(x, y, axis)
         ds, halved = paired_differences(xs, ys)  # halved where x - y overflows: same ranks
+        ds = sort_samples(ds, in_place=True)  # the differences are ours: no copy to sort them
         scale = np.where(halved, 2.0, 1.0)
     statistic, p, status, method_used, z, n_zero, _, state = signed_rank_test(
         ds, alternative, method, zero_method, correction, nan_policy, progress)
@@ -452,6 +453,7 @@ def _signed_rank_columns(xs: Samples, ys: Samples, *, alternative, method, zero_
                          correction, log, confidence, progress=None):
     """`wilcoxon` per benchmark on d = baseline − candidate of the paired runs."""
     ds, halved = paired_differences(xs, ys)  # halved where x - y overflows: same ranks
+    ds = sort_samples(ds, in_place=True)  # the differences are ours: no copy to sort them
     _, p, status, method_used, _, n_zero, statistic, state = signed_rank_test(
         ds, alternative, method, zero_method, correction, "omit", progress)  # reports T+
     result = WilcoxonResult(statistic, p, status, method=method_used, zstatistic=None,
