@@ -9,12 +9,15 @@ timed), then times:
 - floor: what no implementation can skip, on the same data in the same process, median of 3:
   for `compare`, ``pyarrow.parquet.read_table`` + ``numpy.sort`` of the value column (reading the
   data and ordering it once); for the rank tests, numpy's sort of the rows they are given (or
-  of the pooled values) in place, in buffers allocated once: the sorting itself. Into fresh
-  memory the same sort also pays the page faults of its output, and whether it does depends on
-  the allocator's state (what the process freed before): 10,000 rows of 30 vs 30 took 0.9 ms
-  or 2.5 ms in the same process. The fresh-memory floor made the rank tests' ratios look up to
-  2.8x better than they are (before issue 42's second round); for `describe`, polars' group-by of the same six statistics (count,
-  mean, std, min, median, max; polars gives no intervals).
+  of the pooled values) in place, in buffers allocated once: the sorting itself; for
+  `describe`, polars' group-by of the same six statistics (count, mean, std, min, median, max;
+  polars gives no intervals).
+
+Why the rank tests' floor sorts into buffers allocated once: into fresh memory the same sort
+also pays the page faults of its output (about 0.4 ms a MB on this machine), and whether it
+does depends on what the process freed before, not on the sort. 10,000 rows of 30 vs 30 took
+0.9 ms or 2.5 ms in the same process; the first definition (numpy.sort, new arrays) gave a
+floor of 2.5 ms before a call and 0.9 ms after some, so ratios swung 2.8x with the allocator.
 
 Printed: the medians over the processes, and first / floor and second / floor against the goal.
 The compare tables are `fastperf.simulate` files of B benchmarks x R runs x 2 variants in

@@ -80,8 +80,8 @@ def _rank_tests():
             fastperf.mannwhitneyu(a, b, axis=-1).confidence_interval()
             fastperf.wilcoxon(a, b, axis=-1).confidence_interval()
             fastperf.rankdata(a, axis=-1)
-    # samples of different sizes (a table form whose last benchmark lost runs): the per-sample
-    # sort of ragged batches
+    # samples of different sizes (a table form whose last benchmark lost runs): the statistics'
+    # kernels on ragged batches
     table = fastperf.simulate(4, 12, seed=0).table
     fastperf.mannwhitneyu(table.slice(0, table.num_rows - 3), baseline="baseline",
                           candidate="candidate")

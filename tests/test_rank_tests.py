@@ -9,9 +9,13 @@ from hypothesis import given, settings, strategies as hs
 
 import fastperf
 from fastperf import InputError
+from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
-from fastperf.engine.ranks import (EXACT_MAX_OPERATIONS, check_exact_budget, rank_sum_exact_cost,
-                                   signed_rank_exact_cost)
+from fastperf.engine.null_distributions import rank_sum_cdf, symmetric_tails
+from fastperf.engine.ranks import (EXACT_MAX_OPERATIONS, PADDED_SORT_MAX_WIDTH,
+                                   check_exact_budget, rank_sum_exact_cost,
+                                   signed_rank_exact_cost, sort_sample_pairs, sort_samples,
+                                   sorted_slices)
 from fastperf.stats.rank_tests import mannwhitneyu, rankdata, wilcoxon
 from naive import (
     p_from_tails, pairwise_differences, rank_sum_tails_enumerated, signed_rank_tails_enumerated,
@@ -963,8 +967,6 @@ def test_pseudomedian_with_zeros_and_nan_uses_the_values_ranked(zero_method):
 def test_symmetric_tails_sum_the_lower_half_of_the_enumerated_null():
     """Both tails of an untied rank-sum statistic, statistics inside and outside 0..mn, against
     the enumerated null's sums (never 1 - cdf where the tail is small)."""
-    from fastperf.engine.null_distributions import rank_sum_cdf, symmetric_tails
-
     for m, n in ((3, 4), (5, 5), (6, 2)):
         total = m * n
         cdf = untied_rank_sum_cdf(m, n)
@@ -975,14 +977,13 @@ def test_symmetric_tails_sum_the_lower_half_of_the_enumerated_null():
                                   np.where(k > total, 0.0, 1.0 - cdf[np.clip(k - 1, 0, total)]))
         np.testing.assert_allclose(lower, expected_lower, rtol=1e-12, atol=0)
         np.testing.assert_allclose(upper, expected_upper, rtol=1e-12, atol=1e-15)
+    lower, upper = symmetric_tails(rank_sum_cdf(5, 5), 25, 3)  # a scalar statistic: 0-d tails
+    assert lower.shape == upper.shape == () and lower == untied_rank_sum_cdf(5, 5)[3]
 
 
 def test_ragged_samples_sort_in_width_classes_with_nan_last():
     """`sort_samples` of ragged batches (few and many sizes, empty samples, ties, NaN) and
     `sorted_slices` of overlapping slices in any order: numpy's sort of each sample alone."""
-    from fastperf.data.arrays import Samples
-    from fastperf.engine.ranks import sort_samples, sorted_slices
-
     rng = np.random.default_rng(12)
     for most in (3, 70, 3000):
         sizes = rng.integers(0, most, 300)
@@ -995,7 +996,26 @@ def test_ragged_samples_sort_in_width_classes_with_nan_last():
         np.testing.assert_array_equal(ordered.offsets, offsets)
     starts = rng.integers(0, 500, 60)
     ends = starts + rng.integers(0, 200, 60)
+    ends[7] = starts[7] + PADDED_SORT_MAX_WIDTH + 3  # one long slice, sorted on its own
     runs = sorted_slices(values, starts, ends)
     for i, (a, b) in enumerate(zip(starts, ends)):
         np.testing.assert_array_equal(runs.values[runs.offsets[i]:runs.offsets[i + 1]],
                                       np.sort(values[a:b]))
+
+
+@pytest.mark.parametrize("x_sorted, y_ragged", [(False, False), (True, False), (False, True)])
+def test_sample_pairs_sort_alike_in_one_buffer_or_apart(x_sorted, y_ragged):
+    """`sort_sample_pairs` (one buffer for two unsorted rectangular batches, else each apart):
+    numpy's sort of each sample, whichever path."""
+    rng = np.random.default_rng(13)
+    x, y = rng.normal(size=(2, 50, 8))
+    if x_sorted:
+        x.sort(axis=1)
+    y_sizes = rng.integers(1, 12, 50) if y_ragged else np.full(50, 8)
+    y_values = rng.normal(size=int(y_sizes.sum()))
+    xs = Samples(x.reshape(-1), np.arange(0, 401, 8, dtype=np.int64))
+    ys = Samples(y_values, np.concatenate(([0], np.cumsum(y_sizes))).astype(np.int64))
+    sorted_x, sorted_y = sort_sample_pairs(xs, ys)
+    np.testing.assert_array_equal(sorted_x.values, np.sort(x, axis=1).reshape(-1))
+    np.testing.assert_array_equal(sorted_y.values, np.concatenate(
+        [np.sort(y_values[a:b]) for a, b in zip(ys.offsets, ys.offsets[1:])]))

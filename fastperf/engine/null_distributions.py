@@ -40,7 +40,9 @@ def symmetric_tails(cdf_half: np.ndarray, total: int, k: np.ndarray):
 
     A tail below the centre is read from the summed lower half directly; only a tail of at
     least 1/2 is formed as 1 − (a lower-half sum)."""
-    return symmetric_tail_pairs(cdf_half, int(total), np.ascontiguousarray(k, dtype=np.int64))
+    k = np.asarray(k, dtype=np.int64)
+    lower, upper = symmetric_tail_pairs(cdf_half, int(total), np.ascontiguousarray(k.reshape(-1)))
+    return lower.reshape(k.shape), upper.reshape(k.shape)
 
 
 def symmetric_quantile(cdf_half: np.ndarray, total: int, p: float) -> int:

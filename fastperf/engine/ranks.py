@@ -38,7 +38,7 @@ from fastperf.progress import progress_chunks, wants_progress
 
 __all__ = [
     "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "sort_samples",
-    "sorted_values", "sorted_slices", "sort_sample_pairs",
+    "sorted_values", "sorted_slices", "sort_sample_pairs", "PADDED_SORT_MAX_WIDTH",
     "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
     "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
     "nan_status", "EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
@@ -64,17 +64,45 @@ ZERO_METHODS = {"wilcox": 0, "pratt": 1, "zsplit": 2}
 
 def sort_samples(samples: Samples, in_place: bool = False) -> Samples:
     """Each sample sorted ascending, NaN last (the samples themselves where they already are):
-    `sorted_values`."""
+    `sorted_values`.
+
+    Parameters
+    ----------
+    samples : Samples
+        The batch.
+    in_place : bool
+        Whether the caller owns the values (see `sorted_values`).
+
+    Returns
+    -------
+    Samples
+    """
     if len(samples) == 0 or already_sorted(samples):
         return samples
     return sorted_values(samples, in_place)
 
 
 def sorted_values(samples: Samples, in_place: bool = False) -> Samples:
-    """Each sample sorted ascending, NaN last: numpy's sort for a rectangular batch (and so for
-    a single big sample), `sorted_slices` for ragged ones. `in_place`: a rectangular
-    batch whose values the caller owns (e.g. differences it computed) is sorted where it lies,
-    without a copy."""
+    """Each sample sorted ascending, NaN last: numpy's sort of a rectangular batch (and so of a
+    single big sample), `sorted_slices` of a ragged one.
+
+    Parameters
+    ----------
+    samples : Samples
+        The batch.
+    in_place : bool
+        The caller owns the values (e.g. differences it computed): a rectangular batch whose
+        values are contiguous and writeable is sorted where it lies, without a copy.
+
+    Returns
+    -------
+    Samples
+        The sorted batch (its values a new array unless sorted in place).
+
+    Notes
+    -----
+    Sorting only: no formula.
+    """
     sizes = samples.sizes
     if len(samples) == 0:
         return samples
@@ -87,15 +115,35 @@ def sorted_values(samples: Samples, in_place: bool = False) -> Samples:
     return sorted_slices(samples.values, samples.offsets[:-1], samples.offsets[1:])
 
 
+#: `sorted_slices` pads slices up to this many values into width classes; longer ones are
+#: sorted one by one (few, and padding them would take several times their memory).
+PADDED_SORT_MAX_WIDTH = 1 << 16
+
+
 def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples:
     """The slices ``values[starts[i]:ends[i]]``, each sorted ascending with NaN last, as one
     batch of samples (new CSR offsets from 0).
 
-    Numpy's vectorised sort of rows padded with NaN (which sorts last, so a row's first
-    ``size`` values are its slice's sorted values, its own NaN last), the slices grouped by
-    width, the power of two at or above their size: one sort per width, not per slice, and the
-    padding at most doubles the values sorted. Many small ragged samples (the segments of many
-    histories, benchmarks with different run counts) sort 2.5x faster than one by one.
+    Parameters
+    ----------
+    values : numpy.ndarray
+        The values the slices index.
+    starts, ends : numpy.ndarray of int64
+        Each slice's bounds (any order; slices may overlap).
+
+    Returns
+    -------
+    Samples
+        float64 values, slice after slice.
+
+    Notes
+    -----
+    Sorting only: no formula. Numpy's vectorised sort of rows padded with NaN (which sorts
+    last, so a row's first ``size`` values are its slice's sorted values, its own NaN last), the
+    slices grouped by width, the power of two at or above their size: one sort per width, not
+    per slice, and the padding at most doubles the values sorted. Many small ragged samples
+    (the segments of many histories, benchmarks with different run counts) sort 2.5x faster
+    than one by one. Slices longer than `PADDED_SORT_MAX_WIDTH` are sorted one by one.
     """
     sizes = (ends - starts).astype(np.int64)
     offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
@@ -104,9 +152,12 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
     if out.shape[0] == 0:
         return Samples(out, offsets)
     _, exponent = np.frexp(np.maximum(sizes - 1, 0).astype(np.float64))
-    width = np.left_shift(1, exponent)  # 2 ** ceil(log2(size)), 1 for sizes 0 and 1
-    for w in np.unique(width):  # a few dozen widths at most, whatever the number of slices
-        rows = np.flatnonzero(width == w)
+    width = np.left_shift(np.int64(1), exponent.astype(np.int64))  # 2 ** ceil(log2(size))
+    long = width > PADDED_SORT_MAX_WIDTH
+    for i in np.flatnonzero(long):  # few: each holds over 32,768 values
+        out[offsets[i]:offsets[i + 1]] = np.sort(values[starts[i]:ends[i]])
+    for w in np.unique(width[~long]):  # at most 17 widths, whatever the number of slices
+        rows = np.flatnonzero((width == w) & ~long)
         column = np.arange(w)
         inside = column < sizes[rows, None]
         block = values[np.minimum(starts[rows, None] + column, values.shape[0] - 1)]
@@ -117,16 +168,33 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
 
 
 def sort_sample_pairs(xs: Samples, ys: Samples) -> tuple[Samples, Samples]:
-    """`sort_samples` of two batches, their sorted copies in one buffer: numpy asks the system
-    for huge pages for an allocation of 4 MiB or more, so one buffer of both takes far fewer
-    page faults than two of half the size (10,000 rows of 30 vs 30: 2.0 vs 2.6 ms in a fresh
-    process)."""
-    if already_sorted(xs) or already_sorted(ys):
+    """`sort_samples` of two batches, their sorted copies in one buffer where both are
+    rectangular: numpy asks the system for huge pages for an allocation of 4 MiB or more, so one
+    buffer of both takes far fewer page faults than two of half the size (10,000 rows of 30 vs
+    30: 2.0 vs 2.6 ms in a fresh process).
+
+    Parameters
+    ----------
+    xs, ys : Samples
+        The two batches.
+
+    Returns
+    -------
+    (Samples, Samples)
+    """
+    if not (is_rectangular(xs) and is_rectangular(ys)) or already_sorted(xs) or already_sorted(ys):
         return sort_samples(xs), sort_samples(ys)
     size = xs.values.shape[0]
     both = np.concatenate([xs.values, ys.values])
     return (sorted_values(Samples(both[:size], xs.offsets), in_place=True),
             sorted_values(Samples(both[size:], ys.offsets), in_place=True))
+
+
+def is_rectangular(samples: Samples) -> bool:
+    """Whether the samples have one size and fill their values (numpy's sort of rows)."""
+    sizes = samples.sizes
+    return (len(samples) > 0 and samples.offsets[0] == 0
+            and samples.offsets[-1] == samples.values.shape[0] and bool((sizes == sizes[0]).all()))
 
 
 def already_sorted(samples: Samples) -> bool:

@@ -268,9 +268,10 @@ def optimal_changes(prefix_z, prefix_zz, prefix_xz, centre, min_size, min_drift,
     grows by about one per point, so most blocks wait several steps between evaluations. A
     pruning pass uses each candidate's value and slack from its last evaluation: F(s) + c(s, t)
     - slack = F(s) + RSS_line (or RSS_lev without drift) and log L only grow with t, so the
-    stale values prune less, never wrongly; a pass visits only the candidates evaluated since
-    the previous one (the blocks evaluated since, and the candidates new since), as the
-    others' values have not moved.
+    stale values prune less, never wrongly; a pass visits only the blocks evaluated since the
+    previous one and the candidates that arrived since (the others' values have not moved; a
+    last choice evaluated alone, in a block not evaluated, waits for its block: pruning less is
+    exact).
     """
     n = prefix_z.shape[0] - 1
     gap = min_drift if drift else min_size

@@ -32,7 +32,7 @@ from fastperf.data.samples import (VariantSamples, chunk_paired_samples, chunk_v
                                    concat_samples, present_variants, variant_takes)
 from fastperf.engine.parametric import (paired_t, scaled_moments_of, t_from_moments, t_pvalue,
                                         t_quantile)
-from fastperf.engine.ranks import already_sorted, sort_samples
+from fastperf.engine.ranks import sort_samples
 
 __all__ = ["NestedRows", "NESTED_COLUMNS", "nested_rows", "log_samples", "round_log_ratios",
            "chunk_units", "flat_samples"]
@@ -199,19 +199,8 @@ def flat_samples(units: Units | None, table: pa.Table, variants: Sequence[Any],
     samples = (chunk_variant_samples(table, variants, keys, variant, value) if units is None
                else variant_samples_of(units, table, variants, keys, variant, value))
     for name in list(samples.samples):
-        samples.samples[name] = _sorted_in_place(samples.samples[name])
-    return samples
-
-
-def _sorted_in_place(samples: Samples) -> Samples:
-    """`sort_samples` of samples whose values are this function's to change: a rectangular
-    batch sorted in place (numpy's sort, as `sort_samples` runs it on a copy)."""
-    if len(samples) == 0 or already_sorted(samples):
-        return samples
-    sizes = samples.sizes
-    if not (sizes == sizes[0]).all():
-        return sort_samples(samples)
-    samples.values.reshape(len(samples), int(sizes[0])).sort(axis=1)
+        # the values are this function's to change: sorted where they lie
+        samples.samples[name] = sort_samples(samples.samples[name], in_place=True)
     return samples
 
 
