@@ -287,7 +287,7 @@ def _independent_columns(xs: Samples, ys: Samples, **options):
 
 def _paired_columns(xs: Samples, ys: Samples, **options):
     d, halved = paired_differences(xs, ys)
-    d = sort_samples(d)  # the differences in ascending order: the pairs' order changes nothing
+    d = sort_samples(d, in_place=True)  # ours, ascending: the pairs' order changes nothing
     status = np.select([(infinite_counts(xs) > 0) | (infinite_counts(ys) > 0), d.sizes < 1],
                        [INFINITE, "no pairs"], default="ok")
     valid = status == "ok"
