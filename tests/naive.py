@@ -1128,23 +1128,64 @@ class BruteSegmentation:
     """The segmentation problem of one series, computed the long way: the noise scale and the
     clipping by `segmentation_noise_scale` / `running_median_clipped`, z = (clipped - its
     median) / sigma (a shift changes no cost), and each segment's costs from its own points:
-    the RSS about the mean, and about numpy.polyfit's line on the positions 0..L-1."""
+    the RSS about the mean, and about numpy.polyfit's line on the positions 0..L-1.
+
+    With `serial_dependence`, `optimal_partitioning` re-runs the programme with the noise
+    variance sigma^2 inflated to the AR(1) long-run variance: sigma is difference-based, so it
+    estimates gamma_0 (1 - phi) of AR(1) noise with marginal variance gamma_0, whose long-run
+    variance gamma_0 (1 + phi) / (1 - phi) is then sigma^2 (1 + phi) / (1 - phi)^2. It does so
+    while the lag-1 autocorrelation phi of the residuals about the optimum's fits (the sum of
+    products of neighbours within a segment over the sum of squares; 0 for an exact fit, every
+    residual within 1e-9 of 0 relative to the data) exceeds 2 / sqrt(n) and the factor grows
+    (phi capped at 0.99, at most 5 re-runs). `inflation`, `phi` (of the final fit) and `exit`
+    (why the loop ended: "white" (phi at most 2 / sqrt(n)), "shrinking" (the factor would not
+    grow) or "cap") keep the last values, and the costs stay at the last scale."""
 
     def __init__(self, y, min_size=5, penalty="mbic", drift=True, drift_penalty=None,
-                 robust=True):
+                 robust=True, serial_dependence=True):
         self.y = np.asarray(y, dtype=float)
         self.n = n = self.y.size
         self.min_size, self.min_drift, self.drift = min_size, 3 * min_size, drift
         self.mbic = penalty == "mbic"
         self.beta = 3.0 * math.log(n) if self.mbic else float(penalty)
         self.price = self.beta if drift_penalty is None else float(drift_penalty)
+        self.serial_dependence = serial_dependence
         self.sigma = segmentation_noise_scale(self.y)
         self.clipped = (running_median_clipped(self.y, self.sigma, min_size)
                         if robust and self.sigma > 0 else self.y.copy())
+        self.inflation, self.phi, self.exit = 1.0, math.nan, None
         if self.sigma > 0:
-            self.z = (self.clipped - np.median(self.clipped)) / self.sigma
-            self.tolerance = SEGMENTATION_TIE * (n + float(np.sum((self.z - self.z.mean()) ** 2)))
+            self.base_z = (self.clipped - np.median(self.clipped)) / self.sigma
+            self.rescale(1.0)
         self._costs = {}
+
+    def rescale(self, inflation):
+        """Costs with the noise variance sigma^2 times `inflation`."""
+        self.inflation = inflation
+        self.z = self.base_z / math.sqrt(inflation)
+        spread = float(np.sum((self.z - self.z.mean()) ** 2))
+        self.tolerance = SEGMENTATION_TIE * (self.n + spread)
+        self._costs = {}
+
+    def residual_autocorrelation(self, bounds):
+        """phi: neighbours' products of the residuals of z about each segment's fit (its mean,
+        or numpy.polyfit's line where its cost is a drift's), within segments, over the sum of
+        the squared residuals."""
+        products = squares = 0.0
+        largest = 0.0
+        for s, t in zip(bounds[:-1], bounds[1:]):
+            seg = self.z[s:t]
+            if self.cost(s, t)[1]:
+                x = np.arange(t - s, dtype=float)
+                residual = seg - np.polyval(np.polyfit(x, seg, 1), x)
+            else:
+                residual = seg - seg.mean()
+            products += float(np.sum(residual[1:] * residual[:-1]))
+            squares += float(np.sum(residual ** 2))
+            largest = max(largest, float(np.max(np.abs(residual))))
+        if largest <= 1e-9 * (1.0 + float(np.max(np.abs(self.z)))):
+            return 0.0  # an exact fit: rounding, not dependence
+        return products / squares
 
     def cost(self, s, t):
         """(cost without the log L term, is_drift) of the segment [s, t): the level RSS, or the
@@ -1172,6 +1213,30 @@ class BruteSegmentation:
                 + self.beta * (len(bounds) - 2))
 
     def optimal_partitioning(self):
+        """(bounds, objective) of `partitioning`, re-run for serial dependence (see the class)."""
+        bounds, objective = self.partitioning()
+        if objective is None:
+            return bounds, objective
+        for refit in range(6):
+            self.phi = self.residual_autocorrelation(bounds)
+            if not self.serial_dependence:
+                break
+            if self.phi <= 2.0 / math.sqrt(self.n):
+                self.exit = "white"
+                break
+            if refit == 5:
+                self.exit = "cap"
+                break
+            capped = min(self.phi, 0.99)
+            factor = (1.0 + capped) / (1.0 - capped) ** 2
+            if factor <= self.inflation:
+                self.exit = "shrinking"
+                break
+            self.rescale(factor)
+            bounds, objective = self.partitioning()
+        return bounds, objective
+
+    def partitioning(self):
         """(bounds, objective) by the O(n^2) dynamic programme without pruning: F(0) = -beta,
         F(t) = min over s in {0} and [min_size, t - min_size] of F(s) + term(s, t) + beta, the
         earliest s among values within the tie tolerance of the minimum."""

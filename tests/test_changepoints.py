@@ -7,6 +7,8 @@ known change points of the simulated histories, and binomial bounds for the fals
 """
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pyarrow as pa
 import pyarrow.compute  # noqa: F401  (pa.compute)
@@ -245,12 +247,46 @@ def test_failures_since():
     ({"penalty": 0}, "penalty"), ({"penalty": "bic"}, "penalty"), ({"penalty": float("nan")},
     "penalty"), ({"drift": 1}, "drift"), ({"method": "ttest", "penalty": 30}, "penalty"),
     ({"method": "edivisive", "drift": False}, "drift"), ({"permutations": 99}, "permutations"), ({"seed": 3}, "seed"),
+    ({"serial_dependence": "yes"}, "serial_dependence"),
+    ({"method": "ttest", "serial_dependence": False}, "serial_dependence"),
     ({"order": "nope"}, "nope"), ({"order": "value"}, "different"),
 ])
 def test_bad_arguments_name_themselves(kwargs, word):
     t = history({}, points=20)
     with pytest.raises(InputError, match=word):
         fastperf.changepoints(t, **{"order": "commit", **kwargs})
+
+
+def test_noise_free_steps_and_wandering_histories():
+    """A deterministic metric (values constant within each level) keeps its step: an exact
+    fit is not read as serially dependent noise. Histories whose noise wanders (AR(1), phi 0.5,
+    1% on the log scale) get changes in most series when the noise is taken as independent,
+    and in few by default; the series table shows the dependence and the inflation."""
+    flat = pa.table({"benchmark": ["size"] * 400, "commit": np.arange(400),
+                     "value": [100.0] * 200 + [130.0] * 200})
+    r = fastperf.changepoints(flat, order="commit")
+    assert r.changes.column("position").to_pylist() == [200]
+    assert r.changes.column("ratio").to_pylist() == [pytest.approx(1.3)]
+    assert r.series.column("noise_inflation").to_pylist() == [1.0]
+    rng = np.random.default_rng(41)
+    noise = np.empty((100, 300))
+    noise[:, 0] = rng.normal(0.0, 1.0, 100) / math.sqrt(0.75)
+    for i in range(1, 300):
+        noise[:, i] = 0.5 * noise[:, i - 1] + rng.normal(0.0, 1.0, 100)
+    wandering = pa.table({"benchmark": np.repeat(np.arange(100), 300),
+                          "commit": np.tile(np.arange(300), 100),
+                          "value": np.exp(0.01 * noise.ravel())})
+    dependent = fastperf.changepoints(wandering, order="commit")
+    independent = fastperf.changepoints(wandering, order="commit", serial_dependence=False)
+    changed = lambda result: (result.series.column("changes").to_numpy() > 0).mean()  # noqa: E731
+    assert changed(independent) > 0.5 and changed(dependent) <= 0.05
+    inflation = dependent.series.column("noise_inflation").to_numpy()
+    assert (inflation > 1.0).mean() > 0.9
+    assert independent.series.column("noise_inflation").to_pylist() == [1.0] * 100
+    phi = dependent.series.column("noise_autocorrelation").to_numpy()
+    assert 0.35 < np.median(phi) < 0.65  # about the AR coefficient: the fit is one level
+    ttest = fastperf.changepoints(wandering, order="commit", method="ttest")
+    assert ttest.series.column("noise_inflation").null_count == 100
 
 
 def test_renderings():

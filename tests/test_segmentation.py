@@ -24,7 +24,7 @@ from naive import (BruteSegmentation, boundary_steps_by_rule, ramp_by_least_squa
 #: Fields of `Segmentation` with one entry per segment, and per series.
 SEGMENT_FIELDS = ("start", "end", "drift", "level", "slope", "slope_se", "evidence", "jump",
                   "jump_se", "step", "ramp_start", "ramp_end", "ramp_se")
-SERIES_FIELDS = ("scale", "penalty")
+SERIES_FIELDS = ("scale", "penalty", "autocorrelation", "inflation")
 
 
 def batch(series, **options) -> Segmentation:
@@ -97,6 +97,7 @@ def test_same_objective_as_every_segmentation_enumerated():
         brute = BruteSegmentation(y, **options)
         if brute.sigma == 0 or y.size < 2 * options["min_size"]:
             continue
+        brute.optimal_partitioning()  # the costs at the final scale (serial dependence)
         every = brute.enumerated()
         bounds = bounds_of(batch([y], refine_kinks=False, **options))
         lowest = every[0][0]
@@ -128,6 +129,112 @@ def test_long_series_are_optimal_across_skipped_blocks_and_late_pruning():
         expected, _ = BruteSegmentation(y, **options).optimal_partitioning()
         assert bounds_of(batch([y], refine_kinks=False, **options)) == expected, (
             y.tolist(), options)
+
+
+def autoregressive(rng, n, phi):
+    """n points of AR(1) noise y_i = phi y_(i-1) + e_i, e_i ~ N(0, 1)."""
+    e = rng.normal(0.0, 1.0, n)
+    y = np.empty(n)
+    y[0] = e[0] / math.sqrt(1.0 - phi * phi)
+    for i in range(1, n):
+        y[i] = phi * y[i - 1] + e[i]
+    return y
+
+
+def fields_match_the_oracle_at_its_scale(found: Segmentation, brute: BruteSegmentation):
+    """Series 0 of `found` (searched with refine_kinks=False) against the oracle at its final
+    noise scale sigma sqrt(inflation): the scale, each segment's fit, the evidence, jump and
+    its standard error of each boundary, the step rule, and each drift's ramp."""
+    sigma = brute.sigma * math.sqrt(brute.inflation)
+    assert found.scale[0] == pytest.approx(sigma, rel=1e-9)
+    bounds = bounds_of(found)
+    fits = [brute.fit(s, t) for s, t in zip(bounds[:-1], bounds[1:])]
+    for k, (s, t) in enumerate(zip(bounds[:-1], bounds[1:])):
+        assert found.drift[k] == brute.cost(s, t)[1]
+        if not found.drift[k]:
+            assert found.level[k] == pytest.approx(fits[k][0], rel=1e-9, abs=1e-9)
+        if k == 0:
+            continue
+        before = bounds[k - 1]
+        evidence = brute.cost(before, t)[0] - brute.cost(before, s)[0] - brute.cost(s, t)[0]
+        assert found.evidence[k] == pytest.approx(evidence, rel=1e-8, abs=1e-8)
+        left_level, left_slope = fits[k - 1]
+        assert found.jump[k] == pytest.approx(fits[k][0] - (left_level + left_slope * (s - before)),
+                                              rel=1e-9, abs=1e-9)
+        variance = (prediction_variance(t - s, found.drift[k], 0)
+                    + prediction_variance(s - before, found.drift[k - 1], s - before))
+        assert found.jump_se[k] == pytest.approx(sigma * math.sqrt(variance), rel=1e-9)
+    steps = boundary_steps_by_rule(found.drift, found.jump, found.jump_se, sigma)
+    assert found.step.tolist() == steps
+    last = len(bounds) - 2
+    for k in np.flatnonzero(found.drift):
+        left = k > 0 and not found.drift[k - 1] and not steps[k]
+        right = k < last and not found.drift[k + 1] and not steps[k + 1]
+        s, e = bounds[k], bounds[k + 1]
+        a, b, slope_se, ramp_se = ramp_by_least_squares(
+            brute.clipped, bounds[k - 1] if left else s, bounds[k + 2] if right else e, s, e,
+            sigma, False, False)
+        assert found.slope[k] == pytest.approx(b, rel=1e-9, abs=1e-12)
+        assert found.slope_se[k] == pytest.approx(slope_se, rel=1e-9)
+        assert found.ramp_se[k] == pytest.approx(ramp_se, rel=1e-9)
+
+
+def test_serially_dependent_series_match_the_refitted_dynamic_programme():
+    """Wandering series (AR(1) noise, some with a seasonal wave, a step or rounding): the
+    noise variance inflated to the AR(1) long-run variance and the search re-run, as the
+    oracle's loop of unpruned programmes does: the same boundaries, scale, residual
+    autocorrelation and inflation, and every field at the inflated scale. The series end the
+    loop in each way: a factor that would no longer grow, and the cap on re-runs."""
+    rng = np.random.default_rng(4102)
+    exits = []
+    for k in range(36):
+        n = int(rng.integers(60, 121))
+        y = autoregressive(rng, n, rng.uniform(0.3, 0.95))
+        if k % 3 == 0:
+            y += 2.0 * np.sin(np.arange(n) / 3.0)
+        if k % 4 == 1:
+            y[n // 2:] += 4.0
+        if k % 5 == 2:
+            y = np.round(y)  # ties: the tolerance at each scale
+        options = random_options(rng)
+        brute = BruteSegmentation(y, **options)
+        expected, _ = brute.optimal_partitioning()
+        found = batch([y], refine_kinks=False, **options)
+        assert bounds_of(found) == expected, (y.tolist(), options)
+        assert found.autocorrelation[0] == pytest.approx(brute.phi, rel=1e-9, abs=1e-12)
+        assert found.inflation[0] == pytest.approx(brute.inflation, rel=1e-12)
+        fields_match_the_oracle_at_its_scale(found, brute)
+        if brute.inflation > 1.0:
+            exits.append(brute.exit)
+    assert len(exits) >= 12 and exits.count("shrinking") >= 3 and exits.count("cap") >= 1
+
+
+def test_exact_fits_are_not_taken_for_dependence():
+    """Noise-free levels (a deterministic metric: a binary's size, an instruction count): the
+    residuals of the exact fit are rounding errors of one sign, whose 'autocorrelation' is
+    close to 1, yet no variance is inflated and every step is found, as without the refit."""
+    for y in (np.r_[np.zeros(30), np.ones(30)], np.r_[[10.0] * 50, [12.0] * 50],
+              np.r_[[10.0] * 40, [12.0] * 40, [10.0] * 40], np.log(np.r_[[100.0] * 200, [130.0] * 200])):
+        on, off = batch([y]), batch([y], serial_dependence=False)
+        assert bounds_of(on) == bounds_of(off) and len(bounds_of(on)) > 2
+        assert on.inflation[0] == 1.0 and on.autocorrelation[0] == 0.0
+        brute = BruteSegmentation(y)
+        assert bounds_of(on) == brute.optimal_partitioning()[0] and brute.inflation == 1.0
+
+
+def test_serial_dependence_spares_wandering_series_and_keeps_steps_in_white_noise():
+    """Stationary AR(1) noise (phi = 0.5) is not cut into levels, as it is when the noise is
+    taken as independent; white noise with a step gets the same segmentation either way."""
+    rng = np.random.default_rng(4103)
+    wandering = [autoregressive(rng, 300, 0.5) for _ in range(100)]
+    changed = lambda found: np.diff(found.offsets) > 1  # noqa: E731
+    assert changed(batch(wandering, serial_dependence=False)).mean() > 0.5
+    assert changed(batch(wandering)).mean() <= 0.1
+    stepped = [rng.normal(0.0, 1.0, 300) + np.where(np.arange(300) >= 150, 1.0, 0.0)
+               for _ in range(100)]
+    on, off = batch(stepped), batch(stepped, serial_dependence=False)
+    assert all(bounds_of(on, g) == bounds_of(off, g) for g in range(100))
+    assert np.mean([len(bounds_of(on, g)) == 3 for g in range(100)]) >= 0.9
 
 
 def test_exactly_two_min_sizes_and_shorter():
@@ -402,7 +509,7 @@ def test_a_series_gets_the_same_result_alone_in_any_batch_and_any_build(parallel
     values = np.concatenate(series)
     offsets = np.concatenate([[0], np.cumsum([y.size for y in series])])
     arguments = (values, offsets, np.ones(len(series), dtype=bool), 5, 15, True, math.nan, True,
-                 math.nan, True, True)
+                 math.nan, True, True, True)
     for serial, parallel in zip(segment.serial(*arguments), segment.parallel(*arguments)):
         np.testing.assert_array_equal(serial, parallel)
 

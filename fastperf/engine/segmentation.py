@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fastperf.kernels.segmentation import segment
+from fastperf.kernels.segmentation import MAX_REFITS, segment
 
-__all__ = ["Segmentation", "segment_series", "DRIFT_MIN_FACTOR"]
+__all__ = ["Segmentation", "segment_series", "DRIFT_MIN_FACTOR", "MAX_REFITS"]
 
 #: A drift segment holds at least DRIFT_MIN_FACTOR * min_size points (a line needs more points
 #: than a level to be told from one).
@@ -68,9 +68,20 @@ class Segmentation:
     ramp_se : numpy.ndarray of float64
         The standard error of ``ramp_end - ramp_start``, L `slope_se` (NaN for a level).
     scale : numpy.ndarray of float64
-        Per series, the robust noise scale sigma (0 for a constant series, NaN when inactive).
+        Per series, the robust noise scale sigma (0 for a constant series, NaN when inactive),
+        inflated for serial dependence where that applied (`autocorrelation`).
     penalty : numpy.ndarray of float64
         Per series, the penalty per change used (NaN when inactive).
+    autocorrelation : numpy.ndarray of float64
+        Per series, the lag-1 autocorrelation phi of the residuals about the fits of its
+        final segments (NaN where no search ran: inactive, constant, or shorter than
+        2 min_size).
+    inflation : numpy.ndarray of float64
+        Per series, the factor the noise variance was multiplied by for serial dependence (1:
+        none; NaN where no search ran): where the residuals' phi exceeded 2 / sqrt(n) (with
+        `serial_dependence`), the AR(1) long-run variance sigma^2 (1 + phi) / (1 - phi)^2 for
+        the phi of the fit before the last search (phi capped at 0.99). `scale` includes it,
+        and so do every standard error, the step rule and `evidence`.
     """
 
     offsets: np.ndarray
@@ -89,11 +100,14 @@ class Segmentation:
     ramp_se: np.ndarray
     scale: np.ndarray
     penalty: np.ndarray
+    autocorrelation: np.ndarray
+    inflation: np.ndarray
 
 
 def segment_series(values, offsets, active, *, min_size: int = 5, penalty: str | float = "mbic",
                    drift: bool = True, drift_penalty: float | None = None,
-                   robust: bool = True, refine_kinks: bool = True) -> Segmentation:
+                   robust: bool = True, refine_kinks: bool = True,
+                   serial_dependence: bool = True) -> Segmentation:
     """The penalised optimal segmentation of every active series into levels and drifts.
 
     Parameters
@@ -124,6 +138,12 @@ def segment_series(values, offsets, active, *, min_size: int = 5, penalty: str |
         move to where the continuous ramp fits best (least squares over their positions):
         the search places a gradual change's ends several points off, and a ramp fitted there
         has too narrow an interval. False: the boundaries of the exact optimum.
+    serial_dependence : bool
+        Whether the noise variance is inflated to the AR(1) long-run variance, and the search
+        re-run, when the residuals about the fitted segments are autocorrelated beyond white
+        noise (`inflation`) (`fastperf.kernels.segmentation.dependent_search`): a series that wanders
+        (seasonality, a slowly varying load) is then not cut at each excursion. False: the
+        noise is taken as independent.
 
     Returns
     -------
@@ -141,11 +161,13 @@ def segment_series(values, offsets, active, *, min_size: int = 5, penalty: str |
     with PELT pruning: Killick, Fearnhead & Eckley 2012, JASA 107, 1590-1598); the cost of a
     segment is the residual sum of squares of the clipped points over sigma^2 about its mean
     (a level) or about its least-squares line plus `drift_penalty` (a drift), whichever is
-    smaller; sigma = 1.4826 MAD of the non-zero first differences / sqrt(2), or one quantum /
-    sqrt(12) for quantised series (most differences zero). After the search, each boundary is
-    classed as a step or a kink and each drift refitted as a ramp joined to its level
-    neighbours across kinks (`Segmentation.step`, `Segmentation.ramp_start`); the refit does
-    not change the segmentation. `fastperf.kernels.segmentation` gives every step and its
+    smaller; sigma is the root mean square of the first differences without their largest
+    tenth, made consistent for normal noise, and at least one quantum / sqrt(12)
+    (`fastperf.kernels.segmentation.noise_scale`), inflated to the AR(1) long-run variance
+    when the fit's residuals are serially dependent (`serial_dependence`). After the search,
+    each boundary is classed as a step or a kink and each drift refitted as a ramp joined to
+    its level neighbours across kinks (`Segmentation.step`, `Segmentation.ramp_start`); the
+    refit does not change the segmentation. `fastperf.kernels.segmentation` gives every step and its
     sources.
     """
     values = np.ascontiguousarray(values, dtype=np.float64)
@@ -153,9 +175,10 @@ def segment_series(values, offsets, active, *, min_size: int = 5, penalty: str |
     active = np.ascontiguousarray(active, dtype=np.bool_)
     mbic, beta, price = _checked(values, offsets, active, min_size, penalty, drift_penalty)
     (slots, counts, start, end, is_drift, level, slope, slope_se, evidence, jump, jump_se, step,
-     ramp_start, ramp_end, ramp_se, scale, beta_used) = segment(values, offsets, active, int(min_size),
-                          DRIFT_MIN_FACTOR * int(min_size), mbic, beta, bool(drift), price,
-                          bool(robust), bool(refine_kinks), n_rows=values.shape[0])
+     ramp_start, ramp_end, ramp_se, scale, beta_used, autocorrelation, inflation) = segment(
+        values, offsets, active, int(min_size), DRIFT_MIN_FACTOR * int(min_size), mbic, beta,
+        bool(drift), price, bool(robust), bool(refine_kinks), bool(serial_dependence),
+        n_rows=values.shape[0])
     segment_offsets = np.zeros(offsets.shape[0], dtype=np.int64)
     np.cumsum(counts, out=segment_offsets[1:])
     rows = (np.repeat(slots[:-1] - segment_offsets[:-1], counts)
@@ -163,7 +186,7 @@ def segment_series(values, offsets, active, *, min_size: int = 5, penalty: str |
     return Segmentation(segment_offsets, start[rows], end[rows], is_drift[rows], level[rows],
                         slope[rows], slope_se[rows], evidence[rows], jump[rows], jump_se[rows],
                         step[rows], ramp_start[rows], ramp_end[rows], ramp_se[rows], scale,
-                        beta_used)
+                        beta_used, autocorrelation, inflation)
 
 
 def _checked(values, offsets, active, min_size, penalty, drift_penalty):

@@ -32,7 +32,7 @@ from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, has_column, key_list, require_columns, value_column
 from fastperf.data.identity import group_identities
 from fastperf.engine.intervals import median_interval_ranks
-from fastperf.engine.segmentation import segment_series
+from fastperf.engine.segmentation import MAX_REFITS, segment_series
 from fastperf.kernels.changepoints import EDIVISIVE, TTEST, next_change
 from fastperf.kernels.descriptive import order_statistics
 from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
@@ -42,7 +42,8 @@ __all__ = ["changepoints", "ChangepointResult", "History", "METHODS"]
 
 #: `method=` names and their kernel codes.
 METHODS = {"pelt": -1, "edivisive": EDIVISIVE, "ttest": TTEST}
-SERIES_COLUMNS = ("points", "runs", "n_dropped", "changes", "drifts", "status")
+SERIES_COLUMNS = ("points", "runs", "n_dropped", "changes", "drifts", "noise_autocorrelation",
+                  "noise_inflation", "status")
 CHANGE_COLUMNS = ("kind", "position", "end_position", "order_before", "order_after",
                   "median_before", "median_after", "ratio", "ratio_ci_low", "ratio_ci_high",
                   "slope", "slope_ci_low", "slope_ci_high", "pvalue", "evidence", "direction",
@@ -59,9 +60,12 @@ class ChangepointResult(GroupResult):
     series : pyarrow.Table
         One row per series: the key columns, ``points`` (distinct `order` values), ``runs``
         (values used), ``n_dropped`` (null/NaN values and rows without an order value),
-        ``changes`` (rows of `changes`: steps and drifts), ``drifts`` (of them) and ``status``
-        ("ok", "too short: ...", "constant series", "infinite values in input (N): ...", "no
-        values (all missing)").
+        ``changes`` (rows of `changes`: steps and drifts), ``drifts`` (of them),
+        ``noise_autocorrelation`` and ``noise_inflation`` (``pelt``: the lag-1 autocorrelation
+        of the residuals about the final segments' fits, and the factor the noise variance was
+        multiplied by for serial dependence, 1 for none; null where no search ran and for the
+        other methods) and ``status`` ("ok", "too short: ...", "constant series", "infinite
+        values in input (N): ...", "no values (all missing)").
     changes : pyarrow.Table
         One row per change, by series and position: the key columns, then ``kind`` (``step``:
         the level moves between two points; ``drift``: a segment along which it moves
@@ -161,17 +165,20 @@ MAX_OPERATIONS = 10 ** 11
 
 
 def _check(method, alpha, min_size, max_changes, permutations, seed, confidence, penalty,
-           drift):
+           drift, serial_dependence):
     check_choice(method, "method", METHODS)
     if isinstance(penalty, str):
         check_choice(penalty, "penalty", ("mbic",))
     else:
         penalty = check_real(penalty, "penalty", low=0.0, low_open=True)
-    if not isinstance(drift, (bool, np.bool_)):
-        raise InputError(f"drift must be True or False, got {drift!r}")
-    if method != "pelt" and (penalty != "mbic" or not drift):
-        raise InputError(f"{'penalty' if penalty != 'mbic' else 'drift'} applies to "
-                         f"method='pelt', not {method!r}")
+    for name, flag in (("drift", drift), ("serial_dependence", serial_dependence)):
+        if not isinstance(flag, (bool, np.bool_)):
+            raise InputError(f"{name} must be True or False, got {flag!r}")
+    if method != "pelt":
+        for name, changed in (("penalty", penalty != "mbic"), ("drift", not drift),
+                              ("serial_dependence", not serial_dependence)):
+            if changed:
+                raise InputError(f"{name} applies to method='pelt', not {method!r}")
     if method == "pelt":  # (ttest has always taken and ignored permutations and seed)
         for name, given in (("max_changes", max_changes is not None),
                             ("alpha", alpha is not None)):
@@ -313,6 +320,7 @@ def changepoints(
     method: str = "pelt",
     penalty: str | float = "mbic",
     drift: bool = True,
+    serial_dependence: bool = True,
     alpha: float | None = None,
     min_size: int | None = None,
     max_changes: int | None = None,
@@ -348,6 +356,12 @@ def changepoints(
         variance: a chi-square scale).
     drift : bool
         ``pelt``: whether a segment may be a drift (a line) rather than a level.
+    serial_dependence : bool
+        ``pelt``: whether the noise variance is inflated to the AR(1) long-run variance, and
+        the search re-run, when the residuals about the fitted segments are autocorrelated
+        beyond white noise (a history whose load wanders is then not cut at each excursion;
+        the series table's ``noise_autocorrelation`` and ``noise_inflation`` show it). False
+        takes the noise as independent.
     alpha : float or None
         ``edivisive`` / ``ttest``: level of each split's test: a split is a change when its
         p-value is at most alpha. None: 0.01 for ``edivisive`` (then the false-change rate of a
@@ -400,7 +414,7 @@ def changepoints(
     order = column_name(order, "order")
     unit = column_name(unit, "unit", allow_none=True)
     alpha, seed, confidence, penalty = _check(method, alpha, min_size, max_changes, permutations,
-                                              seed, confidence, penalty, drift)
+                                              seed, confidence, penalty, drift, serial_dependence)
     min_size = 5 if min_size is None else int(min_size)
     table = load_table(data)
     if table.num_rows == 0:
@@ -457,19 +471,23 @@ def changepoints(
     # every point > 0: the search works on logs (a change is a ratio, a drift a rate)
     logged = with_segments & (low > 0) if method == "pelt" else np.zeros(n_series, dtype=bool)
     if method == "pelt":
+        searches = 1 + (MAX_REFITS if serial_dependence else 0)
         check_budget("changepoints", "the series' length", int(points.max(initial=0)),
                      bytes_needed=64 * int(runs.sum()),
-                     operations=20.0 * float(np.sum(points.astype(np.float64) ** 2)),
-                     detail="at most about 20 n^2 steps per series of n points (PELT's worst "
-                            "case, a history without changes)",
-                     remedy="cut long histories into windows, or use method='ttest'",
+                     operations=20.0 * searches * float(np.sum(points.astype(np.float64) ** 2)),
+                     detail=f"at most about 20 n^2 steps per search of a series of n points "
+                            f"(PELT's worst case, a history without changes), {searches} "
+                            f"search(es) per series",
+                     remedy="cut long histories into windows, use serial_dependence=False "
+                            "(one search per series), or method='ttest'",
                      max_operations=MAX_OPERATIONS)
         with np.errstate(divide="ignore", invalid="ignore"):
             search_values = (np.log(point_values) if logged.all() else
                              np.where(logged[point_series], np.log(point_values),
                                       _scaled(point_values, exponent, point_series)))
         found = segment_series(search_values, series_offsets, with_segments, min_size=min_size,
-                               penalty=penalty, drift=drift)
+                               penalty=penalty, drift=drift, serial_dependence=serial_dependence)
+        noise_autocorrelation, noise_inflation = found.autocorrelation, found.inflation
         segments = _segments_from_segmentation(found, logged, exponent)
     else:
         check_budget("changepoints", "permutations", permutations,
@@ -485,6 +503,7 @@ def changepoints(
                                         series_offsets, searched, min_size, max_changes, method,
                                         alpha, permutations, seed, identity)
         segments = _segments_from_cuts(cuts, pvalues, n_cuts, points, with_segments)
+        noise_autocorrelation = noise_inflation = np.full(n_series, np.nan)
 
     segment_table, segment_runs, minimum, median = _segment_table(
         groups, segments, point_order, series_offsets, point_offsets, run_values, logged,
@@ -498,11 +517,15 @@ def changepoints(
         "points": points, "runs": runs, "n_dropped": dropped,
         "changes": np.bincount(change_series, minlength=n_series),
         "drifts": np.bincount(change_series[kind == "drift"], minlength=n_series),
+        "noise_autocorrelation": _nulls_where(noise_autocorrelation,
+                                              np.isnan(noise_autocorrelation)),
+        "noise_inflation": _nulls_where(noise_inflation, np.isnan(noise_inflation)),
         "status": status})
     warnings = dropped_warnings(dropped, "series")
     summary = {"function": "changepoints", "method": method,
                "penalty": penalty if method == "pelt" else None,
                "drift": drift if method == "pelt" else None,
+               "serial_dependence": serial_dependence if method == "pelt" else None,
                "alpha": alpha if method != "pelt" else None,
                "min_size": min_size, "permutations": permutations if method == "edivisive"
                else None, "seed": seed if method == "edivisive" else None,
