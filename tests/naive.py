@@ -1137,9 +1137,10 @@ class BruteSegmentation:
     while the lag-1 autocorrelation phi of the residuals about the optimum's fits (the sum of
     products of neighbours within a segment over the sum of squares; 0 for an exact fit, every
     residual within 1e-9 of 0 relative to the data) exceeds 2 / sqrt(n) and the factor grows
-    (phi capped at 0.99, at most 5 re-runs). `inflation`, `phi` (of the final fit) and `exit`
-    (why the loop ended: "white" (phi at most 2 / sqrt(n)), "shrinking" (the factor would not
-    grow) or "cap") keep the last values, and the costs stay at the last scale."""
+    (phi capped at 0.99), until a re-run keeps the boundaries, at most 5 re-runs.
+    `inflation`, `phi` (of the final fit) and `exit` (why the loop ended: "white" (phi at most
+    2 / sqrt(n)), "shrinking" (the factor would not grow), "fixed point" (a re-run kept the
+    boundaries) or "cap") keep the last values, and the costs stay at the last scale."""
 
     def __init__(self, y, min_size=5, penalty="mbic", drift=True, drift_penalty=None,
                  robust=True, serial_dependence=True):
@@ -1233,7 +1234,12 @@ class BruteSegmentation:
                 self.exit = "shrinking"
                 break
             self.rescale(factor)
-            bounds, objective = self.partitioning()
+            refitted, objective = self.partitioning()
+            if refitted == bounds:
+                self.phi = self.residual_autocorrelation(bounds)
+                self.exit = "fixed point"
+                break
+            bounds = refitted
         return bounds, objective
 
     def partitioning(self):

@@ -287,6 +287,8 @@ def test_noise_free_steps_and_wandering_histories():
     assert 0.35 < np.median(phi) < 0.65  # about the AR coefficient: the fit is one level
     ttest = fastperf.changepoints(wandering, order="commit", method="ttest")
     assert ttest.series.column("noise_inflation").null_count == 100
+    assert (dependent.summary["serial_dependence"], independent.summary["serial_dependence"],
+            ttest.summary["serial_dependence"]) == (True, False, None)
 
 
 def test_renderings():

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from fastperf.kernels.segmentation import MAX_REFITS, segment
+from fastperf.kernels.segmentation import segment
 
-__all__ = ["Segmentation", "segment_series", "DRIFT_MIN_FACTOR", "MAX_REFITS"]
+__all__ = ["Segmentation", "segment_series", "DRIFT_MIN_FACTOR"]
 
 #: A drift segment holds at least DRIFT_MIN_FACTOR * min_size points (a line needs more points
 #: than a level to be told from one).
@@ -79,9 +79,11 @@ class Segmentation:
     inflation : numpy.ndarray of float64
         Per series, the factor the noise variance was multiplied by for serial dependence (1:
         none; NaN where no search ran): where the residuals' phi exceeded 2 / sqrt(n) (with
-        `serial_dependence`), the AR(1) long-run variance sigma^2 (1 + phi) / (1 - phi)^2 for
-        the phi of the fit before the last search (phi capped at 0.99). `scale` includes it,
-        and so do every standard error, the step rule and `evidence`.
+        `serial_dependence`), (1 + phi) / (1 - phi)^2 for the phi of the fit before the last
+        search (phi capped at 0.99), which turns the difference-based sigma^2 into the AR(1)
+        long-run variance. `scale` includes it, and so do every standard error, the step rule
+        and `evidence`. Where sigma is the quantum floor (a coarse timer) rather than the
+        differences' scale, the factor over-states the long-run variance.
     """
 
     offsets: np.ndarray

@@ -511,7 +511,7 @@ def dependent_search(z, centre, min_size, min_drift, beta, mbic, drift, drift_pe
     error about 1 / sqrt(n)), the variance is multiplied by (1 + phi) / (1 - phi)^2 (phi capped
     at `MAX_PHI`) and the search re-run on the rescaled costs. An over-split fit absorbs part of
     the dependence, so phi is estimated again on the new fit, and the factor grows while phi
-    does, at most `MAX_REFITS` times: it never shrinks, so the refits end.
+    does, until a re-run keeps the boundaries, at most `MAX_REFITS` times.
     """
     n = z.shape[0]
     fill_prefix_sums(z, 1.0, centre, prefix_z, prefix_zz, prefix_xz)
@@ -534,8 +534,17 @@ def dependent_search(z, centre, min_size, min_drift, beta, mbic, drift, drift_pe
         fill_prefix_sums(z, np.sqrt(inflation), centre, prefix_z, prefix_zz, prefix_xz)
         spread = max(prefix_zz[n] - prefix_z[n] * prefix_z[n] / n, 0.0)
         tolerance = TIE_TOLERANCE * (n + spread)
-        bounds = optimal_changes(prefix_z, prefix_zz, prefix_xz, centre, min_size, min_drift,
-                                 beta, mbic, drift, drift_penalty, tolerance, tables)
+        refitted = optimal_changes(prefix_z, prefix_zz, prefix_xz, centre, min_size, min_drift,
+                                   beta, mbic, drift, drift_penalty, tolerance, tables)
+        same = refitted.shape[0] == bounds.shape[0]
+        for k in range(refitted.shape[0] if same else 0):
+            same = same and refitted[k] == bounds[k]
+        bounds = refitted
+        if same:  # a fixed point: phi of these boundaries, and no further search
+            phi = residual_autocorrelation(z, np.sqrt(inflation), prefix_z, prefix_zz,
+                                           prefix_xz, centre, bounds, min_drift, drift,
+                                           drift_penalty, tolerance)
+            break
     return bounds, inflation, phi, tolerance
 
 

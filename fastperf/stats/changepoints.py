@@ -32,7 +32,7 @@ from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, has_column, key_list, require_columns, value_column
 from fastperf.data.identity import group_identities
 from fastperf.engine.intervals import median_interval_ranks
-from fastperf.engine.segmentation import MAX_REFITS, segment_series
+from fastperf.engine.segmentation import segment_series
 from fastperf.kernels.changepoints import EDIVISIVE, TTEST, next_change
 from fastperf.kernels.descriptive import order_statistics
 from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
@@ -471,15 +471,14 @@ def changepoints(
     # every point > 0: the search works on logs (a change is a ratio, a drift a rate)
     logged = with_segments & (low > 0) if method == "pelt" else np.zeros(n_series, dtype=bool)
     if method == "pelt":
-        searches = 1 + (MAX_REFITS if serial_dependence else 0)
+        # one search per series; a series whose noise is serially dependent runs up to six
+        # (`fastperf.kernels.segmentation.MAX_REFITS` re-runs), not charged: most run one
         check_budget("changepoints", "the series' length", int(points.max(initial=0)),
                      bytes_needed=64 * int(runs.sum()),
-                     operations=20.0 * searches * float(np.sum(points.astype(np.float64) ** 2)),
-                     detail=f"at most about 20 n^2 steps per search of a series of n points "
-                            f"(PELT's worst case, a history without changes), {searches} "
-                            f"search(es) per series",
-                     remedy="cut long histories into windows, use serial_dependence=False "
-                            "(one search per series), or method='ttest'",
+                     operations=20.0 * float(np.sum(points.astype(np.float64) ** 2)),
+                     detail="at most about 20 n^2 steps per series of n points (PELT's worst "
+                            "case, a history without changes)",
+                     remedy="cut long histories into windows, or use method='ttest'",
                      max_operations=MAX_OPERATIONS)
         with np.errstate(divide="ignore", invalid="ignore"):
             search_values = (np.log(point_values) if logged.all() else
