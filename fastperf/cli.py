@@ -280,9 +280,11 @@ def _changepoints(args) -> int:
     result = _call(changepoints, _read(args), flags={
         "alpha": "--alpha", "min_size": "--min-size", "max_changes": "--max-changes",
         "permutations": "--permutations", "seed": "--seed", "confidence": "--confidence",
-        "order": "--order", "since": "--since", "penalty": "--penalty", "drift": "--no-drift"},
+        "order": "--order", "since": "--since", "penalty": "--penalty", "drift": "--no-drift",
+        "serial_dependence": "--independent-noise"},
         order=_role(args, args.order), by=_role(args, args.by), unit=args.unit,
-        method=args.method, penalty=args.penalty, drift=args.drift, alpha=args.alpha,
+        method=args.method, penalty=args.penalty, drift=args.drift,
+        serial_dependence=args.serial_dependence, alpha=args.alpha,
         min_size=args.min_size,
         max_changes=args.max_changes, permutations=args.permutations, seed=args.seed,
         higher_is_better=True if args.higher_is_better else None, confidence=args.confidence)

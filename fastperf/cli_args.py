@@ -459,6 +459,9 @@ def build_parser() -> argparse.ArgumentParser:
                     help="pelt: the price of a change, 'mbic' (default) or a number")
     cp.add_argument("--no-drift", dest="drift", action="store_false",
                     help="pelt: levels only, no drift segments")
+    cp.add_argument("--independent-noise", dest="serial_dependence", action="store_false",
+                    help="pelt: take the noise as independent (no inflation of its variance "
+                         "for serial dependence)")
     cp.add_argument("--alpha", type=optional_number, default=None,
                     help="edivisive/ttest: level of each split's test (default 0.01 edivisive, "
                          "0.001 ttest)")

@@ -317,9 +317,12 @@ def test_cli_gate_exit_codes(tmp_path, capsys):
     assert main(base + ["--format", "csv"]) == 0
     out = capsys.readouterr().out
     assert out.splitlines()[0].startswith('"benchmark","unit","kind","position"') and len(out.splitlines()) == 3
+    assert main(base + ["--independent-noise", "--format", "json"]) == 0
+    assert '"serial_dependence": false' in capsys.readouterr().out
     for bad in (["--since", "5"], ["--fail-on", "worse", "--since", "abc"], ["--alpha", "2"],
                 ["--method", "ttest", "--alpha", "2"], ["--min-size", "1"],
-                ["--penalty", "-1"], ["--method", "binseg"]):
+                ["--penalty", "-1"], ["--method", "binseg"],
+                ["--method", "ttest", "--independent-noise"]):
         with pytest.raises(SystemExit) if bad == ["--method", "binseg"] else _no_raise():
             code = main(base + bad)
             assert code == 2
