@@ -143,9 +143,9 @@ def segment_series(values, offsets, active, *, min_size: int = 5, penalty: str |
     serial_dependence : bool
         Whether the noise variance is inflated to the AR(1) long-run variance, and the search
         re-run, when the residuals about the fitted segments are autocorrelated beyond white
-        noise (`inflation`) (`fastperf.kernels.segmentation.dependent_search`): a series that wanders
-        (seasonality, a slowly varying load) is then not cut at each excursion. False: the
-        noise is taken as independent.
+        noise (`inflation`; `fastperf.kernels.segmentation.dependent_search`): a series that
+        wanders (seasonality, a slowly varying load) is then not cut at each excursion. False:
+        the noise is taken as independent.
 
     Returns
     -------
@@ -169,8 +169,8 @@ def segment_series(values, offsets, active, *, min_size: int = 5, penalty: str |
     when the fit's residuals are serially dependent (`serial_dependence`). After the search,
     each boundary is classed as a step or a kink and each drift refitted as a ramp joined to
     its level neighbours across kinks (`Segmentation.step`, `Segmentation.ramp_start`); the
-    refit does not change the segmentation. `fastperf.kernels.segmentation` gives every step and its
-    sources.
+    refit does not change the segmentation. `fastperf.kernels.segmentation` gives every step
+    and its sources.
     """
     values = np.ascontiguousarray(values, dtype=np.float64)
     offsets = np.ascontiguousarray(offsets, dtype=np.int64)

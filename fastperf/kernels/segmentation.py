@@ -461,12 +461,17 @@ def residual_autocorrelation(z, divisor, prefix_z, prefix_zz, prefix_xz, centre,
 
 @njit(cache=True)
 def fill_prefix_sums(z, divisor, centre, prefix_z, prefix_zz, prefix_xz):
-    """The prefix sums of z / divisor, its squares and x z / divisor (x_i = i - centre)."""
-    for i in range(z.shape[0]):
+    """The prefix sums of z / divisor, its squares and x z / divisor (x_i = i - centre);
+    returns the tie tolerance at that scale, `TIE_TOLERANCE` (n + the sum of squares of
+    z / divisor about its mean)."""
+    n = z.shape[0]
+    for i in range(n):
         scaled = z[i] / divisor
         prefix_z[i + 1] = prefix_z[i] + scaled
         prefix_zz[i + 1] = prefix_zz[i] + scaled * scaled
         prefix_xz[i + 1] = prefix_xz[i] + (i - centre) * scaled
+    spread = max(prefix_zz[n] - prefix_z[n] * prefix_z[n] / n, 0.0)
+    return TIE_TOLERANCE * (n + spread)
 
 
 @njit(cache=True)
@@ -514,9 +519,7 @@ def dependent_search(z, centre, min_size, min_drift, beta, mbic, drift, drift_pe
     does, until a re-run keeps the boundaries, at most `MAX_REFITS` times.
     """
     n = z.shape[0]
-    fill_prefix_sums(z, 1.0, centre, prefix_z, prefix_zz, prefix_xz)
-    spread = max(prefix_zz[n] - prefix_z[n] * prefix_z[n] / n, 0.0)
-    tolerance = TIE_TOLERANCE * (n + spread)
+    tolerance = fill_prefix_sums(z, 1.0, centre, prefix_z, prefix_zz, prefix_xz)
     bounds = optimal_changes(prefix_z, prefix_zz, prefix_xz, centre, min_size, min_drift, beta,
                              mbic, drift, drift_penalty, tolerance, tables)
     inflation = 1.0
@@ -531,9 +534,8 @@ def dependent_search(z, centre, min_size, min_drift, beta, mbic, drift, drift_pe
         if factor <= inflation:
             break
         inflation = factor
-        fill_prefix_sums(z, np.sqrt(inflation), centre, prefix_z, prefix_zz, prefix_xz)
-        spread = max(prefix_zz[n] - prefix_z[n] * prefix_z[n] / n, 0.0)
-        tolerance = TIE_TOLERANCE * (n + spread)
+        tolerance = fill_prefix_sums(z, np.sqrt(inflation), centre, prefix_z, prefix_zz,
+                                     prefix_xz)
         refitted = optimal_changes(prefix_z, prefix_zz, prefix_xz, centre, min_size, min_drift,
                                    beta, mbic, drift, drift_penalty, tolerance, tables)
         same = refitted.shape[0] == bounds.shape[0]
@@ -928,9 +930,8 @@ def segment(values, offsets, active, min_size, min_drift, mbic, penalty, drift, 
         prefix_zz = np.zeros(n + 1)
         prefix_xz = np.zeros(n + 1)
         if n < 2 * min_size:
-            fill_prefix_sums(z, 1.0, centre, prefix_z, prefix_zz, prefix_xz)
-            spread = max(prefix_zz[n] - prefix_z[n] * prefix_z[n] / n, 0.0)
-            tolerance = TIE_TOLERANCE * (n + spread)
+            tolerance = fill_prefix_sums(z, 1.0, centre, prefix_z, prefix_zz,
+                                         prefix_xz)
             bounds = np.empty(2, dtype=np.int64)
             bounds[0], bounds[1] = 0, n
         else:

@@ -23,8 +23,8 @@ from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
 from fastperf.data.grouping import group_rows
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
-from fastperf.data.validation import (check_choice, check_confidence, check_real, check_seed,
-                                      check_unit_interval, check_whole_number)
+from fastperf.data.validation import (check_choice, check_confidence, check_flag, check_real,
+                                      check_seed, check_unit_interval, check_whole_number)
 from fastperf.engine.ranks import rank_sum_effect_state, sorted_slices
 from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
@@ -171,9 +171,8 @@ def _check(method, alpha, min_size, max_changes, permutations, seed, confidence,
         check_choice(penalty, "penalty", ("mbic",))
     else:
         penalty = check_real(penalty, "penalty", low=0.0, low_open=True)
-    for name, flag in (("drift", drift), ("serial_dependence", serial_dependence)):
-        if not isinstance(flag, (bool, np.bool_)):
-            raise InputError(f"{name} must be True or False, got {flag!r}")
+    check_flag(drift, "drift")
+    check_flag(serial_dependence, "serial_dependence")
     if method != "pelt":
         for name, changed in (("penalty", penalty != "mbic"), ("drift", not drift),
                               ("serial_dependence", not serial_dependence)):
