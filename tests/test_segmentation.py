@@ -273,6 +273,41 @@ def test_scale_and_clipping_match_numpy(kind):
     assert batch([y]).scale[0] == pytest.approx(sigma, rel=1e-12, abs=0.0)
 
 
+def test_clipping_skips_medians_without_changing_a_bit():
+    """`clip_to_running_median` takes no median for a point well inside its band (two counts
+    over the window decide it). Against numpy's median of every window, bit for bit: points
+    on and near the band's edge (|y - w| at 0.85-1.15 c, around the 0.9 c screen), tied
+    values, spikes, values 10^8 times the scale, a scale near the rounding of the values
+    (the screen stands aside there), every window width from 3 points to wider than the series."""
+    rng = np.random.default_rng(48)
+    screened_cases = 0
+    for trial in range(600):
+        n = int(rng.integers(1, 90))
+        half_window = int(rng.integers(1, 12))
+        kind = trial % 6
+        y = {0: rng.normal(0, 1, n),
+             1: np.round(rng.normal(0, 1, n) * 2) / 2,
+             2: 1e8 + rng.normal(0, 1, n),
+             3: 1e8 + rng.normal(0, 1, n) * 1e-8,
+             4: rng.standard_t(1, n),
+             5: np.where(rng.random(n) < 0.1, 25.0, 0.0) + rng.normal(0, 1, n)}[kind]
+        sigma = float(rng.choice([0.05, 0.3, 1.0, 2.0]))
+        if kind == 3 and trial % 12 == 3:
+            sigma *= 1e-8  # a band of a few ulps of the values: the screen must stand aside
+        if kind == 0 and n > 2 * half_window + 1:
+            # put points at 0.85-1.15 band widths from their window's median: both sides of
+            # the screen's margin and of the band's edge
+            median = running_median_by_numpy(y, half_window)
+            for i in rng.integers(half_window, n - half_window, 5):
+                y[i] = median[i] + rng.choice([-1, 1]) * rng.uniform(0.85, 1.15) * 2.5 * sigma
+            screened_cases += 1
+        clipped = np.empty(n)
+        clip_to_running_median(y, sigma, half_window, clipped)
+        expected = running_median_clipped(y, sigma, half_window)
+        assert np.array_equal(clipped, expected), (trial, kind)
+    assert screened_cases > 50
+
+
 def test_running_median_matches_numpy_on_every_window():
     rng = np.random.default_rng(15)
     for _ in range(200):

@@ -216,8 +216,9 @@ def _checked(values, offsets, active, min_size, penalty, drift_penalty):
     if drift_penalty is not None and (not price >= 0 or not math.isfinite(price)):
         raise ValueError(f"drift_penalty must be None or a finite number >= 0, "
                          f"got {drift_penalty!r}")
-    lengths = np.diff(offsets)
-    in_active = np.repeat(active, lengths)
-    if not np.isfinite(values[in_active]).all():
+    # every value finite (the common case) settles it in one pass; otherwise look only at the
+    # active series' values
+    if not np.isfinite(values).all() and not np.isfinite(
+            values[np.repeat(active, np.diff(offsets))]).all():
         raise ValueError("values of active series must be finite")
     return mbic, beta, price
