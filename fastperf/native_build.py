@@ -28,7 +28,7 @@ from fastperf.kernels import builds
 from fastperf.kernels.native_signatures import SIGNATURES
 
 __all__ = ["compile_native", "import_kernel_modules", "manifest_text", "numba_type",
-           "record_calls", "record_signatures", "type_spec"]
+           "record_calls", "record_signatures", "released_gil", "type_spec"]
 
 #: The manifest this module writes and setup.py compiles.
 MANIFEST = Path(__file__).parent / "kernels" / "native_signatures.py"
@@ -166,6 +166,32 @@ def native_stamp():
     return 0
 
 
+@contextlib.contextmanager
+def released_gil():
+    """While active, Numba's AOT compiler builds Python wrappers that release the GIL around
+    each call (as ``@njit(nogil=True)`` does for the JIT), so that threads can run native
+    builds at once (`fastperf.kernels.builds.GroupKernel`'s chunks).
+
+    ``numba.pycc`` takes no such option: it makes its own compiler flags (``Flags()`` in
+    ``numba.pycc.compiler``) for every export, so their class is swapped, for the build only,
+    for one whose ``release_gil`` is on. No formula.
+    """
+    from numba.pycc import compiler as pycc_compiler  # deferred: as in numba_type
+
+    flags = pycc_compiler.Flags
+
+    class ReleasingFlags(flags):
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.release_gil = True
+
+    pycc_compiler.Flags = ReleasingFlags
+    try:
+        yield
+    finally:
+        pycc_compiler.Flags = flags
+
+
 def compile_native(output_file: str | Path, verbose: bool = False) -> Path:
     """Compile every build of the manifest into the extension module `output_file`.
 
@@ -185,7 +211,8 @@ def compile_native(output_file: str | Path, verbose: bool = False) -> Path:
     Notes
     -----
     Numba's AOT compiler (``numba.pycc.CC``) with its default generic CPU target, so that the
-    module runs on any machine of the architecture. No formula.
+    module runs on any machine of the architecture; every build releases the GIL while it runs
+    (`released_gil`). No formula.
     """
     from numba import types  # deferred: as in numba_type
     from numba.pycc import CC  # deferred: as in numba_type
@@ -203,7 +230,8 @@ def compile_native(output_file: str | Path, verbose: bool = False) -> Path:
         cc.export(builds.native_export_name(name, index), signature)(by_name[name].jit_function)
     cc.export(f"digest_{builds.source_digest()}", types.int64())(native_stamp)
     output_file.parent.mkdir(parents=True, exist_ok=True)
-    cc.compile()
+    with released_gil():
+        cc.compile()
     return output_file
 
 

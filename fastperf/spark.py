@@ -35,6 +35,7 @@ pyspark (>= 4.0, the extra ``fastperf[spark]``) is imported by this module only.
 """
 from __future__ import annotations
 
+import os
 from functools import partial, reduce
 from typing import Any, Callable, Mapping, Sequence
 
@@ -45,6 +46,7 @@ import pyarrow.compute as pc
 from fastperf.data.chunked import Plan, StageRows, finish_parts
 from fastperf.errors import InputError
 from fastperf.io.common import encode_labels, normalise_tabular
+from fastperf.kernels.builds import THREADS_ENV
 from fastperf.io.layout import distinct_in_order, label_columns, plain_array
 from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_options,
                                           aggregate_score_plan, aggregate_score_stage)
@@ -466,8 +468,11 @@ def _stage_template(tagged, partition: list[str], plan: Plan, stage) -> StageRow
 def _partition_stage(stage, plan: Plan, wire: pa.Schema):
     """The function ``mapInArrow`` runs on each partition: its rows as one table in source
     order (a shuffle's output has none), normalised, staged (every group of the partition in
-    one call), packed (`_packed`), decoded to `wire`."""
+    one call), packed (`_packed`), decoded to `wire`. Spark runs a task per executor core, so
+    a partition's kernels run in its own thread (`fastperf.kernels.builds.THREADS_ENV` 1),
+    unless the executors' environment sets it (``spark.executorEnv.FASTPERF_THREADS``)."""
     def run(batches):
+        os.environ.setdefault(THREADS_ENV, "1")
         batches = [b for b in batches if b.num_rows]
         if not batches:
             return

@@ -381,3 +381,131 @@ def test_a_command_with_native_kernels_says_nothing_of_them(native):
     assert out.stdout and "native kernels" not in out.stderr
     help_text = run_command(["--help"], {"FASTPERF_NATIVE": "0"})
     assert "--version" in help_text.stdout and help_text.stderr == ""
+
+
+# --- threads on the native builds: chunks of groups, the GIL released ---------------------------
+
+def threaded_inputs():
+    """One call's arguments per chunked kernel, with empty and inactive groups among them."""
+    from fastperf.kernels.hodges_lehmann import difference_order_statistics
+    from fastperf.kernels.descriptive import order_statistics
+    from fastperf.kernels.segmentation import segment
+
+    rng = np.random.default_rng(48)
+    sizes = rng.integers(0, 120, 300)
+    sizes[[3, 150]] = 0
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    values = rng.normal(0, 1, offsets[-1]) + np.repeat(rng.integers(0, 3, 300), sizes)
+    sorted_values = np.concatenate([np.sort(values[a:b]) for a, b in zip(offsets[:-1],
+                                                                         offsets[1:])])
+    other_sizes = rng.integers(0, 90, 300)
+    other_offsets = np.concatenate(([0], np.cumsum(other_sizes))).astype(np.int64)
+    other = np.concatenate([np.sort(rng.normal(0.3, 1, k)) for k in other_sizes])
+    pairs = sizes * other_sizes
+    ranks = np.stack([(pairs + 1) // 2, pairs // 2 + 1, pairs // 5 + 1, pairs - pairs // 5],
+                     axis=1).astype(np.int64)
+    active = rng.random(300) < 0.9
+    low = np.maximum(sizes // 4, 1)
+    high = np.maximum(sizes - sizes // 4, 1)
+    return [
+        (segment, (values, offsets, active, 5, 15, True, np.nan, True, np.nan, True, True, True)),
+        (difference_order_statistics, (sorted_values, offsets, other, other_offsets, ranks, -1)),
+        (order_statistics, (values, offsets, sizes.astype(np.int64), low.astype(np.int64),
+                            high.astype(np.int64))),
+    ]
+
+
+def same_result(a, b) -> bool:
+    """Bit for bit (NaN where NaN), array by array."""
+    a, b = (a,) if isinstance(a, np.ndarray) else a, (b,) if isinstance(b, np.ndarray) else b
+    return len(a) == len(b) and all(
+        x.dtype == y.dtype and x.shape == y.shape
+        and np.array_equal(x.view(np.uint8), y.view(np.uint8)) for x, y in zip(a, b))
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3", "16"])
+def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, threads):
+    """A chunked kernel's call on threads (`builds.Chunking`: ranges of groups, each a native
+    call, the results joined) returns the single native call's arrays bit for bit, at every
+    thread count, more threads than chunks included; the oracle is the native build called
+    once on all the groups (tests/test_segmentation.py and the Hodges-Lehmann oracle tests
+    check that one against brute force)."""
+    for kernel, args in threaded_inputs():
+        assert kernel.chunking is not None
+        expected = kernel.serial(*args)
+        monkeypatch.setenv(builds.THREADS_ENV, threads)
+        got = kernel(*args, n_rows=10 ** 9)
+        assert same_result(got, expected), (kernel.__name__, threads)
+        for parts in (2, 7, 300, 1000):  # chunks of one group, and more chunks than groups
+            bounds = kernel.chunking.bounds(args, parts)
+            assert bounds[0] == 0 and bounds[-1] == args[1].shape[0] - 1
+            assert (np.diff(bounds) > 0).all()
+            joined = kernel.chunking.join([kernel.serial(*kernel.chunking.chunk(args, a, b))
+                                           for a, b in zip(bounds[:-1], bounds[1:])])
+            assert same_result(joined, expected), (kernel.__name__, parts)
+
+
+def test_native_builds_release_the_gil(native, monkeypatch):
+    """While a native build runs in one thread, Python code runs in another: the builds are
+    compiled with the GIL released (`fastperf.native_build.released_gil`). A build holding it
+    would let the counting loop below run only before and after the call."""
+    import threading
+    import time
+
+    from fastperf.kernels.segmentation import segment
+
+    rng = np.random.default_rng(7)
+    values = rng.normal(0, 1, 400_000)
+    offsets = np.arange(0, 400_001, 400, dtype=np.int64)
+    args = (values, offsets, np.ones(1000, dtype=bool), 5, 15, True, np.nan, True, np.nan,
+            True, True, True)
+    segment.serial(*args)
+    started, done, counts = threading.Event(), threading.Event(), []
+
+    def run():
+        started.set()
+        segment.serial(*args)
+        done.set()
+
+    worker = threading.Thread(target=run)
+    worker.start()
+    started.wait()
+    time.sleep(0.001)
+    while not done.is_set():
+        counts.append(1)
+    worker.join()
+    assert len(counts) > 1000
+
+
+def test_the_thread_count_is_checked(native, monkeypatch):
+    from fastperf.kernels.descriptive import order_statistics
+
+    _, args = threaded_inputs()[2]
+    for bad in ("0", "two", "-1", "1.5"):
+        monkeypatch.setenv(builds.THREADS_ENV, bad)
+        with pytest.raises(ValueError, match=builds.THREADS_ENV):
+            order_statistics(*args, n_rows=10 ** 9)
+    monkeypatch.setenv(builds.THREADS_ENV, " 2 ")
+    assert builds.thread_count() == 2
+    monkeypatch.delenv(builds.THREADS_ENV)
+    assert builds.thread_count() >= 1
+
+
+def test_threaded_calls_compile_nothing(native):
+    """A process whose calls run on threads (changepoints of 400 histories: the segmentation and
+    the Hodges-Lehmann intervals in chunks) still imports no Numba: every chunk's arguments
+    have the types of a native build."""
+    code = """
+import json, sys
+import numpy as np, pyarrow as pa
+import fastperf
+rng = np.random.default_rng(1)
+n = 400 * 300
+table = pa.table({"series": np.repeat(np.arange(400), 300), "commit": np.tile(np.arange(300), 400),
+                  "value": np.exp(rng.normal(0, 0.02, n) + 0.2 * (np.tile(np.arange(300), 400) > 150))})
+result = fastperf.changepoints(table, by="series", order="commit")
+print(json.dumps({"numba": "numba" in sys.modules, "changes": result.summary["changes"]}))
+"""
+    seen = json.loads(run_python(code, env={builds.THREADS_ENV: "2"}).splitlines()[-1])
+    assert seen["numba"] is False
+    assert 400 <= seen["changes"] <= 404  # each 20 % step (sd 2 %) found; a rare false one

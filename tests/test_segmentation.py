@@ -15,8 +15,7 @@ import numpy as np
 import pytest
 
 from fastperf.engine.segmentation import Segmentation, segment_series
-from fastperf.kernels.segmentation import (clip_to_running_median, noise_scale, running_median,
-                                           segment)
+from fastperf.kernels.segmentation import clip_to_running_median, noise_scale, segment
 from naive import (BruteSegmentation, boundary_steps_by_rule, ramp_by_least_squares,
                    refined_kinks_by_search, running_median_by_numpy, running_median_clipped,
                    segmentation_noise_scale)
@@ -283,7 +282,7 @@ def test_clipping_skips_medians_without_changing_a_bit():
     screened_cases = 0
     for trial in range(600):
         n = int(rng.integers(1, 90))
-        half_window = int(rng.integers(1, 12))
+        half_window = int(rng.integers(1, 26))  # windows above 32 points are selected
         kind = trial % 6
         y = {0: rng.normal(0, 1, n),
              1: np.round(rng.normal(0, 1, n) * 2) / 2,
@@ -306,20 +305,6 @@ def test_clipping_skips_medians_without_changing_a_bit():
         expected = running_median_clipped(y, sigma, half_window)
         assert np.array_equal(clipped, expected), (trial, kind)
     assert screened_cases > 50
-
-
-def test_running_median_matches_numpy_on_every_window():
-    rng = np.random.default_rng(15)
-    for _ in range(200):
-        n = int(rng.integers(1, 60))
-        y = rng.normal(0, 1, n)
-        if rng.random() < 0.5:
-            y = np.round(y * 2)  # ties: removal must take out one copy only
-        half_window = int(rng.integers(1, 25))
-        out = np.empty(n)
-        running_median(y, half_window, out)
-        np.testing.assert_allclose(out, running_median_by_numpy(y, half_window), rtol=1e-15,
-                                   atol=0)
 
 
 def test_the_noise_scale_on_the_noise_performance_data_has():

@@ -10,8 +10,10 @@ Every kernel is a plain Python function over numpy arrays, decorated with this m
 - A `GroupKernel` is numbagg's target switch: a serial build below a per-kernel input size, a
   parallel (``prange``) JIT build above it where the process asked for threads
   (``FASTPERF_PARALLEL=1``); a call never compiles or starts the JIT for threads on its own
-  (`GroupKernel.target`). Per-group work is independent, so every build gives the
-  same result whatever the thread count.
+  (`GroupKernel.target`). A kernel that declares its `Chunking` runs its native build on
+  threads instead, above that size and without the JIT: ranges of its groups, one native call
+  each, the GIL released (``FASTPERF_THREADS``, default the CPUs the process may use). Per-group
+  work is independent, so every build gives the same result whatever the thread count.
 
 The native module is used only where it was built from these kernel sources (`source_digest`)
 and ``FASTPERF_NATIVE`` is not ``0``; `native_status` says whether it serves this process, and
@@ -26,6 +28,8 @@ import functools
 import hashlib
 import importlib
 import os
+import queue
+import threading
 import time
 import types
 from dataclasses import dataclass
@@ -52,6 +56,15 @@ FORCE_PARALLEL = False
 #: environment variable set to 1. A JIT started for another reason (an argument type the
 #: native builds do not cover) does not count as asking.
 PARALLEL_ENV = "FASTPERF_PARALLEL"
+
+#: The number of threads a chunked group kernel's native build runs on (`GroupKernel`,
+#: `Chunking`); unset: the CPUs this process may run on. 1 runs every call in the caller's
+#: thread (a process that runs many fastperf calls side by side, as a Spark executor does).
+THREADS_ENV = "FASTPERF_THREADS"
+
+#: A chunked call is cut into this many ranges of groups per thread: work per group varies
+#: (long segments, large samples), and smaller chunks even it out across the threads.
+CHUNKS_PER_THREAD = 4
 
 #: Stands for ``numba.prange`` in kernel modules (``from fastperf.kernels.builds import
 #: prange``) until `jit_all` gives the JIT the real one; the AOT build compiles it as ``range``.
@@ -110,6 +123,87 @@ class NativeStatus:
             return f"active ({self.reason})"
         return (f"inactive: {self.reason}; kernels are JIT-compiled instead (first calls take "
                 f"seconds to a minute); to fix: {self.fix}")
+
+
+def thread_count() -> int:
+    """The threads a chunked native call runs on: `THREADS_ENV` when set, else the CPUs this
+    process may run on.
+
+    Raises
+    ------
+    ValueError
+        When `THREADS_ENV` is not a whole number >= 1.
+    """
+    text = os.environ.get(THREADS_ENV, "").strip()
+    if not text:
+        try:
+            return max(1, len(os.sched_getaffinity(0)))
+        except AttributeError:  # not on Linux
+            return max(1, os.cpu_count() or 1)
+    count = int(text) if text.isdigit() else 0
+    if count < 1:
+        raise ValueError(f"{THREADS_ENV} must be a whole number >= 1, got {text!r}")
+    return count
+
+
+@dataclass(frozen=True)
+class Chunking:
+    """How a call of a group kernel splits into calls on consecutive ranges of its groups, and
+    how their results join into the whole call's: what lets threads share one call's groups
+    between native builds, which release the GIL (`fastperf.native_build.released_gil`).
+
+    Every group's result depends on its own inputs only (the kernels' contract: results never
+    depend on the thread count), so the joined result is the one call's, bit for bit.
+
+    Attributes
+    ----------
+    csr : tuple of (int, int)
+        The argument positions of each (values, offsets) batch: a chunk gets the values of its
+        groups and their offsets from 0. The first batch's offsets balance the chunks' rows.
+    per_group : tuple of int
+        The argument positions of arrays with one entry (or row) per group.
+    slotted : tuple of int
+        The result positions of arrays indexed by slots: the result's first array is then
+        ``n_groups + 1`` offsets of each group's slots in them (rebased when joined). Every
+        other result array has one entry (or row) per group.
+    """
+
+    csr: tuple[tuple[int, int], ...]
+    per_group: tuple[int, ...] = ()
+    slotted: tuple[int, ...] = ()
+
+    def bounds(self, args: tuple, parts: int) -> np.ndarray:
+        """Group boundaries 0 = b_0 < ... < b_k = n_groups of at most `parts` chunks of about
+        equal rows (of the first batch)."""
+        offsets = args[self.csr[0][1]]
+        n_groups = offsets.shape[0] - 1
+        targets = np.linspace(offsets[0], offsets[-1], parts + 1)[1:-1]
+        cuts = np.searchsorted(offsets, targets)
+        return np.unique(np.concatenate(([0], np.clip(cuts, 0, n_groups), [n_groups])))
+
+    def chunk(self, args: tuple, first: int, last: int) -> tuple:
+        """The arguments of the call on groups first..last - 1."""
+        chunk = list(args)
+        for values, offsets in self.csr:
+            start, stop = args[offsets][first], args[offsets][last]
+            chunk[values] = args[values][start:stop]
+            chunk[offsets] = args[offsets][first:last + 1] - start
+        for position in self.per_group:
+            chunk[position] = args[position][first:last]
+        return tuple(chunk)
+
+    def join(self, results: list):
+        """The whole call's result from its chunks' results, in group order."""
+        if not isinstance(results[0], tuple):
+            return np.concatenate(results)
+        joined = []
+        for k in range(len(results[0])):
+            parts = [result[k] for result in results]
+            if self.slotted and k == 0:  # offsets into the slotted arrays, each chunk's from 0
+                ends = np.cumsum([part[-1] for part in parts])
+                parts = [parts[0]] + [part[1:] + end for part, end in zip(parts[1:], ends[:-1])]
+            joined.append(np.concatenate(parts))
+        return tuple(joined)
 
 
 def read_only(array: np.ndarray) -> np.ndarray:
@@ -339,12 +433,20 @@ def njit(fn: Callable | None = None, **options) -> Kernel | Callable:
 
 class GroupKernel:
     """A kernel over groups: a serial build (native or JIT) and a parallel (prange) JIT build,
-    whose dispatcher is a plain Numba one (``parallel=True``, cached apart: `parallel_twin`)."""
+    whose dispatcher is a plain Numba one (``parallel=True``, cached apart: `parallel_twin`).
 
-    def __init__(self, fn, min_rows: int = PARALLEL_MIN_ROWS, inputs: int = 0):
+    A kernel with a `Chunking` runs its native build on threads from `min_rows` on, without
+    the JIT: the call's groups are cut into ranges (`CHUNKS_PER_THREAD` per thread, of about
+    equal rows), the threads (`thread_count`) take the ranges in turn and each runs the native
+    build on it, with the GIL released; the results join in group order.
+    """
+
+    def __init__(self, fn, min_rows: int = PARALLEL_MIN_ROWS, inputs: int = 0,
+                 chunking: Chunking | None = None):
         self.py_func = fn
         self.min_rows = min_rows
         self.inputs = inputs
+        self.chunking = chunking
         self.serial = Kernel(fn, {"cache": True})
         self.parallel = Kernel(parallel_twin(fn), {"parallel": True, "cache": True}, native=False)
         self.__doc__ = fn.__doc__
@@ -370,11 +472,83 @@ class GroupKernel:
             args = tuple(read_only(a) for a in args[:self.inputs]) + args[self.inputs:]
         if self.target(n_rows) == "parallel":
             return self.parallel(*args)
+        if self.chunking is not None and n_rows >= self.min_rows and native_builds().get(
+                self.serial.name):
+            threads = thread_count()
+            if threads > 1:
+                return self.threaded(args, threads)
         return self.serial(*args)
+
+    def threaded(self, args: tuple, threads: int):
+        """The serial build's result, from `threads` threads running it on chunks of the
+        groups (`chunking`)."""
+        bounds = self.chunking.bounds(args, CHUNKS_PER_THREAD * threads)
+        n_chunks = bounds.shape[0] - 1
+        if n_chunks < 2:
+            return self.serial(*args)
+        results: list = [None] * n_chunks
+        errors: list[BaseException] = []
+        chunks = iter(range(n_chunks))  # next() on it is atomic: each chunk runs once
+
+        def work():
+            for c in chunks:
+                try:
+                    results[c] = self.serial(*self.chunking.chunk(args, bounds[c], bounds[c + 1]))
+                except BaseException as exc:  # re-raised in the caller's thread
+                    errors.append(exc)
+                    return
+
+        helpers = min(threads, n_chunks) - 1
+        finished: queue.SimpleQueue = queue.SimpleQueue()
+        for _ in range(helpers):
+            WORKERS.submit(work, finished)
+        work()
+        for _ in range(helpers):
+            finished.get()
+        if errors:
+            raise errors[0]
+        return self.chunking.join(results)
+
+
+class Workers:
+    """Daemon threads that run the chunks of threaded calls (`GroupKernel.threaded`), started
+    when a call first needs them and kept for later calls (a thread's first call pays for its
+    stack and its allocator's memory)."""
+
+    def __init__(self):
+        self.tasks: queue.SimpleQueue = queue.SimpleQueue()
+        self.started = 0
+        self.idle = 0
+        self.lock = threading.Lock()
+
+    def submit(self, task: Callable[[], None], finished: queue.SimpleQueue) -> None:
+        """Run `task` on a worker, then put None on `finished`."""
+        with self.lock:
+            if self.idle == 0:
+                threading.Thread(target=self.serve, daemon=True,
+                                 name=f"fastperf-worker-{self.started}").start()
+                self.started += 1
+            else:
+                self.idle -= 1
+        self.tasks.put((task, finished))
+
+    def serve(self) -> None:
+        while True:
+            task, finished = self.tasks.get()
+            try:
+                task()
+            finally:
+                with self.lock:
+                    self.idle += 1
+                finished.put(None)
+
+
+#: The worker threads of every threaded call in this process.
+WORKERS = Workers()
 
 
 def group_kernel(fn: Callable | None = None, *, min_rows: int = PARALLEL_MIN_ROWS,
-                 inputs: int = 0) -> GroupKernel | Callable:
+                 inputs: int = 0, chunking: Chunking | None = None) -> GroupKernel | Callable:
     """Decorator: compile `fn` (which loops ``prange`` over groups) both ways.
 
     ``@group_kernel`` uses the default threshold; ``@group_kernel(min_rows=N)`` sets the input
@@ -389,6 +563,9 @@ def group_kernel(fn: Callable | None = None, *, min_rows: int = PARALLEL_MIN_ROW
     inputs : int
         The leading arguments that are arrays the kernel only reads: they are passed as
         read-only views (`read_only`), so the kernel compiles once whatever the caller has.
+    chunking : Chunking, optional
+        How a call splits into ranges of groups: then, from `min_rows` on, the native build
+        runs on threads (`GroupKernel.threaded`) without the JIT.
 
     Returns
     -------
@@ -401,8 +578,8 @@ def group_kernel(fn: Callable | None = None, *, min_rows: int = PARALLEL_MIN_ROW
     JIT builds are cached on disk. No formula.
     """
     if fn is None:
-        return lambda f: GroupKernel(f, min_rows, inputs)
-    return GroupKernel(fn, min_rows, inputs)
+        return lambda f: GroupKernel(f, min_rows, inputs, chunking)
+    return GroupKernel(fn, min_rows, inputs, chunking)
 
 
 class CompileLog:

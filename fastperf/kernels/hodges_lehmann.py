@@ -32,7 +32,7 @@ those in one gathered bracket (the median's middle pair) by one multi-selection 
 """
 import numpy as np
 
-from fastperf.kernels.builds import group_kernel, njit, prange
+from fastperf.kernels.builds import Chunking, group_kernel, njit, prange
 from fastperf.kernels.order_statistics import partition
 from fastperf.kernels.random import GOLDEN, mix64, sample_key
 
@@ -595,7 +595,7 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
 
 # ~10 us per 31 x 31 group and 4 ranks serially; the parallel build is disk-cached, so from ~40 ms
 # of work (n_rows = max(values, m n / 16), `RankSumState.select`) every core runs.
-@group_kernel(min_rows=250_000)
+@group_kernel(min_rows=250_000, chunking=Chunking(csr=((0, 1), (2, 3)), per_group=(4,)))
 def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
                                 materialise_max=-1) -> np.ndarray:
     """Order statistics of the pairwise differences x_i - y_k of each pair of CSR samples.

@@ -39,7 +39,7 @@ Per series y_0..y_{n-1} (already on the scale searched: logs of positive data):
 """
 import numpy as np
 
-from fastperf.kernels.builds import group_kernel, njit, prange
+from fastperf.kernels.builds import Chunking, group_kernel, njit, prange
 from fastperf.kernels.order_statistics import select, smallest_gap
 
 #: The share of the largest first differences left out of the noise scale (steps, spikes).
@@ -130,16 +130,6 @@ def noise_scale(y):
 
 
 @njit(cache=True)
-def sorted_remove(window, count, value):
-    """Remove one entry equal to `value` from the sorted `window[:count]` (it holds one)."""
-    k = 0
-    while window[k] != value:
-        k += 1
-    for j in range(k, count - 1):
-        window[j] = window[j + 1]
-
-
-@njit(cache=True)
 def sorted_insert(window, count, value):
     """Insert `value` into the sorted `window[:count]` (room for one more)."""
     k = count
@@ -150,41 +140,18 @@ def sorted_insert(window, count, value):
 
 
 @njit(cache=True)
-def running_median(y, half_window, out):
-    """w_i = the median of y[max(0, i - h):i + h + 1] (h = `half_window`; truncated at the
-    ends; the mean of the middle two of an even count) into `out`, from a sorted window that
-    gains and loses one value per step: O(n h)."""
-    n = y.shape[0]
-    window = np.empty(2 * half_window + 1)
-    count = 0
-    for j in range(min(n, half_window + 1)):
-        sorted_insert(window, count, y[j])
-        count += 1
-    for i in range(n):
-        if i > 0:
-            leaving, entering = i - half_window - 1, i + half_window
-            if leaving >= 0:
-                sorted_remove(window, count, y[leaving])
-                count -= 1
-            if entering < n:
-                sorted_insert(window, count, y[entering])
-                count += 1
-        half = count // 2
-        out[i] = window[half] if count % 2 == 1 else 0.5 * (window[half - 1] + window[half])
-
-
-@njit(cache=True)
 def clip_to_running_median(y, sigma, half_window, out):
     """y_i clipped to [w_i - 2.5 sigma, w_i + 2.5 sigma] (`CLIP_SCALES`) into `out`, w_i the
-    `running_median` of y over [i - half_window, i + half_window].
+    median of y[max(0, i - h):i + h + 1] (h = `half_window`; truncated at the ends; the mean
+    of the middle two of an even count).
 
     Most points lie well inside their band, and those need no median: where the full window
     of 2 h + 1 points holds at most h values below y_i - 0.9 c and at most h above
     y_i + 0.9 c (c = 2.5 sigma), its median w_i (the (h + 1)-th smallest) is within 0.9 c of
     y_i, so w_i - c <= y_i <= w_i + c and the clip returns y_i itself. That is two counts over
     the window, without branches (both in one integer, the second in its upper 32 bits). The other points (and the truncated windows at the ends)
-    get their median, the same value `running_median` gives, by selection in a copy of the
-    window (an even count's middle two by sorting it). The margin, 0.1 c, must exceed the
+    get their median from a sorted copy of the window (insertion sort up to 32 points; above,
+    a selection, or a sort for an even count's middle two). The margin, 0.1 c, must exceed the
     rounding of y_i - 0.9 c and w_i +- c; where it does not hold by a factor of 10^3 (sigma
     within about 10^-12 of the values' magnitude), every point takes the median.
     """
@@ -209,15 +176,17 @@ def clip_to_running_median(y, sigma, half_window, out):
                 out[i] = y[i]
                 continue
         count = stop - first
-        for j in range(count):
-            window[j] = y[first + j]
         half = count // 2
-        if count % 2 == 1:
-            select(window, half, 0, count)
-            median = window[half]
+        if count <= 32:  # a short window: sorted by insertion as it is copied
+            for j in range(count):
+                sorted_insert(window, j, y[first + j])
         else:
-            window[:count].sort()
-            median = 0.5 * (window[half - 1] + window[half])
+            window[:count] = y[first:stop]
+            if count % 2 == 1:
+                select(window, half, 0, count)
+            else:
+                window[:count].sort()
+        median = window[half] if count % 2 == 1 else 0.5 * (window[half - 1] + window[half])
         out[i] = min(max(y[i], median - band), median + band)
 
 
@@ -831,7 +800,8 @@ def refit_ramps(y, sigma, start, end, is_drift, step, level, slope, slope_se, ra
         ramp_se[k] = sigma * np.sqrt(change_variance)
 
 
-@group_kernel(min_rows=100_000, inputs=3)
+@group_kernel(min_rows=100_000, inputs=3,
+              chunking=Chunking(csr=((0, 1),), per_group=(2,), slotted=tuple(range(2, 15))))
 def segment(values, offsets, active, min_size, min_drift, mbic, penalty, drift, drift_penalty,
             robust, refine, dependence):
     """The penalised optimal segmentation into level and drift segments, of every active series.
