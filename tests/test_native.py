@@ -389,6 +389,7 @@ def threaded_inputs():
     """One call's arguments per chunked kernel, with empty and inactive groups among them."""
     from fastperf.kernels.hodges_lehmann import difference_order_statistics
     from fastperf.kernels.descriptive import order_statistics
+    from fastperf.kernels.ranks import rank_sum_statistics, signed_rank_statistics
     from fastperf.kernels.segmentation import segment
 
     rng = np.random.default_rng(48)
@@ -409,6 +410,8 @@ def threaded_inputs():
     high = np.maximum(sizes - sizes // 4, 1)
     return [
         (segment, (values, offsets, active, 5, 15, True, np.nan, True, np.nan, True, True, True)),
+        (rank_sum_statistics, (sorted_values, offsets, other, other_offsets)),
+        (signed_rank_statistics, (sorted_values - 1.0, offsets, 1)),
         (difference_order_statistics, (sorted_values, offsets, other, other_offsets, ranks, -1)),
         (order_statistics, (values, offsets, sizes.astype(np.int64), low.astype(np.int64),
                             high.astype(np.int64))),
@@ -480,7 +483,7 @@ def test_native_builds_release_the_gil(native, monkeypatch):
 def test_the_thread_count_is_checked(native, monkeypatch):
     from fastperf.kernels.descriptive import order_statistics
 
-    _, args = threaded_inputs()[2]
+    _, args = threaded_inputs()[-1]
     for bad in ("0", "two", "-1", "1.5"):
         monkeypatch.setenv(builds.THREADS_ENV, bad)
         with pytest.raises(ValueError, match=builds.THREADS_ENV):

@@ -12,7 +12,7 @@ exact conditional distributions in `rank_sum_ties` and `signed_rank_ties`.
 """
 import numpy as np
 
-from fastperf.kernels.builds import group_kernel, njit, prange
+from fastperf.kernels.builds import Chunking, group_kernel, njit, prange
 from fastperf.kernels.rank_merge import merge_count_below, merge_tally
 
 #: Input size from which the statistics kernels run their parallel build. Their work is
@@ -181,7 +181,7 @@ def small_rank_sum(x, y) -> tuple[int, float]:
     return ranks2, term
 
 
-@group_kernel(min_rows=STATISTICS_PARALLEL_MIN_ROWS)
+@group_kernel(min_rows=STATISTICS_PARALLEL_MIN_ROWS, chunking=Chunking(csr=((0, 1), (2, 3))))
 def rank_sum_statistics(xs, x_offsets, ys, y_offsets) -> tuple[np.ndarray, ...]:
     """Per pair of sorted CSR samples (NaN last, left out): sizes, 2U, tie term, any ties.
 
@@ -321,7 +321,7 @@ def small_signed_rank(d, first_zero, after_zero) -> tuple[int, float]:
     return ranks2, term
 
 
-@group_kernel(min_rows=STATISTICS_PARALLEL_MIN_ROWS)
+@group_kernel(min_rows=STATISTICS_PARALLEL_MIN_ROWS, chunking=Chunking(csr=((0, 1),)))
 def signed_rank_statistics(ds, offsets, zero_method) -> tuple[np.ndarray, ...]:
     """Signed-rank pieces per sorted CSR sample of differences (NaN last, left out).
 
