@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from fastperf.errors import InputError
 from fastperf.kernels import builds
 from fastperf.kernels.native_signatures import SIGNATURES
 
@@ -484,9 +485,9 @@ def test_the_thread_count_is_checked(native, monkeypatch):
     from fastperf.kernels.descriptive import order_statistics
 
     _, args = threaded_inputs()[-1]
-    for bad in ("0", "two", "-1", "1.5"):
+    for bad in ("0", "two", "-1", "1.5", "\u00b2"):
         monkeypatch.setenv(builds.THREADS_ENV, bad)
-        with pytest.raises(ValueError, match=builds.THREADS_ENV):
+        with pytest.raises(InputError, match=builds.THREADS_ENV):
             order_statistics(*args, n_rows=10 ** 9)
     monkeypatch.setenv(builds.THREADS_ENV, " 2 ")
     assert builds.thread_count() == 2
@@ -512,3 +513,72 @@ print(json.dumps({"numba": "numba" in sys.modules, "changes": result.summary["ch
     seen = json.loads(run_python(code, env={builds.THREADS_ENV: "2"}).splitlines()[-1])
     assert seen["numba"] is False
     assert 400 <= seen["changes"] <= 404  # each 20 % step (sd 2 %) found; a rare false one
+
+
+FORKED = """
+import json, multiprocessing, os, sys
+sys.path.insert(0, {tests!r})
+from test_native import threaded_inputs
+kernel, args = threaded_inputs()[-1]
+expected = kernel.serial(*args)
+kernel(*args, n_rows=10 ** 9)  # the parent's workers start
+
+def child(_):
+    import numpy as np
+    return bool(np.array_equal(kernel(*args, n_rows=10 ** 9), expected, equal_nan=True))
+
+with multiprocessing.get_context("fork").Pool(1) as pool:
+    print(json.dumps(pool.map_async(child, [0]).get(timeout=60)))
+"""
+
+
+def test_a_process_forked_after_threaded_calls_runs_them_too(native):
+    """A child forked after the parent's workers started (multiprocessing's fork start method)
+    has none of their threads: its threaded calls start workers of its own instead of waiting
+    for ones that do not exist (`builds.Workers.reset` after a fork)."""
+    out = run_python(FORKED.format(tests=str(Path(__file__).resolve().parent)),
+                     env={builds.THREADS_ENV: "2"})
+    assert json.loads(out.splitlines()[-1]) == [True]
+
+
+UNSERVED = """
+import json, sys
+import numpy as np
+sys.path.insert(0, {tests!r})
+from test_native import threaded_inputs
+kernel, (values, offsets, sizes, low, high) = threaded_inputs()[-1]
+result = kernel(values, offsets.astype(np.int32), sizes, low, high, n_rows=10 ** 9)
+print(json.dumps(result.tolist()))
+"""
+
+
+def test_a_call_no_native_build_serves_runs_in_one_thread(native):
+    """A call whose argument types no native build serves (int32 offsets) is not cut into
+    chunks: it runs the JIT build in the caller's thread (threads each starting the JIT at once
+    raced in it), with the result of the native build on int64 offsets."""
+    kernel, args = threaded_inputs()[-1]
+    expected = kernel.serial(*args)
+    out = run_python(UNSERVED.format(tests=str(Path(__file__).resolve().parent)),
+                     env={builds.THREADS_ENV: "4"})
+    got = np.array(json.loads(out.splitlines()[-1]), dtype=float)
+    assert np.array_equal(got, expected, equal_nan=True)
+
+
+def test_a_bad_thread_count_is_one_line_on_the_command_line(tmp_path):
+    """`FASTPERF_THREADS=two fastperf changepoints ...` on a table large enough for threads:
+    exit 2 and one line naming the variable, no traceback."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rng = np.random.default_rng(2)
+    pq.write_table(pa.table({"series": np.repeat(np.arange(400), 300),
+                             "commit": np.tile(np.arange(300), 400),
+                             "value": np.exp(rng.normal(0, 0.02, 120_000))}),
+                   tmp_path / "h.parquet")
+    done = subprocess.run([sys.executable, "-m", "fastperf", "changepoints",
+                           str(tmp_path / "h.parquet"), "--benchmark", "series", "--order",
+                           "commit"], capture_output=True, text=True, timeout=600,
+                          env={**os.environ, builds.THREADS_ENV: "two"})
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and builds.THREADS_ENV in lines[0] and "Traceback" not in lines[0]

@@ -38,6 +38,7 @@ from typing import Callable
 
 import numpy as np
 
+from fastperf.errors import InputError
 from fastperf.kernels.native_signatures import SIGNATURES
 
 #: Default size from which the parallel build is used. Threads cost a fixed overhead per call
@@ -85,6 +86,7 @@ CALL_LOG: list[tuple[str, tuple[str, ...]]] | None = None
 _jitted = 0  # KERNELS[:_jitted] have their JIT dispatchers
 _jit_started = False  # `jit_all` ran: Numba is imported, kernels imported later get the JIT too
 _jit_namespaces: dict[int, dict] = {}  # a kernel module's globals, as the JIT sees them
+_JIT_LOCK = threading.Lock()  # held while `jit_all` gives dispatchers
 
 _ARRAY_TYPES = {1: "{}[::1]", 2: "{}[:, ::1]", 3: "{}[:, :, ::1]"}
 _INT64 = (-(2 ** 63), 2 ** 63)
@@ -133,8 +135,8 @@ def thread_count() -> int:
 
     Raises
     ------
-    ValueError
-        When `THREADS_ENV` is not a whole number >= 1.
+    InputError
+        When `THREADS_ENV` is not a whole number >= 1 (the command line prints it as one line).
     """
     text = os.environ.get(THREADS_ENV, "").strip()
     if not text:
@@ -142,9 +144,10 @@ def thread_count() -> int:
             return max(1, len(os.sched_getaffinity(0)))
         except AttributeError:  # not on Linux
             return max(1, os.cpu_count() or 1)
-    count = int(text) if text.isdigit() else 0
+    count = int(text) if text.isascii() and text.isdigit() else 0
     if count < 1:
-        raise ValueError(f"{THREADS_ENV} must be a whole number >= 1, got {text!r}")
+        raise InputError(f"the environment variable {THREADS_ENV} must be a whole number >= 1 "
+                         f"(the threads of large calls), got {text!r}")
     return count
 
 
@@ -352,19 +355,21 @@ def jit_all() -> None:
         return
     import numba  # 0.3 s, and 0.4 s more on the first compile: only where a call needs the JIT
 
-    _jit_started = True  # even before any kernel module is imported
-    fresh, _jitted = KERNELS[_jitted:], len(KERNELS)  # kernel modules import lazily: new ones
-    for kernel in fresh:
-        module_globals = kernel.py_func.__globals__
-        namespace = _jit_namespaces.setdefault(id(module_globals), dict(module_globals))
-        kernel.jit_function = function_copy(kernel.py_func, namespace)
-        kernel.dispatcher = numba.njit(**kernel.options)(kernel.jit_function)
-    for namespace in _jit_namespaces.values():  # idempotent: dispatchers are not Kernels
-        for name, value in list(namespace.items()):
-            if isinstance(value, Kernel):
-                namespace[name] = value.dispatcher
-            elif value is range and name == "prange":
-                namespace[name] = numba.prange
+    with _JIT_LOCK:  # threads calling kernels at once: one gives the dispatchers, the others wait
+        _jit_started = True  # even before any kernel module is imported
+        fresh = KERNELS[_jitted:]  # kernel modules import lazily: new ones
+        for kernel in fresh:
+            module_globals = kernel.py_func.__globals__
+            namespace = _jit_namespaces.setdefault(id(module_globals), dict(module_globals))
+            kernel.jit_function = function_copy(kernel.py_func, namespace)
+            kernel.dispatcher = numba.njit(**kernel.options)(kernel.jit_function)
+        for namespace in _jit_namespaces.values():  # idempotent: dispatchers are not Kernels
+            for name, value in list(namespace.items()):
+                if isinstance(value, Kernel):
+                    namespace[name] = value.dispatcher
+                elif value is range and name == "prange":
+                    namespace[name] = numba.prange
+        _jitted += len(fresh)  # only once their dispatchers exist
 
 
 class Kernel:
@@ -474,20 +479,22 @@ class GroupKernel:
             args = tuple(read_only(a) for a in args[:self.inputs]) + args[self.inputs:]
         if self.target(n_rows) == "parallel":
             return self.parallel(*args)
-        if self.chunking is not None and n_rows >= self.min_rows and native_builds().get(
-                self.serial.name):
+        if self.chunking is not None and n_rows >= self.min_rows:
+            build = native_builds().get(self.serial.name, {}).get(
+                tuple(argument_type(a) for a in args))
             threads = thread_count()
-            if threads > 1:
-                return self.threaded(args, threads)
+            # only a call the native builds serve: its chunks' arguments have its types
+            if build is not None and threads > 1:
+                return self.threaded(build, args, threads)
         return self.serial(*args)
 
-    def threaded(self, args: tuple, threads: int):
-        """The serial build's result, from `threads` threads running it on chunks of the
-        groups (`chunking`)."""
+    def threaded(self, build: Callable, args: tuple, threads: int):
+        """The result of the native `build` on `args`, from `threads` threads running it on
+        chunks of the groups (`chunking`)."""
         bounds = self.chunking.bounds(args, CHUNKS_PER_THREAD * threads)
         n_chunks = bounds.shape[0] - 1
         if n_chunks < 2:
-            return self.serial(*args)
+            return build(*args)
         results: list = [None] * n_chunks
         errors: list[BaseException] = []
         chunks = iter(range(n_chunks))  # next() on it is atomic: each chunk runs once
@@ -495,7 +502,7 @@ class GroupKernel:
         def work():
             for c in chunks:
                 try:
-                    results[c] = self.serial(*self.chunking.chunk(args, bounds[c], bounds[c + 1]))
+                    results[c] = build(*self.chunking.chunk(args, bounds[c], bounds[c + 1]))
                 except BaseException as exc:  # re-raised in the caller's thread
                     errors.append(exc)
                     return
@@ -518,6 +525,11 @@ class Workers:
     stack and its allocator's memory)."""
 
     def __init__(self):
+        self.reset()
+
+    def reset(self) -> None:
+        """No workers: at creation, and in a child process forked from this one (a fork copies
+        no thread, and perhaps a lock some thread held)."""
         self.tasks: queue.SimpleQueue = queue.SimpleQueue()
         self.started = 0
         self.idle = 0
@@ -547,6 +559,8 @@ class Workers:
 
 #: The worker threads of every threaded call in this process.
 WORKERS = Workers()
+if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
+    os.register_at_fork(after_in_child=WORKERS.reset)
 
 
 def group_kernel(fn: Callable | None = None, *, min_rows: int = PARALLEL_MIN_ROWS,
