@@ -981,9 +981,13 @@ def test_symmetric_tails_sum_the_lower_half_of_the_enumerated_null():
     assert lower.shape == upper.shape == () and lower == untied_rank_sum_cdf(5, 5)[3]
 
 
-def test_ragged_samples_sort_in_width_classes_with_nan_last():
+@pytest.mark.parametrize("threads", ["1", "3"])
+def test_ragged_samples_sort_in_width_classes_with_nan_last(monkeypatch, threads):
     """`sort_samples` of ragged batches (few and many sizes, empty samples, ties, NaN) and
-    `sorted_slices` of overlapping slices in any order: numpy's sort of each sample alone."""
+    `sorted_slices` of overlapping slices in any order: numpy's sort of each sample alone, on
+    one thread and on three (the largest batch, 450,000 values, sorts its width classes in
+    parts on threads)."""
+    monkeypatch.setenv("FASTPERF_THREADS", threads)
     rng = np.random.default_rng(12)
     for most in (3, 70, 3000):
         sizes = rng.integers(0, most, 300)

@@ -17,6 +17,7 @@ protocol that needs a rank test (Speedup-Test median protocol, SPARC, HPT).
 """
 from __future__ import annotations
 
+import functools
 import math
 
 import numpy as np
@@ -28,6 +29,7 @@ from fastperf.engine.null_distributions import (rank_sum_cdf, signed_rank_cdf,
                                                 symmetric_quantile, symmetric_tails)
 from fastperf.engine.pvalues import first_reason, normal_pvalue, pick_tail
 from fastperf.errors import InputError
+from fastperf.kernels.builds import WORKERS, thread_count
 from fastperf.kernels.grouping import take_segments
 from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
 from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
@@ -120,6 +122,11 @@ def sorted_values(samples: Samples, in_place: bool = False) -> Samples:
 PADDED_SORT_MAX_WIDTH = 1 << 16
 
 
+#: From this many values `sorted_slices` sorts its width classes on threads
+#: (`fastperf.kernels.builds.thread_count`), in parts of at least half as many.
+THREADED_SORT_MIN_VALUES = 200_000
+
+
 def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples:
     """The slices ``values[starts[i]:ends[i]]``, each sorted ascending with NaN last, as one
     batch of samples (new CSR offsets from 0).
@@ -143,7 +150,9 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
     slices grouped by width, the power of two at or above their size: one sort per width, not
     per slice, and the padding at most doubles the values sorted. Many small ragged samples
     (the segments of many histories, benchmarks with different run counts) sort 2.5x faster
-    than one by one. Slices longer than `PADDED_SORT_MAX_WIDTH` are sorted one by one.
+    than one by one. Slices longer than `PADDED_SORT_MAX_WIDTH` are sorted one by one. From
+    `THREADED_SORT_MIN_VALUES` values, each width class is cut into parts of rows sorted on
+    threads (the same sorts of the same rows: the result does not depend on the thread count).
     """
     sizes = (ends - starts).astype(np.int64)
     offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
@@ -156,14 +165,23 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
     long = width > PADDED_SORT_MAX_WIDTH
     for i in np.flatnonzero(long):  # few: each holds over 32,768 values
         out[offsets[i]:offsets[i + 1]] = np.sort(values[starts[i]:ends[i]])
-    for w in np.unique(width[~long]):  # at most 17 widths, whatever the number of slices
-        rows = np.flatnonzero((width == w) & ~long)
+    def sort_rows(rows, w):
         column = np.arange(w)
         inside = column < sizes[rows, None]
         block = values[np.minimum(starts[rows, None] + column, values.shape[0] - 1)]
         block[~inside] = np.nan
         block.sort(axis=1)
         out[(offsets[rows, None] + column)[inside]] = block[inside]
+
+    # at most 17 widths, whatever the number of slices; a large width class in parts, on
+    # threads (numpy sorts without the GIL; the parts write disjoint values of `out`)
+    threads = thread_count() if out.shape[0] >= THREADED_SORT_MIN_VALUES else 1
+    tasks = []
+    for w in np.unique(width[~long]):
+        rows = np.flatnonzero((width == w) & ~long)
+        parts = min(threads, max(1, rows.shape[0] * int(w) // (THREADED_SORT_MIN_VALUES // 2)))
+        tasks += [functools.partial(sort_rows, part, int(w)) for part in np.array_split(rows, parts)]
+    WORKERS.run(tasks, threads)
     return Samples(out, offsets)
 
 

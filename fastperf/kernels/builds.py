@@ -495,34 +495,16 @@ class GroupKernel:
         n_chunks = bounds.shape[0] - 1
         if n_chunks < 2:
             return build(*args)
-        results: list = [None] * n_chunks
-        errors: list[BaseException] = []
-        chunks = iter(range(n_chunks))  # next() on it is atomic: each chunk runs once
-
-        def work():
-            for c in chunks:
-                try:
-                    results[c] = build(*self.chunking.chunk(args, bounds[c], bounds[c + 1]))
-                except BaseException as exc:  # re-raised in the caller's thread
-                    errors.append(exc)
-                    return
-
-        helpers = min(threads, n_chunks) - 1
-        finished: queue.SimpleQueue = queue.SimpleQueue()
-        for _ in range(helpers):
-            WORKERS.submit(work, finished)
-        work()
-        for _ in range(helpers):
-            finished.get()
-        if errors:
-            raise errors[0]
-        return self.chunking.join(results)
+        tasks = [functools.partial(build, *self.chunking.chunk(args, bounds[c], bounds[c + 1]))
+                 for c in range(n_chunks)]
+        return self.chunking.join(WORKERS.run(tasks, threads))
 
 
 class Workers:
-    """Daemon threads that run the chunks of threaded calls (`GroupKernel.threaded`), started
-    when a call first needs them and kept for later calls (a thread's first call pays for its
-    stack and its allocator's memory)."""
+    """Daemon threads that run the chunks of threaded calls (`GroupKernel.threaded`, and
+    numpy's sorts of `fastperf.engine.ranks.sorted_slices`), started when a call first needs
+    them and kept for later calls (a thread's first call pays for its stack and its allocator's
+    memory)."""
 
     def __init__(self):
         self.reset()
@@ -534,6 +516,33 @@ class Workers:
         self.started = 0
         self.idle = 0
         self.lock = threading.Lock()
+
+    def run(self, tasks: list[Callable[[], object]], threads: int) -> list:
+        """Each task's result, in order, from the caller's thread and up to ``threads - 1``
+        workers taking the tasks in turn; a task's exception is raised in the caller's thread
+        once every thread has stopped."""
+        results: list = [None] * len(tasks)
+        errors: list[BaseException] = []
+        order = iter(range(len(tasks)))  # next() on it is atomic: each task runs once
+
+        def work():
+            for k in order:
+                try:
+                    results[k] = tasks[k]()
+                except BaseException as exc:  # re-raised in the caller's thread
+                    errors.append(exc)
+                    return
+
+        helpers = min(threads, len(tasks)) - 1
+        finished: queue.SimpleQueue = queue.SimpleQueue()
+        for _ in range(helpers):
+            self.submit(work, finished)
+        work()
+        for _ in range(helpers):
+            finished.get()
+        if errors:
+            raise errors[0]
+        return results
 
     def submit(self, task: Callable[[], None], finished: queue.SimpleQueue) -> None:
         """Run `task` on a worker, then put None on `finished`."""

@@ -9,7 +9,7 @@ from fastperf.kernels.builds import Chunking, group_kernel, prange
 from fastperf.kernels.order_statistics import move_nan_last, select
 
 
-@group_kernel(chunking=Chunking(csr=((0, 1),), per_group=(2, 3, 4)))
+@group_kernel(min_rows=250_000, chunking=Chunking(csr=((0, 1),), per_group=(2, 3, 4)))
 def order_statistics(grouped, offsets, n_valid, lower_rank, upper_rank) -> np.ndarray:
     """Min, median, max and two order statistics per group, by selection (no sort).
 
