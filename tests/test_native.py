@@ -390,7 +390,9 @@ def threaded_inputs():
     """One call's arguments per chunked kernel, with empty and inactive groups among them."""
     from fastperf.kernels.hodges_lehmann import difference_order_statistics
     from fastperf.kernels.descriptive import order_statistics
+    from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
     from fastperf.kernels.ranks import rank_sum_statistics, signed_rank_statistics
+    from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
     from fastperf.kernels.segmentation import segment
 
     rng = np.random.default_rng(48)
@@ -407,11 +409,24 @@ def threaded_inputs():
     ranks = np.stack([(pairs + 1) // 2, pairs // 2 + 1, pairs // 5 + 1, pairs - pairs // 5],
                      axis=1).astype(np.int64)
     active = rng.random(300) < 0.9
+    # tie blocks of 300 pooled samples (sizes 0-40, blocks of 1-4 equal values), doubled
+    # midranks as scores, a random x size and observed sum each
+    block_counts = [rng.integers(1, 5, int(rng.integers(0, 12))) for _ in range(300)]
+    counts = np.concatenate(block_counts).astype(np.int64)
+    block_offsets = np.concatenate(([0], np.cumsum([c.size for c in block_counts]))).astype(
+        np.int64)
+    scores = np.concatenate([2 * (np.cumsum(c) - c) + c + 1 for c in block_counts]).astype(
+        np.int64)
+    pooled = np.array([c.sum() for c in block_counts])
+    x_size = rng.integers(0, pooled + 1).astype(np.int64)
+    observed = rng.integers(0, pooled * (pooled + 1) + 1).astype(np.int64)
     low = np.maximum(sizes // 4, 1)
     high = np.maximum(sizes - sizes // 4, 1)
     return [
         (segment, (values, offsets, active, 5, 15, True, np.nan, True, np.nan, True, True, True)),
         (rank_sum_statistics, (sorted_values, offsets, other, other_offsets)),
+        (rank_sum_tie_tails, (scores, counts, block_offsets, x_size, observed)),
+        (signed_rank_tie_tails, (scores, counts, block_offsets, observed)),
         (signed_rank_statistics, (sorted_values - 1.0, offsets, 1)),
         (difference_order_statistics, (sorted_values, offsets, other, other_offsets, ranks, -1)),
         (order_statistics, (values, offsets, sizes.astype(np.int64), low.astype(np.int64),
@@ -442,7 +457,8 @@ def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, thr
         assert same_result(got, expected), (kernel.__name__, threads)
         for parts in (2, 7, 300, 1000):  # chunks of one group, and more chunks than groups
             bounds = kernel.chunking.bounds(args, parts)
-            assert bounds[0] == 0 and bounds[-1] == args[1].shape[0] - 1
+            groups = args[kernel.chunking.csr[0][1]].shape[0] - 1
+            assert bounds[0] == 0 and bounds[-1] == groups
             assert (np.diff(bounds) > 0).all()
             joined = kernel.chunking.join([kernel.serial(*kernel.chunking.chunk(args, a, b))
                                            for a, b in zip(bounds[:-1], bounds[1:])])

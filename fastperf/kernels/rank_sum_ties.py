@@ -15,7 +15,7 @@ import math
 
 import numpy as np
 
-from fastperf.kernels.builds import group_kernel, njit, prange
+from fastperf.kernels.builds import Chunking, group_kernel, njit, prange
 from fastperf.kernels.network_rows import (
     STAGE_COMBOS, accumulate, block_sums, grow, head_sum, hypergeom_pmf, stage_combos, tail_sum,
 )
@@ -453,7 +453,7 @@ def _rank_sum_tails_one(scores, counts, b0, b1, m, observed):
 
 # n_rows is the tie blocks' count: about 0.5 us of network-algorithm work each (10,000 tied
 # tests of 31 vs 31 hold ~60,000 blocks, 30 ms serially), so from 20,000 blocks threads pay
-@group_kernel(min_rows=20_000)
+@group_kernel(min_rows=20_000, chunking=Chunking(csr=((0, 2), (1, 2)), per_group=(3, 4)))
 def rank_sum_tie_tails(scores, counts, block_offsets, m, observed) -> tuple[np.ndarray, np.ndarray]:
     """Exact tails of the rank sum conditional on ties, per group: (P(S <= obs), P(S >= obs)).
 

@@ -8,7 +8,7 @@ from positive terms, never taken as 1 - cdf.
 """
 import numpy as np
 
-from fastperf.kernels.builds import group_kernel, njit, prange
+from fastperf.kernels.builds import Chunking, group_kernel, njit, prange
 from fastperf.kernels.rank_null import coin_product_lower, compensated_sum, gcd
 
 __all__ = ["signed_rank_tie_tails"]
@@ -85,7 +85,7 @@ def _signed_rank_tails_one(scores, counts, b0, b1, observed):
     return min(max(1.0 - rest, 0.0), 1.0), min(small, 1.0)
 
 
-@group_kernel(min_rows=200_000)
+@group_kernel(min_rows=200_000, chunking=Chunking(csr=((0, 2), (1, 2)), per_group=(3,)))
 def signed_rank_tie_tails(scores, counts, block_offsets, observed) -> tuple[np.ndarray, np.ndarray]:
     """Exact tails of the signed-rank sum conditional on ties, per group: (P(S <= obs),
     P(S >= obs)).
