@@ -40,7 +40,7 @@ from fastperf.errors import InputError
 from fastperf.io.dataset import Dataset
 from fastperf.io.read import example_table, read
 from fastperf.io.speedup_config import read_speedup_config
-from fastperf.kernels.builds import native_status
+from fastperf.kernels.builds import native_status, thread_count
 from fastperf.progress import progress_default
 from fastperf.protocols.aggregate import aggregate_score
 from fastperf.protocols.check import check
@@ -725,6 +725,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
             _binary_stdout()  # refused before any work: a terminal, or text-only output
+        thread_count()  # a bad FASTPERF_THREADS: one line now, not only on a large input
         if getattr(args, "top", None) is not None and args.command != "report" \
                 and args.format != "html":
             raise InputError("--top is used only with --format html (or fastperf report)")

@@ -581,8 +581,8 @@ def test_a_call_no_native_build_serves_runs_in_one_thread(native):
 
 
 def test_a_bad_thread_count_is_one_line_on_the_command_line(tmp_path):
-    """`FASTPERF_THREADS=two fastperf changepoints ...` on a table large enough for threads:
-    exit 2 and one line naming the variable, no traceback."""
+    """`FASTPERF_THREADS=two fastperf ...`, on a table large enough for threads and on a small
+    one: exit 2 and one line naming the variable, no traceback."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -591,10 +591,12 @@ def test_a_bad_thread_count_is_one_line_on_the_command_line(tmp_path):
                              "commit": np.tile(np.arange(300), 400),
                              "value": np.exp(rng.normal(0, 0.02, 120_000))}),
                    tmp_path / "h.parquet")
-    done = subprocess.run([sys.executable, "-m", "fastperf", "changepoints",
-                           str(tmp_path / "h.parquet"), "--benchmark", "series", "--order",
-                           "commit"], capture_output=True, text=True, timeout=600,
-                          env={**os.environ, builds.THREADS_ENV: "two"})
-    assert done.returncode == 2, done.stderr
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and builds.THREADS_ENV in lines[0] and "Traceback" not in lines[0]
+    for args in (["changepoints", str(tmp_path / "h.parquet"), "--benchmark", "series",
+                  "--order", "commit"],
+                 ["compare", str(EXAMPLES / "old.txt"), str(EXAMPLES / "new.txt")]):  # small
+        done = subprocess.run([sys.executable, "-m", "fastperf", *args], capture_output=True,
+                              text=True, timeout=600, env={**os.environ, builds.THREADS_ENV: "two"})
+        assert done.returncode == 2, done.stderr
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and builds.THREADS_ENV in lines[0] and "Traceback" not in lines[0]
+

@@ -12,10 +12,10 @@ from fastperf import InputError
 from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
 from fastperf.engine.null_distributions import rank_sum_cdf, symmetric_tails
-from fastperf.engine.ranks import (EXACT_MAX_OPERATIONS, PADDED_SORT_MAX_WIDTH,
-                                   check_exact_budget, rank_sum_exact_cost,
-                                   signed_rank_exact_cost, sort_sample_pairs, sort_samples,
-                                   sorted_slices)
+from fastperf.engine.ranks import (EXACT_MAX_OPERATIONS, check_exact_budget,
+                                   rank_sum_exact_cost, signed_rank_exact_cost)
+from fastperf.engine.sorting import (PADDED_SORT_MAX_WIDTH, sort_sample_pairs, sort_samples,
+                                     sorted_slices)
 from fastperf.stats.rank_tests import mannwhitneyu, rankdata, wilcoxon
 from naive import (
     p_from_tails, pairwise_differences, rank_sum_tails_enumerated, signed_rank_tails_enumerated,
@@ -602,7 +602,6 @@ def test_parallel_builds_agree(parallel_always):
     ragged_x = [rng.normal(size=k) for k in (3, 8, 5)]
     values = np.concatenate(ragged_x)
     from fastperf.data.arrays import Samples
-    from fastperf.engine.ranks import sort_samples
 
     offsets = np.array([0, 3, 11, 16])
     np.testing.assert_array_equal(sort_samples(Samples(values, offsets)).values,
@@ -613,7 +612,6 @@ def test_sort_samples_of_sorted_unsorted_empty_and_nan_samples():
     """numpy's sort of each segment (NaN last) is the oracle, whether the batch is already
     sorted (then returned as is) or not: empty samples anywhere, NaN inside or at the end."""
     from fastperf.data.arrays import Samples
-    from fastperf.engine.ranks import sort_samples
 
     rng = np.random.default_rng(17)
     for trial in range(60):

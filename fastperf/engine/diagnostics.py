@@ -40,7 +40,7 @@ from fastperf.data.arrays import Samples
 from fastperf.data.levels import Sequences
 from fastperf.engine.dip import DIP_PROBABILITIES, DIP_QUANTILES, DIP_SIZES, MIN_N
 from fastperf.engine.parametric import t_from_moments, t_pvalue
-from fastperf.engine.ranks import sort_samples
+from fastperf.engine.sorting import sort_samples
 from fastperf.engine.pvalues import normal_pvalue
 from fastperf.kernels.diagnostics import (STEADY_COLUMNS, steady_rows, steady_statistics,
                                           warmup_split)
@@ -527,7 +527,7 @@ def sorted_steady_values(sequences: Sequences, truncation: np.ndarray
     Sorting only: no formula. Where the groups' steady counts are close (their largest times
     the groups at most `MAX_PADDING` times the values), the groups are the rows of one
     rectangle (each row padded with +inf, which sorts last) sorted by numpy's vectorised sort;
-    else `fastperf.engine.ranks.sort_samples` of the steady values.
+    else `fastperf.engine.sorting.sort_samples` of the steady values.
     """
     offsets = sequences.group_offsets
     n_groups = offsets.shape[0] - 1

@@ -17,7 +17,6 @@ protocol that needs a rank test (Speedup-Test median protocol, SPARC, HPT).
 """
 from __future__ import annotations
 
-import functools
 import math
 
 import numpy as np
@@ -28,8 +27,8 @@ from fastperf.data.budget import check_budget, format_bytes, physical_memory
 from fastperf.engine.null_distributions import (rank_sum_cdf, signed_rank_cdf,
                                                 symmetric_quantile, symmetric_tails)
 from fastperf.engine.pvalues import first_reason, normal_pvalue, pick_tail
+from fastperf.engine.sorting import sort_sample_pairs, sort_samples
 from fastperf.errors import InputError
-from fastperf.kernels.builds import WORKERS, thread_count
 from fastperf.kernels.grouping import take_segments
 from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
 from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
@@ -39,9 +38,7 @@ from fastperf.kernels.tie_costs import tie_tail_costs
 from fastperf.progress import progress_chunks, wants_progress
 
 __all__ = [
-    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "sort_samples",
-    "sorted_values", "sorted_slices", "sort_sample_pairs", "PADDED_SORT_MAX_WIDTH",
-    "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
+    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
     "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
     "nan_status", "EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
     "check_exact_budget", "exact_chunks", "csr_slice", "tie_tails_once", "distinct_tie_tests",
@@ -62,172 +59,6 @@ AUTO_EXACT_MAX_TIED_COST = 2_000_000
 
 
 ZERO_METHODS = {"wilcox": 0, "pratt": 1, "zsplit": 2}
-
-
-def sort_samples(samples: Samples, in_place: bool = False) -> Samples:
-    """Each sample sorted ascending, NaN last (the samples themselves where they already are):
-    `sorted_values`.
-
-    Parameters
-    ----------
-    samples : Samples
-        The batch.
-    in_place : bool
-        Whether the caller owns the values (see `sorted_values`).
-
-    Returns
-    -------
-    Samples
-    """
-    if len(samples) == 0 or already_sorted(samples):
-        return samples
-    return sorted_values(samples, in_place)
-
-
-def sorted_values(samples: Samples, in_place: bool = False) -> Samples:
-    """Each sample sorted ascending, NaN last: numpy's sort of a rectangular batch (and so of a
-    single big sample), `sorted_slices` of a ragged one.
-
-    Parameters
-    ----------
-    samples : Samples
-        The batch.
-    in_place : bool
-        The caller owns the values (e.g. differences it computed): a rectangular batch whose
-        values are contiguous and writeable is sorted where it lies, without a copy.
-
-    Returns
-    -------
-    Samples
-        The sorted batch (its values a new array unless sorted in place).
-
-    Notes
-    -----
-    Sorting only: no formula.
-    """
-    sizes = samples.sizes
-    if len(samples) == 0:
-        return samples
-    if (sizes == sizes[0]).all():
-        rows = samples.values.reshape(len(samples), int(sizes[0]))
-        if in_place and samples.values.flags.c_contiguous and samples.values.flags.writeable:
-            rows.sort(axis=1)
-            return samples
-        return Samples(np.sort(rows, axis=1).reshape(-1), samples.offsets)
-    return sorted_slices(samples.values, samples.offsets[:-1], samples.offsets[1:])
-
-
-#: `sorted_slices` pads slices up to this many values into width classes; longer ones are
-#: sorted one by one (few, and padding them would take several times their memory).
-PADDED_SORT_MAX_WIDTH = 1 << 16
-
-
-#: From this many values `sorted_slices` sorts its width classes on threads
-#: (`fastperf.kernels.builds.thread_count`), in parts of at least half as many.
-THREADED_SORT_MIN_VALUES = 200_000
-
-
-def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> Samples:
-    """The slices ``values[starts[i]:ends[i]]``, each sorted ascending with NaN last, as one
-    batch of samples (new CSR offsets from 0).
-
-    Parameters
-    ----------
-    values : numpy.ndarray
-        The values the slices index.
-    starts, ends : numpy.ndarray of int64
-        Each slice's bounds (any order; slices may overlap).
-
-    Returns
-    -------
-    Samples
-        float64 values, slice after slice.
-
-    Notes
-    -----
-    Sorting only: no formula. Numpy's vectorised sort of rows padded with NaN (which sorts
-    last, so a row's first ``size`` values are its slice's sorted values, its own NaN last), the
-    slices grouped by width, the power of two at or above their size: one sort per width, not
-    per slice, and the padding at most doubles the values sorted. Many small ragged samples
-    (the segments of many histories, benchmarks with different run counts) sort 2.5x faster
-    than one by one. Slices longer than `PADDED_SORT_MAX_WIDTH` are sorted one by one. From
-    `THREADED_SORT_MIN_VALUES` values, each width class is cut into parts of rows sorted on
-    threads (the same sorts of the same rows: the result does not depend on the thread count).
-    """
-    sizes = (ends - starts).astype(np.int64)
-    offsets = np.zeros(sizes.shape[0] + 1, dtype=np.int64)
-    np.cumsum(sizes, out=offsets[1:])
-    out = np.empty(offsets[-1])
-    if out.shape[0] == 0:
-        return Samples(out, offsets)
-    _, exponent = np.frexp(np.maximum(sizes - 1, 0).astype(np.float64))
-    width = np.left_shift(np.int64(1), exponent.astype(np.int64))  # 2 ** ceil(log2(size))
-    long = width > PADDED_SORT_MAX_WIDTH
-    for i in np.flatnonzero(long):  # few: each holds over 32,768 values
-        out[offsets[i]:offsets[i + 1]] = np.sort(values[starts[i]:ends[i]])
-    def sort_rows(rows, w):
-        column = np.arange(w)
-        inside = column < sizes[rows, None]
-        block = values[np.minimum(starts[rows, None] + column, values.shape[0] - 1)]
-        block[~inside] = np.nan
-        block.sort(axis=1)
-        out[(offsets[rows, None] + column)[inside]] = block[inside]
-
-    # at most 17 widths, whatever the number of slices; a large width class in parts, on
-    # threads (numpy sorts without the GIL; the parts write disjoint values of `out`)
-    threads = thread_count() if out.shape[0] >= THREADED_SORT_MIN_VALUES else 1
-    tasks = []
-    for w in np.unique(width[~long]):
-        rows = np.flatnonzero((width == w) & ~long)
-        parts = min(threads, max(1, rows.shape[0] * int(w) // (THREADED_SORT_MIN_VALUES // 2)))
-        tasks += [functools.partial(sort_rows, part, int(w)) for part in np.array_split(rows, parts)]
-    WORKERS.run(tasks, threads)
-    return Samples(out, offsets)
-
-
-def sort_sample_pairs(xs: Samples, ys: Samples) -> tuple[Samples, Samples]:
-    """`sort_samples` of two batches, their sorted copies in one buffer where both are
-    rectangular: numpy asks the system for huge pages for an allocation of 4 MiB or more, so one
-    buffer of both takes far fewer page faults than two of half the size (10,000 rows of 30 vs
-    30: 2.0 vs 2.6 ms in a fresh process).
-
-    Parameters
-    ----------
-    xs, ys : Samples
-        The two batches.
-
-    Returns
-    -------
-    (Samples, Samples)
-    """
-    if not (is_rectangular(xs) and is_rectangular(ys)) or already_sorted(xs) or already_sorted(ys):
-        return sort_samples(xs), sort_samples(ys)
-    size = xs.values.shape[0]
-    both = np.concatenate([xs.values, ys.values])
-    return (sorted_values(Samples(both[:size], xs.offsets), in_place=True),
-            sorted_values(Samples(both[size:], ys.offsets), in_place=True))
-
-
-def is_rectangular(samples: Samples) -> bool:
-    """Whether the samples have one size and fill their values (numpy's sort of rows)."""
-    sizes = samples.sizes
-    return (len(samples) > 0 and samples.offsets[0] == 0
-            and samples.offsets[-1] == samples.values.shape[0] and bool((sizes == sizes[0]).all()))
-
-
-def already_sorted(samples: Samples) -> bool:
-    """Whether each sample already ascends without NaN between values (one vector pass; the
-    first values of the first sample first, then that sample, which settle unsorted batches at
-    once)."""
-    values = samples.values
-    first = values[samples.offsets[0]:samples.offsets[1]] if len(samples) else values[:0]
-    head = first[:64]
-    if not (head[1:] >= head[:-1]).all() or not (first[1:] >= first[:-1]).all():
-        return False
-    step_ok = values[1:] >= values[:-1]
-    inner = samples.offsets[1:-1]
-    step_ok[inner[(inner > 0) & (inner < values.shape[0])] - 1] = True  # steps across samples
-    return bool(step_ok.all())
 
 
 def distinct_rows(keys: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -438,7 +269,7 @@ def exact_rank_sum_tails(m, n, u2, tied, chosen, blocks: TieBlocks, progress=Non
             # n_rows of the whole batch: every chunk runs the build the whole call would
             lo, up = tie_tails_once(rank_sum_tie_tails, chunk_scores, chunk_counts,
                                     chunk_offsets, (mc[c:d], observed[c:d]),
-                                    n_rows=int(counts.sum()))
+                                    n_rows=int(block_offsets[-1]))  # the batch's tie blocks
             lower[tied_chosen[c:d]], upper[tied_chosen[c:d]] = lo, up
     return lower, upper
 
@@ -641,7 +472,8 @@ def exact_signed_rank_tails(count, plus2, standard, chosen, blocks: TieBlocks, p
             # each test computed, repeats too: this kernel takes ~2 us a test, `tie_tails_once`
             # ~0.1 us, and only tables of 2-4 distinct values per benchmark repeat enough to pay
             lo, up = signed_rank_tie_tails(chunk_scores, chunk_counts, chunk_offsets,
-                                           plus2[conditional[c:d]], n_rows=int(counts.sum()))
+                                           plus2[conditional[c:d]],
+                                           n_rows=int(block_offsets[-1]))  # tie blocks
             lower[conditional[c:d]], upper[conditional[c:d]] = lo, up
     return lower, upper
 

@@ -86,7 +86,7 @@ CALL_LOG: list[tuple[str, tuple[str, ...]]] | None = None
 _jitted = 0  # KERNELS[:_jitted] have their JIT dispatchers
 _jit_started = False  # `jit_all` ran: Numba is imported, kernels imported later get the JIT too
 _jit_namespaces: dict[int, dict] = {}  # a kernel module's globals, as the JIT sees them
-_JIT_LOCK = threading.Lock()  # held while `jit_all` gives dispatchers
+JIT_LOCK = threading.Lock()  # held while `jit_all` gives dispatchers
 
 _ARRAY_TYPES = {1: "{}[::1]", 2: "{}[:, ::1]", 3: "{}[:, :, ::1]"}
 _INT64 = (-(2 ** 63), 2 ** 63)
@@ -355,7 +355,7 @@ def jit_all() -> None:
         return
     import numba  # 0.3 s, and 0.4 s more on the first compile: only where a call needs the JIT
 
-    with _JIT_LOCK:  # threads calling kernels at once: one gives the dispatchers, the others wait
+    with JIT_LOCK:  # threads calling kernels at once: one gives the dispatchers, the others wait
         _jit_started = True  # even before any kernel module is imported
         fresh = KERNELS[_jitted:]  # kernel modules import lazily: new ones
         for kernel in fresh:
@@ -502,7 +502,7 @@ class GroupKernel:
 
 class Workers:
     """Daemon threads that run the chunks of threaded calls (`GroupKernel.threaded`, and
-    numpy's sorts of `fastperf.engine.ranks.sorted_slices`), started when a call first needs
+    numpy's sorts of `fastperf.engine.sorting.sorted_slices`), started when a call first needs
     them and kept for later calls (a thread's first call pays for its stack and its allocator's
     memory)."""
 
@@ -568,8 +568,20 @@ class Workers:
 
 #: The worker threads of every threaded call in this process.
 WORKERS = Workers()
+
+
+def after_fork_in_child() -> None:
+    """A forked child has only the forking thread: no workers, and no thread that could
+    release a lock another held at the fork (`JIT_LOCK`, the workers' lock). (Numba's own
+    locks are not reset: a fork while another thread creates dispatchers can still hang the
+    child's JIT.)"""
+    global JIT_LOCK
+    JIT_LOCK = threading.Lock()
+    WORKERS.reset()
+
+
 if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
-    os.register_at_fork(after_in_child=WORKERS.reset)
+    os.register_at_fork(after_in_child=after_fork_in_child)
 
 
 def group_kernel(fn: Callable | None = None, *, min_rows: int = PARALLEL_MIN_ROWS,

@@ -2,7 +2,7 @@
 
 Every statistic here walks samples that are already sorted (numpy's sort of rectangular
 batches, big samples and the padded rows of ragged ones, NaN last:
-`fastperf.engine.ranks.sort_samples`), so one test on ten million
+`fastperf.engine.sorting.sort_samples`), so one test on ten million
 values costs little more than the sort; the merge itself is `fastperf.kernels.rank_merge`.
 Statistics are returned doubled (2U, 2T+) as int64: midranks are half-integers, doubled they
 are exact integers. Tie blocks are summarised by Σ (t³ − t), the term of the normal

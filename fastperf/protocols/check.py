@@ -24,7 +24,7 @@ from fastperf.data.validation import (check_key_clash, check_real, check_unit_in
                                       check_whole_number)
 from fastperf.engine.diagnostics import (FLAGS, Diagnostics, Thresholds, advice_lines,
                                          diagnose, flag_bits, flag_text, unit_counts)
-from fastperf.engine.ranks import sort_samples
+from fastperf.engine.sorting import sort_samples
 from fastperf.errors import InputError
 from fastperf.io.common import config_columns
 from fastperf.io.dataset import Dataset

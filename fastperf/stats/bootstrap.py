@@ -25,7 +25,7 @@ from fastperf.data.validation import check_seed, check_unit_interval, check_whol
 from fastperf.data.budget import check_budget, concurrent_groups, describe_cost, format_bytes
 from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.data.identity import position_identities
-from fastperf.engine.ranks import sort_samples
+from fastperf.engine.sorting import sort_samples
 from fastperf.errors import InputError
 from fastperf.kernels.bootstrap import bootstrap_intervals
 

@@ -25,7 +25,8 @@ from fastperf.data.grouping import group_rows
 from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
 from fastperf.data.validation import (check_choice, check_confidence, check_flag, check_real,
                                       check_seed, check_unit_interval, check_whole_number)
-from fastperf.engine.ranks import rank_sum_effect_state, sorted_slices
+from fastperf.engine.ranks import rank_sum_effect_state
+from fastperf.engine.sorting import sorted_slices
 from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
 from fastperf.io.read import load_table

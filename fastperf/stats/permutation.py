@@ -21,7 +21,7 @@ from fastperf.data.budget import check_budget, describe_cost
 from fastperf.data.arrays import Samples, paired_samples, two_samples
 from fastperf.data.identity import position_identities
 from fastperf.engine.parametric import INFINITE, infinite_counts
-from fastperf.engine.ranks import sort_samples
+from fastperf.engine.sorting import sort_samples
 from fastperf.errors import InputError
 from fastperf.kernels.permutation import MEAN_DIFF, MEDIAN_DIFF, permutation_counts
 from fastperf.progress import check_progress, progress_chunks

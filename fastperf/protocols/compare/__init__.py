@@ -22,7 +22,8 @@ from fastperf.data.validation import check_key_clash, check_variants, variant_li
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                        student_quantile)
 from fastperf.engine.pvalues import first_reason
-from fastperf.engine.ranks import distinct_rows, rank_sum_test, sort_samples
+from fastperf.engine.ranks import distinct_rows, rank_sum_test
+from fastperf.engine.sorting import sort_samples
 from fastperf.errors import InputError
 from fastperf.io.dataset import Dataset
 from fastperf.io.summaries import is_summary_table

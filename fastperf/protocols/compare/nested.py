@@ -32,7 +32,7 @@ from fastperf.data.samples import (VariantSamples, chunk_paired_samples, chunk_v
                                    concat_samples, present_variants, variant_takes)
 from fastperf.engine.parametric import (paired_t, scaled_moments_of, t_from_moments, t_pvalue,
                                         t_quantile)
-from fastperf.engine.ranks import sort_samples
+from fastperf.engine.sorting import sort_samples
 
 __all__ = ["NestedRows", "NESTED_COLUMNS", "nested_rows", "log_samples", "round_log_ratios",
            "chunk_units", "flat_samples"]
@@ -167,7 +167,7 @@ def flat_samples(units: Units | None, table: pa.Table, variants: Sequence[Any],
                  keys: list[str], variant: str, value: str) -> VariantSamples:
     """`fastperf.data.samples.chunk_variant_samples` of a `compare` chunk, from its units'
     grouping where they give it (`fastperf.data.levels.variant_samples_of`), each sample sorted
-    as `fastperf.engine.ranks.sort_samples` sorts it, in place (no copy of the values).
+    as `fastperf.engine.sorting.sort_samples` sorts it, in place (no copy of the values).
 
     Parameters
     ----------
