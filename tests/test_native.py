@@ -595,7 +595,8 @@ def test_a_bad_thread_count_is_one_line_on_the_command_line(tmp_path):
                   "--order", "commit"],
                  ["compare", str(EXAMPLES / "old.txt"), str(EXAMPLES / "new.txt")]):  # small
         done = subprocess.run([sys.executable, "-m", "fastperf", *args], capture_output=True,
-                              text=True, timeout=600, env={**os.environ, builds.THREADS_ENV: "two"})
+                              text=True, timeout=600, env={**os.environ, builds.THREADS_ENV: "two"},
+                              cwd=Path(__file__).resolve().parent)  # the installed fastperf
         assert done.returncode == 2, done.stderr
         lines = done.stderr.strip().splitlines()
         assert len(lines) == 1 and builds.THREADS_ENV in lines[0] and "Traceback" not in lines[0]
