@@ -46,8 +46,8 @@ import pyarrow.compute as pc
 from fastperf.data.chunked import Plan, StageRows, finish_parts
 from fastperf.errors import InputError
 from fastperf.io.common import encode_labels, normalise_tabular
-from fastperf.kernels.builds import THREADS_ENV
 from fastperf.io.layout import distinct_in_order, label_columns, plain_array
+from fastperf.kernels.builds import THREADS_ENV
 from fastperf.protocols.aggregate import (aggregate_score_finish, aggregate_score_options,
                                           aggregate_score_plan, aggregate_score_stage)
 from fastperf.engine.diagnostics import Thresholds

@@ -521,8 +521,9 @@ import numpy as np, pyarrow as pa
 import fastperf
 rng = np.random.default_rng(1)
 n = 400 * 300
-table = pa.table({"series": np.repeat(np.arange(400), 300), "commit": np.tile(np.arange(300), 400),
-                  "value": np.exp(rng.normal(0, 0.02, n) + 0.2 * (np.tile(np.arange(300), 400) > 150))})
+commit = np.tile(np.arange(300), 400)
+table = pa.table({"series": np.repeat(np.arange(400), 300), "commit": commit,
+                  "value": np.exp(rng.normal(0, 0.02, n) + 0.2 * (commit > 150))})
 result = fastperf.changepoints(table, by="series", order="commit")
 print(json.dumps({"numba": "numba" in sys.modules, "changes": result.summary["changes"]}))
 """

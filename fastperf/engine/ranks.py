@@ -38,7 +38,8 @@ from fastperf.kernels.tie_costs import tie_tail_costs
 from fastperf.progress import progress_chunks, wants_progress
 
 __all__ = [
-    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "kernel_rows", "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
+    "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "kernel_rows",
+    "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
     "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
     "nan_status", "EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
     "check_exact_budget", "exact_chunks", "csr_slice", "tie_tails_once", "distinct_tie_tests",

@@ -120,6 +120,7 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
     long = width > PADDED_SORT_MAX_WIDTH
     for i in np.flatnonzero(long):  # few: each holds over 32,768 values
         out[offsets[i]:offsets[i + 1]] = np.sort(values[starts[i]:ends[i]])
+
     def sort_rows(rows, w):
         column = np.arange(w)
         inside = column < sizes[rows, None]
@@ -135,7 +136,8 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
     for w in np.unique(width[~long]):
         rows = np.flatnonzero((width == w) & ~long)
         parts = min(threads, max(1, rows.shape[0] * int(w) // (THREADED_SORT_MIN_VALUES // 2)))
-        tasks += [functools.partial(sort_rows, part, int(w)) for part in np.array_split(rows, parts)]
+        tasks += [functools.partial(sort_rows, part, int(w))
+                  for part in np.array_split(rows, parts)]
     WORKERS.run(tasks, threads)
     return Samples(out, offsets)
 

@@ -149,9 +149,10 @@ def clip_to_running_median(y, sigma, half_window, out):
     of 2 h + 1 points holds at most h values below y_i - 0.9 c and at most h above
     y_i + 0.9 c (c = 2.5 sigma), its median w_i (the (h + 1)-th smallest) is within 0.9 c of
     y_i, so w_i - c <= y_i <= w_i + c and the clip returns y_i itself. That is two counts over
-    the window, without branches (both in one integer, the second in its upper 32 bits). The other points (and the truncated windows at the ends)
-    get their median from a sorted copy of the window (insertion sort up to 32 points; above,
-    a selection, or a sort for an even count's middle two). The margin, 0.1 c, must exceed the
+    the window, without branches (both in one integer, the second in its upper 32 bits). The
+    other points (and the truncated windows at the ends) get their median from a sorted copy
+    of the window (insertion sort up to 32 points; above, a selection, or a sort for an even
+    count's middle two). The margin, 0.1 c, must exceed the
     rounding of y_i - 0.9 c and w_i +- c; where it does not hold by a factor of 10^3 (sigma
     within about 10^-12 of the values' magnitude), every point takes the median.
     """
