@@ -392,15 +392,17 @@ class Kernel:
 
     def __call__(self, *args, **kwargs):
         if self.native and not kwargs:
-            builds = native_builds().get(self.name)
-            key = tuple(argument_type(a) for a in args) if builds or CALL_LOG is not None else ()
             if CALL_LOG is not None:
-                CALL_LOG.append((self.name, key))
-            if builds:
-                build = builds.get(key)
-                if build is not None:
-                    return build(*args)
+                CALL_LOG.append((self.name, tuple(argument_type(a) for a in args)))
+            build = self.native_build(args)
+            if build is not None:
+                return build(*args)
         return self.__getattr__("dispatcher")(*args, **kwargs)
+
+    def native_build(self, args: tuple) -> Callable | None:
+        """The native build for the types of `args`, or None (none built for them)."""
+        builds = native_builds().get(self.name) if self.native else None
+        return builds.get(tuple(argument_type(a) for a in args)) if builds else None
 
     def __getattr__(self, name: str):
         if name.startswith("__"):
@@ -480,8 +482,7 @@ class GroupKernel:
         if self.target(n_rows) == "parallel":
             return self.parallel(*args)
         if self.chunking is not None and n_rows >= self.min_rows:
-            build = native_builds().get(self.serial.name, {}).get(
-                tuple(argument_type(a) for a in args))
+            build = self.serial.native_build(args)
             threads = thread_count()
             # only a call the native builds serve: its chunks' arguments have its types
             if build is not None and threads > 1:
