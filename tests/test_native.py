@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 import numpy as np
+import pyarrow as pa
 import pytest
 
 from fastperf.errors import InputError
@@ -78,6 +79,7 @@ def test_every_task_runs_native_and_the_manifest_is_current(native):
 IDENTITY = """
 import hashlib, json, warnings
 import numpy as np
+import pyarrow as pa
 import pyarrow as pa
 warnings.simplefilter("ignore")
 import fastperf
@@ -247,6 +249,7 @@ def test_a_call_without_a_native_build_takes_the_jit_with_the_same_result(native
 JIT_START = """
 import json, sys
 import numpy as np
+import pyarrow as pa
 from fastperf.kernels import builds
 from fastperf.kernels.ranks import midranks
 from scipy.stats import rankdata
@@ -321,6 +324,7 @@ def run_command(args: list[str], env: dict | None = None) -> subprocess.Complete
 FIRST_CALL = """
 import json, sys
 import numpy as np
+import pyarrow as pa
 import fastperf
 table = fastperf.simulate(1, 300_000, seed=3, unit=None).table
 result = fastperf.compare(table, baseline="baseline", candidate="candidate")
@@ -386,8 +390,40 @@ def test_a_command_with_native_kernels_says_nothing_of_them(native):
 
 # --- threads on the native builds: chunks of groups, the GIL released ---------------------------
 
+def run_diagnostics_arguments() -> dict:
+    """The arguments `fastperf.check` passes the run diagnostics' kernels (`warmup_split`,
+    `steady_statistics`: groups of processes of values) on a simulated table of 60 benchmarks
+    of 1-6 processes, some of one value, with warm-ups, ties and nulls."""
+    import fastperf
+    import fastperf.engine.diagnostics as diagnostics
+
+    rng = np.random.default_rng(49)
+    table = fastperf.simulate(60, processes=6, iterations=12, seed=49).table
+    process = table.column("process").to_numpy()
+    flat = np.isin(table.column("benchmark").to_numpy(), table.column("benchmark").unique()[:10])
+    keep = (rng.random(table.num_rows) < 0.8) & (~flat | (process == 0))  # ragged, some flat
+    value = table.column("value").to_numpy().copy()
+    value[rng.random(value.size) < 0.02] = np.nan
+    value[:300] = np.round(value[:300], 2)  # ties
+    value[table.column("iteration").to_numpy() < 3] *= 1.5  # warm-ups
+    table = table.set_column(table.schema.get_field_index("value"), "value", pa.array(value))
+    captured = {}
+    saved = diagnostics.warmup_split, diagnostics.steady_statistics
+    for kernel in saved:
+        def record(*args, n_rows, kernel=kernel):
+            captured[kernel.__name__] = args
+            return kernel(*args, n_rows=n_rows)
+        setattr(diagnostics, kernel.__name__, record)
+    try:
+        fastperf.check(table.filter(pa.array(keep)))
+    finally:
+        diagnostics.warmup_split, diagnostics.steady_statistics = saved
+    return captured
+
+
 def threaded_inputs():
     """One call's arguments per chunked kernel, with empty and inactive groups among them."""
+    from fastperf.kernels.diagnostics import steady_statistics, warmup_split
     from fastperf.kernels.hodges_lehmann import difference_order_statistics
     from fastperf.kernels.descriptive import order_statistics
     from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
@@ -422,6 +458,7 @@ def threaded_inputs():
     observed = rng.integers(0, pooled * (pooled + 1) + 1).astype(np.int64)
     low = np.maximum(sizes // 4, 1)
     high = np.maximum(sizes - sizes // 4, 1)
+    diagnostics = run_diagnostics_arguments()
     return [
         (segment, (values, offsets, active, 5, 15, True, np.nan, True, np.nan, True, True, True)),
         (rank_sum_statistics, (sorted_values, offsets, other, other_offsets)),
@@ -431,7 +468,14 @@ def threaded_inputs():
         (difference_order_statistics, (sorted_values, offsets, other, other_offsets, ranks, -1)),
         (order_statistics, (values, offsets, sizes.astype(np.int64), low.astype(np.int64),
                             high.astype(np.int64))),
+        (warmup_split, diagnostics["warmup_split"]),
+        (steady_statistics, diagnostics["steady_statistics"]),
     ]
+
+
+def threaded_input(name: str) -> tuple:
+    """The chunked kernel `name` and its arguments from `threaded_inputs`."""
+    return next((kernel, args) for kernel, args in threaded_inputs() if kernel.__name__ == name)
 
 
 def same_result(a, b) -> bool:
@@ -457,7 +501,9 @@ def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, thr
         assert same_result(got, expected), (kernel.__name__, threads)
         for parts in (2, 7, 300, 1000):  # chunks of one group, and more chunks than groups
             bounds = kernel.chunking.bounds(args, parts)
-            groups = args[kernel.chunking.csr[0][1]].shape[0] - 1
+            chunking = kernel.chunking
+            groups = args[chunking.csr[0][1] if chunking.csr else chunking.nested[0][1]].shape[
+                0] - 1
             assert bounds[0] == 0 and bounds[-1] == groups
             assert (np.diff(bounds) > 0).all()
             joined = kernel.chunking.join([kernel.serial(*kernel.chunking.chunk(args, a, b))
@@ -500,7 +546,7 @@ def test_native_builds_release_the_gil(native, monkeypatch):
 def test_the_thread_count_is_checked(native, monkeypatch):
     from fastperf.kernels.descriptive import order_statistics
 
-    _, args = threaded_inputs()[-1]
+    _, args = threaded_input("order_statistics")
     for bad in ("0", "two", "-1", "1.5", "\u00b2"):
         monkeypatch.setenv(builds.THREADS_ENV, bad)
         with pytest.raises(InputError, match=builds.THREADS_ENV):
@@ -535,8 +581,8 @@ print(json.dumps({"numba": "numba" in sys.modules, "changes": result.summary["ch
 FORKED = """
 import json, multiprocessing, os, sys
 sys.path.insert(0, {tests!r})
-from test_native import threaded_inputs
-kernel, args = threaded_inputs()[-1]
+from test_native import threaded_input
+kernel, args = threaded_input("order_statistics")
 expected = kernel.serial(*args)
 kernel(*args, n_rows=10 ** 9)  # the parent's workers start
 
@@ -561,9 +607,10 @@ def test_a_process_forked_after_threaded_calls_runs_them_too(native):
 UNSERVED = """
 import json, sys
 import numpy as np
+import pyarrow as pa
 sys.path.insert(0, {tests!r})
-from test_native import threaded_inputs
-kernel, (values, offsets, sizes, low, high) = threaded_inputs()[-1]
+from test_native import threaded_input
+kernel, (values, offsets, sizes, low, high) = threaded_input("order_statistics")
 result = kernel(values, offsets.astype(np.int32), sizes, low, high, n_rows=10 ** 9)
 print(json.dumps(result.tolist()))
 """
@@ -573,7 +620,7 @@ def test_a_call_no_native_build_serves_runs_in_one_thread(native):
     """A call whose argument types no native build serves (int32 offsets) is not cut into
     chunks: it runs the JIT build in the caller's thread (threads each starting the JIT at once
     raced in it), with the result of the native build on int64 offsets."""
-    kernel, args = threaded_inputs()[-1]
+    kernel, args = threaded_input("order_statistics")
     expected = kernel.serial(*args)
     out = run_python(UNSERVED.format(tests=str(Path(__file__).resolve().parent)),
                      env={builds.THREADS_ENV: "4"})

@@ -1005,19 +1005,27 @@ def test_ragged_samples_sort_in_width_classes_with_nan_last(monkeypatch, threads
                                       np.sort(values[a:b]))
 
 
+@pytest.mark.parametrize("threads", ["1", "3"])
 @pytest.mark.parametrize("x_sorted, y_ragged", [(False, False), (True, False), (False, True)])
-def test_sample_pairs_sort_alike_in_one_buffer_or_apart(x_sorted, y_ragged):
-    """`sort_sample_pairs` (one buffer for two unsorted rectangular batches, else each apart):
-    numpy's sort of each sample, whichever path."""
+def test_sample_pairs_sort_alike_in_one_buffer_or_apart(monkeypatch, threads, x_sorted, y_ragged):
+    """`sort_sample_pairs` (one buffer for two unsorted rectangular batches, else each apart)
+    and `sort_samples` in place: numpy's sort of each sample, whichever path, on one thread
+    and on three (from 200,000 values: rows in parts, and two single samples at once)."""
+    monkeypatch.setenv("FASTPERF_THREADS", threads)
     rng = np.random.default_rng(13)
-    x, y = rng.normal(size=(2, 50, 8))
-    if x_sorted:
-        x.sort(axis=1)
-    y_sizes = rng.integers(1, 12, 50) if y_ragged else np.full(50, 8)
-    y_values = rng.normal(size=int(y_sizes.sum()))
-    xs = Samples(x.reshape(-1), np.arange(0, 401, 8, dtype=np.int64))
-    ys = Samples(y_values, np.concatenate(([0], np.cumsum(y_sizes))).astype(np.int64))
-    sorted_x, sorted_y = sort_sample_pairs(xs, ys)
-    np.testing.assert_array_equal(sorted_x.values, np.sort(x, axis=1).reshape(-1))
-    np.testing.assert_array_equal(sorted_y.values, np.concatenate(
-        [np.sort(y_values[a:b]) for a, b in zip(ys.offsets, ys.offsets[1:])]))
+    for samples, width in ((50, 8), (40_000, 9), (1, 150_001)):
+        x, y = np.round(rng.normal(size=(2, samples, width)), 3)
+        x[rng.random(x.shape) < 0.01] = np.nan
+        if x_sorted:
+            x.sort(axis=1)
+        y_sizes = rng.integers(1, 2 * width, samples) if y_ragged else np.full(samples, width)
+        y_values = rng.normal(size=int(y_sizes.sum()))
+        xs = Samples(x.reshape(-1), np.arange(0, x.size + 1, width, dtype=np.int64))
+        ys = Samples(y_values, np.concatenate(([0], np.cumsum(y_sizes))).astype(np.int64))
+        sorted_x, sorted_y = sort_sample_pairs(xs, ys)
+        np.testing.assert_array_equal(sorted_x.values, np.sort(x, axis=1).reshape(-1))
+        np.testing.assert_array_equal(sorted_y.values, np.concatenate(
+            [np.sort(y_values[a:b]) for a, b in zip(ys.offsets, ys.offsets[1:])]))
+        mine = x.reshape(-1).copy()
+        assert sort_samples(Samples(mine, xs.offsets), in_place=True).values is mine
+        np.testing.assert_array_equal(mine, np.sort(x, axis=1).reshape(-1))

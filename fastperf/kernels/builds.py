@@ -167,20 +167,30 @@ class Chunking:
         groups and their offsets from 0. The first batch's offsets balance the chunks' rows.
     per_group : tuple of int
         The argument positions of arrays with one entry (or row) per group.
+    nested : tuple of (int, int)
+        The argument positions of each (unit offsets, group offsets) pair of a two-level
+        batch: a chunk gets the units' offsets (and the values they index) whole, and its
+        groups' ``last - first + 1`` offsets into the units as they are, not rebased. The
+        first pair balances the chunks' rows when there is no `csr` batch.
     slotted : tuple of int
         The result positions of arrays indexed by slots: the result's first array is then
         ``n_groups + 1`` offsets of each group's slots in them (rebased when joined). Every
         other result array has one entry (or row) per group.
     """
 
-    csr: tuple[tuple[int, int], ...]
+    csr: tuple[tuple[int, int], ...] = ()
     per_group: tuple[int, ...] = ()
+    nested: tuple[tuple[int, int], ...] = ()
     slotted: tuple[int, ...] = ()
 
     def bounds(self, args: tuple, parts: int) -> np.ndarray:
         """Group boundaries 0 = b_0 < ... < b_k = n_groups of at most `parts` chunks of about
         equal rows (of the first batch)."""
-        offsets = args[self.csr[0][1]]
+        if self.csr:
+            offsets = args[self.csr[0][1]]
+        else:
+            units, groups = self.nested[0]
+            offsets = args[units][args[groups]]  # each group's first row, and the end
         n_groups = offsets.shape[0] - 1
         targets = np.linspace(offsets[0], offsets[-1], parts + 1)[1:-1]
         cuts = np.searchsorted(offsets, targets)
@@ -195,6 +205,8 @@ class Chunking:
             chunk[offsets] = args[offsets][first:last + 1] - start
         for position in self.per_group:
             chunk[position] = args[position][first:last]
+        for _, groups in self.nested:
+            chunk[groups] = args[groups][first:last + 1]
         return tuple(chunk)
 
     def join(self, results: list):

@@ -451,9 +451,10 @@ def _rank_sum_tails_one(scores, counts, b0, b1, m, observed):
     return min(lower, 1.0), min(upper, 1.0)
 
 
-# n_rows is the tie blocks' count: about 0.5 us of network-algorithm work each (10,000 tied
-# tests of 31 vs 31 hold ~60,000 blocks, 30 ms serially), so from 20,000 blocks threads pay
-@group_kernel(min_rows=20_000, chunking=Chunking(csr=((0, 2), (1, 2)), per_group=(3, 4)))
+# n_rows is the tie blocks' count: 0.5-3 us of network-algorithm work each (10,000 tied
+# tests of 31 vs 31 hold ~60,000 blocks, 30 ms serially; compare's 10,000 x 31 bench table
+# 7,600 blocks, 20 ms), so from 2,000 blocks threads pay
+@group_kernel(min_rows=2_000, chunking=Chunking(csr=((0, 2), (1, 2)), per_group=(3, 4)))
 def rank_sum_tie_tails(scores, counts, block_offsets, m, observed) -> tuple[np.ndarray, np.ndarray]:
     """Exact tails of the rank sum conditional on ties, per group: (P(S <= obs), P(S >= obs)).
 
