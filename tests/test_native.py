@@ -557,6 +557,48 @@ def test_the_thread_count_is_checked(native, monkeypatch):
     assert builds.thread_count() >= 1
 
 
+def test_the_default_thread_count_keeps_to_the_cgroup_cpu_quota(tmp_path, monkeypatch):
+    """Without `FASTPERF_THREADS`, the threads are the CPUs of the process's affinity, at most
+    its control group's CPU quota rounded up (a container given 1.5 CPUs of a 64-CPU host: 2),
+    the least quota along the group's path, from cgroup v2's ``cpu.max`` or v1's CFS files
+    (the kernel's formats written out here); no limit where none is set or readable."""
+    def write(path, text):
+        path.mkdir(parents=True, exist_ok=True)
+        for name, content in text.items():
+            (path / name).write_text(content)
+
+    def limit(membership, case):
+        (tmp_path / case).write_text(membership)
+        return builds.cgroup_cpu_limit(str(tmp_path / "fs"), str(tmp_path / case))
+
+    fs = tmp_path / "fs"
+    write(fs, {"cpu.max": "max 100000\n"})
+    write(fs / "ci", {"cpu.max": "150000 100000\n"})
+    write(fs / "ci" / "job", {"cpu.max": "max 100000\n"})
+    write(fs / "wide", {"cpu.max": "800000 100000\n"})
+    write(fs / "wide" / "narrow", {"cpu.max": "50000 100000\n"})
+    write(fs / "cpu,cpuacct" / "docker" / "x", {"cpu.cfs_quota_us": "250000\n",
+                                                "cpu.cfs_period_us": "100000\n"})
+    write(fs / "cpu" / "free", {"cpu.cfs_quota_us": "-1\n", "cpu.cfs_period_us": "100000\n"})
+    write(fs / "bad", {"cpu.max": "lots 100000\n"})
+    assert limit("0::/ci/job\n", "v2") == 1.5  # the parent's quota binds its child
+    assert limit("0::/wide/narrow\n", "nested") == 0.5  # the least along the path
+    assert limit("0::/\n", "unlimited") is None
+    assert limit("4:cpu,cpuacct:/docker/x\n3:memory:/docker/x\n0::/\n", "v1") == 2.5
+    assert limit("2:cpuacct,cpu:/free\n", "v1-none") is None
+    assert limit("0::/bad\n", "garbage") is None
+    assert limit("0::/not/there\n", "missing") is None
+    assert builds.cgroup_cpu_limit(str(fs), str(tmp_path / "no-such-file")) is None
+
+    monkeypatch.delenv(builds.THREADS_ENV, raising=False)
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: set(range(64)), raising=False)
+    for quota, threads in ((None, 64), (1.5, 2), (0.25, 1), (200.0, 64)):
+        monkeypatch.setattr(builds, "cgroup_cpu_limit", lambda quota=quota: quota)
+        assert builds.thread_count() == threads
+    monkeypatch.setenv(builds.THREADS_ENV, "8")  # set: taken as it is
+    assert builds.thread_count() == 8
+
+
 def test_threaded_calls_compile_nothing(native):
     """A process whose calls run on threads (changepoints of 400 histories: the segmentation and
     the Hodges-Lehmann intervals in chunks) still imports no Numba: every chunk's arguments

@@ -27,6 +27,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import importlib
+import math
 import os
 import queue
 import threading
@@ -131,7 +132,9 @@ class NativeStatus:
 
 def thread_count() -> int:
     """The threads a chunked native call runs on: `THREADS_ENV` when set, else the CPUs this
-    process may run on.
+    process may run on (its affinity), at most its cgroup's CPU quota rounded up
+    (`cgroup_cpu_limit`: a container given 2 CPUs of a 64-CPU host runs 2 threads, not 64 that
+    the quota would throttle).
 
     Raises
     ------
@@ -141,14 +144,82 @@ def thread_count() -> int:
     text = os.environ.get(THREADS_ENV, "").strip()
     if not text:
         try:
-            return max(1, len(os.sched_getaffinity(0)))
+            cpus = len(os.sched_getaffinity(0))
         except AttributeError:  # not on Linux
-            return max(1, os.cpu_count() or 1)
+            cpus = os.cpu_count() or 1
+        limit = cgroup_cpu_limit()
+        return max(1, cpus if limit is None else min(cpus, math.ceil(limit)))
     count = int(text) if text.isascii() and text.isdigit() else 0
     if count < 1:
         raise InputError(f"the environment variable {THREADS_ENV} must be a whole number >= 1 "
                          f"(the threads of large calls), got {text!r}")
     return count
+
+
+@functools.lru_cache(maxsize=None)
+def cgroup_cpu_limit(root: str = "/sys/fs/cgroup", membership: str = "/proc/self/cgroup"
+                     ) -> float | None:
+    """The CPUs this process's control group may use (its CPU quota over its period), the
+    least along the group's path up to the hierarchy's root; None without a limit, or where it
+    cannot be read (not Linux, no cgroup file system).
+
+    Parameters
+    ----------
+    root : str
+        Where the cgroup file systems are mounted: cgroup v2's ``cpu.max`` ("QUOTA PERIOD" or
+        "max PERIOD") under it or under its ``unified`` folder (a hybrid system), cgroup v1's
+        ``cpu.cfs_quota_us`` (-1: none) and ``cpu.cfs_period_us`` under its ``cpu`` or
+        ``cpu,cpuacct`` folder.
+    membership : str
+        The process's groups, one ``ID:CONTROLLERS:PATH`` line each (``/proc/self/cgroup``).
+
+    Returns
+    -------
+    float or None
+
+    Notes
+    -----
+    The Linux kernel's documentation of the CPU controller (cgroup v2, ``cpu.max``; cgroup v1,
+    CFS bandwidth control, ``cpu.cfs_quota_us``). Read once per process (a group's limit is set
+    by whoever starts the process).
+    """
+    try:
+        lines = Path(membership).read_text().splitlines()
+    except OSError:
+        return None
+    limits = []
+    for line in lines:
+        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        if controllers == "":
+            folders = [Path(root), Path(root) / "unified"]
+        elif "cpu" in controllers.split(","):
+            folders = [Path(root) / "cpu", Path(root) / "cpu,cpuacct"]
+        else:
+            continue
+        for folder in folders:
+            group = folder / path.lstrip("/")
+            for level in [group, *group.parents]:
+                limits.append(cpu_quota_of(level, controllers == ""))
+                if level == folder:
+                    break
+    limits = [limit for limit in limits if limit is not None]
+    return min(limits) if limits else None
+
+
+def cpu_quota_of(group: Path, unified: bool) -> float | None:
+    """One control group's CPU quota over its period (`cgroup_cpu_limit`), None where it has
+    none or its files are missing or unreadable."""
+    try:
+        if unified:
+            quota, period = (group / "cpu.max").read_text().split()[:2]
+        else:
+            quota = (group / "cpu.cfs_quota_us").read_text().strip()
+            period = (group / "cpu.cfs_period_us").read_text().strip()
+        if quota == "max" or int(quota) <= 0 or int(period) <= 0:
+            return None
+        return int(quota) / int(period)
+    except (OSError, ValueError):
+        return None
 
 
 @dataclass(frozen=True)
