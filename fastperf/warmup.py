@@ -23,7 +23,6 @@ import pyarrow as pa
 
 import fastperf
 from fastperf.data.arrays import Samples
-from fastperf.data.budget import available_cpus
 from fastperf.data.levels import Structure, run_sequences
 from fastperf.engine.diagnostics import diagnose
 from fastperf.engine.dip import dip_test
@@ -197,7 +196,7 @@ def warmup(jobs: int | None = None, parallel: bool = False,
     start = time.perf_counter()
     runs = [(i, p) for p in ((False, True) if parallel else (False,)) for i in range(len(TASKS))]
     if jobs is None:
-        jobs = available_cpus()
+        jobs = builds.available_cpus()
     compiled, seconds = 0, 0.0
 
     context = multiprocessing.get_context("spawn")  # no fork of a process with Numba's threads

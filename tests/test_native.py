@@ -80,7 +80,6 @@ IDENTITY = """
 import hashlib, json, warnings
 import numpy as np
 import pyarrow as pa
-import pyarrow as pa
 warnings.simplefilter("ignore")
 import fastperf
 from fastperf.io.read import example_table
@@ -249,7 +248,6 @@ def test_a_call_without_a_native_build_takes_the_jit_with_the_same_result(native
 JIT_START = """
 import json, sys
 import numpy as np
-import pyarrow as pa
 from fastperf.kernels import builds
 from fastperf.kernels.ranks import midranks
 from scipy.stats import rankdata
@@ -324,7 +322,6 @@ def run_command(args: list[str], env: dict | None = None) -> subprocess.Complete
 FIRST_CALL = """
 import json, sys
 import numpy as np
-import pyarrow as pa
 import fastperf
 table = fastperf.simulate(1, 300_000, seed=3, unit=None).table
 result = fastperf.compare(table, baseline="baseline", candidate="candidate")
@@ -424,6 +421,7 @@ def run_diagnostics_arguments() -> dict:
 def threaded_inputs():
     """One call's arguments per chunked kernel, with empty and inactive groups among them."""
     from fastperf.kernels.diagnostics import steady_statistics, warmup_split
+    from fastperf.kernels.moments import sample_moments, scaled_moments, segment_means
     from fastperf.kernels.hodges_lehmann import difference_order_statistics
     from fastperf.kernels.descriptive import order_statistics
     from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
@@ -459,6 +457,10 @@ def threaded_inputs():
     low = np.maximum(sizes // 4, 1)
     high = np.maximum(sizes - sizes // 4, 1)
     diagnostics = run_diagnostics_arguments()
+    moment_values = values.copy()  # with NaN, and groups scaled near the float64 limits
+    moment_values[::17] = np.nan
+    moment_values[offsets[5]:offsets[9]] *= 1e300
+    moment_values[offsets[20]:offsets[22]] *= 1e-310
     return [
         (segment, (values, offsets, active, 5, 15, True, np.nan, True, np.nan, True, True, True)),
         (rank_sum_statistics, (sorted_values, offsets, other, other_offsets)),
@@ -468,6 +470,9 @@ def threaded_inputs():
         (difference_order_statistics, (sorted_values, offsets, other, other_offsets, ranks, -1)),
         (order_statistics, (values, offsets, sizes.astype(np.int64), low.astype(np.int64),
                             high.astype(np.int64))),
+        (sample_moments, (moment_values, offsets)),
+        (scaled_moments, (moment_values, offsets)),
+        (segment_means, (moment_values, offsets)),
         (warmup_split, diagnostics["warmup_split"]),
         (steady_statistics, diagnostics["steady_statistics"]),
     ]
@@ -588,6 +593,11 @@ def test_the_default_thread_count_keeps_to_the_cgroup_cpu_quota(tmp_path, monkey
     assert limit("2:cpuacct,cpu:/free\n", "v1-none") is None
     assert limit("0::/bad\n", "garbage") is None
     assert limit("0::/not/there\n", "missing") is None
+    write(tmp_path / "outside", {"cpu.max": "50000 100000\n"})  # beside the mount, not in it
+    assert limit("0::/../outside\n", "escape") is None
+    assert limit("junk\n0::/ci\n", "junk") == 1.5  # a malformed line is skipped
+    (tmp_path / "bytes").write_bytes(b"0::/caf\xe9\n0::/ci\n")  # a name that is not UTF-8
+    assert builds.cgroup_cpu_limit(str(fs), str(tmp_path / "bytes")) == 1.5
     assert builds.cgroup_cpu_limit(str(fs), str(tmp_path / "no-such-file")) is None
 
     monkeypatch.delenv(builds.THREADS_ENV, raising=False)
@@ -649,7 +659,6 @@ def test_a_process_forked_after_threaded_calls_runs_them_too(native):
 UNSERVED = """
 import json, sys
 import numpy as np
-import pyarrow as pa
 sys.path.insert(0, {tests!r})
 from test_native import threaded_input
 kernel, (values, offsets, sizes, low, high) = threaded_input("order_statistics")
@@ -673,7 +682,6 @@ def test_a_call_no_native_build_serves_runs_in_one_thread(native):
 def test_a_bad_thread_count_is_one_line_on_the_command_line(tmp_path):
     """`FASTPERF_THREADS=two fastperf ...`, on a table large enough for threads and on a small
     one: exit 2 and one line naming the variable, no traceback."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     rng = np.random.default_rng(2)

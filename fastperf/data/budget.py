@@ -14,8 +14,9 @@ import os
 import sys
 
 from fastperf.errors import InputError
+from fastperf.kernels.builds import available_cpus
 
-__all__ = ["physical_memory", "available_memory", "available_cpus", "format_bytes",
+__all__ = ["physical_memory", "available_memory", "format_bytes",
            "check_budget", "MAX_OPERATIONS", "concurrent_groups"]
 
 #: Work refused outright: 10**14 elementary steps (value copies, comparisons, random draws) is
@@ -78,12 +79,6 @@ def concurrent_groups(groups: int) -> int:
     else:  # Numba's default: NUMBA_NUM_THREADS, else the CPUs this process may run on
         threads = int(os.environ.get("NUMBA_NUM_THREADS") or available_cpus())
     return max(1, min(int(groups), threads))
-
-
-def available_cpus() -> int:
-    """The CPUs this process may run on (its affinity where the OS tells it), at least 1."""
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    return max(1, cpus or 1)
 
 
 def _duration(operations: float) -> str:

@@ -40,7 +40,7 @@ from fastperf.data.arrays import Samples
 from fastperf.data.levels import Sequences
 from fastperf.engine.dip import DIP_PROBABILITIES, DIP_QUANTILES, DIP_SIZES, MIN_N
 from fastperf.engine.parametric import t_from_moments, t_pvalue
-from fastperf.engine.sorting import sort_samples
+from fastperf.engine.sorting import sort_rows, sort_samples
 from fastperf.engine.pvalues import normal_pvalue
 from fastperf.kernels.diagnostics import (STEADY_COLUMNS, steady_rows, steady_statistics,
                                           warmup_split)
@@ -526,7 +526,8 @@ def sorted_steady_values(sequences: Sequences, truncation: np.ndarray
     -----
     Sorting only: no formula. Where the groups' steady counts are close (their largest times
     the groups at most `MAX_PADDING` times the values), the groups are the rows of one
-    rectangle (each row padded with +inf, which sorts last) sorted by numpy's vectorised sort;
+    rectangle (each row padded with +inf, which sorts last) sorted by numpy's vectorised sort
+    (`fastperf.engine.sorting.sort_rows`: in parts on threads when large);
     else `fastperf.engine.sorting.sort_samples` of the steady values.
     """
     offsets = sequences.group_offsets
@@ -552,7 +553,7 @@ def sorted_steady_values(sequences: Sequences, truncation: np.ndarray
     else:
         rows = steady_rows(sequences.values, sequences.processes, sequences.group_processes,
                            truncation, width)
-    rows.sort(axis=1)
+    sort_rows(rows)
     return rows.reshape(-1), np.arange(n_groups, dtype=np.int64) * width, counts
 
 

@@ -84,7 +84,8 @@ def sort_rows(*blocks: np.ndarray) -> None:
     Parameters
     ----------
     *blocks : numpy.ndarray
-        C-contiguous, writeable 2-d arrays of float64.
+        Writeable 2-d arrays of float64 that share no memory (their parts are sorted at
+        once).
 
     Notes
     -----

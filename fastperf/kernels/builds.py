@@ -130,11 +130,21 @@ class NativeStatus:
                 f"seconds to a minute); to fix: {self.fix}")
 
 
+def available_cpus() -> int:
+    """The CPUs this process may run on (its affinity where the OS tells it), at most its
+    control group's CPU quota rounded up (`cgroup_cpu_limit`: a container given 2 CPUs of a
+    64-CPU host has 2, not 64 that the quota would throttle), at least 1."""
+    try:
+        cpus = len(os.sched_getaffinity(0))
+    except AttributeError:  # not on Linux
+        cpus = os.cpu_count() or 1
+    limit = cgroup_cpu_limit()
+    return max(1, cpus if limit is None else min(cpus, math.ceil(limit)))
+
+
 def thread_count() -> int:
-    """The threads a chunked native call runs on: `THREADS_ENV` when set, else the CPUs this
-    process may run on (its affinity), at most its cgroup's CPU quota rounded up
-    (`cgroup_cpu_limit`: a container given 2 CPUs of a 64-CPU host runs 2 threads, not 64 that
-    the quota would throttle).
+    """The threads a chunked native call runs on: `THREADS_ENV` when set, else
+    `available_cpus`.
 
     Raises
     ------
@@ -143,12 +153,7 @@ def thread_count() -> int:
     """
     text = os.environ.get(THREADS_ENV, "").strip()
     if not text:
-        try:
-            cpus = len(os.sched_getaffinity(0))
-        except AttributeError:  # not on Linux
-            cpus = os.cpu_count() or 1
-        limit = cgroup_cpu_limit()
-        return max(1, cpus if limit is None else min(cpus, math.ceil(limit)))
+        return available_cpus()
     count = int(text) if text.isascii() and text.isdigit() else 0
     if count < 1:
         raise InputError(f"the environment variable {THREADS_ENV} must be a whole number >= 1 "
@@ -184,20 +189,24 @@ def cgroup_cpu_limit(root: str = "/sys/fs/cgroup", membership: str = "/proc/self
     by whoever starts the process).
     """
     try:
-        lines = Path(membership).read_text().splitlines()
+        lines = os.fsdecode(Path(membership).read_bytes()).splitlines()  # any bytes in names
     except OSError:
         return None
     limits = []
     for line in lines:
-        _, controllers, path = (line.split(":", 2) + ["", ""])[:3]
+        fields = line.split(":", 2)
+        if len(fields) != 3:
+            continue
+        _, controllers, path = fields
         if controllers == "":
             folders = [Path(root), Path(root) / "unified"]
         elif "cpu" in controllers.split(","):
             folders = [Path(root) / "cpu", Path(root) / "cpu,cpuacct"]
         else:
             continue
+        inside = os.path.normpath("/" + path).lstrip("/")  # no ".." out of the mounted folder
         for folder in folders:
-            group = folder / path.lstrip("/")
+            group = folder / inside
             for level in [group, *group.parents]:
                 limits.append(cpu_quota_of(level, controllers == ""))
                 if level == folder:
@@ -253,6 +262,10 @@ class Chunking:
     per_group: tuple[int, ...] = ()
     nested: tuple[tuple[int, int], ...] = ()
     slotted: tuple[int, ...] = ()
+
+    def __post_init__(self):
+        if not (self.csr or self.nested):
+            raise ValueError("a Chunking needs a csr or a nested batch: the groups it cuts")
 
     def bounds(self, args: tuple, parts: int) -> np.ndarray:
         """Group boundaries 0 = b_0 < ... < b_k = n_groups of at most `parts` chunks of about
@@ -662,6 +675,7 @@ def after_fork_in_child() -> None:
     global JIT_LOCK
     JIT_LOCK = threading.Lock()
     WORKERS.reset()
+    cgroup_cpu_limit.cache_clear()  # a child may be moved to another group
 
 
 if hasattr(os, "register_at_fork"):  # not on Windows, which does not fork
