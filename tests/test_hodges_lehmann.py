@@ -105,8 +105,10 @@ def test_walsh_against_brute_force(materialise_max):
 
 # Shapes that take each counting walk: interleaved chains (>= 64 rows), bisection of each row
 # (over 32 columns a row), the plain walk; m + n above DIRECT_MAX (2 x 100,001) samples the
-# full bracket by a walk over the rows rather than directly.
-LARGER = [(70, 90), (100, 100), (3, 500), (500, 3), (1, 300), (64, 2100), (2, 100_001)]
+# full bracket by a walk over the rows rather than directly; 200 x 200 and 120 x 400 leave the
+# pre-round a bracket of thousands of sums, which a second round on a sample of it narrows.
+LARGER = [(70, 90), (100, 100), (3, 500), (500, 3), (1, 300), (64, 2100), (2, 100_001),
+          (200, 200), (120, 400)]
 
 
 @pytest.mark.parametrize("materialise_max", [-1, 0, 50])

@@ -27,7 +27,10 @@ target found by quickselect. The lower pivot is counted at the float just below 
 so a value tied over the whole bracket ends the search: (prev(v), v] holds only v. Small groups
 (all sums within the gathering size, the common case) take one such round on a small sample
 shared by their ranks (both pivots counted in one walk: two interleaved walks hide each other's
-latency) and gather about a quarter of their sums. The ranks of a group are served in ascending order;
+latency) and gather about a quarter of their sums. A bracket still holding thousands of sums
+and many times m + n (mid-sized groups after the pre-round, large ones after their rounds)
+gets one more round on a stratified sample of about 2 sqrt(size) of its sums before it is
+gathered: 4 ranks of a 200 x 200 group took 46 -> 34 us, of 400 x 400 120 -> 67 us. The ranks of a group are served in ascending order;
 those in one gathered bracket (the median's middle pair) by one multi-selection in its buffer.
 """
 import numpy as np
@@ -60,6 +63,10 @@ DIRECT_MAX = 100_000
 #: selects in about a quarter of its 900 differences per rank.
 _PRE_ROUND_MIN = 256
 _PRE_ROUND_SD = 2.0
+
+#: A bracket left by the pre-round with at least this many sums (and at least 4 (m + n)) gets
+#: one more such round, on a stratified sample of it, before it is gathered.
+_SECOND_ROUND_MIN = 2048
 
 _INF = np.inf
 _S32 = np.uint64(32)
@@ -459,6 +466,7 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
             high = _INF
         full = True  # the bracket holds all the sums
         stagnant = False
+        narrowed = False  # a small round on the bracket after the pre-round
         while True:
             if have_low:
                 if np.nextafter(low, _INF) == high:  # every sum in (L, H] is H
@@ -468,10 +476,24 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
             size = count_hi - count_lo
             k = r - count_lo - 1
             p = (k + 0.5) / size
-            if size <= mat_max:
+            if size <= mat_max and not full:
+                # gather now, unless one more cheap round (a sample of about 2 sqrt(size) of
+                # the bracket's sums, two walks) can first cut it to a fraction: after the
+                # pre-round of a mid-sized group, whose bracket still holds many times m + n
+                if narrowed or size < _SECOND_ROUND_MIN or 8 * (m + n) > size:
+                    break
+                s = max(int(2.0 * np.sqrt(size)), 32)
+                if sample.shape[0] != s:
+                    sample = np.empty(s)
+                counter = _draw(a, b, lo, hi, size, key, counter, sample)
+                smp = sample
+                window = _PRE_ROUND_SD
+                pre_round = False
+                narrowed = True
+            elif size <= mat_max:
                 # gather now, unless one cheap round on a shared sample can first cut the
                 # bracket to a fraction: all sums of a small group in the bracket, walks short
-                if not (full and direct and size >= _PRE_ROUND_MIN and 4 * (m + n) <= size):
+                if not (direct and size >= _PRE_ROUND_MIN and 4 * (m + n) <= size):
                     break
                 if shared.shape[0] == 0:
                     shared = np.empty(min(max(int(2.0 * np.sqrt(size)), 32), 256))
