@@ -152,7 +152,7 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
     for i in np.flatnonzero(long):  # few: each holds over 32,768 values
         out[offsets[i]:offsets[i + 1]] = np.sort(values[starts[i]:ends[i]])
 
-    def sort_rows(rows, w):
+    def sort_width_class(rows, w):
         column = np.arange(w)
         inside = column < sizes[rows, None]
         block = values[np.minimum(starts[rows, None] + column, values.shape[0] - 1)]
@@ -167,7 +167,7 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
     for w in np.unique(width[~long]):
         rows = np.flatnonzero((width == w) & ~long)
         parts = min(threads, max(1, rows.shape[0] * int(w) // (THREADED_SORT_MIN_VALUES // 2)))
-        tasks += [functools.partial(sort_rows, part, int(w))
+        tasks += [functools.partial(sort_width_class, part, int(w))
                   for part in np.array_split(rows, parts)]
     WORKERS.run(tasks, threads)
     return Samples(out, offsets)
