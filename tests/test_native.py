@@ -122,7 +122,7 @@ calls = {
     "changepoints edivisive": lambda: fastperf.changepoints(history, order="commit",
                                                             method="edivisive", permutations=19),
 }
-
+""" + """
 
 def digest(value, h=None):
     h = h or hashlib.sha256()
@@ -145,6 +145,44 @@ def digest(value, h=None):
 
 print(json.dumps({name: digest(call()) for name, call in calls.items()}))
 """
+
+#: Calls large enough that every chunked kernel runs in chunks on threads (above its
+#: `min_rows`), hashed by IDENTITY's digest.
+THREADED_CALLS = """
+import hashlib, json, warnings
+import numpy as np
+import pyarrow as pa
+warnings.simplefilter("ignore")
+import fastperf
+
+table = fastperf.simulate(5000, 31, seed=5).table  # 310,000 rows, quantised shapes: ties
+nested = fastperf.simulate(1500, processes=6, iterations=12, seed=6).table
+rng = np.random.default_rng(7)
+x, y = np.round(rng.lognormal(0, 0.05, (2, 9000, 30)), 2)
+n = 600 * 200
+commit = np.tile(np.arange(200), 600)
+history = pa.table({"series": np.repeat(np.arange(600), 200), "commit": commit,
+                    "value": np.exp(rng.normal(0, 0.02, n) + 0.1 * (commit > 120))})
+calls = {
+    "compare": lambda: fastperf.compare(table, baseline="baseline", candidate="candidate"),
+    "compare nested": lambda: fastperf.compare(nested, baseline="baseline",
+                                               candidate="candidate"),
+    "check": lambda: fastperf.check(nested),
+    "describe": lambda: fastperf.describe(pa.concat_tables([table] * 5)),
+    "mannwhitneyu": lambda: fastperf.mannwhitneyu(x, y, axis=-1, method="exact"),
+    "wilcoxon": lambda: fastperf.wilcoxon(x, y, axis=-1, method="exact"),
+    "changepoints": lambda: fastperf.changepoints(history, by="series", order="commit"),
+}
+""" + IDENTITY[IDENTITY.index("def digest"):]
+
+
+def test_results_do_not_depend_on_the_thread_count(native):
+    """Whole results of calls above every chunked kernel's threshold (the run diagnostics,
+    Hodges-Lehmann intervals, exact tie tails, moments, sorts, segmentation) at 1, 2 and 3
+    threads: bit for bit the same."""
+    runs = [json.loads(run_python(THREADED_CALLS, {builds.THREADS_ENV: threads}).splitlines()[-1])
+            for threads in ("1", "2", "3")]
+    assert runs[0] == runs[1] == runs[2]
 
 
 def test_native_and_jit_builds_give_bit_identical_results(native):
