@@ -134,6 +134,28 @@ def test_larger_groups_through_the_narrowing_rounds(materialise_max):
         assert_same(got[g], expected(walsh_averages(ds[g]), wranks[g]))
 
 
+@pytest.mark.parametrize("kind", range(5))
+def test_mid_sized_groups_through_the_second_round(kind):
+    """Groups whose pre-round leaves a bracket of thousands of sums (200 x 200, 120 x 400, 90 x
+    700), narrowed by a second round before it is gathered, with every kind of sample (heavy
+    ties, any scale, quantised, constant, signed zeros and subnormals): the median pair and
+    the 95% interval's ranks, and random ones, against every difference sorted."""
+    rng = np.random.default_rng(30 + kind)
+    xs, ys, ranks = [], [], []
+    for m, n in ((200, 200), (120, 400), (90, 700), (400, 120)):
+        x, y = random_sample(rng, m, kind), random_sample(rng, n, kind) + rng.choice([0.0, 0.5])
+        total = m * n
+        k = int(total / 2 - 1.96 * math.sqrt(m * n * (m + n + 1) / 12))
+        xs.append(x)
+        ys.append(y)
+        ranks.append([total // 2, total // 2 + 1, k, total + 1 - k, *rng.integers(1, total, 2)])
+    x, xo = csr(xs)
+    y, yo = csr(ys)
+    got = difference_order_statistics(x, xo, y, yo, np.array(ranks, dtype=np.int64), n_rows=1)
+    for g in range(len(xs)):
+        assert_same(got[g], expected(pairwise_differences(xs[g], ys[g]), ranks[g]))
+
+
 def test_large_group_default_path():
     """2000 x 2000 (4e6 differences, above the gathering size): narrowing rounds, then
     quickselect in the gathered bracket; the confidence-bound and median ranks of a real use."""
