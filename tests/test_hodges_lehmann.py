@@ -154,6 +154,7 @@ def test_mid_sized_groups_through_the_second_round(kind):
     got = difference_order_statistics(x, xo, y, yo, np.array(ranks, dtype=np.int64), n_rows=1)
     for g in range(len(xs)):
         assert_same(got[g], expected(pairwise_differences(xs[g], ys[g]), ranks[g]))
+    assert not np.signbit(got[got == 0]).any()  # a zero difference as +0.0
 
 
 def test_large_group_default_path():

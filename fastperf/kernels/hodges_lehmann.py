@@ -64,8 +64,9 @@ DIRECT_MAX = 100_000
 _PRE_ROUND_MIN = 256
 _PRE_ROUND_SD = 2.0
 
-#: A bracket left by the pre-round with at least this many sums (and at least 4 (m + n)) gets
-#: one more such round, on a stratified sample of it, before it is gathered.
+#: A bracket left by the earlier rounds (the pre-round of a mid-sized group, the rounds of a
+#: large one) with at least this many sums and at least 8 (m + n) gets one more small round, on
+#: a stratified sample of it, before it is gathered.
 _SECOND_ROUND_MIN = 2048
 
 _INF = np.inf
