@@ -30,8 +30,9 @@ shared by their ranks (both pivots counted in one walk: two interleaved walks hi
 latency) and gather about a quarter of their sums. A bracket still holding thousands of sums
 and many times m + n (mid-sized groups after the pre-round, large ones after their rounds)
 gets one more round on a stratified sample of about 2 sqrt(size) of its sums before it is
-gathered: 4 ranks of a 200 x 200 group took 46 -> 34 us, of 400 x 400 120 -> 67 us. The ranks of a group are served in ascending order;
-those in one gathered bracket (the median's middle pair) by one multi-selection in its buffer.
+gathered: 4 ranks of a 200 x 200 group took 46 -> 34 us, of 400 x 400 120 -> 67 us. The ranks
+of a group are served in ascending order; those in one gathered bracket (the median's middle
+pair) by one multi-selection in its buffer.
 """
 import numpy as np
 
