@@ -92,15 +92,24 @@ def sort_rows(*blocks: np.ndarray) -> None:
     Sorting only: no formula. The parts are the same sorts of the same rows whatever the
     thread count (numpy sorts without the GIL; the parts are disjoint).
     """
-    total = sum(block.size for block in blocks)
-    threads = thread_count() if total >= THREADED_SORT_MIN_VALUES else 1
+    threads = sort_threads(sum(block.size for block in blocks))
     tasks = []
     for block in blocks:
-        parts = min(threads, block.shape[0],
-                    max(1, block.size // (THREADED_SORT_MIN_VALUES // 2)))
-        tasks += [functools.partial(part.sort, axis=1)
-                  for part in np.array_split(block, max(parts, 1))]
+        parts = min(sort_parts(block.size, threads), max(block.shape[0], 1))
+        tasks += [functools.partial(part.sort, axis=1) for part in np.array_split(block, parts)]
     WORKERS.run(tasks, threads)
+
+
+def sort_threads(values: int) -> int:
+    """The threads a batch of `values` values is sorted on: `thread_count` from
+    `THREADED_SORT_MIN_VALUES` values, else 1."""
+    return thread_count() if values >= THREADED_SORT_MIN_VALUES else 1
+
+
+def sort_parts(values: int, threads: int) -> int:
+    """The parts `values` values are sorted in on `threads` threads: one per thread, each of at
+    least half of `THREADED_SORT_MIN_VALUES` values, at least one."""
+    return min(threads, max(1, values // (THREADED_SORT_MIN_VALUES // 2)))
 
 
 #: `sorted_slices` pads slices up to this many values into width classes; longer ones are
@@ -162,13 +171,12 @@ def sorted_slices(values: np.ndarray, starts: np.ndarray, ends: np.ndarray) -> S
 
     # at most 17 widths, whatever the number of slices; a large width class in parts, on
     # threads (numpy sorts without the GIL; the parts write disjoint values of `out`)
-    threads = thread_count() if out.shape[0] >= THREADED_SORT_MIN_VALUES else 1
+    threads = sort_threads(out.shape[0])
     tasks = []
     for w in np.unique(width[~long]):
         rows = np.flatnonzero((width == w) & ~long)
-        parts = min(threads, max(1, rows.shape[0] * int(w) // (THREADED_SORT_MIN_VALUES // 2)))
         tasks += [functools.partial(sort_width_class, part, int(w))
-                  for part in np.array_split(rows, parts)]
+                  for part in np.array_split(rows, sort_parts(rows.shape[0] * int(w), threads))]
     WORKERS.run(tasks, threads)
     return Samples(out, offsets)
 
