@@ -461,7 +461,7 @@ def threaded_inputs():
     """One call's arguments per chunked kernel, with empty and inactive groups among them."""
     from fastperf.kernels.diagnostics import steady_statistics, warmup_split
     from fastperf.kernels.moments import sample_moments, scaled_moments, segment_means
-    from fastperf.kernels.hodges_lehmann import difference_order_statistics
+    from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
     from fastperf.kernels.descriptive import order_statistics
     from fastperf.kernels.rank_sum_ties import rank_sum_tie_tails
     from fastperf.kernels.ranks import rank_sum_statistics, signed_rank_statistics
@@ -481,6 +481,9 @@ def threaded_inputs():
     pairs = sizes * other_sizes
     ranks = np.stack([(pairs + 1) // 2, pairs // 2 + 1, pairs // 5 + 1, pairs - pairs // 5],
                      axis=1).astype(np.int64)
+    walsh = sizes * (sizes + 1) // 2
+    walsh_ranks = np.stack([(walsh + 1) // 2, walsh // 2 + 1, walsh // 5 + 1],
+                           axis=1).astype(np.int64)
     active = rng.random(300) < 0.9
     # tie blocks of 300 pooled samples (sizes 0-40, blocks of 1-4 equal values), doubled
     # midranks as scores, a random x size and observed sum each
@@ -507,6 +510,7 @@ def threaded_inputs():
         (signed_rank_tie_tails, (scores, counts, block_offsets, observed)),
         (signed_rank_statistics, (sorted_values - 1.0, offsets, 1)),
         (difference_order_statistics, (sorted_values, offsets, other, other_offsets, ranks, -1)),
+        (walsh_order_statistics, (sorted_values, offsets, walsh_ranks, -1)),
         (order_statistics, (values, offsets, sizes.astype(np.int64), low.astype(np.int64),
                             high.astype(np.int64))),
         (sample_moments, (moment_values, offsets)),
@@ -553,6 +557,50 @@ def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, thr
             joined = kernel.chunking.join([kernel.serial(*kernel.chunking.chunk(args, a, b))
                                            for a, b in zip(bounds[:-1], bounds[1:])])
             assert same_result(joined, expected), (kernel.__name__, parts)
+
+
+@pytest.mark.parametrize("threads", ["2", "3", "16"])
+def test_one_large_group_shares_its_ranks_between_threads(native, monkeypatch, threads):
+    """A call of one group (a single comparison of large samples) has no groups to share: the
+    Hodges-Lehmann kernels run ranges of its ranks' columns on the threads
+    (`Chunking.columns`) and join them, bit for bit the single call's result, which is also
+    each order statistic of the sorted differences (or Walsh averages) enumerated in full."""
+    from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
+
+    rng = np.random.default_rng(4242)
+    x = np.sort(np.round(rng.normal(0, 1, 420), 1))  # ties, and zero differences of both signs
+    y = np.sort(np.round(rng.normal(0.2, 1, 310), 1))
+    x[x == 0] = -0.0
+    big = x.size * y.size
+    ranks = np.array([[(big + 1) // 2, big // 2 + 1, 1, big, big // 7, 0]], dtype=np.int64)
+    walsh = x.size * (x.size + 1) // 2
+    walsh_ranks = np.array([[walsh // 2, walsh // 2 + 1, 3, walsh - 2, walsh + 1]],
+                           dtype=np.int64)
+    calls = [(difference_order_statistics,
+              (x, np.array([0, x.size]), y, np.array([0, y.size]), ranks, -1),
+              np.sort((x[:, None] - y[None, :]).ravel()), ranks),
+             (walsh_order_statistics, (x, np.array([0, x.size]), walsh_ranks, -1),
+              np.sort(0.5 * (x[:, None] + x[None, :])[np.triu_indices(x.size)]), walsh_ranks)]
+    tasks = []
+    real_run = builds.WORKERS.run
+    monkeypatch.setattr(builds.WORKERS, "run",
+                        lambda work, n: tasks.append(len(work)) or real_run(work, n))
+    monkeypatch.setenv(builds.THREADS_ENV, threads)
+    for kernel, args, every, wanted in calls:
+        expected = kernel.serial(*args)
+        got = kernel(*args, n_rows=10 ** 9)
+        assert same_result(got, expected), kernel.__name__
+        inside = (wanted[0] >= 1) & (wanted[0] <= every.size)
+        oracle = np.where(inside, every[np.clip(wanted[0], 1, every.size) - 1] + 0.0, np.nan)
+        assert same_result(got[0], oracle), kernel.__name__
+        width = wanted.shape[1]
+        for parts in range(2, width + 2):  # every split of the columns joins to the one call
+            cuts = kernel.chunking.column_parts(args, parts)
+            assert len(cuts) == min(parts, width) and cuts[0][0] == 0 and cuts[-1][1] == width
+            joined = kernel.chunking.join_columns(
+                [kernel.serial(*kernel.chunking.column_chunk(args, a, b)) for a, b in cuts])
+            assert same_result(joined, expected), (kernel.__name__, parts)
+    assert tasks == [min(int(threads), 6), min(int(threads), 5)]
 
 
 def test_native_builds_release_the_gil(native, monkeypatch):

@@ -426,9 +426,13 @@ class SignedRankState(EffectState):
             if self._zero_method == 0:
                 keep &= ws.values != 0.0
             ws = compact(ws, keep)
+        # as for the rank-sum's differences, the work grows with the n (n + 1) / 2 averages;
         # materialise_max given: the signature of the native build (a call without it would
         # compile one)
-        return walsh_order_statistics(ws.values, ws.offsets, ranks, -1, n_rows=kernel_rows(ws))
+        sizes = ws.sizes.astype(np.float64)
+        pairs = int(np.dot(sizes, sizes + 1.0) / 2.0) // 16
+        return walsh_order_statistics(ws.values, ws.offsets, ranks, -1,
+                                      n_rows=max(kernel_rows(ws), pairs))
 
 
 def signed_rank_moments(count, n_zero, tie_term, zero_method: str):

@@ -256,12 +256,19 @@ class Chunking:
         The result positions of arrays indexed by slots: the result's first array is then
         ``n_groups + 1`` offsets of each group's slots in them (rebased when joined). Every
         other result array has one entry (or row) per group.
+    columns : tuple of int
+        The argument positions of 2-D arrays, one row per group, whose columns are separate
+        problems: result column j depends on column j alone (the ranks of order statistics).
+        A call whose groups do not split into two chunks (one large group) splits these
+        columns instead, into consecutive ranges (`column_parts`), and joins the results'
+        columns (`join_columns`).
     """
 
     csr: tuple[tuple[int, int], ...] = ()
     per_group: tuple[int, ...] = ()
     nested: tuple[tuple[int, int], ...] = ()
     slotted: tuple[int, ...] = ()
+    columns: tuple[int, ...] = ()
 
     def __post_init__(self):
         if not (self.csr or self.nested):
@@ -292,6 +299,31 @@ class Chunking:
         for _, groups in self.nested:
             chunk[groups] = args[groups][first:last + 1]
         return tuple(chunk)
+
+    def column_parts(self, args: tuple, parts: int) -> list[tuple[int, int]]:
+        """At most `parts` consecutive, non-empty (start, stop) ranges of the `columns`
+        arrays' columns; none when there are fewer than two columns to share."""
+        width = args[self.columns[0]].shape[1] if self.columns else 0
+        if width < 2 or parts < 2:
+            return []
+        cuts = np.linspace(0, width, min(parts, width) + 1).astype(np.int64)
+        return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+
+    def column_chunk(self, args: tuple, start: int, stop: int) -> tuple:
+        """The arguments of the call on columns start..stop - 1 of the `columns` arrays (C
+        contiguous, as the native builds take them)."""
+        chunk = list(args)
+        for position in self.columns:
+            chunk[position] = np.ascontiguousarray(args[position][:, start:stop])
+        return tuple(chunk)
+
+    @staticmethod
+    def join_columns(results: list):
+        """The whole call's result from its column ranges' results, in column order."""
+        if not isinstance(results[0], tuple):
+            return np.concatenate(results, axis=1)
+        return tuple(np.concatenate([result[k] for result in results], axis=1)
+                     for k in range(len(results[0])))
 
     def join(self, results: list):
         """The whole call's result from its chunks' results, in group order."""
@@ -587,11 +619,16 @@ class GroupKernel:
 
     def threaded(self, build: Callable, args: tuple, threads: int):
         """The result of the native `build` on `args`, from `threads` threads running it on
-        chunks of the groups (`chunking`)."""
+        chunks of the groups (`chunking`), or on ranges of one large group's columns."""
         bounds = self.chunking.bounds(args, CHUNKS_PER_THREAD * threads)
         n_chunks = bounds.shape[0] - 1
-        if n_chunks < 2:
-            return build(*args)
+        if n_chunks < 2:  # one large group: its columns on the threads, if it has some
+            parts = self.chunking.column_parts(args, threads)
+            if not parts:
+                return build(*args)
+            tasks = [functools.partial(build, *self.chunking.column_chunk(args, a, b))
+                     for a, b in parts]
+            return self.chunking.join_columns(WORKERS.run(tasks, threads))
         tasks = [functools.partial(build, *self.chunking.chunk(args, bounds[c], bounds[c + 1]))
                  for c in range(n_chunks)]
         return self.chunking.join(WORKERS.run(tasks, threads))

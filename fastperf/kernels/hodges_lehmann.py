@@ -619,7 +619,8 @@ def _pair_sum_order_statistics(a, b, tri, ranks, out, halve, materialise_max, ke
 
 # ~10 us per 31 x 31 group and 4 ranks serially; the parallel build is disk-cached, so from ~40 ms
 # of work (n_rows = max(values, m n / 16), `RankSumState.select`) every core runs.
-@group_kernel(min_rows=250_000, chunking=Chunking(csr=((0, 1), (2, 3)), per_group=(4,)))
+@group_kernel(min_rows=250_000,
+              chunking=Chunking(csr=((0, 1), (2, 3)), per_group=(4,), columns=(4,)))
 def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
                                 materialise_max=-1) -> np.ndarray:
     """Order statistics of the pairwise differences x_i - y_k of each pair of CSR samples.
@@ -674,7 +675,7 @@ def difference_order_statistics(x_sorted, x_offsets, y_sorted, y_offsets, ranks,
     return out
 
 
-@group_kernel(min_rows=2_000_000)
+@group_kernel(min_rows=2_000_000, chunking=Chunking(csr=((0, 1),), per_group=(2,), columns=(2,)))
 def walsh_order_statistics(d_sorted, d_offsets, ranks, materialise_max=-1) -> np.ndarray:
     """Order statistics of the Walsh averages (d_i + d_k) / 2, i <= k, of each CSR sample.
 
