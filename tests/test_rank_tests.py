@@ -14,8 +14,9 @@ from fastperf.data.budget import check_budget
 from fastperf.engine.null_distributions import rank_sum_cdf, symmetric_tails
 from fastperf.engine.ranks import (EXACT_MAX_OPERATIONS, check_exact_budget,
                                    rank_sum_exact_cost, signed_rank_exact_cost)
-from fastperf.engine.sorting import (PADDED_SORT_MAX_WIDTH, sort_sample_pairs, sort_samples,
-                                     sorted_slices)
+from fastperf.engine import sorting
+from fastperf.engine.sorting import (PADDED_SORT_MAX_WIDTH, sort_sample_batches,
+                                     sort_sample_pairs, sort_samples, sorted_slices)
 from fastperf.stats.rank_tests import mannwhitneyu, rankdata, wilcoxon
 from naive import (
     p_from_tails, pairwise_differences, rank_sum_tails_enumerated, signed_rank_tails_enumerated,
@@ -1029,3 +1030,43 @@ def test_sample_pairs_sort_alike_in_one_buffer_or_apart(monkeypatch, threads, x_
         mine = x.reshape(-1).copy()
         assert sort_samples(Samples(mine, xs.offsets), in_place=True).values is mine
         np.testing.assert_array_equal(mine, np.sort(x, axis=1).reshape(-1))
+
+
+@pytest.mark.parametrize("threads", ["1", "2", "3"])
+@pytest.mark.parametrize("in_place", [False, True])
+def test_sample_batches_sort_their_rows_at_once(monkeypatch, threads, in_place):
+    """`sort_sample_batches` (the variants' samples of a `compare` chunk): each batch as
+    numpy sorts each of its samples alone (NaN last), sorted or empty ones as they are, ragged
+    ones in width classes, and the rows of every batch of one size in one `sort_rows` call:
+    two single samples of 300,000 values sort at once, on two threads when there are two;
+    in place, the rows are sorted where they lie."""
+    monkeypatch.setenv("FASTPERF_THREADS", threads)
+    rng = np.random.default_rng(14)
+    big = [np.round(rng.normal(size=300_000), 3) for _ in range(2)]
+    big[0][::97] = np.nan
+    rows = np.round(rng.normal(size=(500, 31)), 1)
+    ragged_sizes = rng.integers(0, 40, 200)
+    ragged = rng.normal(size=int(ragged_sizes.sum()))
+    done = np.sort(rng.normal(size=50))
+    batches = [Samples(big[0].copy(), np.array([0, big[0].size])),
+               Samples(rows.reshape(-1).copy(), np.arange(0, rows.size + 1, 31)),
+               Samples(ragged, np.concatenate(([0], np.cumsum(ragged_sizes)))),
+               Samples(done, np.array([0, 50])),
+               Samples(np.zeros(0), np.zeros(1, dtype=np.int64)),
+               Samples(big[1].copy(), np.array([0, big[1].size]))]
+    calls = []
+    real = sorting.sort_rows
+    monkeypatch.setattr(sorting, "sort_rows",
+                        lambda *blocks: calls.append([b.shape for b in blocks]) or real(*blocks))
+    before = [batch.values for batch in batches]
+    expected = [np.concatenate([np.zeros(0)] + [np.sort(batch.values[a:b]) for a, b in
+                                                zip(batch.offsets, batch.offsets[1:])])
+                for batch in batches]  # before any sort in place
+    out = sort_sample_batches(batches, in_place=in_place)
+    assert calls == [[(1, 300_000), (500, 31), (1, 300_000)]]
+    for batch, got, wanted in zip(batches, out, expected):
+        np.testing.assert_array_equal(got.values, wanted)
+        np.testing.assert_array_equal(got.offsets, batch.offsets)
+    assert out[3] is batches[3] and out[4] is batches[4]  # sorted, empty: as they are
+    for k in (0, 1, 5):
+        assert (out[k].values is before[k]) == in_place

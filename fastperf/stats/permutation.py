@@ -21,7 +21,7 @@ from fastperf.data.budget import check_budget, describe_cost
 from fastperf.data.arrays import Samples, paired_samples, two_samples
 from fastperf.data.identity import position_identities
 from fastperf.engine.parametric import INFINITE, infinite_counts
-from fastperf.engine.sorting import sort_samples
+from fastperf.engine.sorting import sort_sample_pairs, sort_samples
 from fastperf.errors import InputError
 from fastperf.kernels.permutation import MEAN_DIFF, MEDIAN_DIFF, permutation_counts
 from fastperf.progress import check_progress, progress_chunks
@@ -275,7 +275,7 @@ def permutation_test(
 
 def _independent_columns(xs: Samples, ys: Samples, **options):
     # each sample's values in ascending order: a test does not depend on its rows' order
-    xs, ys = sort_samples(xs), sort_samples(ys)
+    xs, ys = sort_sample_pairs(xs, ys)
     n1, n2 = xs.sizes, ys.sizes
     status = np.select([(infinite_counts(xs) > 0) | (infinite_counts(ys) > 0),
                         (n1 < 1) | (n2 < 1)], [INFINITE, "empty sample"], default="ok")

@@ -32,7 +32,7 @@ from fastperf.data.samples import (VariantSamples, chunk_paired_samples, chunk_v
                                    concat_samples, present_variants, variant_takes)
 from fastperf.engine.parametric import (paired_t, scaled_moments_of, t_from_moments, t_pvalue,
                                         t_quantile)
-from fastperf.engine.sorting import sort_samples
+from fastperf.engine.sorting import sort_sample_batches, sort_sample_pairs
 
 __all__ = ["NestedRows", "NESTED_COLUMNS", "nested_rows", "log_samples", "round_log_ratios",
            "chunk_units", "flat_samples"]
@@ -167,7 +167,8 @@ def flat_samples(units: Units | None, table: pa.Table, variants: Sequence[Any],
                  keys: list[str], variant: str, value: str) -> VariantSamples:
     """`fastperf.data.samples.chunk_variant_samples` of a `compare` chunk, from its units'
     grouping where they give it (`fastperf.data.levels.variant_samples_of`), each sample sorted
-    as `fastperf.engine.sorting.sort_samples` sorts it, in place (no copy of the values).
+    as `fastperf.engine.sorting.sort_samples` sorts it, in place (no copy of the values), the
+    variants' samples at once (`fastperf.engine.sorting.sort_sample_batches`).
 
     Parameters
     ----------
@@ -198,9 +199,11 @@ def flat_samples(units: Units | None, table: pa.Table, variants: Sequence[Any],
     """
     samples = (chunk_variant_samples(table, variants, keys, variant, value) if units is None
                else variant_samples_of(units, table, variants, keys, variant, value))
-    for name in list(samples.samples):
-        # the values are this function's to change: sorted where they lie
-        samples.samples[name] = sort_samples(samples.samples[name], in_place=True)
+    # the values are this function's to change: sorted where they lie, every variant's at once
+    names = list(samples.samples)
+    for name, batch in zip(names, sort_sample_batches([samples.samples[name] for name in names],
+                                                      in_place=True)):
+        samples.samples[name] = batch
     return samples
 
 
@@ -294,4 +297,4 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         "n_effective_baseline": eff_x, "n_effective_candidate": eff_y,
     }
     return NestedRows(nested, columns, p, estimate, low, high, eq_low, eq_high,
-                      sort_samples(xs), sort_samples(ys), method)
+                      *sort_sample_pairs(xs, ys), method)
