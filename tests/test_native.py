@@ -563,8 +563,9 @@ def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, thr
 def test_one_large_group_shares_its_ranks_between_threads(native, monkeypatch, threads):
     """A call of one group (a single comparison of large samples) has no groups to share: the
     Hodges-Lehmann kernels run ranges of its ranks' columns on the threads
-    (`Chunking.columns`) and join them, bit for bit the single call's result, which is also
-    each order statistic of the sorted differences (or Walsh averages) enumerated in full."""
+    (`Chunking.columns`; ranks one apart, the estimate's middle pair, stay together) and join
+    them, bit for bit the single call's result, which is also each order statistic of the
+    sorted differences (or Walsh averages) enumerated in full."""
     from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
 
     rng = np.random.default_rng(4242)
@@ -593,14 +594,22 @@ def test_one_large_group_shares_its_ranks_between_threads(native, monkeypatch, t
         inside = (wanted[0] >= 1) & (wanted[0] <= every.size)
         oracle = np.where(inside, every[np.clip(wanted[0], 1, every.size) - 1] + 0.0, np.nan)
         assert same_result(got[0], oracle), kernel.__name__
-        width = wanted.shape[1]
+        width, units = wanted.shape[1], wanted.shape[1] - 1  # the middle pair is one unit
         for parts in range(2, width + 2):  # every split of the columns joins to the one call
             cuts = kernel.chunking.column_parts(args, parts)
-            assert len(cuts) == min(parts, width) and cuts[0][0] == 0 and cuts[-1][1] == width
+            assert len(cuts) == min(parts, units) and cuts[0][0] == 0 and cuts[-1][1] == width
+            assert all(a != 1 for a, _ in cuts)  # the middle pair, one selection, never split
             joined = kernel.chunking.join_columns(
                 [kernel.serial(*kernel.chunking.column_chunk(args, a, b)) for a, b in cuts])
             assert same_result(joined, expected), (kernel.__name__, parts)
-    assert tasks == [min(int(threads), 6), min(int(threads), 5)]
+    assert tasks == [min(int(threads), 5), min(int(threads), 4)]
+    # the estimate alone (the middle pair, or one middle rank twice) is one selection: one call
+    for middle in ([[walsh // 2, walsh // 2 + 1]], [[walsh // 2 + 1, walsh // 2 + 1]]):
+        pair = (x, np.array([0, x.size]), np.array(middle, dtype=np.int64), -1)
+        assert walsh_order_statistics.chunking.column_parts(pair, 16) == []
+        assert same_result(walsh_order_statistics(*pair, n_rows=10 ** 9),
+                           walsh_order_statistics.serial(*pair))
+    assert len(tasks) == 2
 
 
 def test_native_builds_release_the_gil(native, monkeypatch):

@@ -1070,3 +1070,32 @@ def test_sample_batches_sort_their_rows_at_once(monkeypatch, threads, in_place):
     assert out[3] is batches[3] and out[4] is batches[4]  # sorted, empty: as they are
     for k in (0, 1, 5):
         assert (out[k].values is before[k]) == in_place
+    # one buffer given twice to sort in place: the second is copied, not sorted at once twice
+    again = big[1].copy()
+    twice = sort_sample_batches([Samples(again, np.array([0, again.size]))] * 2, in_place=True)
+    assert twice[0].values is again and twice[1].values is not again
+    for batch in twice:
+        np.testing.assert_array_equal(batch.values, expected[5])
+
+
+def test_the_signed_rank_effect_sizes_its_threads_by_its_walsh_averages(monkeypatch):
+    """`SignedRankState.select` passes the Walsh averages' kernel n_rows = max(values,
+    averages / 16), as the rank-sum's effect counts its differences: one sample of 20,000
+    pairs (200,010,000 averages) reaches the kernel's threshold for threads (2,000,000), which
+    its values alone would not."""
+    import fastperf.engine.ranks as ranks_module
+
+    seen = []
+    real = ranks_module.walsh_order_statistics
+
+    def spy(*args, n_rows):
+        seen.append(n_rows)
+        return real(*args, n_rows=n_rows)
+
+    monkeypatch.setattr(ranks_module, "walsh_order_statistics", spy)
+    rng = np.random.default_rng(15)
+    x = rng.normal(size=20_000)
+    result = wilcoxon(x, x + rng.normal(0.1, 1.0, x.size))
+    result.confidence_interval()
+    assert seen and set(seen) == {20_000 * 20_001 // 2 // 16}
+    assert seen[0] >= real.min_rows > x.size

@@ -75,7 +75,8 @@ def sort_sample_batches(batches: Sequence[Samples], in_place: bool = False,
     batches : sequence of Samples
         The batches.
     in_place : bool
-        Whether the caller owns their values (see `sorted_values`).
+        Whether the caller owns their values (see `sorted_values`); a batch whose values may
+        share memory with an earlier one's is copied (their rows sort at once).
     check_sorted : bool
         Whether a batch that already ascends is returned as it is (`already_sorted`).
 
@@ -95,7 +96,8 @@ def sort_sample_batches(batches: Sequence[Samples], in_place: bool = False,
             results.append(samples)
         elif (sizes == sizes[0]).all():
             rows = samples.values.reshape(len(samples), int(sizes[0]))
-            if in_place and samples.values.flags.c_contiguous and samples.values.flags.writeable:
+            if (in_place and samples.values.flags.c_contiguous and samples.values.flags.writeable
+                    and not any(np.may_share_memory(rows, block) for block in blocks)):
                 results.append(samples)
             else:
                 rows = rows.copy()

@@ -260,8 +260,8 @@ class Chunking:
         The argument positions of 2-D arrays, one row per group, whose columns are separate
         problems: result column j depends on column j alone (the ranks of order statistics).
         A call whose groups do not split into two chunks (one large group) splits these
-        columns instead, into consecutive ranges (`column_parts`), and joins the results'
-        columns (`join_columns`).
+        columns instead, into consecutive ranges of whole units (`column_parts`), and joins
+        the results' columns (`join_columns`).
     """
 
     csr: tuple[tuple[int, int], ...] = ()
@@ -301,13 +301,28 @@ class Chunking:
         return tuple(chunk)
 
     def column_parts(self, args: tuple, parts: int) -> list[tuple[int, int]]:
-        """At most `parts` consecutive, non-empty (start, stop) ranges of the `columns`
-        arrays' columns; none when there are fewer than two columns to share."""
-        width = args[self.columns[0]].shape[1] if self.columns else 0
-        if width < 2 or parts < 2:
+        """At most `parts` consecutive (start, stop) ranges of the `columns` arrays' columns,
+        each of whole units: a unit is a run of adjacent columns whose values step by at most
+        one in the row of widest spread (the large group's): the two middle ranks of an even
+        count, or one rank twice, which one selection serves. None when there are fewer than
+        two units to share."""
+        table = args[self.columns[0]] if self.columns else None
+        if table is None or parts < 2 or table.shape[0] == 0 or table.shape[1] < 2:
             return []
-        cuts = np.linspace(0, width, min(parts, width) + 1).astype(np.int64)
-        return [(int(a), int(b)) for a, b in zip(cuts[:-1], cuts[1:])]
+        row = table[int(np.argmax(table.max(axis=1) - table.min(axis=1)))].astype(np.int64)
+        starts = np.concatenate(([0], np.flatnonzero(np.abs(np.diff(row)) > 1) + 1))
+        if starts.shape[0] < 2:
+            return []
+        ends = np.append(starts[1:], row.shape[0])
+        units = starts.shape[0]
+        count = min(parts, units)
+        # the later ranges take the units left over: the interval's ends selected in one call
+        # cost less than an end with the estimate's pair (1M vs 1M on 2 threads: 0.65 of one
+        # call's time against 0.76)
+        shares = np.full(count, units // count)
+        shares[count - units % count:] += 1
+        first = np.concatenate(([0], np.cumsum(shares)))
+        return [(int(starts[first[i]]), int(ends[first[i + 1] - 1])) for i in range(count)]
 
     def column_chunk(self, args: tuple, start: int, stop: int) -> tuple:
         """The arguments of the call on columns start..stop - 1 of the `columns` arrays (C
