@@ -1070,6 +1070,12 @@ def test_sample_batches_sort_their_rows_at_once(monkeypatch, threads, in_place):
     assert out[3] is batches[3] and out[4] is batches[4]  # sorted, empty: as they are
     for k in (0, 1, 5):
         assert (out[k].values is before[k]) == in_place
+    if not in_place:  # the sorted copies of the rectangular batches: one buffer
+        assert out[0].values.base is out[1].values.base is out[5].values.base is not None
+    # samples of one size that do not fill their values (offsets from 2): sorted as ragged
+    inner = Samples(np.array([9.0, 8.0, 3.0, 1.0, 2.0, 7.0, 5.0, 4.0]), np.array([2, 5, 8]))
+    np.testing.assert_array_equal(sort_sample_batches([inner])[0].values,
+                                  [1.0, 2.0, 3.0, 4.0, 5.0, 7.0])
     # one buffer given twice to sort in place: the second is copied, not sorted at once twice
     again = big[1].copy()
     twice = sort_sample_batches([Samples(again, np.array([0, again.size]))] * 2, in_place=True)
