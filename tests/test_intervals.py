@@ -95,3 +95,24 @@ def test_half_binomial_pmf_series_against_exact_integers(size):
     for k in range(half - int(4 * size ** 0.5), half + 1, 7):
         exact = float(Fraction(comb(size, k), 2 ** size))
         assert pmf[k] == pytest.approx(exact, rel=1e-13), k
+
+
+@pytest.mark.parametrize("size", [7, 2000, 2001, 12345])
+def test_half_binomial_pmf_from_a_lowest_term_against_exact_integers(size):
+    """The terms from `lowest` up (what a large sample's interval reads), against
+    C(size, k) / 2^size divided as exact integers, and against the whole half's same terms:
+    the outward products give the same bits however far they run."""
+    from fractions import Fraction
+    from math import comb
+
+    from fastperf.engine.intervals import half_binomial_pmf
+
+    half = size // 2
+    whole = half_binomial_pmf(size)
+    for lowest in sorted({0, max(half - 3 * int(size ** 0.5), 0), half - 1, half}):
+        part = half_binomial_pmf(size, lowest)
+        assert part.shape == (half - lowest + 1,)
+        assert np.array_equal(part, whole[lowest:])
+        for k in (lowest, (lowest + half) // 2, half):
+            exact = float(Fraction(comb(size, k), 2 ** size))
+            assert part[k - lowest] == pytest.approx(exact, rel=1e-13), (lowest, k)

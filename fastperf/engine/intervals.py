@@ -4,6 +4,8 @@ Both work on whole arrays of group sizes at once (one call per table, never per 
 """
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 from scipy.special import bdtr, stdtrit
 
@@ -111,6 +113,13 @@ def median_interval_minimum_size(confidence: float, rule: str = "symmetric") -> 
     -----
     [x_(1), x_(n)] covers the median with probability 1 - 2^(1-n) (see `median_interval_ranks`).
     """
+    return minimum_interval_size(check_confidence(confidence), rule)
+
+
+@functools.lru_cache(maxsize=256)
+def minimum_interval_size(confidence: float, rule: str) -> int:
+    """`median_interval_minimum_size` of a checked `confidence`, kept per (confidence, rule):
+    63 intervals a call, asked by every `compare`."""
     sizes = np.arange(1, 64)
     lower, upper, _ = median_interval_ranks(sizes, confidence, rule)
     ok = (lower > 0) & (upper > 0)
@@ -132,8 +141,10 @@ def _shortest_median_ranks(n, confidence: float):
     return lower[inverse], upper[inverse], coverage[inverse]
 
 
+@functools.lru_cache(maxsize=4096)
 def shortest_median_interval(size: int, confidence: float) -> tuple[int, int, float]:
-    """(lower, upper, coverage) of benchstat's shortest median interval for one sample size.
+    """(lower, upper, coverage) of benchstat's shortest median interval for one sample size,
+    kept per (size, confidence) (a table's sizes recur from call to call).
 
     P(B = k), B ~ Binomial(size, 1/2), is added in order of |2k - size|, the smaller k first
     where two are as far from the middle, until the sum reaches `confidence` (see
@@ -164,7 +175,6 @@ def shortest_median_interval(size: int, confidence: float) -> tuple[int, int, fl
     confidence 1 - 1e-9; beyond, both can miss by one rank).
     """
     half = size // 2
-    pmf = half_binomial_pmf(size)  # P(B = k), k = 0 .. half; P(B = size - k) is the same
     window = min(size + 1, 2 * (8 * int(np.sqrt(size)) + 8))
     for length in (window, size + 1):
         # the first `length` k in the order added. Even size: half, half - 1, half + 1,
@@ -172,7 +182,9 @@ def shortest_median_interval(size: int, confidence: float) -> tuple[int, int, fl
         steps = np.arange(1, length)
         outwards = np.where(steps % 2 == 1, (steps + 1) // 2, -(steps // 2))
         ks = np.concatenate(([half], half + (-outwards if size % 2 == 0 else outwards)))
-        accumulated = np.cumsum(pmf[np.minimum(ks, size - ks)])
+        nearer = np.minimum(ks, size - ks)  # P(B = size - k) = P(B = k)
+        lowest = int(nearer.min())
+        accumulated = np.cumsum(half_binomial_pmf(size, lowest)[nearer - lowest])
         if accumulated[-1] >= confidence:
             break
     stop = min(int(np.searchsorted(accumulated >= confidence, True)), size)
@@ -185,8 +197,8 @@ def shortest_median_interval(size: int, confidence: float) -> tuple[int, int, fl
 EXACT_PMF_MAX_SIZE = 2000
 
 
-def half_binomial_pmf(size: int) -> np.ndarray:
-    """P(B = k) for B ~ Binomial(size, 1/2) and k = 0 .. floor(size / 2).
+def half_binomial_pmf(size: int, lowest: int = 0) -> np.ndarray:
+    """P(B = k) for B ~ Binomial(size, 1/2) and k = lowest .. floor(size / 2).
 
     Each is C(size, k) / 2^size, divided as exact integers (Python rounds the quotient of two
     integers correctly), for sizes up to `EXACT_PMF_MAX_SIZE`. Above it, the largest term
@@ -199,7 +211,9 @@ def half_binomial_pmf(size: int) -> np.ndarray:
     k / (size - k + 1), multiplied outwards from the middle,
     where the intervals are decided: within 1e-12 of Boost's binomial pmf (scipy.stats) up to a
     million values, 1e-11 at ten million (tests/test_intervals.py checks the intervals' ranks
-    against it, up to confidence 1 - 1e-6).
+    against it, up to confidence 1 - 1e-6). The products run outwards, so the terms from
+    `lowest` up are the same bits whatever `lowest` is; a large sample's interval needs a few
+    thousand of its half-million terms.
     """
     half = size // 2
     if size > EXACT_PMF_MAX_SIZE:
@@ -208,8 +222,8 @@ def half_binomial_pmf(size: int) -> np.ndarray:
         series = 1.0 + x * (-1.0 / 8 + x * (1.0 / 128 + x * (5.0 / 1024 + x * (
             -21.0 / 32768 + x * (-399.0 / 262144)))))
         central = series / np.sqrt(np.pi * m)
-        k = np.arange(half, 0, -1, dtype=np.float64)
-        ratios = k / (size - k + 1.0)  # P(B = k - 1) / P(B = k), k = half .. 1
+        k = np.arange(half, lowest, -1, dtype=np.float64)
+        ratios = k / (size - k + 1.0)  # P(B = k - 1) / P(B = k), k = half .. lowest + 1
         return np.concatenate(([central], central * np.cumprod(ratios)))[::-1]
     pmf = np.empty(half + 1)
     denominator = 1 << size
@@ -217,4 +231,4 @@ def half_binomial_pmf(size: int) -> np.ndarray:
     for k in range(half + 1):
         pmf[k] = coefficient / denominator
         coefficient = coefficient * (size - k) // (k + 1)
-    return pmf
+    return pmf[lowest:]
