@@ -64,15 +64,24 @@ def read_parquet(path: Path, content: bytes | None = None, progress: bool | None
 
     Refuses (InputError) a file that Arrow cannot read as Parquet.
 
-    Format: Apache Parquet format, read by ``pyarrow.parquet.read_table``.
+    Format: Apache Parquet format, read by ``pyarrow.parquet.ParquetFile``: the same table as
+    ``pyarrow.parquet.read_table``, without its dataset layer (``pyarrow.dataset`` imports
+    pandas, which cost a user's first call ~0.2 s; a file needs none of it).
     """
     try:
         source = path if content is None else pa.BufferReader(content)
         if content is None and wants_progress(progress, READ_STEPS_PER_BYTE * path.stat().st_size):
             return _named(_batches_with_bar(path, list(LABEL_COLUMNS)), path, "Parquet")
-        # read_dictionary applies to text (byte-array) columns only; other types read as stored
-        return _named(pq.read_table(source, read_dictionary=list(LABEL_COLUMNS)), path,
-                      "Parquet")
+        file = pq.ParquetFile(source)
+        # read_dictionary names leaf columns that exist (read_table skips the others); it
+        # applies to text (byte-array) columns only, other types read as stored
+        leaves = {file.schema.column(i).path for i in range(len(file.schema))}
+        labels = [name for name in LABEL_COLUMNS if name in leaves]
+        if content is not None:
+            source.seek(0)
+        file = pq.ParquetFile(source, metadata=file.metadata, read_dictionary=labels,
+                              pre_buffer=True)
+        return _named(file.read(), path, "Parquet")
     except (pa.ArrowException, OSError) as exc:
         raise InputError(f"{path}: cannot read as Parquet ({short_reason(exc)})") from None
 
