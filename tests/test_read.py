@@ -309,6 +309,40 @@ def test_parquet_text_labels_read_encoded_as_the_csv_of_the_same_rows(tmp_path):
     assert a.table.to_pylist() == b.table.to_pylist()
 
 
+@pytest.mark.parametrize("columns", [
+    {"benchmark": ["a", "b", "a"], "variant": ["x", "y", "x"], "unit": ["ns"] * 3},
+    {"benchmark": [1, 2, 3], "variant": ["x", "y", "x"], "tags": [{"unit": "ns"}] * 3},
+    {"name": ["a", "b", "a"]},
+])
+def test_parquet_reads_as_arrow_reads_it(tmp_path, columns):
+    """`read_parquet` (pyarrow's ParquetFile) gives the table ``pyarrow.parquet.read_table``
+    gives with the label columns dictionary-read: text labels encoded, an integer or absent
+    label as stored, a struct whose child is named like a label untouched; from a path and from
+    bytes; two row groups."""
+    from fastperf.io.tabular import read_parquet
+
+    src = pa.table({**columns, "value": [1.5, None, 3.0]})
+    path = tmp_path / "t.parquet"
+    pq.write_table(src, path, row_group_size=2)
+    want = pq.read_table(path, read_dictionary=["benchmark", "variant", "unit"])
+    assert read_parquet(path).equals(want, check_metadata=True)
+    assert read_parquet(path, path.read_bytes()).equals(want, check_metadata=True)
+
+
+def test_parquet_read_does_not_import_arrow_datasets(tmp_path):
+    """A Parquet file is read without ``pyarrow.dataset`` (read_table's layer: ~17 ms of a
+    fresh process's first call, and it imports pandas where pandas is installed)."""
+    import subprocess
+    import sys
+
+    pq.write_table(pa.table({"benchmark": ["a"], "value": [1.0]}), tmp_path / "t.parquet")
+    code = ("import sys; from pathlib import Path; from fastperf.io.tabular import read_parquet; "
+            f"read_parquet(Path({str(tmp_path / 't.parquet')!r})); "
+            "print('pyarrow.dataset' in sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert done.stdout.strip() == "False"
+
+
 def test_csv_tab_delimited_and_nulls(tmp_path):
     path = tmp_path / "runs.tsv"
     path.write_text("benchmark\tvariant\tvalue\tunit\nx\tv1\t1.5\tms\ny\tv1\t\tms\n")
