@@ -65,8 +65,8 @@ def read_parquet(path: Path, content: bytes | None = None, progress: bool | None
     Refuses (InputError) a file that Arrow cannot read as Parquet.
 
     Format: Apache Parquet format, read by ``pyarrow.parquet.ParquetFile``: the same table as
-    ``pyarrow.parquet.read_table``, without its dataset layer (``pyarrow.dataset`` imports
-    pandas, which cost a user's first call ~0.2 s; a file needs none of it).
+    ``pyarrow.parquet.read_table``, without its dataset layer (importing ``pyarrow.dataset``
+    took about 17 ms of a process's first read; a file needs none of it).
     """
     try:
         source = path if content is None else pa.BufferReader(content)
