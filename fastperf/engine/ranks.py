@@ -87,6 +87,18 @@ def kernel_rows(samples: Samples) -> int:
     return samples.values.shape[0] if len(samples) > 1 else 0
 
 
+#: Pairs (differences, Walsh averages) of a Hodges-Lehmann selection that count as one row of
+#: its kernel's `n_rows`: the work grows with the pairs, not the values, so large groups (long
+#: segments of a history) go to the threads sooner than many small ones (benchmarks of 30 runs).
+PAIRS_PER_ROW = 16
+
+
+def selection_rows(value_rows: int, pairs: float) -> int:
+    """The `n_rows` of a Hodges-Lehmann selection over `pairs` pairs of values that the kernel
+    would otherwise count as `value_rows` (`kernel_rows`)."""
+    return max(value_rows, int(pairs) // PAIRS_PER_ROW)
+
+
 def compact(sorted_samples: Samples, keep: np.ndarray) -> Samples:
     """The sorted samples with only the values where `keep` (their order kept)."""
     kept_before = np.zeros(keep.shape[0] + 1, dtype=np.int64)
@@ -223,11 +235,10 @@ class RankSumState(EffectState):
             xs = compact(xs, ~np.isnan(xs.values))
         if (ys.sizes != self.n).any():
             ys = compact(ys, ~np.isnan(ys.values))
-        # the work grows with the m n differences, not the m + n values: large groups (long
-        # segments of a history) go parallel sooner than many small ones (benchmarks of 30 runs)
-        pairs = int(np.dot(xs.sizes.astype(np.float64), ys.sizes.astype(np.float64))) // 16
-        return difference_order_statistics(xs.values, xs.offsets, ys.values, ys.offsets, ranks, -1,
-                                           n_rows=max(kernel_rows(xs) + kernel_rows(ys), pairs))
+        pairs = np.dot(xs.sizes.astype(np.float64), ys.sizes.astype(np.float64))  # the m n
+        return difference_order_statistics(
+            xs.values, xs.offsets, ys.values, ys.offsets, ranks, -1,
+            n_rows=selection_rows(kernel_rows(xs) + kernel_rows(ys), pairs))
 
 
 def rank_sum_sigma(m, n, tie_term):
@@ -426,13 +437,12 @@ class SignedRankState(EffectState):
             if self._zero_method == 0:
                 keep &= ws.values != 0.0
             ws = compact(ws, keep)
-        # as for the rank-sum's differences, the work grows with the n (n + 1) / 2 averages;
         # materialise_max given: the signature of the native build (a call without it would
         # compile one)
         sizes = ws.sizes.astype(np.float64)
-        pairs = int(np.dot(sizes, sizes + 1.0) / 2.0) // 16
+        pairs = np.dot(sizes, sizes + 1.0) / 2.0  # the n (n + 1) / 2 Walsh averages
         return walsh_order_statistics(ws.values, ws.offsets, ranks, -1,
-                                      n_rows=max(kernel_rows(ws), pairs))
+                                      n_rows=selection_rows(kernel_rows(ws), pairs))
 
 
 def signed_rank_moments(count, n_zero, tie_term, zero_method: str):
