@@ -467,6 +467,7 @@ def threaded_inputs():
     from fastperf.kernels.ranks import rank_sum_statistics, signed_rank_statistics
     from fastperf.kernels.signed_rank_ties import signed_rank_tie_tails
     from fastperf.kernels.segmentation import segment
+    from fastperf.kernels.changepoints import EDIVISIVE, TTEST, next_change
 
     rng = np.random.default_rng(48)
     sizes = rng.integers(0, 120, 300)
@@ -503,7 +504,20 @@ def threaded_inputs():
     moment_values[::17] = np.nan
     moment_values[offsets[5]:offsets[9]] *= 1e300
     moment_values[offsets[20]:offsets[22]] *= 1e-310
+    # a bisection round with a cut already in the longer series (the caches start empty)
+    cuts = np.where(sizes >= 20, sizes // 2, 0).astype(np.int64)[:, None]
+    n_cuts = (sizes >= 20).astype(np.int64)
+    identity = rng.integers(0, 2 ** 63, 300).astype(np.uint64)
+
+    def bisection(method, permutations):
+        caches = (np.full(values.shape[0], -1, np.int64), np.full(values.shape[0], -1, np.int64),
+                  np.full(values.shape[0], -np.inf))
+        return (next_change, (values, offsets, cuts, n_cuts, active, 5, method, permutations,
+                              0.05, 7, identity, 1, *caches))
+
     return [
+        bisection(TTEST, 1),
+        bisection(EDIVISIVE, 19),
         (segment, (values, offsets, active, 5, 15, True, np.nan, True, np.nan, True, True, True)),
         (rank_sum_statistics, (sorted_values, offsets, other, other_offsets)),
         (rank_sum_tie_tails, (scores, counts, block_offsets, x_size, observed)),
@@ -557,6 +571,42 @@ def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, thr
             joined = kernel.chunking.join([kernel.serial(*kernel.chunking.chunk(args, a, b))
                                            for a, b in zip(bounds[:-1], bounds[1:])])
             assert same_result(joined, expected), (kernel.__name__, parts)
+
+
+@pytest.mark.parametrize("method", ["TTEST", "EDIVISIVE"])
+def test_bisection_rounds_on_threads_keep_the_one_call_caches(native, monkeypatch, method):
+    """`next_change` on threads (chunks of whole series) fills the caller's caches of scanned
+    segments as the one native call does, bit for bit, so the next round reads the same
+    segments from them: two rounds each way, from empty caches, compared array by array."""
+    from fastperf.kernels import changepoints
+
+    next_change, method = changepoints.next_change, getattr(changepoints, method)
+    rng = np.random.default_rng(11)
+    sizes = rng.integers(0, 150, 400)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    z = np.round(rng.lognormal(0, 0.05, offsets[-1]), 2)  # ties
+    z *= np.where(np.arange(offsets[-1]) - np.repeat(offsets[:-1], sizes)
+                  >= np.repeat(sizes // 2, sizes), 1.2, 1.0)
+    identity = rng.integers(0, 2 ** 63, sizes.size).astype(np.uint64)
+
+    def two_rounds(threads):
+        monkeypatch.setenv(builds.THREADS_ENV, threads)
+        cuts, n_cuts = np.zeros((sizes.size, 2), np.int64), np.zeros(sizes.size, np.int64)
+        caches = (np.full(offsets[-1], -1, np.int64), np.full(offsets[-1], -1, np.int64),
+                  np.full(offsets[-1], -np.inf))
+        answers = []
+        for round_index in range(2):
+            answer = next_change(z, offsets, cuts, n_cuts, np.ones(sizes.size, bool), 5, method,
+                                 19, 0.05, 3, identity, round_index, *caches, n_rows=10 ** 9)
+            found = answer[0] >= 0
+            cuts[found, n_cuts[found]] = answer[0][found]
+            n_cuts[found] += 1
+            answers.append(answer + tuple(cache.copy() for cache in caches))
+        return answers
+
+    for one, threaded in zip(two_rounds("1"), two_rounds("2")):
+        for a, b in zip(one, threaded):
+            assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
 
 
 @pytest.mark.parametrize("threads", ["2", "3", "16"])

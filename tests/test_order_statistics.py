@@ -47,3 +47,20 @@ def test_sorted_copy_matches_numpy_on_both_sides_of_the_rank_sort_limit():
             before = x.copy()
             assert np.array_equal(sorted_copy(x), np.sort(x))
             assert np.array_equal(x, before)  # the input is not touched
+
+
+def test_stable_order_is_numpys_stable_argsort():
+    """Against ``np.argsort(kind="stable")``: both sides of the rank-count limit, ties, both
+    zeros (equal, so in the order they come), infinities, subnormals, magnitudes far apart,
+    and a sample whose high bytes never change (the radix passes skipped)."""
+    from fastperf.kernels.order_statistics import RANK_SORT_MAX_N, stable_order
+
+    rng = np.random.default_rng(2)
+    odd = np.array([-0.0, 0.0, 1.0, -1.0, np.inf, -np.inf, 5e-324, -5e-324, 1e308, -1e308])
+    for n in (0, 1, 2, 31, RANK_SORT_MAX_N, RANK_SORT_MAX_N + 1, 500, 20_000):
+        for x in (rng.lognormal(0, 0.02, n), np.round(rng.lognormal(0, 0.02, n), 2),
+                  rng.choice(odd, n), rng.normal(size=n) * 10.0 ** rng.integers(-300, 300, n),
+                  np.full(n, 3.25), 1.0 + rng.integers(0, 4, n) * 2.0 ** -52):
+            before = x.copy()
+            assert np.array_equal(stable_order(x), np.argsort(x, kind="stable")), n
+            assert np.array_equal(x.view(np.int64), before.view(np.int64))  # not touched

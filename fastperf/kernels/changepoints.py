@@ -19,7 +19,8 @@ Welch's t-test between the two sides (Hunter / Apache Otava, Fleming et al. 2023
 """
 import numpy as np
 
-from fastperf.kernels.builds import group_kernel, njit, prange
+from fastperf.kernels.builds import Chunking, group_kernel, njit, prange
+from fastperf.kernels.order_statistics import stable_order
 from fastperf.kernels.random import integer_below, resample_key, sample_key
 
 #: The method codes of `next_change`.
@@ -29,11 +30,19 @@ EDIVISIVE, TTEST = 0, 1
 @njit(cache=True)
 def _rank_segment(z, lo, hi, sorted_values, ranks):
     """The segment [lo, hi): its values sorted (into `sorted_values`, at the segment's place)
-    and the rank of each position's value within the segment (into `ranks`)."""
-    order = np.argsort(z[lo:hi])
+    and the rank of each position's value within the segment (into `ranks`): the number of
+    the segment's values below it, so tied values share the lowest rank of their block.
+
+    Tied values then enter the scan's sums the same way whatever order a sort gives them, and
+    the statistic does not depend on the sort's handling of ties."""
+    order = stable_order(z[lo:hi])
+    block = 0
     for j in range(hi - lo):
-        sorted_values[lo + j] = z[lo + order[j]]
-        ranks[lo + order[j]] = j
+        value = z[lo + order[j]]
+        sorted_values[lo + j] = value
+        if j > 0 and value != sorted_values[lo + j - 1]:
+            block = j
+        ranks[lo + order[j]] = block
 
 
 @njit(cache=True)
@@ -159,7 +168,10 @@ def _welch(z, lo, t, hi):
     return (mean_right - mean_left) / np.sqrt(se2), df
 
 
-@group_kernel(min_rows=200_000)
+# On threads from this many points on, in chunks of whole series (`Chunking`): each chunk's
+# caches are views of the call's, so what a chunk scans is kept for the next round.
+@group_kernel(min_rows=200_000,
+              chunking=Chunking(csr=((0, 1), (12, 1), (13, 1), (14, 1)), per_group=(2, 3, 4, 10)))
 def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permutations, alpha,
                 seed, identity, round_index, cache_hi, cache_t, cache_q):
     """One round of the bisection search, for every active series.

@@ -1,7 +1,8 @@
-"""Order statistics without sorting: in-place selection (quickselect) on a slice.
+"""Order statistics without sorting: in-place selection (quickselect) on a slice; and the small
+sorts the kernels need (a sorted copy, a stable order).
 
-Used wherever a median or a few order statistics of a group are needed; expected cost linear in
-the group size, against n log n for a sort.
+Selection is used wherever a median or a few order statistics of a group are needed; expected
+cost linear in the group size, against n log n for a sort.
 """
 import numpy as np
 
@@ -133,6 +134,19 @@ def move_nan_last(x) -> int:
 RANK_SORT_MAX_N = 64
 
 
+@njit(inline="always")
+def stable_rank(sample, i) -> int:
+    """The position of ``sample[i]`` in a stable sort of `sample` (without NaN): the values
+    before it that are <= it and the values after it that are < it. Branch-free."""
+    value = sample[i]
+    rank = 0
+    for j in range(i):
+        rank += sample[j] <= value
+    for j in range(i + 1, sample.shape[0]):
+        rank += sample[j] < value
+    return rank
+
+
 @njit(cache=True)
 def sorted_copy(sample) -> np.ndarray:
     """``np.sort(sample)`` for a sample without NaN.
@@ -156,14 +170,80 @@ def sorted_copy(sample) -> np.ndarray:
         return np.sort(sample)
     out = np.empty(n)
     for i in range(n):
-        value = sample[i]
-        rank = 0  # values before i that are <= it, after i that are < it: ties keep their order
-        for j in range(i):
-            rank += sample[j] <= value
-        for j in range(i + 1, n):
-            rank += sample[j] < value
-        out[rank] = value
+        out[stable_rank(sample, i)] = sample[i]
     return out
+
+
+_SIGN_BIT = np.uint64(1) << np.uint64(63)
+_LOW_BYTE = np.uint64(0xFF)
+
+
+@njit(cache=True)
+def stable_order(sample) -> np.ndarray:
+    """``np.argsort(sample, kind="stable")`` for a sample without NaN.
+
+    Parameters
+    ----------
+    sample : numpy.ndarray
+        float64 values without NaN (infinities are fine; -0.0 and 0.0 are equal, in the order
+        they come).
+
+    Returns
+    -------
+    numpy.ndarray
+        int64 positions of the values in ascending order, ties in the order they come.
+
+    Notes
+    -----
+    Up to `RANK_SORT_MAX_N` values by counting each value's stable rank (`stable_rank`:
+    branch-free, quadratic; at that size cheaper than the radix passes' 8 x 256 counters).
+    Larger samples by a least-significant-digit radix sort of the values' IEEE 754 bits, one
+    byte a pass (Knuth, *The Art of Computer Programming* vol. 3, 2nd ed., 1998, sec. 5.2.5),
+    the bits made to sort as the values do: a negative value's bits inverted, a positive
+    value's sign bit set (Herf 2001, "Radix tricks"). A pass whose byte is the same in every
+    value is skipped, as in the high bytes of values of one magnitude. LSD radix sorting is
+    stable, so ties keep their order. 500 values take a quarter of the time of Numba's
+    ``np.argsort`` (quicksort), 30 values half.
+    """
+    n = sample.shape[0]
+    order = np.empty(n, np.int64)
+    if n <= RANK_SORT_MAX_N:
+        for i in range(n):
+            order[stable_rank(sample, i)] = i
+        return order
+    floats = np.empty(n)
+    for i in range(n):
+        floats[i] = sample[i] + 0.0  # -0.0 as 0.0: equal values, equal keys
+    keys = floats.view(np.uint64)
+    counts = np.zeros((8, 256), np.int64)
+    for i in range(n):
+        key = keys[i]
+        key = ~key if key & _SIGN_BIT else key | _SIGN_BIT
+        keys[i] = key
+        for digit in range(8):
+            counts[digit, (key >> np.uint64(8 * digit)) & _LOW_BYTE] += 1
+        order[i] = i
+    other_keys = np.empty(n, np.uint64)
+    other_order = np.empty(n, np.int64)
+    for digit in range(8):
+        shift = np.uint64(8 * digit)
+        if counts[digit, (keys[0] >> shift) & _LOW_BYTE] == n:
+            continue  # one byte value throughout: the pass would move nothing
+        start = 0
+        for byte in range(256):
+            count = counts[digit, byte]
+            counts[digit, byte] = start
+            start += count
+        for i in range(n):
+            key = keys[i]
+            byte = (key >> shift) & _LOW_BYTE
+            at = counts[digit, byte]
+            counts[digit, byte] = at + 1
+            other_keys[at] = key
+            other_order[at] = order[i]
+        keys, other_keys = other_keys, keys
+        order, other_order = other_order, order
+    return order
 
 
 @njit(cache=True)
