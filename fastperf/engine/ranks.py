@@ -161,8 +161,9 @@ class EffectState:
         columns = [lo, hi]
         if confidence is not None:
             k = interval_ranks(total, self.exact_untied, self.size_keys(), self.quantile,
-                                self.sigma(), alternative, confidence)
-            columns += [k, total + 1 - k]
+                               self.sigma(), alternative, confidence)
+            within = np.clip(k, 1, np.maximum(total, 1))
+            columns += [within, total + 1 - within]
         ranks = np.stack(columns, axis=1).astype(np.int64)
         ranks[~self.valid] = 0
         values = self.select(ranks)
@@ -176,25 +177,15 @@ class EffectState:
             return estimate, None, None
         low = np.full(total.shape, -np.inf) if alternative == "less" else values[:, 2]
         high = np.full(total.shape, np.inf) if alternative == "greater" else values[:, 3]
-        # no interval of order statistics reaches `confidence` (R's wilcox.test widens to the
-        # extreme values with a warning, below the level): the whole line, which does
-        unreachable = self.unreachable(confidence, alternative)
+        # No interval of order statistics reaches `confidence` where the exact untied null's
+        # k is below 1: the widest one, [V_(1), V_(M)], covers with probability
+        # 1 - 2 P(K = 0) (two-sided), below the level. R's wilcox.test widens to the extreme
+        # values with a warning, below the level; here the whole line, which does.
+        level = (1.0 - confidence) / 2 if alternative == "two-sided" else 1.0 - confidence
+        unreachable = self.exact_untied & (k < 1) & (level > 0)
         low = np.where(unreachable, -np.inf, low)
         high = np.where(unreachable, np.inf, high)
         return estimate, np.where(self.valid, low, np.nan), np.where(self.valid, high, np.nan)
-
-    def unreachable(self, confidence: float, alternative: str) -> np.ndarray:
-        """Where no interval of the order statistics reaches `confidence`: the widest one,
-        [V_(1), V_(M)], covers with probability 1 - 2 P(K = 0) (two-sided) under the exact
-        untied null, which is below it."""
-        total = self.total()
-        if not self.exact_untied.any():
-            return np.zeros(total.shape, dtype=bool)
-        alpha = 1.0 - confidence
-        level = alpha / 2 if alternative == "two-sided" else alpha
-        k = interval_ranks(total, self.exact_untied, self.size_keys(), self.quantile,
-                           self.sigma(), alternative, confidence, clip=False)
-        return self.exact_untied & (k < 1) & (level > 0)
 
 
 class RankSumState(EffectState):
@@ -390,10 +381,10 @@ def rank_sum_test(xs: Samples, ys: Samples, alternative: str, method: str, use_c
     return statistic, p, status, method_used, z, state
 
 
-def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, confidence: float,
-                   clip: bool = True):
+def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, confidence: float):
     """k of the interval [V_(k), V_(total+1−k)] per test: from the exact null distribution where
-    `exact` (``quantile(size_key, level)``, once per distinct size), else normal."""
+    `exact` (``quantile(size_key, level)``, once per distinct size), else normal. Not clipped
+    to 1..total: a k below 1 says that no interval of order statistics reaches `confidence`."""
     alpha = 1.0 - confidence
     level = alpha / 2 if alternative == "two-sided" else alpha
     k = np.ones(np.broadcast(total, sigma).shape, dtype=np.int64)
@@ -405,7 +396,7 @@ def interval_ranks(total, exact, size_keys, quantile, sigma, alternative: str, c
         distinct, inverse = distinct_rows(size_keys[exact])
         per_size = np.array([quantile(tuple(int(v) for v in key), level) for key in distinct])
         k[exact] = per_size[inverse.reshape(-1)]
-    return np.clip(k, 1, np.maximum(total, 1)) if clip else k
+    return k
 
 
 class SignedRankState(EffectState):
