@@ -42,9 +42,11 @@ def history(steps, points=120, runs=1, benchmarks=1, shape="lognormal", sigma=0.
 IDENTITY = np.zeros(1, np.uint64)
 
 
-def empty_cache(size):
-    """The kernel's cache of scanned segments, empty (`next_change`)."""
-    return (np.full(size, -1, np.int64), np.full(size, -1, np.int64), np.full(size, -np.inf))
+def empty_cache(columns):
+    """The kernel's cache of one series' scanned segments, empty (`next_change`): `columns` is
+    the capacity of its cuts + 1."""
+    return (np.full((1, columns), -1, np.int64), np.full((1, columns), -1, np.int64),
+            np.full((1, columns), -np.inf))
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -57,7 +59,7 @@ def test_energy_split_matches_brute_force(seed):
     want_t, want_q = energy_best_split(z, 3)
     position, q, _, _, _ = next_change(z, np.array([0, len(z)]), np.zeros((1, 1), np.int64),
                                        np.zeros(1, np.int64), np.ones(1, bool), 3, 1, 1, 0.05,
-                                       0, IDENTITY, 0, *empty_cache(len(z)), n_rows=0)
+                                       0, IDENTITY, 0, *empty_cache(2), n_rows=0)
     assert position[0] == want_t
     assert q[0] == pytest.approx(want_q, rel=1e-10)
 
@@ -69,7 +71,7 @@ def test_split_within_segments_matches_brute_force():
     cuts = np.array([[40, np.iinfo(np.int64).max]])
     position, q, _, _, _ = next_change(z, np.array([0, 100]), cuts, np.array([1]),
                                        np.ones(1, bool), 4, 1, 1, 0.05, 0, IDENTITY, 0,
-                                       *empty_cache(100),
+                                       *empty_cache(3),
                                        n_rows=0)
     left, right = energy_best_split(z[:40], 4), energy_best_split(z[40:], 4)
     want = (left[0], left[1]) if left[1] > right[1] else (40 + right[0], right[1])
@@ -77,12 +79,44 @@ def test_split_within_segments_matches_brute_force():
     # cuts in the order found, not sorted: segments [0, 20), [20, 40), [40, 100)
     position, q, _, _, _ = next_change(z, np.array([0, 100]), np.array([[40, 20]]), np.array([2]),
                                        np.ones(1, bool), 4, 1, 1, 0.05, 0, IDENTITY, 0,
-                                       *empty_cache(100),
+                                       *empty_cache(3),
                                        n_rows=0)
     parts = [(0, energy_best_split(z[:20], 4)), (20, energy_best_split(z[20:40], 4)),
              (40, energy_best_split(z[40:], 4))]
     start, (t, best) = max(parts, key=lambda part: part[1][1])
     assert (position[0], q[0]) == (start + t, pytest.approx(best, rel=1e-10))
+
+
+@pytest.mark.parametrize("method", [0, 1])  # EDIVISIVE, TTEST
+def test_rounds_reading_the_cache_answer_as_a_fresh_scan(method):
+    """Each bisection round with the cache kept from the earlier rounds (a segment no cut has
+    touched is not scanned again) gives the answer of the same round from an empty cache,
+    which scans every segment: five rounds of 40 series with 0-3 steps and ties."""
+    rng = np.random.default_rng(12)
+    sizes = rng.integers(20, 160, 40)
+    offsets = np.concatenate(([0], np.cumsum(sizes))).astype(np.int64)
+    z = np.round(rng.normal(0, 1, offsets[-1]), 1)
+    for g in range(40):
+        for at in rng.integers(0, sizes[g], rng.integers(0, 4)):
+            z[offsets[g] + at:offsets[g + 1]] += rng.choice([-3.0, 3.0])
+    cuts, n_cuts = np.zeros((40, 5), np.int64), np.zeros(40, np.int64)
+    kept = tuple(np.repeat(c, 40, axis=0) for c in empty_cache(6))
+    identity = np.arange(40, dtype=np.uint64)
+    for round_index in range(5):
+        args = (z, offsets, cuts, n_cuts, np.ones(40, bool), 5, method, 19, 0.05, 1, identity,
+                round_index)
+        fresh = tuple(np.repeat(c, 40, axis=0) for c in empty_cache(6))
+        with_cache = next_change(*args, *kept, n_rows=0)
+        without = next_change(*args, *fresh, n_rows=0)
+        for a, b in zip(with_cache, without):
+            assert np.array_equal(a, b, equal_nan=True), round_index
+        for name, a, b in zip(("hi", "t", "q"), kept, fresh):  # kept: the fresh scan's, and more
+            scanned = b != (-1 if name != "q" else -np.inf)
+            assert np.array_equal(a[scanned], b[scanned]), (round_index, name)
+        found = with_cache[0] >= 0
+        cuts[found, n_cuts[found]] = with_cache[0][found]
+        n_cuts[found] += 1
+    assert n_cuts.sum() > 40  # cuts found over the rounds: the cache was read
 
 
 def test_ttest_pvalue_is_welchs_on_the_two_sides():

@@ -510,8 +510,8 @@ def threaded_inputs():
     identity = rng.integers(0, 2 ** 63, 300).astype(np.uint64)
 
     def bisection(method, permutations):
-        caches = (np.full(values.shape[0], -1, np.int64), np.full(values.shape[0], -1, np.int64),
-                  np.full(values.shape[0], -np.inf))
+        caches = (np.full((300, 2), -1, np.int64), np.full((300, 2), -1, np.int64),
+                  np.full((300, 2), -np.inf))
         return (next_change, (values, offsets, cuts, n_cuts, active, 5, method, permutations,
                               0.05, 7, identity, 1, *caches))
 
@@ -592,8 +592,8 @@ def test_bisection_rounds_on_threads_keep_the_one_call_caches(native, monkeypatc
     def two_rounds(threads):
         monkeypatch.setenv(builds.THREADS_ENV, threads)
         cuts, n_cuts = np.zeros((sizes.size, 2), np.int64), np.zeros(sizes.size, np.int64)
-        caches = (np.full(offsets[-1], -1, np.int64), np.full(offsets[-1], -1, np.int64),
-                  np.full(offsets[-1], -np.inf))
+        caches = (np.full((sizes.size, 3), -1, np.int64), np.full((sizes.size, 3), -1, np.int64),
+                  np.full((sizes.size, 3), -np.inf))
         answers = []
         for round_index in range(2):
             answer = next_change(z, offsets, cuts, n_cuts, np.ones(sizes.size, bool), 5, method,

@@ -110,27 +110,28 @@ def _segment_best_split(sorted_values, ranks, lo, hi, min_size, prefix, fen_coun
 
 
 @njit(cache=True)
-def _best_over_segments(z, sorted_values, ranks, bounds, n_bounds, min_size, prefix, fen_count,
-                        fen_sum, cache_hi, cache_t, cache_q):
+def _best_over_segments(z, sorted_values, ranks, bounds, slots, n_bounds, min_size, prefix,
+                        fen_count, fen_sum, cache_hi, cache_t, cache_q):
     """The best split over the segments [bounds[k], bounds[k + 1]): (t, q, segment index).
 
-    ``cache_hi[lo]``, ``cache_t[lo]``, ``cache_q[lo]`` remember the best split of the segment
-    [lo, cache_hi[lo]) of the observed series z from an earlier round (a segment that no change
-    has cut since keeps its best split); a segment scanned anew is ranked first. Permuted series
-    pass an empty cache and their (permuted) ranks."""
+    ``cache_hi[s]``, ``cache_t[s]``, ``cache_q[s]``, s = ``slots[k]``, remember the best split
+    of the segment that starts at bounds[k] and ends at cache_hi[s], of the observed series z,
+    from an earlier round (a segment that no change has cut since keeps its best split); a
+    segment scanned anew is ranked first. Permuted series pass an empty cache and their
+    (permuted) ranks."""
     best_t, best_q, best_k = -1, -np.inf, -1
     use_cache = cache_hi.shape[0] > 0
     for k in range(n_bounds - 1):
-        lo, hi = bounds[k], bounds[k + 1]
-        if use_cache and cache_hi[lo] == hi:
-            t, q = cache_t[lo], cache_q[lo]
+        lo, hi, slot = bounds[k], bounds[k + 1], slots[k]
+        if use_cache and cache_hi[slot] == hi:
+            t, q = cache_t[slot], cache_q[slot]
         else:
             if use_cache:  # the observed series: rank the segment first (permutations: ranked)
                 _rank_segment(z, lo, hi, sorted_values, ranks)
             t, q = _segment_best_split(sorted_values, ranks, lo, hi, min_size, prefix,
                                        fen_count, fen_sum)
             if use_cache:
-                cache_hi[lo], cache_t[lo], cache_q[lo] = hi, t, q
+                cache_hi[slot], cache_t[slot], cache_q[slot] = hi, t, q
         if t >= 0 and q > best_q:
             best_t, best_q, best_k = t, q, k
     return best_t, best_q, best_k
@@ -169,9 +170,9 @@ def _welch(z, lo, t, hi):
 
 
 # On threads from this many points on, in chunks of whole series (`Chunking`): each chunk's
-# caches are views of the call's, so what a chunk scans is kept for the next round.
+# cache rows are views of the call's, so what a chunk scans is kept for the next round.
 @group_kernel(min_rows=200_000,
-              chunking=Chunking(csr=((0, 1), (12, 1), (13, 1), (14, 1)), per_group=(2, 3, 4, 10)))
+              chunking=Chunking(csr=((0, 1),), per_group=(2, 3, 4, 10, 12, 13, 14)))
 def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permutations, alpha,
                 seed, identity, round_index, cache_hi, cache_t, cache_q):
     """One round of the bisection search, for every active series.
@@ -192,9 +193,10 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
         round r come from the stream (seed, identity[g], r): identity is the series' key values
         hashed (`fastperf.data.identity`), so results depend neither on the thread count nor on
         the other series, their order or the chunk.
-    cache_hi, cache_t, cache_q : int64, int64 and float64 arrays shaped like `values`, -1 / any
-        at first: the best split of each segment already scanned (by its start), kept from one
-        round to the next so that only the two parts of a new change are scanned again.
+    cache_hi, cache_t, cache_q : int64, int64 and float64 arrays[n_series, K + 1], -1 / any
+        at first: the best split of each segment already scanned, by its start (column 0: the
+        segment from the series' start; column k + 1: the one from ``cuts[g, k]``), kept from
+        one round to the next so that only the two parts of a new change are scanned again.
 
     Returns
     -------
@@ -225,25 +227,24 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
         z = values[offsets[g]:offsets[g + 1]]
         size = z.shape[0]
         bounds = np.empty(n_cuts[g] + 2, dtype=np.int64)
-        bounds[0] = 0
+        slots = np.empty(n_cuts[g] + 2, dtype=np.int64)  # each bound's cache column
+        bounds[0], slots[0] = 0, 0
         for k in range(n_cuts[g]):  # insertion sort: the cuts come in the order found
             cut = cuts[g, k]
             j = k
             while bounds[j] > cut:  # bounds[0] = 0 < every cut stops it
-                bounds[j + 1] = bounds[j]
+                bounds[j + 1], slots[j + 1] = bounds[j], slots[j]
                 j -= 1
-            bounds[j + 1] = cut
+            bounds[j + 1], slots[j + 1] = cut, k + 1
         bounds[n_cuts[g] + 1] = size
         sorted_values = np.empty(size)
         ranks = np.empty(size, dtype=np.int64)
         prefix = np.empty(size + 1)
         fen_count = np.empty(size + 1, dtype=np.int64)
         fen_sum = np.empty(size + 1)
-        start = offsets[g]
-        t, q, k = _best_over_segments(z, sorted_values, ranks, bounds, bounds.shape[0], min_size,
-                                      prefix, fen_count, fen_sum,
-                                      cache_hi[start:start + size], cache_t[start:start + size],
-                                      cache_q[start:start + size])
+        t, q, k = _best_over_segments(z, sorted_values, ranks, bounds, slots, bounds.shape[0],
+                                      min_size, prefix, fen_count, fen_sum, cache_hi[g],
+                                      cache_t[g], cache_q[g])
         if t < 0:
             continue
         position[g] = t
@@ -268,9 +269,9 @@ def next_change(values, offsets, cuts, n_cuts, active, min_size, method, permuta
                     j = lo + integer_below(key, counter, i - lo + 1)
                     counter += 1
                     ranks[i], ranks[j] = ranks[j], ranks[i]
-            _, q_perm, _ = _best_over_segments(z, sorted_values, ranks, bounds, bounds.shape[0],
-                                               min_size, prefix, fen_count, fen_sum,
-                                               no_cache_hi, no_cache_t, no_cache_q)
+            _, q_perm, _ = _best_over_segments(z, sorted_values, ranks, bounds, slots,
+                                               bounds.shape[0], min_size, prefix, fen_count,
+                                               fen_sum, no_cache_hi, no_cache_t, no_cache_q)
             done += 1
             if q_perm >= q - 1e-12 * abs(q):
                 exceed += 1

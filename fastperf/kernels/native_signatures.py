@@ -12,7 +12,7 @@ SIGNATURES = [
      ('float64[::1]', 'int64[::1]', 'float64[::1]', 'int64[::1]', 'bool', 'int64', 'float64', 'int64', 'float64', 'float64', 'float64[::1]', 'uint64', 'int64', 'bool', 'float64[:, ::1]', 'uint64[::1]'),
      'Tuple(float64[::1], float64[::1], float64[::1], float64[::1], float64[::1], int8[::1])'),
     ('fastperf.kernels.changepoints.next_change',
-     ('float64[::1]', 'int64[::1]', 'int64[:, ::1]', 'int64[::1]', 'bool[::1]', 'int64', 'int64', 'int64', 'float64', 'int64', 'uint64[::1]', 'int64', 'int64[::1]', 'int64[::1]', 'float64[::1]'),
+     ('float64[::1]', 'int64[::1]', 'int64[:, ::1]', 'int64[::1]', 'bool[::1]', 'int64', 'int64', 'int64', 'float64', 'int64', 'uint64[::1]', 'int64', 'int64[:, ::1]', 'int64[:, ::1]', 'float64[:, ::1]'),
      'Tuple(int64[::1], float64[::1], float64[::1], float64[::1], float64[::1])'),
     ('fastperf.kernels.descriptive.order_statistics',
      ('float64[::1]', 'int64[::1]', 'int64[::1]', 'int64[::1]', 'int64[::1]'),

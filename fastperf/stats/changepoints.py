@@ -284,9 +284,10 @@ def _search(point_values, series_offsets, active, min_size, max_changes, method,
     pvalues = np.full((n_series, capacity), np.nan)
     n_cuts = np.zeros(n_series, dtype=np.int64)
     active = active.copy()
-    cache_hi = np.full(point_values.shape[0], -1, dtype=np.int64)  # segments scanned, by start
-    cache_t = np.full(point_values.shape[0], -1, dtype=np.int64)
-    cache_q = np.full(point_values.shape[0], -np.inf)
+    # the segments scanned, by start: the series' start, then each cut's column
+    cache_hi = np.full((n_series, capacity + 1), -1, dtype=np.int64)
+    cache_t = np.full((n_series, capacity + 1), -1, dtype=np.int64)
+    cache_q = np.full((n_series, capacity + 1), -np.inf)
     round_index = 0
     while active.any():
         position, _, p, t, df = next_change(point_values, series_offsets, cuts, n_cuts, active,
