@@ -504,7 +504,8 @@ def threaded_inputs():
     moment_values[::17] = np.nan
     moment_values[offsets[5]:offsets[9]] *= 1e300
     moment_values[offsets[20]:offsets[22]] *= 1e-310
-    # a bisection round with a cut already in the longer series (the caches start empty)
+    # a bisection round with a cut already in the longer series (caches empty: each call
+    # takes its own copy of them, `fresh_copy`)
     cuts = np.where(sizes >= 20, sizes // 2, 0).astype(np.int64)[:, None]
     n_cuts = (sizes >= 20).astype(np.int64)
     identity = rng.integers(0, 2 ** 63, 300).astype(np.uint64)
@@ -548,6 +549,17 @@ def same_result(a, b) -> bool:
         and np.array_equal(x.view(np.uint8), y.view(np.uint8)) for x, y in zip(a, b))
 
 
+def fresh_copy(args: tuple) -> tuple:
+    """`args` with every array copied (a kernel may write into one: `next_change`'s caches)."""
+    return tuple(a.copy() if isinstance(a, np.ndarray) else a for a in args)
+
+
+def same_arguments(a: tuple, b: tuple) -> bool:
+    """The arrays of two argument tuples are equal bit for bit after their calls (the caches
+    a kernel filled, and the inputs it must not have touched)."""
+    return all(same_result(x, y) for x, y in zip(a, b) if isinstance(x, np.ndarray))
+
+
 @pytest.mark.parametrize("threads", ["1", "2", "3", "16"])
 def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, threads):
     """A chunked kernel's call on threads (`builds.Chunking`: ranges of groups, each a native
@@ -557,10 +569,15 @@ def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, thr
     check that one against brute force)."""
     for kernel, args in threaded_inputs():
         assert kernel.chunking is not None
-        expected = kernel.serial(*args)
+        # every call on its own copy of the arguments: `next_change` fills the caches it is
+        # given, and a later call reading the first call's entries would not scan at all
+        start = fresh_copy(args)
+        expected = kernel.serial(*start)
         monkeypatch.setenv(builds.THREADS_ENV, threads)
-        got = kernel(*args, n_rows=10 ** 9)
+        threaded = fresh_copy(args)
+        got = kernel(*threaded, n_rows=10 ** 9)
         assert same_result(got, expected), (kernel.__name__, threads)
+        assert same_arguments(threaded, start), (kernel.__name__, threads)
         for parts in (2, 7, 300, 1000):  # chunks of one group, and more chunks than groups
             bounds = kernel.chunking.bounds(args, parts)
             chunking = kernel.chunking
@@ -568,9 +585,11 @@ def test_threaded_native_calls_give_the_one_call_result(native, monkeypatch, thr
                 0] - 1
             assert bounds[0] == 0 and bounds[-1] == groups
             assert (np.diff(bounds) > 0).all()
-            joined = kernel.chunking.join([kernel.serial(*kernel.chunking.chunk(args, a, b))
+            chunked = fresh_copy(args)  # the chunks' per-group arrays are views of these
+            joined = kernel.chunking.join([kernel.serial(*kernel.chunking.chunk(chunked, a, b))
                                            for a, b in zip(bounds[:-1], bounds[1:])])
             assert same_result(joined, expected), (kernel.__name__, parts)
+            assert same_arguments(chunked, start), (kernel.__name__, parts)
 
 
 @pytest.mark.parametrize("method", ["TTEST", "EDIVISIVE"])

@@ -432,6 +432,20 @@ def oracle_or_none(fn, *args):
     return out if math.isfinite(first) else None
 
 
+def beyond_float(q: Fraction) -> bool:
+    """|q| beyond the largest float64 (it would round to infinity)."""
+    return abs(q) > Fraction(MAX)
+
+
+def moments_beyond_float(ref, difference: int, squared: int) -> bool:
+    """Whether an oracle's result `ref` is undefined (None) or one of its exact moments lies
+    beyond float64: ``ref[difference]`` (a mean difference), or the square root of
+    ``ref[squared]`` (a squared standard error). A result refused with a non-"ok" status must
+    be one of these."""
+    return (ref is None or beyond_float(ref[difference])
+            or ref[squared] > Fraction(MAX) ** 2)
+
+
 @settings(max_examples=50, deadline=None)
 @given(st.data())
 def test_property_ttest_ind(data):
@@ -442,8 +456,9 @@ def test_property_ttest_ind(data):
     if kind is not None:
         assert got.status == ("NaN in input" if kind == "nan" else INF)
         return
-    if got.status != "ok":
+    if got.status != "ok":  # only where the exact statistic is undefined or beyond float64
         assert np.isnan(got.statistic) and np.isnan(got.pvalue)
+        assert moments_beyond_float(oracle_or_none(oracle_t, *xs, equal_var), 2, 3), got.status
         return
     fields = [got.statistic, got.pvalue, got.df, got.estimate, got.standard_error]
     assert np.all(np.isfinite(fields))
@@ -473,8 +488,9 @@ def test_property_ttest_rel(data):
     if kind is not None:
         assert got.status == ("NaN in input" if kind == "nan" else INF)
         return
-    if got.status != "ok":
+    if got.status != "ok":  # only where the exact statistic is undefined or beyond float64
         assert np.isnan(got.statistic) and np.isnan(got.pvalue)
+        assert moments_beyond_float(oracle_or_none(oracle_paired, x, y), 2, 3), got.status
         return
     assert np.all(np.isfinite([got.statistic, got.pvalue, got.estimate, got.standard_error]))
     ref = oracle_or_none(oracle_paired, x, y)
@@ -498,8 +514,11 @@ def test_property_ftest(data):
     if kind is not None:
         assert got.status == ("NaN in input" if kind == "nan" else INF)
         return
-    if got.status != "ok":
+    if got.status != "ok":  # only where F is undefined or a variance is beyond float64
         assert np.isnan(got.statistic) and np.isnan(got.pvalue)
+        variances = [moments(sample)[2] for sample in xs]
+        assert (oracle_or_none(oracle_f, *xs) is None
+                or any(beyond_float(v) for v in variances)), got.status
         return
     ref = oracle_or_none(oracle_f, *xs)
     if ref is None and moments(xs[1])[2] == 0:  # a constant y alone: F = inf, as R's var.test
@@ -530,6 +549,11 @@ def test_property_f_oneway_and_anova(data):
             continue
         if status not in ("ok", "sums of squares beyond the float64 range: NaN, F and p kept"):
             assert np.isnan(f) and np.isnan(p)
+            # only where F is undefined or beyond float64, or a group's variance is (or, for
+            # Welch's, a group's weight n / variance: a variance that rounds to 0)
+            assert ref is None or any(
+                beyond_float(v) or not equal_var and v != 0 and beyond_float(n / v)
+                for n, _, v in map(moments, xs)), status
             continue
         assert ref is not None and np.isfinite(f) and np.isfinite(p)
         close(f, ref[0], rel=1e-9, atol=1e-9)  # F is dimensionless: 0 gives ~1e-32
@@ -567,5 +591,10 @@ def test_property_describe(data):
     close(row["mean"], float(mean), rel=1e-14, atol=5e-324)
     close(row["min"], min(finite), rel=0)
     close(row["max"], max(finite), rel=0)
-    if n >= 2 and math.isfinite(row["sd"]):
-        close(row["sd"], frac_sqrt(var), rel=1e-12, atol=5e-324)
+    if n >= 2:
+        try:
+            sd = frac_sqrt(var)
+        except OverflowError:  # the exact sd is beyond float64: no sd, and a status says so
+            assert math.isnan(row["sd"]) and row["status"] != "ok", row
+        else:  # a finite exact sd is given (and within the float64 range)
+            close(row["sd"], sd, rel=1e-12, atol=5e-324)
