@@ -6,10 +6,13 @@ values computed by hand in the comments.
 """
 import math
 
+import numpy as np
+import pyarrow as pa
 import pytest
 
 from fastperf.data.units import (HIGHER, LOWER, common_scale, is_binary_unit, percent_range,
-                                 unit_direction, unit_directions)
+                                 row_directions, unit_direction, unit_directions, unit_strings,
+                                 units_without_direction)
 
 
 # --------------------------------------------------------------------------- directions
@@ -42,6 +45,44 @@ def test_unit_directions_overrides():
     assert unit_directions(units, False) == dict.fromkeys(units, "lower")
     assert unit_directions(units, {"widgets": True, "B/s": False}) == {
         "sec/op": "lower", "B/s": "lower", "widgets": "higher"}
+
+
+ROW_UNITS = ["sec/op", None, "B/s", "widgets", "sec/op", "widgets", None, "B/s", "sec/op"]
+# the rows' directions written out, by the rules tested above (None: unknown)
+BY_HAND = {
+    None: ["lower", "unknown", "higher", "unknown", "lower", "unknown", "unknown", "higher",
+           "lower"],
+    True: ["higher"] * 9,
+    "mapping": ["lower", "unknown", "lower", "higher", "lower", "higher", "unknown", "lower",
+                "lower"],
+}
+
+
+@pytest.mark.parametrize("encoding", ["string", "binary", "dictionary", "chunked"])
+@pytest.mark.parametrize("flag", [None, True, "mapping"])
+def test_row_directions_are_each_rows_units(encoding, flag):
+    """Each row gets its unit's direction ("unknown" for none, and for rows without a unit),
+    whatever the column's encoding; the units without one are listed once each."""
+    column = {"string": pa.array(ROW_UNITS),
+              "binary": pa.array([u and u.encode() for u in ROW_UNITS], pa.binary()),
+              "dictionary": pa.array(ROW_UNITS).dictionary_encode(),
+              "chunked": pa.chunked_array([ROW_UNITS[:4], ROW_UNITS[4:]])}[encoding]
+    higher_is_better = {"widgets": True, "B/s": False} if flag == "mapping" else flag
+    units = unit_strings(column)
+    direction = row_directions(units, higher_is_better)
+    assert direction.tolist() == BY_HAND[flag]
+    unknown = units_without_direction(units, direction)
+    assert sorted(unknown, key=str) == {None: [None, "widgets"], True: [],
+                                        "mapping": [None]}[flag]
+
+
+def test_row_directions_of_no_rows_and_of_no_units():
+    assert row_directions(pa.array([], pa.string()), None).shape == (0,)
+    assert row_directions(pa.nulls(3, pa.string()), False).tolist() == ["lower"] * 3
+    direction = row_directions(pa.nulls(2, pa.string()), None)
+    assert direction.tolist() == ["unknown"] * 2
+    assert units_without_direction(pa.nulls(2, pa.string()), direction) == [None]
+    assert isinstance(direction, np.ndarray)
 
 
 # --------------------------------------------------------------------------- binary units

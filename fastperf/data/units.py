@@ -11,13 +11,15 @@ import math
 import re
 from typing import Any, Iterable, Mapping
 
+import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf.errors import InputError
 
-__all__ = ["unit_direction", "unit_directions", "is_binary_unit", "unit_text", "unit_names",
-           "Scale", "common_scale", "percent_range", "LOWER", "HIGHER"]
+__all__ = ["unit_direction", "unit_directions", "row_directions", "units_without_direction",
+           "is_binary_unit", "unit_text", "unit_strings", "Scale", "common_scale",
+           "percent_range", "LOWER", "HIGHER"]
 
 LOWER, HIGHER = "lower", "higher"
 
@@ -85,7 +87,7 @@ def unit_text(unit: Any) -> str | None:
     )
 
 
-def unit_names(column: pa.ChunkedArray | pa.Array, name: str = "unit") -> list[str | None]:
+def unit_strings(column: pa.ChunkedArray | pa.Array, name: str = "unit") -> pa.Array:
     """The values of a unit column as unit names (one per row), checked on the whole column.
 
     Parameters
@@ -97,8 +99,8 @@ def unit_names(column: pa.ChunkedArray | pa.Array, name: str = "unit") -> list[s
 
     Returns
     -------
-    list of str or None
-        One name per row, None for null.
+    pyarrow.Array of string
+        One name per row, null for none.
 
     Raises
     ------
@@ -113,9 +115,11 @@ def unit_names(column: pa.ChunkedArray | pa.Array, name: str = "unit") -> list[s
     Argument plumbing: no formula. Strings as they are; ``binary`` / ``large_binary`` /
     ``binary_view`` cast to strings by Arrow, which checks UTF-8; an all-null column is no unit.
     """
+    if isinstance(column, pa.ChunkedArray):
+        column = column.combine_chunks()
     t = column.type.value_type if pa.types.is_dictionary(column.type) else column.type
     if pa.types.is_null(t):
-        return [None] * len(column)
+        return pa.nulls(len(column), pa.string())
     if pa.types.is_dictionary(column.type):
         column = pc.cast(column, t)
     text = (pa.types.is_string(t) or pa.types.is_large_string(t)
@@ -124,7 +128,7 @@ def unit_names(column: pa.ChunkedArray | pa.Array, name: str = "unit") -> list[s
               or pa.types.is_fixed_size_binary(t) or t == pa.binary_view())
     if binary:
         try:
-            return pc.cast(column, pa.string()).to_pylist()
+            return pc.cast(column, pa.string())
         except (pa.ArrowInvalid, pa.ArrowNotImplementedError) as exc:
             raise InputError(
                 f"unit column {name!r} (type {column.type}) holds bytes that are not valid "
@@ -137,7 +141,37 @@ def unit_names(column: pa.ChunkedArray | pa.Array, name: str = "unit") -> list[s
             "hold strings (or UTF-8 bytes, or nulls); pass unit= the column holding the units, "
             "unit=None for none, or convert the column to strings"
         )
-    return column.to_pylist()
+    return column if column.type == pa.string() else pc.cast(column, pa.string())
+
+
+def row_directions(units: pa.Array, higher_is_better: bool | Mapping[str, bool] | None
+                   ) -> np.ndarray:
+    """Per row, which way is better for its unit: ``"lower"``, ``"higher"`` or
+    ``"unknown"``, each distinct unit classified once (`unit_directions`).
+
+    Parameters
+    ----------
+    units : pyarrow.Array of string
+        One unit name per row, null for none (`unit_strings`).
+    higher_is_better : bool, mapping or None
+        As `unit_directions`.
+
+    Returns
+    -------
+    numpy.ndarray of object
+        One direction per row.
+
+    Notes
+    -----
+    Argument plumbing: no formula. The rows' units are dictionary-encoded by Arrow, so the
+    classification runs once per distinct unit and the rows take theirs by index.
+    """
+    encoded = pc.dictionary_encode(units)
+    distinct = [*encoded.dictionary.to_pylist(), None]  # the last: rows without a unit
+    directions = unit_directions(distinct, higher_is_better)
+    table = np.array([directions[u] or "unknown" for u in distinct], dtype=object)
+    codes = pc.fill_null(encoded.indices, len(distinct) - 1)
+    return table[codes.to_numpy(zero_copy_only=False)]
 
 
 def unit_direction(unit: str | bytes | None) -> str | None:
@@ -225,6 +259,28 @@ def unit_directions(units: Iterable[str | None],
         else:
             out[unit] = unit_direction(unit)
     return out
+
+
+def units_without_direction(units: pa.Array, direction: np.ndarray) -> list[str | None]:
+    """The distinct units of the rows whose `direction` is ``"unknown"`` (None: rows without
+    a unit), for the warning that says so.
+
+    Parameters
+    ----------
+    units : pyarrow.Array of string
+        One unit per row (`unit_strings`).
+    direction : numpy.ndarray
+        One direction per row (`row_directions`).
+
+    Returns
+    -------
+    list of str or None
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    return pc.unique(units.filter(pa.array(direction == "unknown"))).to_pylist()
 
 
 def is_binary_unit(unit: str | None) -> bool:

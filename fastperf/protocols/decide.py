@@ -26,7 +26,8 @@ from fastperf.data.grouping import code_of, key_codes
 from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
                                   unit_samples_of, units_of, variant_samples_of)
 from fastperf.data.samples import chunk_variant_samples
-from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
+from fastperf.data.units import (HIGHER, LOWER, row_directions, unit_strings,
+                                 units_without_direction)
 from fastperf.data.validation import (check_choice, check_key_clash, check_real,
                                       check_unit_interval, check_variants)
 from fastperf.engine.sequential import (MIXTURE_VARIANCE, confidence_sequence,
@@ -326,8 +327,7 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
     status = np.where(x.sizes == 0, "no baseline runs", status)
     status = np.where(y.sizes == 0, "no candidate runs", status)
     k = vs.keys.num_rows
-    units_names = unit_names(vs.keys.column(unit), unit) if unit in keys else [None] * k
-    directions = unit_directions(dict.fromkeys(units_names), options.higher_is_better)
+    units = unit_strings(vs.keys.column(unit), unit) if unit in keys else pa.nulls(k, pa.string())
     with np.errstate(over="ignore"):
         columns = {
             "analysis": pa.array([analysis] * k, pa.string()),
@@ -337,7 +337,7 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
             "units": sequence.n, "unpaired": unpaired,
             "ratio": np.exp(sequence.mean), "ci_low": np.exp(sequence.low),
             "ci_high": np.exp(sequence.high), "e_value": sequence.evalue,
-            "direction": pa.array([directions[u] or "unknown" for u in units_names],
+            "direction": pa.array(row_directions(units, options.higher_is_better),
                                   pa.string()),
             "decision": pa.nulls(k, pa.string()),
             "runs_needed": pa.nulls(k, pa.int64()),
@@ -418,7 +418,7 @@ def decide_finish(staged: StageRows, plan: DecidePlan, info: dict) -> DecideResu
     needed = np.where(undecided & (needed > 0), needed, -1)
     names = rows.column_names
     rows = rows.set_column(names.index("decision"), "decision",
-                           pa.array([d or None for d in decision.tolist()], pa.string()))
+                           pa.array(decision, pa.string(), mask=decision == ""))
     rows = rows.set_column(names.index("runs_needed"), "runs_needed",
                            pa.array(needed, pa.int64(), mask=needed < 0))
     counts = {name: int(np.sum(decision == name)) for name in DECISIONS}
@@ -428,8 +428,8 @@ def decide_finish(staged: StageRows, plan: DecidePlan, info: dict) -> DecideResu
     if undecidable:
         warnings.append(f"{undecidable} benchmark(s) can take no decision (see status)")
     if (direction == "unknown").any():
-        units = (sorted({format_cell(u) for u, d in zip(rows.column(options.unit).to_pylist(),
-                                                         direction) if d == "unknown"})
+        units = (sorted(format_cell(u) for u in units_without_direction(
+                     unit_strings(rows.column(options.unit), options.unit), direction))
                  if options.unit in plan.keys else None)
         warnings.append(f"{f'unit(s) {units} have' if units else 'the values have no unit, so'}"
                         " no known direction: a change is 'changed', not better/worse; say "

@@ -22,7 +22,7 @@ from scipy.special import ndtri, stdtr
 from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
 from fastperf.data.grouping import group_rows
-from fastperf.data.units import HIGHER, LOWER, unit_directions, unit_names
+from fastperf.data.units import HIGHER, LOWER, row_directions, unit_strings
 from fastperf.data.validation import (check_choice, check_confidence, check_flag, check_real,
                                       check_seed, check_unit_interval, check_whole_number)
 from fastperf.engine.ranks import rank_sum_effect_state
@@ -765,10 +765,9 @@ def _changes(groups, segments: Segments, segment_runs, minimum, median, point_or
     low = np.concatenate([step_low, drift_low])
     high = np.concatenate([step_high, drift_high])
     is_drift = np.arange(g.size) >= n_steps
-    units = (unit_names(groups.keys.column(unit), unit) if unit is not None
-             else [None] * groups.n_groups)
-    directions = unit_directions(dict.fromkeys(units), higher_is_better)
-    series_direction = np.array([directions[u] for u in units], dtype=object)
+    units = (unit_strings(groups.keys.column(unit), unit) if unit is not None
+             else pa.nulls(groups.n_groups, pa.string()))
+    series_direction = row_directions(units, higher_is_better)
     up = np.concatenate([step_after_value > step_before, b > 0])
     direction = np.where(series_direction[g] == LOWER, np.where(up, "worse", "better"),
                          np.where(series_direction[g] == HIGHER,

@@ -17,7 +17,7 @@ from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, key_dictionary
 from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure
 from fastperf.data.samples import concat_samples
-from fastperf.data.units import unit_directions, unit_names
+from fastperf.data.units import row_directions, unit_strings, units_without_direction
 from fastperf.data.validation import check_key_clash, check_variants, variant_list
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                        student_quantile)
@@ -450,9 +450,9 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     if nested is not None:  # the nested test's sign: that of the tested mean log ratio
         sign = np.where(nested.nested & (estimate != 0), np.sign(np.nan_to_num(estimate)), sign)
 
-    unit_of_rows = unit_names(vs.keys.column(unit), unit) if unit in keys else [None] * k
-    directions = unit_directions(dict.fromkeys(unit_of_rows), options.higher_is_better)
-    direction = [directions[u] for u in unit_of_rows] * c
+    unit_of_rows = (unit_strings(vs.keys.column(unit), unit) if unit in keys
+                    else pa.nulls(k, pa.string()))
+    direction = np.tile(row_directions(unit_of_rows, options.higher_is_better), c)
 
     n_min = median_interval_minimum_size(confidence, rule="shortest")
     no_interval = np.isnan(lo_x) | np.isnan(hi_x) | np.isnan(lo_y) | np.isnan(hi_y)
@@ -479,7 +479,7 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         "ci_candidate_high": hi_y, "delta": delta, "ratio": ratio, "ci_low": ci_low,
         "ci_high": ci_high, "pvalue": p,
         "pvalue_adjusted": np.full(k * c, np.nan), "method": method_used,  # set by the finish
-        "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
+        "direction": pa.array(direction, pa.string()),
         "verdict": pa.nulls(k * c, pa.string()),
         "flags": flags.text, "status": status}
     columns = with_columns_after(columns, "n_dropped_candidate", flags.warmup_columns)
@@ -554,7 +554,8 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
                            pa.array(verdict.tolist(), pa.string()))
     out = rows
     unit_key = unit if unit in keys else None
-    units = unit_names(out.column(unit_key).slice(0, k), unit_key) if unit_key else [None] * k
+    units = (unit_strings(out.column(unit_key).slice(0, k), unit_key) if unit_key
+             else pa.nulls(k, pa.string()))
     moments = {name: extra_column(name) for name in extra.column_names}
     n_x, n_y = column("n_baseline"), column("n_candidate")
 
@@ -567,7 +568,8 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
                             extra_column("positive").astype(bool), extra=score)
     warnings = dropped_warnings(column("n_dropped_baseline") + column("n_dropped_candidate"),
                                 "comparison(s)", "n_dropped_baseline / n_dropped_candidate")
-    unknown = sorted({str(u) for u, d in zip(units * c, direction) if d == "unknown"})
+    # every candidate's block has the same benchmarks, so the first block's rows say it
+    unknown = sorted(str(u) for u in units_without_direction(units, direction[:k]))
     if unknown:
         warnings.append(f"unit(s) {unknown} have no known direction: a significant change is "
                         "'changed', not better/worse; say which way is better with "

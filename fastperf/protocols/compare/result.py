@@ -453,7 +453,7 @@ def largest_regressions(out: pa.Table, keys: list[str], limit: int = 5) -> list[
     return picked.to_pylist()
 
 
-def overall_table(out: pa.Table, candidates: list, units: list, k: int, unit: str | None,
+def overall_table(out: pa.Table, candidates: list, units: pa.Array, k: int, unit: str | None,
                   center: str, usable: np.ndarray, extra=None) -> pa.Table:
     """Per (candidate, unit): the benchmarks, those compared, the geometric means of each
     side's `center` (``median`` or ``mean``) and their change (benchstat's geomean row), any
@@ -463,8 +463,11 @@ def overall_table(out: pa.Table, candidates: list, units: list, k: int, unit: st
     ----------
     out : pyarrow.Table
         The comparison rows (candidate-major blocks of `k` rows).
-    candidates, units : list
-        The candidates; the unit of each of the `k` benchmarks (None without a unit column).
+    candidates : list
+        The candidates.
+    units : pyarrow.Array of string
+        The unit of each of the `k` benchmarks (`fastperf.data.units.unit_strings`; null
+        without a unit column).
     k : int
         Benchmarks per candidate.
     unit : str or None
@@ -487,7 +490,7 @@ def overall_table(out: pa.Table, candidates: list, units: list, k: int, unit: st
     x = out.column(f"{center}_baseline").to_numpy()
     y = out.column(f"{center}_candidate").to_numpy()
     verdict = out.column("verdict").to_numpy(zero_copy_only=False)
-    unit_codes, unit_labels = key_codes(pa.chunked_array([pa.array(units, pa.string())]), "unit")
+    unit_codes, unit_labels = key_codes(pa.chunked_array([units]), "unit")
     n_units = len(unit_labels)
     block = (np.repeat(np.arange(len(candidates)), k) * n_units
              + np.tile(unit_codes, len(candidates)))

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf.data.grouping import group_rows
-from fastperf.data.units import unit_directions, unit_names
+from fastperf.data.units import row_directions, unit_strings, units_without_direction
 from fastperf.data.validation import check_key_clash
 from fastperf.engine.intervals import student_halfwidth
 from fastperf.engine.parametric import t_from_moments, t_pvalue, t_quantile
@@ -218,10 +218,10 @@ def compare_from_summaries(
     testable = status == "ok"
     p = np.where(testable, p, np.nan)
     p_adjusted = adjusted_pvalues(p, testable, adjust, alpha)
-    units = (unit_names(groups.keys.column(unit), unit) if unit is not None and unit in keys
-             else [None] * k)
-    directions = unit_directions(dict.fromkeys(units), higher_is_better)
-    direction = np.array([directions[u] for u in units] * c, dtype=object)
+    units = (unit_strings(groups.keys.column(unit), unit) if unit is not None and unit in keys
+             else pa.nulls(k, pa.string()))
+    benchmark_direction = row_directions(units, higher_is_better)
+    direction = np.tile(benchmark_direction, c)
     with np.errstate(invalid="ignore", over="ignore"):
         verdict = verdicts_of(testable, p_adjusted < alpha, np.sign(np.nan_to_num(m_y - m_x)),
                               delta, threshold, direction, equivalent)
@@ -236,7 +236,7 @@ def compare_from_summaries(
         "ci_low": ci_low * nan_unless_ok, "ci_high": ci_high * nan_unless_ok,
         "pvalue": p, "pvalue_adjusted": p_adjusted,
         "method": pa.array([SUMMARY_METHOD] * (k * c), pa.string()),
-        "direction": pa.array([d if d else "unknown" for d in direction], pa.string()),
+        "direction": pa.array(direction, pa.string()),
         "verdict": pa.array(verdict.tolist(), pa.string()), "status": status}
     if groups.keys.num_columns == 0:
         key_table = empty_keys(k * c)
@@ -253,7 +253,7 @@ def compare_from_summaries(
     warnings = [f"compared from summaries (n, mean, sd): Welch's t-test and Fieller's interval "
                 f"of the ratio of means for all {k * c} comparison(s); rank tests and median "
                 "intervals need the raw runs (see docs/readers.md for how to keep them)"]
-    unknown = sorted({str(u) for u, d in directions.items() if d is None})
+    unknown = sorted(str(u) for u in units_without_direction(units, benchmark_direction))
     if unknown:
         warnings.append(f"unit(s) {unknown} have no known direction: a significant change is "
                         "'changed', not better/worse; say which way is better with "
