@@ -377,7 +377,7 @@ def test_rounds_have_their_own_process_effects():
     ({"drift": 0.01}, "drift describes a nested design"),
     ({"processes": 4, "drift": 0.01}, "give rounds="), ({"processes": 0}, "processes"),
     ({"processes": 2.5}, "processes"), ({"processes": 4, "iterations": 0}, "iterations"),
-    ({"processes": 4, "icc": 1.0}, r"icc must be in \[0, 1\)"),
+    ({"processes": 4, "icc": 1.0}, r"icc must be a finite number in \[0, 1\)"),
     ({"processes": 4, "icc": -0.1}, "icc"), ({"processes": 4, "icc": "0.5"}, "icc"),
     ({"processes": 4, "icc": math.nan}, "icc"), ({"rounds": 0}, "rounds"),
     ({"rounds": 4, "drift": -1.0}, "drift"), ({"rounds": 4, "drift": math.inf}, "drift"),

@@ -21,6 +21,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.data.budget import check_budget
+from fastperf.data.validation import check_choice, check_flag, check_real, check_whole_number
 from fastperf.errors import InputError
 
 __all__ = ["SimulatedTable", "simulate", "SHAPES", "KINDS", "UNITS"]
@@ -67,31 +68,19 @@ class SimulatedTable(NamedTuple):
     truth: pa.Table
 
 
-def _error(message: str):
-    return InputError(message)
-
-
-def _count(name: str, value, minimum: int) -> int:
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise _error(f"{name} must be a whole number >= {minimum}, got {value!r}")
-    if value < minimum:
-        raise _error(f"{name} must be >= {minimum}, got {value!r}")
-    return int(value)
-
-
 def _variants(value) -> list[str]:
     if isinstance(value, numbers.Integral) and not isinstance(value, bool):
-        n = _count("variants", value, 2)
+        n = check_whole_number(value, "variants", 2)
         return ["baseline", "candidate"] + [f"variant_{v}" for v in range(2, n)]
     if isinstance(value, str) or not hasattr(value, "__iter__"):
-        raise _error(f"variants must be a sequence of at least two names or a count >= 2, got {value!r}")
+        raise InputError(f"variants must be a sequence of at least two names or a count >= 2, got {value!r}")
     names = list(value)
     if len(names) < 2:
-        raise _error(f"variants needs at least two names (baseline, candidate), got {names!r}")
+        raise InputError(f"variants needs at least two names (baseline, candidate), got {names!r}")
     if not all(isinstance(v, str) and v for v in names):
-        raise _error(f"variants must be non-empty strings, got {names!r}")
+        raise InputError(f"variants must be non-empty strings, got {names!r}")
     if len(set(names)) != len(names):
-        raise _error(f"variants must be distinct, got {names!r}")
+        raise InputError(f"variants must be distinct, got {names!r}")
     return names
 
 
@@ -103,26 +92,26 @@ def _shape_weights(value) -> np.ndarray:
         weights = np.zeros(len(known))
         for name, w in value.items():
             if name not in SHAPES:
-                raise _error(f"shapes: unknown shape {name!r}; the shapes are {known}")
+                raise InputError(f"shapes: unknown shape {name!r}; the shapes are {known}")
             try:
                 w = float(w)
             except (TypeError, ValueError):
-                raise _error(f"shapes: the weight of {name!r} must be a number, got {w!r}") from None
+                raise InputError(f"shapes: the weight of {name!r} must be a number, got {w!r}") from None
             if not math.isfinite(w) or w < 0:
-                raise _error(f"shapes: the weight of {name!r} must be finite and >= 0, got {w!r}")
+                raise InputError(f"shapes: the weight of {name!r} must be finite and >= 0, got {w!r}")
             weights[known.index(name)] = w
     else:
         try:
             names = list(value)
         except TypeError:
-            raise _error(f"shapes must be shape names or a mapping shape -> weight, got {value!r}") from None
+            raise InputError(f"shapes must be shape names or a mapping shape -> weight, got {value!r}") from None
         weights = np.zeros(len(known))
         for name in names:
             if name not in SHAPES:
-                raise _error(f"shapes: unknown shape {name!r}; the shapes are {known}")
+                raise InputError(f"shapes: unknown shape {name!r}; the shapes are {known}")
             weights[known.index(name)] = SHAPES[name]
     if weights.sum() <= 0:
-        raise _error(f"shapes: give at least one shape with a positive weight, got {value!r}")
+        raise InputError(f"shapes: give at least one shape with a positive weight, got {value!r}")
     return weights / weights.sum()
 
 
@@ -134,10 +123,10 @@ def _range(name: str, value, example: str) -> tuple[float, float]:
         try:
             low, high = (float(v) for v in value)
         except (TypeError, ValueError):
-            raise _error(f"{name} must be a positive number or a (low, high) pair like {example}, "
+            raise InputError(f"{name} must be a positive number or a (low, high) pair like {example}, "
                          f"got {value!r}") from None
     if not (math.isfinite(low) and math.isfinite(high)) or low <= 0 or high < low:
-        raise _error(f"{name} must be positive and finite with low <= high, got {value!r}")
+        raise InputError(f"{name} must be positive and finite with low <= high, got {value!r}")
     return low, high
 
 
@@ -151,12 +140,12 @@ def _speedups(value, benchmarks: int) -> np.ndarray:
     try:
         arr = np.asarray(value, dtype=np.float64)
     except (TypeError, ValueError):
-        raise _error(f"effects must be None, a true speedup or one per benchmark, got {value!r}") from None
+        raise InputError(f"effects must be None, a true speedup or one per benchmark, got {value!r}") from None
     if arr.ndim > 1 or (arr.ndim == 1 and arr.size != benchmarks):
-        raise _error(f"effects must hold one true speedup per benchmark ({benchmarks}), "
+        raise InputError(f"effects must hold one true speedup per benchmark ({benchmarks}), "
                      f"got shape {arr.shape}")
     if not np.all(np.isfinite(arr)) or np.any(arr <= 0):
-        raise _error("effects: true speedups must be positive and finite (1 = unchanged, "
+        raise InputError("effects: true speedups must be positive and finite (1 = unchanged, "
                      "2 = the candidate twice as fast)")
     return np.broadcast_to(arr, (benchmarks,))
 
@@ -172,42 +161,31 @@ class _Design(NamedTuple):
     drift: float
 
 
-def _fraction(name: str, value, upper_open: bool) -> float:
-    """A finite number >= 0, and below 1 when `upper_open`."""
-    if isinstance(value, bool) or not isinstance(value, numbers.Real):
-        raise _error(f"{name} must be a number, got {value!r}")
-    value = float(value)
-    if not math.isfinite(value) or value < 0 or (upper_open and value >= 1):
-        bounds = "in [0, 1)" if upper_open else "finite and >= 0"
-        raise _error(f"{name} must be {bounds}, got {value!r}")
-    return value
-
-
 def _design(runs, processes, iterations, icc, rounds, drift) -> tuple[int, _Design | None]:
     """The runs per (benchmark, variant) and the nested design (None: a flat table)."""
-    icc = _fraction("icc", icc, upper_open=True)
-    drift = _fraction("drift", drift, upper_open=False)
+    icc = check_real(icc, "icc", low=0.0, high=1.0, high_open=True)
+    drift = check_real(drift, "drift", low=0.0)
     if processes is None and rounds is None:
         for name, given in (("iterations", iterations is not None), ("icc", icc != 0),
                             ("drift", drift != 0)):
             if given:
-                raise _error(f"{name} describes a nested design: give processes= (processes x "
+                raise InputError(f"{name} describes a nested design: give processes= (processes x "
                              f"iterations) or rounds= (interleaved rounds) with it")
-        return (_FLAT_RUNS if runs is None else _count("runs", runs, 1)), None
+        return (_FLAT_RUNS if runs is None else check_whole_number(runs, "runs", 1)), None
     if rounds is not None:
-        count = _count("rounds", rounds, 1)
-        if processes is not None and _count("processes", processes, 1) != count:
-            raise _error(f"processes: with rounds= each variant runs one process a round, so "
+        count = check_whole_number(rounds, "rounds", 1)
+        if processes is not None and check_whole_number(processes, "processes", 1) != count:
+            raise InputError(f"processes: with rounds= each variant runs one process a round, so "
                          f"processes must be left out or equal rounds ({count}), got {processes!r}")
     else:
-        count = _count("processes", processes, 1)
+        count = check_whole_number(processes, "processes", 1)
         if drift != 0:
-            raise _error("drift: a drift moves both variants together round by round; give "
+            raise InputError("drift: a drift moves both variants together round by round; give "
                          "rounds= (interleaved rounds) with it")
-    per_process = 1 if iterations is None else _count("iterations", iterations, 1)
+    per_process = 1 if iterations is None else check_whole_number(iterations, "iterations", 1)
     total = count * per_process
-    if runs is not None and _count("runs", runs, 1) != total:
-        raise _error(f"runs: a nested design has processes x iterations = {count} x "
+    if runs is not None and check_whole_number(runs, "runs", 1) != total:
+        raise InputError(f"runs: a nested design has processes x iterations = {count} x "
                      f"{per_process} = {total} runs a variant; leave runs out, got {runs!r}")
     return total, _Design(count, per_process, rounds is not None, icc, drift)
 
@@ -383,23 +361,21 @@ def simulate(
     >>> rounds.table.column_names
     ['benchmark', 'variant', 'run', 'round', 'process', 'iteration', 'value', 'unit']
     """
-    n_bench = _count("benchmarks", benchmarks, 1)
+    n_bench = check_whole_number(benchmarks, "benchmarks", 1)
     n_runs, design = _design(runs, processes, iterations, icc, rounds, drift)
     names_v = _variants(variants)
     p_shape = _shape_weights(shapes)
     sigma_range = _range("sigma", sigma, "(0.002, 0.08)")
     base_range = _range("base", base, "(1e-6, 10.0)")
     speedups = None if effects is None else _speedups(effects, n_bench)
-    if unit is not None and unit not in UNITS:
-        raise _error(f"unit must be one of {list(UNITS)} or None, got {unit!r}")
-    if not isinstance(paired, (bool, np.bool_)):
-        raise _error(f"paired must be True or False, got {paired!r}")
+    check_choice(unit, "unit", [*UNITS, None])
+    check_flag(paired, "paired")
     _check_size(n_bench, n_runs, len(names_v),
                 0 if design is None else 2 + design.rounds)
     try:
         rng = np.random.default_rng(seed)
     except (TypeError, ValueError) as exc:
-        raise _error(f"seed must be an int, a numpy Generator or None, got {seed!r}: {exc}") from None
+        raise InputError(f"seed must be an int, a numpy Generator or None, got {seed!r}: {exc}") from None
 
     B, R = n_bench, n_runs
     # the draws, in this order, whatever the arguments (so that a seed's noise stays the same)

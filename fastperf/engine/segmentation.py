@@ -15,6 +15,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from fastperf.data.validation import check_choice, check_real, check_whole_number
 from fastperf.kernels.segmentation import segment
 
 __all__ = ["Segmentation", "segment_series", "DRIFT_MIN_FACTOR"]
@@ -201,21 +202,15 @@ def _checked(values, offsets, active, min_size, penalty, drift_penalty):
                          f" got {offsets.shape[0]}")
     if offsets[0] != 0 or offsets[-1] != values.shape[0] or np.any(np.diff(offsets) < 0):
         raise ValueError("offsets must rise from 0 to len(values)")
-    if isinstance(min_size, bool) or not isinstance(min_size, (int, np.integer)) or min_size < 1:
-        raise ValueError(f"min_size must be an integer >= 1, got {min_size!r}")
+    # the options by the shared checks (an InputError is a ValueError)
+    check_whole_number(min_size, "min_size", 1)
     if isinstance(penalty, str):
-        if penalty != "mbic":
-            raise ValueError(f"penalty must be 'mbic' or a number > 0, got {penalty!r}")
+        check_choice(penalty, "penalty", ("mbic",))
         mbic, beta = True, math.nan
     else:
-        beta = float(penalty)
-        if not beta > 0 or not math.isfinite(beta):
-            raise ValueError(f"penalty must be 'mbic' or a finite number > 0, got {penalty!r}")
-        mbic = False
-    price = math.nan if drift_penalty is None else float(drift_penalty)
-    if drift_penalty is not None and (not price >= 0 or not math.isfinite(price)):
-        raise ValueError(f"drift_penalty must be None or a finite number >= 0, "
-                         f"got {drift_penalty!r}")
+        mbic, beta = False, check_real(penalty, "penalty", low=0.0, low_open=True)
+    price = (math.nan if drift_penalty is None
+             else check_real(drift_penalty, "drift_penalty", low=0.0))
     # every value finite (the common case) settles it in one pass; otherwise look only at the
     # active series' values
     if not np.isfinite(values).all() and not np.isfinite(

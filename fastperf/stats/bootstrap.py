@@ -21,7 +21,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from scipy.special import ndtri
 
-from fastperf.data.validation import check_seed, check_unit_interval, check_whole_number
+from fastperf.data.validation import (check_choice, check_seed, check_unit_interval,
+                                      check_whole_number)
 from fastperf.data.budget import check_budget, concurrent_groups, describe_cost, format_bytes
 from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.data.identity import position_identities
@@ -234,12 +235,9 @@ class BootstrapResult:
 
 def _bootstrap_iv(statistic, method, n_resamples, confidence, seed,
                   q) -> tuple[int, int, float, int, float]:
-    if not isinstance(statistic, str) or (statistic not in ONE_SAMPLE and statistic not in TWO_SAMPLE):
-        raise InputError(f"statistic must be one of {list(ONE_SAMPLE) + list(TWO_SAMPLE)}, "
-                         f"got {statistic!r}")
-    method_key = method.lower() if isinstance(method, str) else method
-    if method_key not in METHODS:
-        raise InputError(f"method must be one of {list(METHODS)}, got {method!r}")
+    check_choice(statistic, "statistic", [*ONE_SAMPLE, *TWO_SAMPLE])
+    method_key = check_choice(method.lower() if isinstance(method, str) else method, "method",
+                              METHODS)
     if method_key == "studentized" and statistic not in STUDENTIZED:
         raise InputError(f"statistic={statistic!r} has no method='studentized' (it needs a "
                          f"plug-in standard error): studentized accepts statistic in "

@@ -51,7 +51,8 @@ from fastperf.io.read import load_table
 from fastperf.io.tables import column_name, is_measurement_table, key_list
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 
-__all__ = ["DESIGNS", "ONE_FORM_ARGUMENTS", "TableForm", "is_table_call", "check_not_table",
+__all__ = ["DESIGNS", "ONE_FORM_ARGUMENTS", "TableForm", "is_table_call", "check_y_given",
+           "check_not_table",
            "check_one_form", "paired_differences", "rejected_at", "unit_means", "paired_column",
            "PAIRED_NESTED_MESSAGE"]
 
@@ -92,6 +93,13 @@ def is_table_call(x: Any, y: Any, function: str, **arguments: Any) -> bool:
         check_not_table(x, function)
     check_one_form(function, table, **arguments)
     return table
+
+
+def check_y_given(x: Any, y: Any, function: str) -> None:
+    """A two-sample call has its second sample, unless its first is a measurement table (the
+    table form)."""
+    if y is None and not is_measurement_table(x):
+        raise InputError(f"{function}: y is required unless x is a measurement table")
 
 
 def check_not_table(x: Any, function: str) -> None:

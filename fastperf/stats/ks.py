@@ -12,10 +12,8 @@ from typing import Any, Sequence
 
 from fastperf.engine.ks import ks_options, ks_pairs
 from fastperf.data.arrays import two_samples
-from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, TestResult
-from fastperf.stats.forms import TableForm, is_table_call, rejected_at
-from fastperf.io.tables import is_measurement_table
+from fastperf.stats.forms import TableForm, check_y_given, is_table_call, rejected_at
 
 __all__ = ["ks_2samp"]
 
@@ -112,8 +110,7 @@ def ks_2samp(
     ((4,), ['exact', 'exact', 'exact', 'exact'])
     """
     ks_options(alternative, method, center)
-    if y is None and not is_measurement_table(x):
-        raise InputError("ks_2samp: y is required unless x is a measurement table")
+    check_y_given(x, y, "ks_2samp")
     if is_table_call(x, y, "ks_2samp", axis=axis, baseline=baseline, candidate=candidate,
                      by=by, variant=variant, value=value, levels=levels, block=block):
         return KS_TABLE.run(x, baseline=baseline, candidate=candidate, by=by, variant=variant,

@@ -22,10 +22,8 @@ from fastperf.engine.parametric import (
     f_from_moments, infinite_counts, paired_t, scaled_moments_of, t_from_moments, t_pvalue,
     t_quantile,
 )
-from fastperf.errors import InputError
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
-from fastperf.stats.forms import TableForm, is_table_call
-from fastperf.io.tables import is_measurement_table
+from fastperf.stats.forms import TableForm, check_y_given, is_table_call
 
 
 __all__ = ["ttest_ind", "ttest_rel", "ftest", "ConfidenceInterval", "TTestResult", "FTestResult"]
@@ -148,8 +146,7 @@ def ttest_ind(
     """
     alternative = check_alternative(alternative)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
-    if y is None:
-        _require_table(x, "ttest_ind")
+    check_y_given(x, y, "ttest_ind")
     if is_table_call(x, y, "ttest_ind", axis=axis, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value,
                      confidence=confidence, levels=levels, block=block):
@@ -231,8 +228,7 @@ def ttest_rel(
     """
     alternative = check_alternative(alternative)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
-    if y is None:
-        _require_table(x, "ttest_rel")
+    check_y_given(x, y, "ttest_rel")
     if is_table_call(x, y, "ttest_rel", axis=axis, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value, pair=pair,
                      confidence=confidence, levels=levels, block=block):
@@ -321,8 +317,7 @@ def ftest(
     s₁²/s₂² ~ F(n₁ − 1, n₂ − 1).
     """
     alternative = check_alternative(alternative)
-    if y is None:
-        _require_table(x, "ftest")
+    check_y_given(x, y, "ftest")
     if is_table_call(x, y, "ftest", axis=axis, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value,
                      levels=levels, block=block):
@@ -337,11 +332,6 @@ def ftest(
                                             m1, m2)
     return FTestResult.from_batch(batch_shape, f, p, status, df_x=df1, df_y=df2,
                                   batch_shape=batch_shape)
-
-
-def _require_table(x: Any, function: str) -> None:
-    if not is_measurement_table(x):
-        raise InputError(f"{function}: y is required unless x is a measurement table")
 
 
 def _paired_t(xs: Samples, ys: Samples):

@@ -26,7 +26,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf.data.validation import check_alternative, check_confidence
+from fastperf.data.validation import check_alternative, check_choice, check_confidence
 from fastperf.data.arrays import (
     Samples, as_float_array, one_sample, paired_samples, shaped, two_samples,
 )
@@ -34,12 +34,10 @@ from fastperf.engine.ranks import (
     AUTO_EXACT_MAX_COST, AUTO_EXACT_MAX_TIED_COST, ZERO_METHODS, kernel_rows, nan_status,
     rank_sum_test, signed_rank_test, sort_samples,
 )
-from fastperf.errors import InputError
 from fastperf.kernels.ranks import midranks
 from fastperf.progress import check_progress
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, TestResult
-from fastperf.stats.forms import TableForm, is_table_call, paired_differences
-from fastperf.io.tables import is_measurement_table
+from fastperf.stats.forms import TableForm, check_y_given, is_table_call, paired_differences
 
 
 __all__ = [
@@ -54,12 +52,6 @@ blocks of each sample (the tie correction of the rank tests' variances)."""
 
 _NAN_POLICIES = ("propagate", "omit", "raise")
 _METHODS = ("auto", "exact", "asymptotic")
-
-
-def _check_choice(value: str, name: str, choices) -> str:
-    if value not in choices:
-        raise InputError(f"{name} must be one of {list(choices)}, got {value!r}")
-    return value
 
 
 # ---------------------------------------------------------------------------------------------
@@ -102,7 +94,7 @@ def rankdata(a: Any, *, axis: int | None = -1, nan_policy: str = "propagate",
     Σ (t³ − t) is the correction of the rank-sum and signed-rank variances (Lehmann 1975,
     §1.4 and §3.2).
     """
-    _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     # the one check of array input (`as_float_array`): None, strings, complex numbers, dates
     # are refused naming `a`; axis=None ranks the flattened values (a scalar is one value)
     a = as_float_array(a, "a", scalar=axis is None)
@@ -261,12 +253,11 @@ def mannwhitneyu(
     ``ci_low`` / ``ci_high``, ``status``).
     """
     alternative = check_alternative(alternative)
-    _check_choice(method, "method", _METHODS)
-    _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    check_choice(method, "method", _METHODS)
+    check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     check_progress(progress)
-    if y is None and not is_measurement_table(x):
-        raise InputError("mannwhitneyu: y is required unless x is a measurement table")
+    check_y_given(x, y, "mannwhitneyu")
     if is_table_call(x, y, "mannwhitneyu", axis=axis, nan_policy=nan_policy, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value, log=log,
                      confidence=confidence, levels=levels, block=block):
@@ -382,9 +373,9 @@ def wilcoxon(
     ``ci_low`` / ``ci_high``, ``status``).
     """
     alternative = check_alternative(alternative)
-    _check_choice(method, "method", _METHODS)
-    _check_choice(zero_method, "zero_method", tuple(ZERO_METHODS))
-    _check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    check_choice(method, "method", _METHODS)
+    check_choice(zero_method, "zero_method", tuple(ZERO_METHODS))
+    check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     check_progress(progress)
     if is_table_call(x, y, "wilcoxon", axis=axis, nan_policy=nan_policy, baseline=baseline,
