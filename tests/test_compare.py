@@ -14,6 +14,7 @@ from __future__ import annotations
 import itertools
 import json
 import math
+import warnings
 from fractions import Fraction
 from functools import lru_cache
 
@@ -894,3 +895,78 @@ def test_alpha_cut_off_is_strict():
     above = fastperf.compare(table, baseline=BASE, candidate=CAND,
                              alpha=math.nextafter(p["pvalue_adjusted"], 1.0))
     assert above.benchmarks.to_pylist()[0]["verdict"] == "worse"
+
+
+# ------------------------------------------------------------------ values near the float64 limits
+
+def _two_variants(old: list[float], new: list[float]) -> pa.Table:
+    return pa.table({"benchmark": ["b"] * (len(old) + len(new)),
+                     "variant": ["old"] * len(old) + ["new"] * len(new), "value": old + new})
+
+
+def test_medians_near_the_float64_limit_are_finite_and_exact():
+    """Two middle values whose sum overflows: the median is their exact midpoint rounded once
+    (exact rationals as the oracle), the change finite, status ok, no warning."""
+    new = [1.6e308 + i * 1e300 for i in range(8)]
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no overflow warning reaches the user
+        row = fastperf.compare(_two_variants([1.7e308] * 8, new), baseline="old",
+                               candidate="new").benchmarks.to_pylist()[0]
+    middle = sorted(new)[3:5]
+    assert row["median_baseline"] == 1.7e308
+    assert row["median_candidate"] == float((Fraction(middle[0]) + Fraction(middle[1])) / 2)
+    assert row["delta"] == pytest.approx(float(Fraction(row["median_candidate"])
+                                               / Fraction(1.7e308) - 1), rel=1e-15)
+    assert row["status"] == "ok" and math.isfinite(row["ci_low"]) and math.isfinite(row["ci_high"])
+
+
+def test_a_ratio_beyond_float64_has_a_status():
+    """Values 1e-300 against 1e300: the ratio (1e600) is beyond float64, which the status says;
+    the rank test itself is valid, so the verdict stands."""
+    old = [1e-300 * (i + 1) for i in range(8)]
+    new = [1e300 * (i + 3) for i in range(8)]
+    row = fastperf.compare(_two_variants(old, new), baseline="old",
+                           candidate="new").benchmarks.to_pylist()[0]
+    assert row["status"] == "ratio or its interval beyond the float64 range"
+    assert row["ratio"] == math.inf and row["verdict"] == "changed"
+    assert row["pvalue"] == pytest.approx(st.mannwhitneyu(new, old, method="exact").pvalue)
+    # 1e-50 against 1e50 fits: ok
+    fits = fastperf.compare(_two_variants([v * 1e250 for v in old], [v / 1e250 for v in new]),
+                            baseline="old", candidate="new").benchmarks.to_pylist()[0]
+    assert fits["status"] == "ok" and math.isfinite(fits["ratio"])
+
+
+@pytest.mark.parametrize("flag", ["yes", 1, [True], {"ms": "no"}, {1: True}])
+def test_higher_is_better_must_be_a_flag_or_a_mapping_of_flags(flag):
+    table = _two_variants([1.0, 1.1, 1.2, 1.0, 1.1], [2.0, 2.1, 2.2, 2.0, 2.1])
+    for call in (lambda: fastperf.compare(table, baseline="old", candidate="new",
+                                          higher_is_better=flag),
+                 lambda: fastperf.decide(table, baseline="old", candidate="new", margin=0.1,
+                                         higher_is_better=flag),
+                 lambda: fastperf.changepoints(table.append_column("commit", pa.array(
+                     range(10))), order="commit", higher_is_better=flag)):
+        with pytest.raises(fastperf.InputError, match="higher_is_better must be None"):
+            call()
+
+
+def test_midpoint_is_the_exact_mean_of_two_rounded_once():
+    """`midpoint` against exact rationals: finite pairs (sums that overflow included) give the
+    correctly rounded (a + b) / 2; infinities and NaN pass through as float arithmetic does."""
+    from fastperf.engine.summaries import midpoint
+    rng = np.random.default_rng(7)
+    a = np.concatenate([rng.uniform(-1, 1, 200) * 1.7976931348623157e308,
+                        rng.normal(0, 1e-300, 50), rng.normal(0, 1, 50), [5e-324, -5e-324]])
+    b = np.concatenate([rng.uniform(-1, 1, 200) * 1.7976931348623157e308,
+                        rng.normal(0, 1e-300, 50), rng.normal(0, 1, 50), [5e-324, 5e-324]])
+    got = midpoint(a, b)
+    want = [float((Fraction(x) + Fraction(y)) / 2) for x, y in zip(a.tolist(), b.tolist())]
+    # above the subnormals halving is exact, so one rounding: within half an ulp of the exact
+    # midpoint, and equal to it wherever the sum does not overflow
+    np.testing.assert_allclose(got, want, rtol=2 ** -52, atol=5e-324)
+    with np.errstate(over="ignore"):
+        fits = np.isfinite(a + b)
+    np.testing.assert_array_equal(got[fits], np.array(want)[fits])
+    special = midpoint(np.array([np.inf, np.inf, np.nan, -np.inf]),
+                       np.array([1.0, -np.inf, 1.0, -np.inf]))
+    assert special[0] == np.inf and np.isnan(special[1]) and np.isnan(special[2])
+    assert special[3] == -np.inf

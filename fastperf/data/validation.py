@@ -6,7 +6,7 @@ given and what is accepted.
 from __future__ import annotations
 
 import numbers
-from typing import Any, Iterable, Literal, Sequence, overload
+from typing import Any, Iterable, Literal, Mapping, Sequence, overload
 
 import numpy as np
 
@@ -16,6 +16,7 @@ __all__ = [
     "ALTERNATIVES", "check_choice", "check_alternative", "check_unit_interval",
     "check_confidence", "check_levels", "check_whole_number", "check_seed", "check_key_clash",
     "check_variants", "check_flag", "check_real", "check_axis", "variant_list",
+    "check_higher_is_better",
 ]
 
 #: The `alternative` values of every test, as scipy spells them.
@@ -218,6 +219,44 @@ def check_flag(value: Any, name: str) -> bool:
     if not isinstance(value, (bool, np.bool_)):
         raise InputError(f"{name} must be True or False, got {value!r}")
     return bool(value)
+
+
+def check_higher_is_better(value: Any) -> bool | Mapping[str, bool] | None:
+    """`higher_is_better` as given, when it is None (each unit's direction inferred), a bool
+    (one direction for every unit) or a mapping of unit names to bools; else an `InputError`.
+
+    Parameters
+    ----------
+    value : object
+        The argument.
+
+    Returns
+    -------
+    None, bool or dict
+        None; the bool; or the mapping as a dict of str -> bool.
+
+    Raises
+    ------
+    InputError
+        Any other value, a mapping key that is not a string or a value that is not a bool
+        (``"no"`` would read as true): the message names `higher_is_better`.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    expected = ("higher_is_better must be None (each unit's direction inferred), True/False, "
+                "or a mapping unit -> True/False")
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if not isinstance(value, Mapping):
+        raise InputError(f"{expected}, got {value!r}")
+    for unit, flag in value.items():
+        if not isinstance(unit, str) or not isinstance(flag, (bool, np.bool_)):
+            raise InputError(f"{expected}, got {{{unit!r}: {flag!r}}} in {value!r}")
+    return {unit: bool(flag) for unit, flag in value.items()}
 
 
 def check_seed(seed: Any) -> int:

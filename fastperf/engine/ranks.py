@@ -28,6 +28,7 @@ from fastperf.engine.null_distributions import (rank_sum_cdf, signed_rank_cdf,
                                                 symmetric_quantile, symmetric_tails)
 from fastperf.engine.pvalues import first_reason, normal_pvalue, pick_tail
 from fastperf.engine.sorting import sort_sample_pairs, sort_samples
+from fastperf.engine.summaries import midpoint
 from fastperf.errors import InputError
 from fastperf.kernels.grouping import take_segments
 from fastperf.kernels.hodges_lehmann import difference_order_statistics, walsh_order_statistics
@@ -167,12 +168,7 @@ class EffectState:
         ranks = np.stack(columns, axis=1).astype(np.int64)
         ranks[~self.valid] = 0
         values = self.select(ranks)
-        with np.errstate(over="ignore"):
-            total_of_middles = values[:, 0] + values[:, 1]
-        # halve before adding where the sum overflows (finite middles give a finite midpoint)
-        estimate = np.where(np.isinf(total_of_middles) & np.isfinite(values[:, 0])
-                            & np.isfinite(values[:, 1]),
-                            0.5 * values[:, 0] + 0.5 * values[:, 1], total_of_middles / 2.0)
+        estimate = midpoint(values[:, 0], values[:, 1])
         if confidence is None:
             return estimate, None, None
         low = np.full(total.shape, -np.inf) if alternative == "less" else values[:, 2]

@@ -28,8 +28,8 @@ from fastperf.data.levels import (Structure, check_structure_arguments, resolve_
 from fastperf.data.samples import chunk_variant_samples
 from fastperf.data.units import (HIGHER, LOWER, row_directions, unit_strings,
                                  units_without_direction)
-from fastperf.data.validation import (check_choice, check_key_clash, check_real,
-                                      check_unit_interval, check_variants)
+from fastperf.data.validation import (check_choice, check_higher_is_better, check_key_clash,
+                                      check_real, check_unit_interval, check_variants)
 from fastperf.engine.sequential import (MIXTURE_VARIANCE, confidence_sequence,
                                         observations_needed)
 from fastperf.errors import InputError
@@ -202,9 +202,7 @@ def decide_options(*, baseline, candidate, margin, by, variant, value, unit, alp
         raise InputError("margin must be given: the equivalence margin, e.g. 0.02 for 2%")
     margin = check_real(margin, "margin", low=0.0, high=1.0, low_open=True, high_open=True)
     check_choice(adjust, "adjust", DECIDE_ADJUSTMENTS)
-    if higher_is_better is not None and not isinstance(higher_is_better, (bool, Mapping)):
-        raise InputError(f"higher_is_better must be None, a bool or a mapping unit -> bool; "
-                         f"got {higher_is_better!r}")
+    higher_is_better = check_higher_is_better(higher_is_better)
     levels, block = check_structure_arguments(levels, block)
     warmup = check_warmup(warmup)
     check_variants("decide", baseline, candidate)

@@ -23,8 +23,9 @@ from fastperf.data.arrays import Samples
 from fastperf.data.budget import check_budget
 from fastperf.data.grouping import group_rows
 from fastperf.data.units import HIGHER, LOWER, row_directions, unit_strings
-from fastperf.data.validation import (check_choice, check_confidence, check_flag, check_real,
-                                      check_seed, check_unit_interval, check_whole_number)
+from fastperf.data.validation import (check_choice, check_confidence, check_flag,
+                                      check_higher_is_better, check_real, check_seed,
+                                      check_unit_interval, check_whole_number)
 from fastperf.engine.ranks import rank_sum_effect_state
 from fastperf.engine.sorting import sorted_slices
 from fastperf.engine.summaries import min_median
@@ -416,6 +417,7 @@ def changepoints(
     unit = column_name(unit, "unit", allow_none=True)
     alpha, seed, confidence, penalty = _check(method, alpha, min_size, max_changes, permutations,
                                               seed, confidence, penalty, drift, serial_dependence)
+    higher_is_better = check_higher_is_better(higher_is_better)
     min_size = 5 if min_size is None else int(min_size)
     table = load_table(data)
     if table.num_rows == 0:

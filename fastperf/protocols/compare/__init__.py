@@ -24,6 +24,7 @@ from fastperf.engine.intervals import (median_interval_minimum_size, median_inte
 from fastperf.engine.pvalues import first_reason
 from fastperf.engine.ranks import distinct_rows, rank_sum_test
 from fastperf.engine.sorting import sort_samples
+from fastperf.engine.summaries import midpoint
 from fastperf.errors import InputError
 from fastperf.io.dataset import Dataset
 from fastperf.io.summaries import is_summary_table
@@ -55,8 +56,8 @@ def _medians(samples: Samples, confidence: float):
         return nan, nan, nan.copy()
     take = lambda index: np.take(values, index, mode="clip")  # noqa: E731
     has = n > 0
-    median = np.where(has, (take(starts + np.maximum(n - 1, 0) // 2) + take(starts + n // 2)) / 2,
-                      np.nan)
+    median = np.where(has, midpoint(take(starts + np.maximum(n - 1, 0) // 2),
+                                    take(starts + n // 2)), np.nan)
     lower, upper, _ = median_interval_ranks(n, confidence, rule="shortest")
     low = np.where(has & (lower > 0), take(starts + lower - 1), np.nan)
     high = np.where(has & (upper > 0), take(starts + upper - 1), np.nan)
@@ -443,7 +444,8 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         with np.errstate(invalid="ignore", over="ignore"):
             equivalent = positive & (np.exp(eq_low) >= 1 - margin) & (np.exp(eq_high) <= 1 + margin)
 
-    sign = np.sign(np.nan_to_num(med_y - med_x))
+    with np.errstate(over="ignore"):  # medians near the float64 limits, of opposite signs
+        sign = np.sign(np.nan_to_num(med_y - med_x))
     sign = np.where(sign == 0, np.sign(np.nan_to_num(estimate)), sign)
     # equal medians and no Hodges-Lehmann shift: the side the rank statistic leans to
     sign = np.where(sign == 0, np.sign(np.nan_to_num(u - n_x * n_y / 2.0)), sign)
@@ -457,13 +459,18 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
     n_min = median_interval_minimum_size(confidence, rule="shortest")
     no_interval = np.isnan(lo_x) | np.isnan(hi_x) | np.isnan(lo_y) | np.isnan(hi_y)
     on_units = nested.nested if nested is not None else np.zeros(k * c, dtype=bool)
+    # a ratio (of the medians, or Hodges-Lehmann's with its interval) that float64 cannot hold:
+    # infinite, or 0 for positive values
+    beyond = positive & ((np.isinf(delta) | np.isinf(ratio) | np.isinf(ci_low)
+                          | np.isinf(ci_high) | (ratio == 0) | (ci_low == 0)))
     status = first_reason(
-        [n_x == 0, n_y == 0, ~testable & ~on_units, ~testable & on_units, ~positive,
+        [n_x == 0, n_y == 0, ~testable & ~on_units, ~testable & on_units, ~positive, beyond,
          no_interval & ~on_units, no_interval & on_units],
         ["no baseline runs", "no candidate runs",
          f"too few runs: the smallest p-value 2/C(m+n, m) exceeds alpha={alpha:g}",
          "no test on the units: their means do not vary",
          "values <= 0: no ratio interval",
+         "ratio or its interval beyond the float64 range",
          f"fewer than {n_min} runs: no {confidence:g} median interval",
          f"fewer than {n_min} units: no {confidence:g} median interval"], "ok")
     # the run diagnostics of the data tested, each row the union of its two sides' flags

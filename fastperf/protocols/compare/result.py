@@ -5,7 +5,7 @@ verdict rule and the overall (geomean) table."""
 from __future__ import annotations
 
 import math
-from typing import Iterator, Mapping
+from typing import Iterator
 
 import numpy as np
 import pyarrow as pa
@@ -13,9 +13,8 @@ import pyarrow.compute as pc
 
 from fastperf.data.grouping import key_codes
 from fastperf.data.units import HIGHER, LOWER, common_scale, is_binary_unit, percent_range
-from fastperf.data.validation import (check_choice, check_confidence, check_real,
-                                      check_unit_interval)
-from fastperf.errors import InputError
+from fastperf.data.validation import (check_choice, check_confidence, check_higher_is_better,
+                                      check_real, check_unit_interval)
 from fastperf.io.common import config_columns
 from fastperf.io.tables import has_column, key_list, require_columns
 from fastperf.protocols.flags import flags_footer
@@ -435,10 +434,7 @@ def checked_options(alpha, adjust, confidence, margin, threshold, method, higher
         margin = check_unit_interval(margin, "margin")
     threshold = check_real(threshold, "threshold (a fraction: 0.02 is 2%)", low=0, high=math.inf)
     check_choice(method, "method", ("auto", "exact", "asymptotic"))
-    if not (higher_is_better is None or isinstance(higher_is_better, (bool, np.bool_))
-            or isinstance(higher_is_better, Mapping)):
-        raise InputError("higher_is_better must be None (from the unit), True/False, or a "
-                         f"mapping unit -> True/False, got {higher_is_better!r}")
+    check_higher_is_better(higher_is_better)
     return alpha, confidence, margin, threshold
 
 
