@@ -668,9 +668,14 @@ COMMANDS = {"describe": _describe, "aggregate": _aggregate, "plan": _plan, "anov
 
 
 def _one_line(exc: BaseException, limit: int = 500) -> str:
-    """The message of `exc` on one line, cut to `limit` characters."""
+    """The message of `exc` on one line, at most `limit` characters: a longer one keeps its
+    beginning (what failed) and its end (why, and what to do: a reader's "tried ..." list
+    ends with the reason the likeliest format gave), with " ... " for the middle."""
     text = " ".join(str(exc).split()) or type(exc).__name__
-    return text if len(text) <= limit else text[: limit - 3] + "..."
+    if len(text) <= limit:
+        return text
+    head = (limit - 5) // 2
+    return text[:head] + " ... " + text[len(text) - (limit - 5 - head):]
 
 
 #: Whether this process has printed `note_without_native_kernels`'s note.

@@ -109,6 +109,20 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, message):
     assert message in err and len(err.strip().splitlines()) == 1
 
 
+def test_a_long_error_keeps_its_reason(tmp_path, capsys):
+    """A CSV read with a value column it lacks: the reader's message lists every format it
+    tried (about 1,000 characters) and ends with the CSV's reason; the one line printed keeps
+    that end (and the file's name at its start)."""
+    path = tmp_path / "runs.csv"
+    path.write_text("benchmark,variant,value\nb,x,1\nb,x,2\n")
+    assert exit_code(["describe", str(path), "--value", "nope"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and len(err[0]) <= len("fastperf: error: ") + 500
+    assert err[0].startswith(f"fastperf: error: {path}")
+    assert err[0].endswith("column 'nope' not found; the table has columns ['benchmark', "
+                           "'variant', 'value']; pass value= the column holding the measurements")
+
+
 def test_installed_entry_point_and_module():
     """The console script and ``python -m fastperf`` both run (exit 0 / 2)."""
     ok = subprocess.run([sys.executable, "-m", "fastperf", "describe", OLD],

@@ -332,6 +332,13 @@ def test_three_levels_is_an_error_naming_them():
         factorial(t, factors=["a", "b"])
 
 
+def test_a_factor_named_twice_is_an_error():
+    """factors=["a", "a"] would fold "b" into the error term of a 2^1 design: refused."""
+    t = pa.table({"a": [0, 1, 0, 1], "b": [0, 0, 1, 1], "value": [1.0, 2.0, 3.0, 4.0]})
+    with pytest.raises(InputError, match=r"factors \['a', 'a'\] name a column twice"):
+        factorial(t, factors=["a", "a"])
+
+
 def test_unbalanced_replications_is_an_error():
     t = pa.table({"a": [0, 1, 0, 1, 0], "b": [0, 0, 1, 1, 1], "value": [1.0, 2, 3, 4, 5]})
     with pytest.raises(InputError, match="unbalanced replications"):

@@ -687,6 +687,16 @@ def test_bad_margin(margin):
         sparc(_good(), baseline="X", candidate="Y", margin=margin)
 
 
+@pytest.mark.parametrize("column, role", [("value", "the value column"),
+                                          ("variant", "the variant column"),
+                                          ("benchmark", "a benchmark key column")])
+def test_the_pair_column_is_not_another_columns_role(column, role):
+    """pair= numbers the runs paired across variants: naming the value, the variant or a key
+    would pair nothing (every benchmark "no runs to compare") and is refused."""
+    with pytest.raises(InputError, match=f"pair={column!r} is {role}"):
+        sparc(_good(), baseline="X", candidate="Y", pair=column)
+
+
 @pytest.mark.parametrize("alpha", [0, 1, -0.1, 1.2])
 def test_bad_alpha(alpha):
     with pytest.raises(InputError, match="alpha"):

@@ -102,11 +102,12 @@ def _cell_text(cell: int, factors: Sequence[str], levels: Sequence[list[Any]]) -
 
 
 def _factorial_iv(table, factors, keys, value, levels):
-    factors = key_list(factors)
-    if not factors:
+    named = key_list(factors, "factors")  # each column once
+    if not named:
         raise InputError("factors= must name at least one factor column")
-    if len(set(factors)) != len(factors):
-        raise InputError(f"factors {factors} name a column twice")
+    if not isinstance(factors, str) and len(factors) != len(named):
+        raise InputError(f"factors {list(factors)} name a column twice")
+    factors = named
     require_columns(table, factors + keys + [value])
     clash = set(factors) & set(keys)
     if clash:

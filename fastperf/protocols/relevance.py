@@ -121,6 +121,13 @@ def relevance_structure(table: pa.Table, keys: list[str], variant: str, value: s
     -----
     Argument plumbing: no formula.
     """
+    roles = {value: "the value column", variant: "the variant column",
+             **dict.fromkeys(keys, "a benchmark key column"),
+             **({unit: "the unit column"} if isinstance(unit, str) else {})}
+    if pair is not None and pair in roles:  # the runs' pairing is a column of its own
+        raise InputError(f"pair={pair!r} is {roles[pair]}: pair= names the column "
+                         "that numbers the runs paired across the variants (pass pair=None "
+                         "for independent runs)")
     taken = [*keys, variant, value, *(c for c in (unit, pair) if isinstance(c, str))]
     structure = resolve_structure(table.column_names, levels, block, taken=taken)
     if pair is not None and not structure.flat:
