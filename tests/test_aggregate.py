@@ -236,6 +236,25 @@ def test_aggregate_baseline_ratio_to_itself_is_one_with_interval_one(method):
     assert other["ratio_ci_high"] == pytest.approx(2.5 / 1.5 * math.exp(half), rel=1e-12)
 
 
+def test_a_constant_baseline_leaves_the_candidates_ratio_interval_its_own():
+    """A baseline without variance (every run 2.0) adds nothing to the ratio's variance nor
+    to its Satterthwaite df: the candidate's ratio interval is its own t interval on the log
+    scale, score / 2 * exp(+-t(0.975, n - 1) se / score); the baseline's score stands (status
+    "zero variance: no interval"), and no warning says it has none."""
+    new = [1 + 0.01 * i for i in range(8)]
+    t = pa.table({"benchmark": ["b"] * 16, "variant": ["old"] * 8 + ["new"] * 8,
+                  "value": [2.0] * 8 + new, "run": list(range(8)) * 2})
+    result = fastperf.aggregate_score(t, baseline="old")
+    old_row, new_row = result.groups.to_pylist()
+    assert old_row["status"] == "zero variance: no interval" and old_row["score"] == 2.0
+    mean, se = np.mean(new), np.std(new, ddof=1) / math.sqrt(8)
+    half = sps.t.ppf(0.975, 7) * se / mean
+    assert new_row["status"] == "ok"
+    assert new_row["ratio_ci_low"] == pytest.approx(mean / 2 * math.exp(-half), rel=1e-12)
+    assert new_row["ratio_ci_high"] == pytest.approx(mean / 2 * math.exp(half), rel=1e-12)
+    assert not any("no score" in w for w in result.warnings)
+
+
 def test_aggregate_no_nan_ratio_interval_with_status_ok():
     rng = np.random.default_rng(5)
     t = pa.table({"benchmark": np.repeat(["p", "q", "r"], 12).tolist(),

@@ -407,7 +407,8 @@ def aggregate_score_stage(table: pa.Table, plan: AggregatePlan,
     # the end is shown as inf
     status = np.where((status == "ok") & ~(np.isfinite(low) & np.isfinite(high)),
                       INTERVAL_OVERFLOW, status)
-    failed = (status != "ok") & (status != INTERVAL_OVERFLOW)
+    # a score with zero variance stands (only its interval is missing)
+    failed = (status != "ok") & (status != INTERVAL_OVERFLOW) & (status != ZERO_VARIANCE)
     kept = ~failed | (status == ZERO_VARIANCE)  # the score and its sd 0 stand; no interval
     columns = {
         "n_benchmarks": n_benchmarks, "n_runs": n_runs, "n_runs_dropped": n_dropped,
@@ -441,7 +442,8 @@ def aggregate_score_finish(staged: StageRows, plan: AggregatePlan,
     baseline = options.baseline
     out = staged.rows
     status = out.column("status").to_numpy(zero_copy_only=False)
-    failed = (status != "ok") & (status != INTERVAL_OVERFLOW)
+    # a score with zero variance stands (only its interval is missing)
+    failed = (status != "ok") & (status != INTERVAL_OVERFLOW) & (status != ZERO_VARIANCE)
     n_dropped = out.column("n_runs_dropped").to_numpy()
     unmatched = int(staged.extra.column("unmatched").to_numpy().sum())
     if baseline is not None:
@@ -566,7 +568,11 @@ def _ratio_to_baseline(variant_names: pa.ChunkedArray, baseline: str, columns: d
         ratio = score / score[b]
         rel, rel_b = (se / score) ** 2, (se[b] / score[b]) ** 2
         rel_se = np.sqrt(rel + rel_b)
-        df_ratio = (rel + rel_b) ** 2 / (rel ** 2 / df + rel_b ** 2 / df[b])
+        # a side without variance adds nothing to the Satterthwaite sum (its df is undefined:
+        # ZERO_VARIANCE); with neither side varying, 0 / 0 leaves no interval
+        spread = np.where(rel == 0, 0.0, rel ** 2 / df)
+        spread_b = 0.0 if rel_b == 0 else rel_b ** 2 / df[b]
+        df_ratio = (rel + rel_b) ** 2 / (spread + spread_b)
         half = student_quantile(df_ratio, confidence) * rel_se
         low, high = ratio * np.exp(-half), ratio * np.exp(half)
     # the baseline's ratio to itself is 1 by definition, not an estimate: its interval is
