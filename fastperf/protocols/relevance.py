@@ -121,10 +121,10 @@ def relevance_structure(table: pa.Table, keys: list[str], variant: str, value: s
     -----
     Argument plumbing: no formula.
     """
-    roles = {value: "the value column", variant: "the variant column",
-             **dict.fromkeys(keys, "a benchmark key column"),
-             **({unit: "the unit column"} if isinstance(unit, str) else {})}
-    if pair is not None and pair in roles:  # the runs' pairing is a column of its own
+    roles = {column: role for column, role in (
+        *((key, "a benchmark key column") for key in keys), (variant, "the variant column"),
+        (value, "the value column"), (unit, "the unit column")) if isinstance(column, str)}
+    if isinstance(pair, str) and pair in roles:  # the runs' pairing is a column of its own
         raise InputError(f"pair={pair!r} is {roles[pair]}: pair= names the column "
                          "that numbers the runs paired across the variants (pass pair=None "
                          "for independent runs)")
