@@ -124,6 +124,26 @@ def test_kernels_are_plain_njit_loops_without_arrow():
             assert "pyarrow" not in text and "forceobj" not in text and "fastmath=True" not in text, module
 
 
+def test_every_jit_kernel_is_cached():
+    """``cache=True`` on every ``@njit`` (inline helpers included: Numba caches them like any
+    other function when called on their own); group kernels set it for both builds
+    (`GroupKernel`), which tests/test_compile_cache.py checks in fresh processes."""
+    for module, path in MODULES.items():
+        if ".kernels." not in module:
+            continue
+        for node in ast.walk(ast.parse(path.read_text())):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for decorator in node.decorator_list:
+                name = decorator.func if isinstance(decorator, ast.Call) else decorator
+                if not (isinstance(name, ast.Name) and name.id == "njit"):
+                    continue
+                cached = isinstance(decorator, ast.Call) and any(
+                    k.arg == "cache" and isinstance(k.value, ast.Constant) and k.value.value is True
+                    for k in decorator.keywords)
+                assert cached, f"{module}.{node.name}: @njit without cache=True"
+
+
 def imported_names(path: Path) -> list[str]:
     """Every module an import statement in `path` names, fastperf's or not; ``from X import y``
     gives X and X.y (y may be a submodule)."""

@@ -115,7 +115,7 @@ def _row_bound(a, b, v, i, left, right):
     return left
 
 
-@njit(inline="always")
+@njit(cache=True, inline="always")
 def _chain_step(a, b, v, out, i, s):
     """One step of a branch-free merge walk: move the pointer left, or finish row i."""
     c = (s > 0) & (a[i] + b[s - 1] > v)

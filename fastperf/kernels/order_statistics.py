@@ -134,7 +134,7 @@ def move_nan_last(x) -> int:
 RANK_SORT_MAX_N = 64
 
 
-@njit(inline="always")
+@njit(cache=True, inline="always")
 def stable_rank(sample, i) -> int:
     """The position of ``sample[i]`` in a stable sort of `sample` (without NaN): the values
     before it that are <= it and the values after it that are < it. Branch-free."""
