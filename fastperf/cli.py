@@ -413,7 +413,11 @@ def _compare(args) -> int | None:
                             proportion_confidence=proportion_confidence,
                             median_method=args.method, warmup=args.warmup))
     if args.reports:
-        result.write_reports(args.reports)
+        try:
+            result.write_reports(args.reports)
+        except OSError as exc:  # a file where the folder should be, no permission, ...
+            raise InputError(f"--reports {args.reports}: the four reports need a folder that can "
+                             f"be created or written to ({exc.strerror or exc})") from exc
     _write(result, args.format, args.output, top=args.top)
     return None
 

@@ -922,6 +922,18 @@ def test_cli_config_and_reports(tmp_path, samples_dir, capsys):
     assert (reports / REPORT_FILES["errors"]).read_text() == ""
 
 
+def test_cli_reports_where_no_folder_can_be(tmp_path, samples_dir, capsys):
+    """--reports naming a file, not a folder: one line naming the option, exit 2."""
+    cfg = tmp_path / "cfg.csv"
+    cfg.write_text("bench1,data/bench1-O0.txt,data/bench1-O3.txt\n")
+    taken = tmp_path / "a_file"
+    taken.write_text("")
+    assert main(["compare", "--config", str(cfg), "--reports", str(taken)]) == 2
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"fastperf: error: --reports {taken}: the four reports need a folder")
+
+
 def test_cli_config_alpha_sets_the_proportion_level(tmp_path, samples_dir, capsys):
     cfg = tmp_path / "cfg.csv"
     cfg.write_text("bench1,data/bench1-O0.txt,data/bench1-O3.txt\n")
