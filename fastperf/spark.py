@@ -37,7 +37,7 @@ from __future__ import annotations
 
 import os
 from functools import partial, reduce
-from typing import Any, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Sequence
 
 import numpy as np
 import pyarrow as pa
@@ -59,6 +59,9 @@ from fastperf.protocols.speedup import (speedup_finish, speedup_options, speedup
                                         speedup_stage)
 from fastperf.stats.describe import (describe_finish, describe_options, describe_plan,
                                      describe_stage)
+
+if TYPE_CHECKING:
+    from pyspark.sql import DataFrame
 
 __all__ = ["SparkResult", "describe", "compare", "speedup_test", "sparc", "aggregate_score",
            "check"]
@@ -124,7 +127,7 @@ class SparkResult:
 # ------------------------------------------------------------------------------- the functions
 
 
-def describe(data, *, by: str | Sequence[str] | None = "benchmark",
+def describe(data: DataFrame, *, by: str | Sequence[str] | None = "benchmark",
              variant: str | None = "variant", value: str = "value", unit: str | None = "unit",
              confidence: float = 0.95,
              levels: str | Sequence[str] | None = None, block: str | None = None) -> SparkResult:
@@ -149,7 +152,7 @@ def describe(data, *, by: str | Sequence[str] | None = "benchmark",
                      describe_finish, values=[value], function="describe", keys=[by, variant, unit])
 
 
-def compare(data, *, baseline: str, candidate: str | Sequence[str],
+def compare(data: DataFrame, *, baseline: str, candidate: str | Sequence[str],
             by: str | Sequence[str] | None = None, variant: str = "variant",
             value: str = "value", unit: str | None = "unit", alpha: float = 0.05,
             adjust: str = "bh", confidence: float = 0.95, margin: float | None = None,
@@ -183,7 +186,7 @@ def compare(data, *, baseline: str, candidate: str | Sequence[str],
                      keys=[by, variant, unit])
 
 
-def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str] = "benchmark",
+def speedup_test(data: DataFrame, *, baseline: str, candidate: str, by: str | Sequence[str] = "benchmark",
                  variant: str = "variant", value: str = "value", alpha: float | str = 0.05,
                  weights: str | Mapping[Any, float] | None = None,
                  higher_is_better: bool = False, large_sample: int = 30,
@@ -219,7 +222,7 @@ def speedup_test(data, *, baseline: str, candidate: str, by: str | Sequence[str]
                      keys=[by, variant, unit])
 
 
-def sparc(data, *, baseline: str, candidate: str | Sequence[str],
+def sparc(data: DataFrame, *, baseline: str, candidate: str | Sequence[str],
           by: str | Sequence[str] = "benchmark", variant: str = "variant",
           value: str = "value", pair: str | None = "run",
           margin: float | tuple[float, float] = 0.05, alpha: float = 0.05,
@@ -254,7 +257,7 @@ def sparc(data, *, baseline: str, candidate: str | Sequence[str],
                      values=[value], function="sparc", keys=[by, variant, unit])
 
 
-def aggregate_score(data, *, variant: str = "variant", by: str | Sequence[str] = "benchmark",
+def aggregate_score(data: DataFrame, *, variant: str = "variant", by: str | Sequence[str] = "benchmark",
                     value: str = "value", kind: str = "geomean",
                     weights: str | Mapping[str, float] | None = None, method: str = "per-run",
                     confidence: float = 0.95, run: str | None = "run",
@@ -290,7 +293,7 @@ def aggregate_score(data, *, variant: str = "variant", by: str | Sequence[str] =
                      values=[value] + [c for c in (run, weights) if isinstance(c, str)])
 
 
-def check(data, *, by: str | Sequence[str] | None = None, variant: str | None = "variant",
+def check(data: DataFrame, *, by: str | Sequence[str] | None = None, variant: str | None = "variant",
           value: str = "value", unit: str | None = "unit",
           levels: str | Sequence[str] | None = None, block: str | None = None,
           warmup_alpha: float = Thresholds.warmup_alpha,
@@ -322,7 +325,7 @@ noisy_cv, resolution, min_units
                      values=[value], function="check", keys=[by, variant, unit])
 
 
-def run_spark(data: Any, make_plan: Callable[[pa.Table], Plan], stage: Callable,
+def run_spark(data: DataFrame, make_plan: Callable[[pa.Table], Plan], stage: Callable,
               finish: Callable, *, values: Sequence[str | None], function: str,
               keys: Sequence[Any] = ()) -> SparkResult:
     """Run a planned function (`fastperf.data.chunked`) on a Spark DataFrame.
@@ -403,7 +406,7 @@ def _result(spark, result) -> SparkResult:
                        result)
 
 
-def _arrow_schema(data) -> pa.Schema:
+def _arrow_schema(data: DataFrame) -> pa.Schema:
     """The DataFrame's columns as Arrow types (as ``toArrow`` gives them)."""
     # deferred: pyspark is an optional dependency
     from pyspark.sql.pandas.types import to_arrow_schema

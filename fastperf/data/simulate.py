@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import math
 import numbers
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
 import numpy as np
@@ -229,12 +229,12 @@ def simulate(
     benchmarks: int = 100,
     runs: int | None = None,
     *,
-    variants=("baseline", "candidate"),
-    seed=0,
-    shapes=tuple(SHAPES),
-    sigma=(0.002, 0.08),
-    base=(1e-6, 10.0),
-    effects=None,
+    variants: Sequence[str] | int = ("baseline", "candidate"),
+    seed: int | np.random.Generator | None = 0,
+    shapes: str | Sequence[str] | Mapping[str, float] = tuple(SHAPES),
+    sigma: float | tuple[float, float] = (0.002, 0.08),
+    base: float | tuple[float, float] = (1e-6, 10.0),
+    effects: float | Sequence[float] | np.ndarray | None = None,
     paired: bool = False,
     unit: str | None = "s",
     processes: int | None = None,

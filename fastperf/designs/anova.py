@@ -28,6 +28,7 @@ from fastperf.data.validation import (
 from fastperf.data.arrays import Samples, as_float_array, as_samples, last_axis, shaped
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, TestResult, dropped_warnings, keyed_table
+from fastperf.results.figures import ReportView
 from fastperf.io.tables import column_name, key_list, require_columns
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.samples import grouped_values
@@ -91,7 +92,7 @@ class AnovaResult(GroupResult):
     warnings : list of str
     """
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return anova_view(self)
 
     extra_tables = ("effects",)

@@ -28,6 +28,7 @@ from fastperf.io.tables import (column_name, describe_group, key_list, require_c
 from fastperf.kernels.moments import sample_moments
 from fastperf.protocols.report_views import factorial_view
 from fastperf.results.base import GroupResult, keyed_table
+from fastperf.results.figures import ReportView
 
 __all__ = ["factorial", "FactorialResult", "NO_REPLICATIONS"]
 
@@ -60,7 +61,7 @@ class FactorialResult(GroupResult):
     warnings : list of str
     """
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return factorial_view(self)
 
     extra_tables = ("effects",)

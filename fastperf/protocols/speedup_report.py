@@ -15,6 +15,7 @@ import pyarrow as pa
 from fastperf.protocols.flags import flags_footer
 from fastperf.protocols.report_views import speedup_view
 from fastperf.results.base import BenchmarkResult
+from fastperf.results.figures import ReportView
 from fastperf.results.render import dumps, render_markdown, render_text, table_records
 
 __all__ = ["SpeedupTestResult", "EXECUTION_TIMES", "RESULT_COLUMNS", "TEXT_COLUMNS",
@@ -66,7 +67,7 @@ class SpeedupTestResult(BenchmarkResult):
         level is not guaranteed; which benchmarks could not be compared at all.
     """
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return speedup_view(self)
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
