@@ -263,3 +263,18 @@ def test_aggregate_no_nan_ratio_interval_with_status_ok():
     for row in fastperf.aggregate_score(t, baseline="B").groups.to_pylist():
         assert row["status"] == "ok"
         assert all(np.isfinite(row[c]) for c in ("ratio", "ratio_ci_low", "ratio_ci_high"))
+
+
+def test_no_baseline_score_is_named_as_such():
+    """A baseline with no score (every value of one benchmark NaN: "fewer than 2 complete
+    runs") leaves the candidates' ratios NaN; their status said "beyond the float64 range"."""
+    table = fastperf.simulate(benchmarks=3, runs=6, seed=2).table
+    first = table.column("benchmark").to_pylist()[0]
+    hole = pc.and_(pc.equal(table["benchmark"], first), pc.equal(table["variant"], "baseline"))
+    values = pc.if_else(hole, pa.scalar(float("nan")), table["value"])
+    table = table.set_column(table.column_names.index("value"), "value", values)
+    rows = {r["variant"]: r for r in
+            fastperf.aggregate_score(table, baseline="baseline").table.to_pylist()}
+    assert rows["baseline"]["status"] == "fewer than 2 complete runs"
+    assert math.isnan(rows["candidate"]["ratio"])
+    assert rows["candidate"]["status"] == "no ratio: the baseline has no score"

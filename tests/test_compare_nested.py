@@ -218,3 +218,20 @@ def test_values_at_or_below_zero_keep_the_flat_analysis_and_say_so():
     rows = fastperf.compare(table, baseline="old", candidate="new").table.to_pylist()
     assert rows[0]["analysis"] == "flat" and rows[0]["status"] == "values <= 0: no ratio interval"
     assert rows[1]["analysis"] == "process" and rows[1]["status"] == "ok"
+
+
+def test_rounds_that_do_not_pair_are_flat_with_a_warning():
+    """Six rounds a side but none shared: no pairing is possible, so the documented flat
+    fallback (fewer than 2 units) applies; it said nothing, though the design was for pairing.
+    With the rounds shared, the same values are paired and no such warning is given."""
+    values = [1, 1.1, 1.2, 1.05, 1.15, 1.1, 1.2, 1.3, 1.3, 1.25, 1.35, 1.3]
+    base = {"benchmark": ["d"] * 12, "variant": ["b"] * 6 + ["c"] * 6, "value": values}
+    apart = pa.table({**base, "round": list(range(6)) + list(range(10, 16))})
+    shared = pa.table({**base, "round": list(range(6)) * 2})
+    got = fastperf.compare(apart, baseline="b", candidate="c", unit=None)
+    row = got.table.to_pylist()[0]
+    assert (row["analysis"], row["units_baseline"]) == ("flat", 0)
+    assert any(w.startswith("1 comparison(s) analysed flat") for w in got.warnings)
+    paired = fastperf.compare(shared, baseline="b", candidate="c", unit=None)
+    assert paired.table.to_pylist()[0]["analysis"] == "round"
+    assert not any("analysed flat" in w for w in paired.warnings)

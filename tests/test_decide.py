@@ -265,3 +265,31 @@ def test_renderings():
     assert got.to_markdown().startswith("| benchmark")
     assert '"decision"' in got.to_json()
     assert "decision" in got.to_html()
+
+
+def test_a_ratio_beyond_float64_is_no_decision():
+    """Runs of 1e-300 against 1e300: the mean log ratio is about 1381.6 (computed here from
+    math.log, not by decide), whose exp float64 cannot hold; the row says so and decides
+    nothing (it said ratio inf, status ok, and on rounds decision "changed")."""
+    low, high = [1e-300, 2e-300, 3e-300], [1e300, 2e300, 3e300]
+    mean_log = sum(math.log(h) - math.log(lo) for lo, h in zip(low, high)) / 3
+    assert mean_log > math.log(np.finfo(float).max)
+    flat = pa.table({"benchmark": ["a"] * 6, "variant": ["b"] * 3 + ["c"] * 3,
+                     "value": low + high})
+    rounds = pa.table({"benchmark": ["a"] * 12, "variant": ["b"] * 6 + ["c"] * 6,
+                       "round": list(range(6)) * 2, "value": (low * 2) + (high * 2)})
+    for table, baseline, candidate in ((flat, "b", "c"), (flat, "c", "b"), (rounds, "b", "c")):
+        row = fastperf.decide(table, baseline=baseline, candidate=candidate, margin=0.02,
+                              unit=None).table.to_pylist()[0]
+        assert row["status"] == "ratio or its interval beyond the float64 range"
+        assert row["decision"] is None
+
+
+def test_an_unbounded_first_interval_stays_ok():
+    """The confidence sequence is unbounded at its first units by design (its log ends are
+    infinite): that is no overflow. Two runs a side: [0, inf], status ok."""
+    table = fastperf.simulate(benchmarks=20, runs=2, seed=3).table
+    result = fastperf.decide(table, baseline="baseline", candidate="candidate", margin=0.02)
+    rows = result.table.to_pylist()
+    assert all(r["status"] == "ok" for r in rows)
+    assert all(r["ci_low"] == 0 and r["ci_high"] == math.inf for r in rows)

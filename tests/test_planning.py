@@ -681,3 +681,19 @@ def test_plan_runs_huge_precision_assurance_is_one(target, assurance, precision)
         assert row["status"] == "ok" and row["runs_needed"] == 2
         assert row["assurance"] == 1.0
         assert sps.f.cdf(1e300, 1, 2) == 1.0
+
+
+def test_block_none_is_the_table_without_its_block():
+    """``block="none"`` (documented) was refused with "got ''"; it plans as if the table had no
+    round column (the oracle: the same table with that column dropped)."""
+    import fastperf
+    from scale_checks import assert_identical_tables
+
+    table = fastperf.simulate(benchmarks=4, rounds=6, seed=2).table
+    assert "round" in table.column_names
+    pair = {"baseline": "baseline", "candidate": "candidate"}
+    unblocked = fastperf.plan_runs(table, block="none", **pair)
+    dropped = fastperf.plan_runs(table.drop_columns(["round"]), **pair)
+    assert unblocked.summary["structure"] == dropped.summary["structure"]
+    assert_identical_tables(unblocked.table, dropped.table)
+    assert fastperf.plan_runs(table, **pair).summary["structure"] != dropped.summary["structure"]

@@ -240,3 +240,68 @@ def test_jmh_units(unit, direction):
     from fastperf.data.units import unit_direction
 
     assert unit_direction(unit) == direction
+
+
+# --------------------------------------------------------------------------- the unit column
+
+def _unit_column_calls():
+    import fastperf as fp
+
+    pair = {"baseline": "baseline", "candidate": "candidate"}
+    return {
+        "compare": lambda t, **kw: fp.compare(t, **pair, **kw),
+        "decide": lambda t, **kw: fp.decide(t, **pair, margin=0.05, **kw),
+        "speedup_test": lambda t, **kw: fp.speedup_test(t, **pair, **kw),
+        "sparc": lambda t, **kw: fp.sparc(t, **pair, **kw),
+        "hpt": lambda t, **kw: fp.hpt(t, **pair, **kw),
+        "check": lambda t, **kw: fp.check(t, **kw),
+        "plan_runs": lambda t, **kw: fp.plan_runs(t, **pair, **kw),
+        "describe": lambda t, **kw: fp.describe(t, **kw),
+        "aggregate_score": lambda t, **kw: fp.aggregate_score(t, **kw),
+        "changepoints": lambda t, **kw: fp.changepoints(
+            t.filter(pa.compute.equal(t["variant"], "baseline")), order="run", **kw),
+    }
+
+
+@pytest.mark.parametrize("name", sorted(_unit_column_calls()))
+def test_a_unit_column_named_but_absent_is_refused(name):
+    """The default `unit="unit"` may be absent (the table has no units); any other name was asked
+    for, and a typo must not silently merge every unit (it did, in every function)."""
+    import fastperf as fp
+    from fastperf.errors import InputError
+
+    call = _unit_column_calls()[name]
+    table = fp.simulate(benchmarks=3, runs=6, seed=4).table
+    with pytest.raises(InputError, match=r"column 'unit_name' not found.*pass unit=None"):
+        call(table, unit="unit_name")
+    without = table.drop_columns(["unit"])
+    assert call(without).table.num_rows == call(without, unit=None).table.num_rows > 0
+    renamed = table.rename_columns(["unit_name" if c == "unit" else c for c in table.column_names])
+    named = call(renamed, unit="unit_name").table
+    assert named.num_rows == call(table).table.num_rows
+    if "unit_name" in named.column_names:
+        assert set(named.column("unit_name").to_pylist()) == {"s"}
+
+
+def test_a_run_column_named_but_absent_is_refused():
+    """aggregate_score's `run=` the same way: the default may be absent, another name may not."""
+    import fastperf as fp
+    from fastperf.errors import InputError
+
+    table = fp.simulate(benchmarks=3, runs=6, seed=4).table
+    with pytest.raises(InputError, match=r"column 'runs' not found.*pass run=None"):
+        fp.aggregate_score(table, run="runs")
+    assert fp.aggregate_score(table.drop_columns(["run"])).table.num_rows == 2
+
+
+def test_direction_warnings_name_units_and_unitless_values():
+    """Rows without a unit were named as a unit 'None' (compare) or not at all (decide)."""
+    from fastperf.data.units import direction_warnings
+
+    units = pa.array(["sec/op", "widgets", None, "widgets"], pa.string())
+    direction = np.array(["lower", "unknown", "unknown", "unknown"])
+    (text,) = direction_warnings(units, direction)
+    assert text.startswith("unit(s) ['widgets'] and values without a unit have no known direction")
+    (text,) = direction_warnings(pa.nulls(2, pa.string()), np.array(["unknown"] * 2))
+    assert text.startswith("values without a unit have no known direction")
+    assert direction_warnings(units, np.array(["lower", "higher", "lower", "higher"])) == []

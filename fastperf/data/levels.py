@@ -127,7 +127,7 @@ def check_structure_arguments(levels: str | Sequence[str] | None,
     -------
     levels : tuple of str or None
     block : str or None
-        ``""`` for an explicit ``"none"``.
+        As given: a column name, ``"none"`` or None.
 
     Raises
     ------
@@ -148,7 +148,7 @@ def check_structure_arguments(levels: str | Sequence[str] | None,
         raise InputError(f"block must be None, a column name or 'none', got {block!r}")
     if block == "":
         raise InputError("block must be None, a column name or 'none', got ''")
-    return names, ("" if block == _NONE else block)
+    return names, block
 
 
 def resolve_structure(names: Sequence[str], levels: str | Sequence[str] | None = None,
@@ -194,7 +194,7 @@ def resolve_structure(names: Sequence[str], levels: str | Sequence[str] | None =
     if block_name is None:
         block_name = BLOCK if (BLOCK in present and BLOCK not in taken
                                and not explicit_flat) else None
-    elif block_name == "":
+    elif block_name == _NONE:
         block_name = None
     else:
         require_columns_named(present, (block_name,), "block")

@@ -10,6 +10,7 @@ in an Arrow list column.
 """
 from __future__ import annotations
 
+import numbers
 from dataclasses import dataclass, replace
 from typing import Any, Callable, Mapping, Sequence
 
@@ -216,10 +217,11 @@ def group_weights(table: pa.Table, weights, by: list[str], groups: Groups) -> np
         if unknown.size:
             raise InputError(f"weights has no entry for benchmark {key.dictionary[int(unknown[0])].as_py()!r} "
                              f"({unknown.size} missing)")
-        try:
-            mapped = np.asarray(list(weights.values()), dtype=np.float64)
-        except (TypeError, ValueError):
-            raise InputError("weights must map benchmarks to numbers") from None
+        entries = list(weights.values())
+        if not all(isinstance(v, numbers.Real) and not isinstance(v, (bool, np.bool_))
+                   for v in entries):  # not "2", which numpy would read as 2.0
+            raise InputError("weights must map benchmarks to numbers")
+        mapped = np.asarray(entries, dtype=np.float64)
         by_entry = mapped[position.fill_null(0).to_numpy(zero_copy_only=False)]
         w = by_entry[key.indices.to_numpy(zero_copy_only=False)]
     else:
@@ -614,7 +616,7 @@ def check_single_unit(samples: _BenchmarkGroups, unit: str | None) -> None:
     -----
     Data plumbing: no formula.
     """
-    if not has_column(samples.table, unit):  # a repeated unit column is an error, not ignored
+    if not has_column(samples.table, unit, argument="unit"):  # a repeated unit column is an error, not ignored
         return
     codes, _ = key_codes(samples.table.column(unit), unit)
     per_row = codes.astype(np.float64)

@@ -283,6 +283,36 @@ def units_without_direction(units: pa.Array, direction: np.ndarray) -> list[str 
     return pc.unique(units.filter(pa.array(direction == "unknown"))).to_pylist()
 
 
+def direction_warnings(units: pa.Array, direction: np.ndarray) -> list[str]:
+    """The warning naming the units of the rows whose direction is unknown (none when every
+    row has one); rows without a unit are named as such, not as a unit 'None'.
+
+    Parameters
+    ----------
+    units : pyarrow.Array of string
+        One unit per row (`unit_strings`; nulls for rows without a unit).
+    direction : numpy.ndarray
+        One direction per row (`row_directions`).
+
+    Returns
+    -------
+    list of str
+
+    Notes
+    -----
+    No formula.
+    """
+    unknown = units_without_direction(units, direction)
+    if not unknown:
+        return []
+    named = sorted(str(u) for u in unknown if u is not None)
+    whose = " and ".join(([f"unit(s) {named}"] if named else [])
+                         + (["values without a unit"] if None in unknown else []))
+    return [f"{whose} have no known direction: a significant change is 'changed', not "
+            "better/worse; say which way is better with higher_is_better= (CLI: "
+            "--higher-is-better / --direction UNIT=higher)"]
+
+
 def is_binary_unit(unit: str | None) -> bool:
     """Whether values in `unit` count bytes (printed with binary prefixes Ki, Mi, Gi).
 

@@ -276,8 +276,10 @@ def check_seed(seed: Any) -> int:
 
 
 def check_key_clash(keys: Sequence[str], output_columns: Iterable[str], function: str,
-                    value: str | None = None) -> None:
-    """Key columns may not take the name of an output column (nor be the value column)."""
+                    value: str | None = None, variant: str | None = None) -> None:
+    """Key columns may not take the name of an output column, nor be the value or the variant
+    column (by="variant" would put each variant in a benchmark of its own, each with no runs
+    to compare; unit= naming the variant column the same)."""
     output_columns = list(output_columns)
     clash = [k for k in keys if k in output_columns]
     if clash:
@@ -285,6 +287,9 @@ def check_key_clash(keys: Sequence[str], output_columns: Iterable[str], function
                          f"{function} ({', '.join(output_columns)}); rename it first")
     if value is not None and value in keys:
         raise InputError(f"column {value!r} cannot be both the value and a key")
+    if variant is not None and variant in keys:
+        raise InputError(f"column {variant!r} cannot be both the variant and a key (by= or "
+                         "unit=)")
 
 
 def check_variants(function: str, baseline: Any, candidate: Any) -> None:

@@ -200,7 +200,7 @@ def observations_needed(n: np.ndarray, se: np.ndarray, target: np.ndarray, alpha
     counts = np.arange(2, limit + 1, dtype=np.float64)
     envelope = np.minimum.accumulate(half_width_factor(counts, alpha, g) / np.sqrt(counts))
     s = np.asarray(se, dtype=np.float64) * np.sqrt(np.asarray(n, dtype=np.float64))
-    with np.errstate(divide="ignore", invalid="ignore"):
+    with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         ratio = np.where(s > 0, np.asarray(target, dtype=np.float64) / s, np.inf)
     ratio = np.where(np.asarray(target) > 0, ratio, -np.inf)
     # envelope is nonincreasing: the first index where envelope <= ratio

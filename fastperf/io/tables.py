@@ -363,7 +363,7 @@ def is_summary_table(table: pa.Table) -> bool:
     return bool(table.schema.metadata) and SUMMARY_METADATA_KEY in table.schema.metadata
 
 
-def has_column(table: pa.Table, name: str | None) -> bool:
+def has_column(table: pa.Table, name: str | None, *, argument: str | None = None) -> bool:
     """Whether the optional column `name` is in `table` (False for None).
 
     Parameters
@@ -372,6 +372,10 @@ def has_column(table: pa.Table, name: str | None) -> bool:
         The table.
     name : str or None
         The column (e.g. ``unit``), or None for none.
+    argument : str or None
+        The keyword that named the column (``unit``, ``run``), whose default is a column of the
+        same name. That default may be absent (the table then has none); any other name was
+        asked for and must be present. None: any name may be absent.
 
     Returns
     -------
@@ -381,7 +385,8 @@ def has_column(table: pa.Table, name: str | None) -> bool:
     Raises
     ------
     InputError
-        `name` occurs more than once (an optional column that is ambiguous is not ignored).
+        `name` occurs more than once (an optional column that is ambiguous is not ignored), or
+        `name` is not `argument`'s default and the table lacks it.
 
     Notes
     -----
@@ -392,6 +397,9 @@ def has_column(table: pa.Table, name: str | None) -> bool:
     duplicated = duplicated_columns(table)
     if name in duplicated:
         raise InputError(_duplicate_message(name, duplicated[name]))
+    if argument is not None and name != argument:
+        require_columns(table, [name], hint=f"{argument}= names it; pass {argument}=None "
+                                            "when the table has none")
     return name in table.column_names
 
 

@@ -22,10 +22,11 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from fastperf.data.validation import check_choice, check_confidence
+from fastperf.data.validation import check_choice, check_confidence, check_key_clash
 from fastperf.data.arrays import Samples
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, keyed_table
+from fastperf.results.figures import ReportView
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure
 from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
@@ -53,6 +54,8 @@ METHODS = ("per-run", "propagation")
 INTERVAL_OVERFLOW = "confidence interval beyond the float64 range"
 #: The status of a variant whose ratio to the baseline, or its interval, is beyond float64.
 RATIO_OVERFLOW = "ratio to the baseline beyond the float64 range"
+#: The status of a variant with no ratio because the baseline has no score (see its status).
+NO_BASELINE_SCORE = "no ratio: the baseline has no score"
 
 
 class AggregateResult(GroupResult):
@@ -70,7 +73,7 @@ class AggregateResult(GroupResult):
     warnings : list of str
     """
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return aggregate_view(self)
 
 
@@ -187,7 +190,8 @@ def aggregate_score(
         ``.groups``: one row per variant (score, sd, se, df, interval, ratio to the baseline,
         status); ``.summary``; ``.warnings``. An interval end beyond the float64 range is inf
         with status "confidence interval beyond the float64 range" (score, sd, se, df kept); a
-        ratio or ratio interval beyond it, "ratio to the baseline beyond the float64 range".
+        ratio or ratio interval beyond it, "ratio to the baseline beyond the float64 range"; a
+        baseline without a score leaves every ratio NaN, "no ratio: the baseline has no score".
 
     Raises
     ------
@@ -280,7 +284,7 @@ def aggregate_score_options(*, variant, by, value, kind, weights, method, confid
     levels, block = check_structure_arguments(levels, block)
     return AggregateOptions(variant, by, value, kind, weights, method,
                             check_confidence(confidence), run, baseline, unit, levels,
-                            "none" if block == "" else block)
+                            block)
 
 
 def aggregate_score_plan(table: pa.Table, options: AggregateOptions) -> AggregatePlan:
@@ -309,8 +313,9 @@ def aggregate_score_plan(table: pa.Table, options: AggregateOptions) -> Aggregat
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
     keys = key_list(options.by)
+    check_key_clash(keys, (), "aggregate_score", value, variant)
     require_columns(table, keys + [variant, value])
-    if has_column(table, unit):
+    if has_column(table, unit, argument="unit"):
         units = table.column(unit).unique().to_pylist()
         if len(units) > 1:
             raise InputError(
@@ -452,7 +457,10 @@ def aggregate_score_finish(staged: StageRows, plan: AggregatePlan,
                                    options.confidence)
         shown = np.isfinite(ratio["ratio"]) & ~np.isinf(ratio["ratio_ci_low"]) \
             & ~np.isinf(ratio["ratio_ci_high"])
-        status = np.where((status == "ok") & ~shown, RATIO_OVERFLOW, status)
+        b = out.column(options.variant).to_pylist().index(baseline)
+        unscored = failed[b] or not np.isfinite(columns["score"][b])
+        status = np.where((status == "ok") & ~shown,
+                          NO_BASELINE_SCORE if unscored else RATIO_OVERFLOW, status)
         out = keyed_table(out.drop_columns(["status"]), {**ratio, "status": status.astype(str)})
     warnings = []
     if unmatched:
@@ -514,7 +522,7 @@ def _per_run(table, groups, variants, grouped, n_benchmarks, w, geometric, run, 
     the measurements with a null run per variant."""
     sizes = groups.sizes
     variant_of_group = np.repeat(np.arange(variants.n_groups), variants.sizes)
-    if has_column(table, run):
+    if has_column(table, run, argument="run"):
         positions = _run_positions(table, run, groups)
         n_positions = int(positions.max()) + 1 if positions.size else 0
         unmatched = np.add.reduceat((positions < 0).astype(np.int64),

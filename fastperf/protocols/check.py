@@ -210,7 +210,7 @@ def check_options(*, by, variant, value, unit, levels, block, warmup_alpha, bimo
         resolution=check_real(resolution, "resolution", low=0.0, low_open=True),
         min_units=check_whole_number(min_units, "min_units", minimum=1))
     return CheckOptions(by=by, variant=variant, value=value, unit=unit, levels=levels,
-                        block="none" if block == "" else block, thresholds=thresholds)
+                        block=block, thresholds=thresholds)
 
 
 def check_plan(table: pa.Table, options: CheckOptions) -> CheckPlan:
@@ -284,11 +284,12 @@ def group_columns(table: pa.Table, options: CheckOptions, taken: Sequence[str]
     else:
         keys = (["benchmark"] if has_column(table, "benchmark") else []) + [
             c for c in config_columns(table) if c not in ("benchmark", variant, unit, *taken)]
-    keys = [k for k in dict.fromkeys(keys) if k != variant]
+    keys = list(dict.fromkeys(keys))
+    unit = unit if has_column(table, unit, argument="unit") and unit not in keys else None
+    check_key_clash(keys + ([unit] if unit is not None else []), (), "check", taken[0], variant)
     partition = [k for k in keys if k != unit]
     if variant is not None:
         keys.append(variant)
-    unit = unit if has_column(table, unit) and unit not in keys else None
     if unit is not None:
         keys.append(unit)
     check_key_clash(keys, (*CHECK_COLUMNS, *LAST_COLUMNS), "check", taken[0])

@@ -26,8 +26,8 @@ from fastperf.data.grouping import code_of, key_codes
 from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
                                   unit_samples_of, units_of, variant_samples_of)
 from fastperf.data.samples import chunk_variant_samples
-from fastperf.data.units import (HIGHER, LOWER, row_directions, unit_strings,
-                                 units_without_direction)
+from fastperf.data.units import (HIGHER, LOWER, direction_warnings, row_directions,
+                                 unit_strings)
 from fastperf.data.validation import (check_choice, check_higher_is_better, check_key_clash,
                                       check_real, check_unit_interval, check_variants)
 from fastperf.engine.sequential import (MIXTURE_VARIANCE, confidence_sequence,
@@ -212,7 +212,7 @@ def decide_options(*, baseline, candidate, margin, by, variant, value, unit, alp
     return DecideOptions(baseline=baseline, candidate=candidate, margin=margin, by=by,
                          variant=variant, value=value, unit=unit, alpha=alpha, adjust=adjust,
                          higher_is_better=higher_is_better, levels=levels,
-                         block="none" if block == "" else block, warmup=warmup)
+                         block=block, warmup=warmup)
 
 
 def decide_plan(table: pa.Table, options: DecideOptions) -> DecidePlan:
@@ -240,7 +240,7 @@ def decide_plan(table: pa.Table, options: DecideOptions) -> DecidePlan:
     names = [options.baseline, options.candidate]
     require_columns(table, [variant, value])
     keys, variant_keys = benchmark_identity(table, options.by, variant, unit, names)
-    check_key_clash(keys, DECIDE_COLUMNS, "decide", value)
+    check_key_clash(keys, DECIDE_COLUMNS, "decide", value, variant)
     _, dictionary = key_codes(table.column(variant), variant)
     for name in names:
         code_of(dictionary, name, f"the {variant!r} column")
@@ -326,21 +326,30 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
     status = np.where(y.sizes == 0, "no candidate runs", status)
     k = vs.keys.num_rows
     units = unit_strings(vs.keys.column(unit), unit) if unit in keys else pa.nulls(k, pa.string())
-    with np.errstate(over="ignore"):
-        columns = {
-            "analysis": pa.array([analysis] * k, pa.string()),
-            "n_baseline": x.sizes, "n_candidate": y.sizes,
-            "n_dropped_baseline": vs.n_dropped[baseline],
-            "n_dropped_candidate": vs.n_dropped[candidate],
-            "units": sequence.n, "unpaired": unpaired,
-            "ratio": np.exp(sequence.mean), "ci_low": np.exp(sequence.low),
-            "ci_high": np.exp(sequence.high), "e_value": sequence.evalue,
-            "direction": pa.array(row_directions(units, options.higher_is_better),
-                                  pa.string()),
-            "decision": pa.nulls(k, pa.string()),
-            "runs_needed": pa.nulls(k, pa.int64()),
-            "status": pa.array(status.tolist(), pa.string()),
-        }
+    with np.errstate(over="ignore", under="ignore"):
+        ratio, ci_low, ci_high = np.exp(sequence.mean), np.exp(sequence.low), np.exp(sequence.high)
+    # a ratio float64 cannot hold (runs of 1e-300 against 1e300): a finite log whose exp is
+    # infinite or 0 (compare says the same); an infinite log is an interval end by design (the
+    # confidence sequence is unbounded at its first units)
+    beyond = np.zeros(k, dtype=bool)
+    for log_value, value_ in ((sequence.mean, ratio), (sequence.low, ci_low),
+                              (sequence.high, ci_high)):
+        beyond |= np.isfinite(log_value) & ((value_ == 0) | np.isinf(value_))
+    status = np.where((status == "ok") & beyond, "ratio or its interval beyond the float64 range",
+                      status)
+    columns = {
+        "analysis": pa.array([analysis] * k, pa.string()),
+        "n_baseline": x.sizes, "n_candidate": y.sizes,
+        "n_dropped_baseline": vs.n_dropped[baseline],
+        "n_dropped_candidate": vs.n_dropped[candidate],
+        "units": sequence.n, "unpaired": unpaired,
+        "ratio": ratio, "ci_low": ci_low, "ci_high": ci_high, "e_value": sequence.evalue,
+        "direction": pa.array(row_directions(units, options.higher_is_better),
+                              pa.string()),
+        "decision": pa.nulls(k, pa.string()),
+        "runs_needed": pa.nulls(k, pa.int64()),
+        "status": pa.array(status.tolist(), pa.string()),
+    }
     extra = {"se": sequence.se}
     if options.warmup == "auto":  # no flags column here: only the warm-up dropped
         warmup_x = warmup_y = np.zeros(k, dtype=np.int64)
@@ -425,13 +434,9 @@ def decide_finish(staged: StageRows, plan: DecidePlan, info: dict) -> DecideResu
     undecidable = int(np.sum(decision == ""))
     if undecidable:
         warnings.append(f"{undecidable} benchmark(s) can take no decision (see status)")
-    if (direction == "unknown").any():
-        units = (sorted(format_cell(u) for u in units_without_direction(
-                     unit_strings(rows.column(options.unit), options.unit), direction))
-                 if options.unit in plan.keys else None)
-        warnings.append(f"{f'unit(s) {units} have' if units else 'the values have no unit, so'}"
-                        " no known direction: a change is 'changed', not better/worse; say "
-                        "which way is better with higher_is_better=")
+    units = (unit_strings(rows.column(options.unit), options.unit)
+             if options.unit in plan.keys else pa.nulls(rows.num_rows, pa.string()))
+    warnings.extend(direction_warnings(units, direction))
     analysis = rows.column("analysis")[0].as_py() if rows.num_rows else "run"
     summary = {
         "function": "decide", "baseline": options.baseline, "candidate": options.candidate,

@@ -18,7 +18,7 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.validation import (
-    check_choice, check_levels, check_real, check_unit_interval,
+    check_choice, check_flag, check_levels, check_real, check_unit_interval,
 )
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.levels import Structure, check_structure_arguments
@@ -36,7 +36,7 @@ from fastperf.protocols.relevance import (
 )
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.protocols.report_views import hpt_view
-from fastperf.results.figures import Runs
+from fastperf.results.figures import ReportView, Runs
 from fastperf.stats.forms import unit_means
 
 __all__ = ["hpt", "HptResult", "HPT_COLUMNS", "HptOptions", "HptPlan", "hpt_options", "hpt_plan",
@@ -69,7 +69,7 @@ class HptResult(BenchmarkResult):
         ``reliability`` (1 - p), ``method_used``; counts; ``fwer_uncorrected``.
     """
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return hpt_view(self)
 
     extra_tables = ("speedups",)
@@ -350,15 +350,16 @@ max_speedup, unit, scale, levels, block
     if isinstance(candidate, (list, tuple)) or candidate is None:
         raise InputError("hpt compares one candidate with the baseline: candidate= a variant "
                          f"name, got {candidate!r}")
-    check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS)
+    check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS, value, variant)
     check_choice(scale, "scale", SCALES)
     max_speedup = check_real(max_speedup, "max_speedup", low=1.0, high=1000.0)
     structure_levels, block = check_structure_arguments(levels, block)
     return HptOptions(baseline=baseline, candidate=candidate, by=by, variant=variant,
                       value=value, alpha=alpha, levels=checked_confidences, method=method,
-                      higher_is_better=higher_is_better, max_speedup=max_speedup, unit=unit,
+                      higher_is_better=check_flag(higher_is_better, "higher_is_better"),
+                      max_speedup=max_speedup, unit=unit,
                       scale=scale, structure_levels=structure_levels,
-                      block="none" if block == "" else block)
+                      block=block)
 
 
 def hpt_plan(table: pa.Table, options: HptOptions) -> HptPlan:

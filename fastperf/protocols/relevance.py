@@ -137,7 +137,7 @@ def relevance_structure(table: pa.Table, keys: list[str], variant: str, value: s
 
 def check_comparison(function: str, baseline: Any, candidates: list, method: str,
                      by: str | Sequence[str] | None, min_runs: Any,
-                     output_columns: Sequence[str]) -> int:
+                     output_columns: Sequence[str], value: str, variant: str) -> int:
     """Check the arguments every relevance protocol shares.
 
     Parameters
@@ -156,6 +156,8 @@ def check_comparison(function: str, baseline: Any, candidates: list, method: str
         The fewest runs (pairs) for a benchmark to be tested, a whole number >= 1.
     output_columns : sequence of str
         The protocol's per-benchmark columns, which a key column may not be named like.
+    value, variant : str
+        The value and variant columns, which may not be key columns.
 
     Returns
     -------
@@ -166,7 +168,8 @@ def check_comparison(function: str, baseline: Any, candidates: list, method: str
     ------
     InputError
         A missing variant name, a candidate equal to the baseline or listed twice, an unknown
-        method, a bad `min_runs`, or a key column named like an output column.
+        method, a bad `min_runs`, or a key column named like an output column or being the
+        value or the variant column.
 
     Notes
     -----
@@ -181,7 +184,7 @@ def check_comparison(function: str, baseline: Any, candidates: list, method: str
         raise InputError(f"a candidate is listed twice: {candidates}")
     check_choice(method, "method", RANK_METHODS)
     min_runs = check_whole_number(min_runs, "min_runs", minimum=1)
-    check_key_clash(key_list(by), output_columns, function)
+    check_key_clash(key_list(by), output_columns, function, value, variant)
     return min_runs
 
 

@@ -36,7 +36,7 @@ from fastperf.data.samples import (
     PairedSamples, check_positive, check_single_unit, chunk_paired_samples,
     chunk_variant_samples, concat_samples, sample_medians,
 )
-from fastperf.data.validation import check_choice, check_unit_interval
+from fastperf.data.validation import check_choice, check_flag, check_unit_interval
 from fastperf.engine.ranks import log_values
 from fastperf.io.tables import key_list, require_columns
 from fastperf.protocols.relevance import (
@@ -49,7 +49,7 @@ from fastperf.protocols.flags import (check_warmup, tested_table, finish_flags, 
                                       stage_flags, with_columns_after)
 from fastperf.protocols.report_views import sparc_view
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
-from fastperf.results.figures import Runs
+from fastperf.results.figures import ReportView, Runs
 from fastperf.results.render import render_text
 from fastperf.stats.forms import unit_means
 from fastperf.stats.multitest import fwer_bound, multipletests
@@ -95,7 +95,7 @@ class SparcResult(BenchmarkResult):
     warnings : list of str
     """
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return sparc_view(self)
 
     extra_tables = ("overall",)
@@ -441,13 +441,14 @@ higher_is_better, min_runs, unit, scale, levels, block, warmup
     listed = isinstance(candidate, (list, tuple))
     candidates = list(candidate) if listed else [candidate]
     min_runs = check_comparison("sparc", baseline, candidates, method, by, min_runs,
-                                SPARC_COLUMNS)
+                                SPARC_COLUMNS, value, variant)
     return SparcOptions(
         baseline=baseline, candidates=candidates, listed=listed, by=by, variant=variant,
         value=value, pair=pair, margin=margin, bounds=bounds, log_bounds=log_bounds,
-        alpha=alpha, adjust=adjust, method=method, overall=bool(overall),
-        higher_is_better=higher_is_better, min_runs=min_runs, unit=unit, scale=scale,
-        levels=levels, block="none" if block == "" else block, warmup=warmup)
+        alpha=alpha, adjust=adjust, method=method, overall=check_flag(overall, "overall"),
+        higher_is_better=check_flag(higher_is_better, "higher_is_better"), min_runs=min_runs,
+        unit=unit, scale=scale,
+        levels=levels, block=block, warmup=warmup)
 
 
 def sparc_plan(table: pa.Table, options: SparcOptions) -> SparcPlan:

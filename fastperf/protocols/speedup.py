@@ -40,7 +40,7 @@ from fastperf.data.samples import (
     group_weights, grouped_values, sample_medians, scaled_samples,
 )
 from fastperf.data.validation import (
-    check_choice, check_key_clash, check_real, check_unit_interval, check_variants,
+    check_choice, check_flag, check_key_clash, check_real, check_unit_interval, check_variants,
     check_whole_number,
 )
 from fastperf.engine.ks import ks_pairs
@@ -80,7 +80,7 @@ SIDES = ("baseline", "candidate")
 
 
 def _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
-                median_method, by) -> tuple[float | str, int, float, float | None]:
+                median_method, by, value, variant) -> tuple[float | str, int, float, float | None]:
     """Check `speedup_test`'s arguments; return alpha, large_sample, precision and
     proportion_confidence normalised (alpha stays a column name when it is one)."""
     check_variants("speedup_test", baseline, candidate)
@@ -95,7 +95,7 @@ def _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_
         proportion_confidence = check_unit_interval(proportion_confidence,
                                                     "proportion_confidence")
     check_choice(median_method, "median_method", RANK_METHODS)
-    check_key_clash(key_list(by), RESULT_COLUMNS, "speedup_test")
+    check_key_clash(key_list(by), RESULT_COLUMNS, "speedup_test", value, variant)
     return alpha, large_sample, precision, proportion_confidence
 
 
@@ -485,7 +485,7 @@ def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
     """
     alpha, large_sample, precision, proportion_confidence = _speedup_iv(
         baseline, candidate, alpha, large_sample, precision, proportion_confidence,
-        median_method, by)
+        median_method, by, value, variant)
     column_name(value, "value")
     levels, block = check_structure_arguments(levels, block)
     warmup = check_warmup(warmup)
@@ -493,10 +493,11 @@ def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
         proportion_confidence = round(1.0 - alpha, 12) if not isinstance(alpha, str) else 0.95
     return SpeedupOptions(
         baseline=baseline, candidate=candidate, by=by, variant=variant, value=value,
-        alpha=alpha, weights=weights, higher_is_better=higher_is_better,
+        alpha=alpha, weights=weights,
+        higher_is_better=check_flag(higher_is_better, "higher_is_better"),
         large_sample=large_sample, precision=precision,
         proportion_confidence=proportion_confidence, median_method=median_method, unit=unit,
-        levels=levels, block="none" if block == "" else block, warmup=warmup)
+        levels=levels, block=block, warmup=warmup)
 
 
 def speedup_plan(table: pa.Table, options: SpeedupOptions) -> SpeedupPlan:

@@ -18,8 +18,10 @@ document names its layout, ``"schema": "fastperf.<function>/1"`` (docs/cli.md, "
 from __future__ import annotations
 
 import importlib
+import os
 from collections import namedtuple
 from types import ModuleType
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +38,8 @@ if TYPE_CHECKING:  # optional dependencies, for the return types of to_pandas an
     import polars
 
 __all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval",
-           "keyed_table", "empty_keys", "dropped_warnings", "optional_package",
+           "keyed_table", "empty_keys", "dropped_warnings", "null_keys_as_entries",
+           "optional_package",
            "JSON_SCHEMA_VERSION"]
 
 #: A confidence interval: arrays (or scalars) of lower and upper bounds, unpackable as
@@ -60,7 +63,7 @@ class Result:
     table_name = "groups"
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str]):
-        self._table = table
+        self._table = null_keys_as_entries(table)
         summary = dict(summary)
         if "status" in table.column_names:
             status = table.column("status").to_numpy(zero_copy_only=False)
@@ -86,14 +89,14 @@ class Result:
     #: protocols for the per-row plots of the HTML report; None: not kept.
     runs = None
 
-    def extra_sections(self):
+    def extra_sections(self) -> Iterator[tuple[str, pa.Table]]:
         """(name, table) of each extra table that is present, in order."""
         for name in self.extra_tables:
             table = getattr(self, name, None)
             if table is not None:
                 yield name, table
 
-    def report_view(self):
+    def report_view(self) -> ReportView:
         """What the HTML report shows (`fastperf.results.figures.ReportView`): here the summary's
         leading scalar facts and, when the table has one of the usual (estimate, low, high)
         column triples, its interval chart; the result kinds override it with their own."""
@@ -107,15 +110,17 @@ class Result:
                                ("statistic", "ci_low", "ci_high"), ("score", "ci_low", "ci_high"),
                                ("median", "ci_median_low", "ci_median_high")):
             if {est, low, high} <= set(names):
-                values = [self.table.column(c).to_numpy(zero_copy_only=False).astype(float)
-                          for c in (est, low, high)]
+                estimate, lower, upper = (
+                    self.table.column(c).to_numpy(zero_copy_only=False).astype(float)
+                    for c in (est, low, high))
                 figures.append(Intervals(f"{est} and its interval, per row", row_labels(self.table),
-                                         *values, axis=est, reference=None, log=False, sort=False))
+                                         estimate, lower, upper, axis=est, reference=None,
+                                         log=False, sort=False))
                 break
         return ReportView(headline, figures, self.runs,
                           "status" if "status" in names else None)
 
-    def to_html(self, path=None, *, top: int | None = None, title: str | None = None) -> str:
+    def to_html(self, path: str | os.PathLike | None = None, *, top: int | None = None, title: str | None = None) -> str:
         """The HTML report: one self-contained page (styles, script and data inline; no network
         when opened), with the headline, the figures, every row in a sortable, filterable
         table and, where the result kept them, each row's runs on demand (docs/reports.md).
@@ -298,6 +303,45 @@ def optional_package(package: str, method: str) -> ModuleType:
             raise
         raise ModuleNotFoundError(f"{method}() needs {package}, an optional dependency that is "
                                   f"not installed: pip install {package}", name=package) from exc
+
+
+def null_keys_as_entries(table: pa.Table) -> pa.Table:
+    """`table` with each dictionary-encoded column's null key as a null entry, not a null in
+    its dictionary (the grouping's codes give a null key a code of its own; pandas refuses a
+    null among a categorical's categories, so ``to_pandas()`` failed on such a result).
+
+    Parameters
+    ----------
+    table : pyarrow.Table
+
+    Returns
+    -------
+    pyarrow.Table
+        The same table where no dictionary holds a null (the same values, row for row).
+
+    Notes
+    -----
+    Data plumbing: no formula.
+    """
+    for i, field in enumerate(table.schema):
+        if not pa.types.is_dictionary(field.type):
+            continue
+        column = table.column(i)
+        if not any(chunk.dictionary.null_count for chunk in column.chunks):
+            continue
+        chunks = []
+        for chunk in column.chunks:
+            valid = chunk.dictionary.is_valid().to_numpy(zero_copy_only=False)
+            renumbered = np.cumsum(valid) - 1
+            # the indices' own nulls (not chunk.is_null(), which crashes pyarrow on a
+            # dictionary of type null)
+            is_null = chunk.indices.is_null().to_numpy(zero_copy_only=False)
+            codes = chunk.indices.fill_null(0).to_numpy(zero_copy_only=False)
+            chunks.append(pa.DictionaryArray.from_arrays(
+                pa.array(renumbered[codes], field.type.index_type, mask=is_null | ~valid[codes]),
+                chunk.dictionary.filter(valid)))
+        table = table.set_column(i, field, pa.chunked_array(chunks, field.type))
+    return table
 
 
 def dropped_warnings(n_dropped, unit: str = "group(s)", column: str = "n_dropped") -> list[str]:

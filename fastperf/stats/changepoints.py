@@ -38,6 +38,7 @@ from fastperf.engine.segmentation import segment_series
 from fastperf.kernels.changepoints import EDIVISIVE, TTEST, next_change
 from fastperf.kernels.descriptive import order_statistics
 from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
+from fastperf.results.figures import ReportView
 from fastperf.stats.changepoints_report import changepoints_view
 
 __all__ = ["changepoints", "ChangepointResult", "History", "METHODS"]
@@ -124,7 +125,7 @@ class ChangepointResult(GroupResult):
     def extra_title(self, name: str) -> str:  # noqa: D102
         return name
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return changepoints_view(self)
 
     def failures(self, since: Any = None) -> pa.Table:
@@ -423,7 +424,7 @@ def changepoints(
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
     keys = key_list(by) if by is not None else []
-    if unit is not None and has_column(table, unit) and unit not in keys:
+    if unit is not None and has_column(table, unit, argument="unit") and unit not in keys:
         keys.append(unit)
     require_columns(table, keys + [order, value])
     if order in keys or value in keys or order == value:

@@ -61,7 +61,7 @@ class DescribeResult(GroupResult):
     warnings : list of str
     """
 
-    def report_view(self):
+    def report_view(self) -> ReportView:
         """The report: the median of each group with its distribution-free interval, one
         colour per variant (`Result.report_view`)."""
         t, s = self.groups, self.summary
@@ -89,7 +89,7 @@ def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], 
     if variant is not None:
         require_columns(table, [variant], hint="pass variant=None to describe without variants")
         keys.append(variant)
-    if has_column(table, unit):
+    if has_column(table, unit, argument="unit"):
         keys.append(unit)
     if value in keys:
         raise InputError(f"column {value!r} cannot be both the value and a key")
@@ -263,7 +263,7 @@ def describe_options(*, by, variant, value, unit, confidence, levels=None,
     """
     levels, block = check_structure_arguments(levels, block)
     return DescribeOptions(by, variant, value, unit, confidence, levels,
-                           "none" if block == "" else block)
+                           block)
 
 
 def describe_plan(table: pa.Table, options: DescribeOptions) -> DescribePlan:

@@ -17,7 +17,7 @@ from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.grouping import code_of, key_dictionary
 from fastperf.data.levels import Structure, check_structure_arguments, resolve_structure
 from fastperf.data.samples import concat_samples
-from fastperf.data.units import row_directions, unit_strings, units_without_direction
+from fastperf.data.units import direction_warnings, row_directions, unit_strings
 from fastperf.data.validation import check_key_clash, check_variants, variant_list
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                        student_quantile)
@@ -298,7 +298,7 @@ def compare_options(*, baseline, candidate, by, variant, value, unit, alpha, adj
         several=isinstance(candidate, (list, tuple)), by=by, variant=variant, value=value,
         unit=unit, alpha=alpha, adjust=adjust, confidence=confidence, margin=margin,
         threshold=threshold, higher_is_better=higher_is_better, method=method, levels=levels,
-        block="none" if block == "" else block, warmup=warmup)
+        block=block, warmup=warmup)
 
 
 def compare_plan(table: pa.Table, options: CompareOptions) -> ComparePlan:
@@ -332,7 +332,7 @@ def compare_plan(table: pa.Table, options: CompareOptions) -> ComparePlan:
     names = [options.baseline, *options.candidates]
     require_columns(table, [variant, value])
     keys, variant_keys = benchmark_identity(table, options.by, variant, unit, names)
-    check_key_clash(keys, ("candidate",) + COLUMNS, "compare", value)
+    check_key_clash(keys, ("candidate",) + COLUMNS, "compare", value, variant)
     dictionary = key_dictionary(table.column(variant), variant)
     for name in dict.fromkeys(names):  # every variant compared must have rows
         code_of(dictionary, name, f"the {variant!r} column")
@@ -576,14 +576,20 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
     warnings = dropped_warnings(column("n_dropped_baseline") + column("n_dropped_candidate"),
                                 "comparison(s)", "n_dropped_baseline / n_dropped_candidate")
     # every candidate's block has the same benchmarks, so the first block's rows say it
-    unknown = sorted(str(u) for u in units_without_direction(units, direction[:k]))
-    if unknown:
-        warnings.append(f"unit(s) {unknown} have no known direction: a significant change is "
-                        "'changed', not better/worse; say which way is better with "
-                        "higher_is_better= (CLI: --higher-is-better / --direction UNIT=higher)")
+    warnings.extend(direction_warnings(units, direction[:k]))
     if "pvalue_flat" in extra.column_names:
         warnings.extend(_flat_would_differ(rows, extra_column, verdict, keys, adjust, alpha,
                                            threshold))
+    if plan.structure.block is not None and "analysis" in out.column_names:
+        # rounds that pair no or one round of the variants: the documented flat fallback,
+        # which gives up the pairing the design was for
+        unpaired = ((out.column("analysis").to_numpy(zero_copy_only=False) == "flat")
+                    & (column("units_baseline") < 2) & (column("n_baseline") >= 2)
+                    & (column("n_candidate") >= 2))
+        if unpaired.any():
+            warnings.append(f"{int(unpaired.sum())} comparison(s) analysed flat (every value "
+                            f"independent): their variants share fewer than 2 "
+                            f"{plan.structure.block!r} values to pair (see units_baseline)")
     flag_summary, flag_warnings = finish_flags(extra, options.warmup)
     warnings.extend(flag_warnings)
     counts = {v: int(np.sum(verdict == v)) for v in VERDICTS}

@@ -20,6 +20,7 @@ from fastperf.io.tables import has_column, key_list, require_columns
 from fastperf.protocols.flags import flags_footer
 from fastperf.protocols.report_views import compare_view
 from fastperf.results.base import BenchmarkResult
+from fastperf.results.figures import ReportView
 from fastperf.results.render import format_cell, render_markdown
 from fastperf.stats.multitest import multipletests
 
@@ -126,7 +127,7 @@ class CompareResult(BenchmarkResult):
     warnings : list of str
     """
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return compare_view(self)
 
     extra_tables = ("overall",)
@@ -396,7 +397,7 @@ def benchmark_identity(table: pa.Table, by, variant: str, unit: str | None, vari
 
 def with_unit(keys: list[str], table: pa.Table, unit: str | None) -> list[str]:
     """The keys and the unit column (every unit is compared on its own)."""
-    if unit is not None and has_column(table, unit) and unit not in keys:
+    if unit is not None and has_column(table, unit, argument="unit") and unit not in keys:
         return keys + [unit]
     return keys
 

@@ -14,7 +14,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf.data.grouping import group_rows
-from fastperf.data.units import row_directions, unit_strings, units_without_direction
+from fastperf.data.units import direction_warnings, row_directions, unit_strings
 from fastperf.data.validation import check_key_clash
 from fastperf.engine.intervals import student_halfwidth
 from fastperf.engine.parametric import t_from_moments, t_pvalue, t_quantile
@@ -253,11 +253,7 @@ def compare_from_summaries(
     warnings = [f"compared from summaries (n, mean, sd): Welch's t-test and Fieller's interval "
                 f"of the ratio of means for all {k * c} comparison(s); rank tests and median "
                 "intervals need the raw runs (see docs/readers.md for how to keep them)"]
-    unknown = sorted(str(u) for u in units_without_direction(units, benchmark_direction))
-    if unknown:
-        warnings.append(f"unit(s) {unknown} have no known direction: a significant change is "
-                        "'changed', not better/worse; say which way is better with "
-                        "higher_is_better= (CLI: --higher-is-better / --direction UNIT=higher)")
+    warnings.extend(direction_warnings(units, benchmark_direction))
     summary = {
         "function": "compare", "from_summaries": True, "baseline": baseline,
         "candidates": candidates, "keys": keys, "variant_keys": variant_keys, "alpha": alpha,

@@ -35,6 +35,7 @@ from fastperf.data.validation import (check_choice, check_confidence, check_key_
                                       check_real, check_unit_interval)
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings
+from fastperf.results.figures import ReportView
 from fastperf.io.tables import column_name, has_column, key_list, require_columns
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.arrays import Samples
@@ -175,7 +176,7 @@ class PlanResult(GroupResult):
     warnings : list of str
     """
 
-    def report_view(self):  # noqa: D102 (see Result.report_view)
+    def report_view(self) -> ReportView:  # noqa: D102 (see Result.report_view)
         return plan_view(self)
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
@@ -483,8 +484,9 @@ def plan_runs_plan(table: pa.Table, options: PlanRunsOptions) -> PlanRunsPlan:
     variant, value, unit = options.variant, options.value, options.unit
     baseline, candidate = options.baseline, options.candidate
     keys = key_list(options.by)
-    if unit is not None and has_column(table, unit) and unit not in keys:
+    if unit is not None and has_column(table, unit, argument="unit") and unit not in keys:
         keys.append(unit)
+    check_key_clash(keys, (), "plan_runs", value, variant)
     group_keys_list = keys + ([variant] if variant is not None else [])
     check_key_clash(group_keys_list, dict.fromkeys(GROUP_COLUMNS + SEPARATION_COLUMNS),
                     "plan_runs", value=value)

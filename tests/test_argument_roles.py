@@ -1,0 +1,97 @@
+"""Arguments that name columns or flags, across the table-level functions: a column plays one
+role (the value, the variant, a key), and a flag is True or False.
+
+Oracle: the contract itself (docs/conventions.md: bad input gets an error naming the argument
+or column). Each case below was accepted before and answered something else: ``by="variant"``
+put each variant in a benchmark of its own ("no candidate runs"); ``higher_is_better="False"``
+read as true and inverted every speedup.
+"""
+import pytest
+
+import fastperf
+from fastperf.errors import InputError
+
+PAIR = {"baseline": "baseline", "candidate": "candidate"}
+
+
+@pytest.fixture(scope="module")
+def table():
+    return fastperf.simulate(benchmarks=3, runs=8, seed=6).table
+
+
+CALLS = {
+    "compare": lambda t, **kw: fastperf.compare(t, **PAIR, **kw),
+    "decide": lambda t, **kw: fastperf.decide(t, **PAIR, margin=0.05, **kw),
+    "speedup_test": lambda t, **kw: fastperf.speedup_test(t, **PAIR, **kw),
+    "sparc": lambda t, **kw: fastperf.sparc(t, **PAIR, **kw),
+    "hpt": lambda t, **kw: fastperf.hpt(t, **PAIR, **kw),
+    "plan_runs": lambda t, **kw: fastperf.plan_runs(t, **PAIR, **kw),
+    "check": lambda t, **kw: fastperf.check(t, **kw),
+    "aggregate_score": lambda t, **kw: fastperf.aggregate_score(t, **kw),
+}
+
+
+@pytest.mark.parametrize("name", sorted(CALLS))
+@pytest.mark.parametrize("by, role", [("variant", "variant"), ("value", "value"),
+                                      (["benchmark", "variant"], "variant")])
+def test_a_key_cannot_be_the_value_or_the_variant(table, name, by, role):
+    with pytest.raises(InputError, match=f"column '{role}' cannot be both the {role} and a key"):
+        CALLS[name](table, by=by)
+    assert CALLS[name](table, by="benchmark").table.num_rows > 0
+
+
+@pytest.mark.parametrize("name", ["compare", "decide", "speedup_test", "sparc", "hpt",
+                                  "plan_runs"])
+def test_the_unit_column_cannot_be_the_variant(table, name):
+    """Where the unit is a key (compare, decide, plan_runs) the clash is named; the protocols
+    that need one unit per benchmark find the 'unit' varying within each benchmark."""
+    message = ("column 'variant' cannot be both the variant and a key"
+               if name in ("compare", "decide", "plan_runs") else
+               "the 'variant' column mixes units within")
+    with pytest.raises(InputError, match=message):
+        CALLS[name](table, unit="variant")
+
+
+@pytest.mark.parametrize("variant", ["benchmark", "unit"])
+def test_checks_variant_cannot_be_a_default_key(table, variant):
+    """check's default keys are the benchmark (and the unit): a variant column named like one
+    merged the real variants into each group."""
+    with pytest.raises(InputError, match=f"column '{variant}' cannot be both the variant"):
+        fastperf.check(table, variant=variant)
+    groups = fastperf.check(table).table
+    assert groups.num_rows == 6  # 3 benchmarks x 2 variants
+
+
+@pytest.mark.parametrize("name", ["speedup_test", "sparc", "hpt"])
+@pytest.mark.parametrize("flag", ["False", "no", 0, 1, None, {"s": False}])
+def test_higher_is_better_is_a_bool(table, name, flag):
+    with pytest.raises(InputError, match="higher_is_better must be True or False"):
+        CALLS[name](table, higher_is_better=flag)
+
+
+@pytest.mark.parametrize("name", ["speedup_test", "sparc", "hpt"])
+def test_higher_is_better_inverts_the_ratio(table, name):
+    """The accepted values still work: True gives the reciprocal of False's speedups."""
+    lower = CALLS[name](table, higher_is_better=False).table
+    higher = CALLS[name](table, higher_is_better=True).table
+    column = {"speedup_test": "speedup_median", "sparc": "ratio", "hpt": "ratio"}[name]
+    if column not in lower.column_names:
+        column = next(c for c in lower.column_names if c.startswith(("speedup", "ratio")))
+    for a, b in zip(lower.column(column).to_pylist(), higher.column(column).to_pylist()):
+        assert a * b == pytest.approx(1.0, rel=1e-12)
+
+
+@pytest.mark.parametrize("flag", ["no", 0, None])
+def test_sparcs_overall_is_a_bool(table, flag):
+    with pytest.raises(InputError, match="overall must be True or False"):
+        fastperf.sparc(table, **PAIR, overall=flag)
+
+
+@pytest.mark.parametrize("weight", ["2", True])
+def test_weights_map_to_numbers(table, weight):
+    """A string "2" was read as 2.0 by numpy and a bool as 1.0."""
+    names = sorted(set(table.column("benchmark").to_pylist()))
+    weights = {n: 1.0 for n in names} | {names[0]: weight}
+    for call in (CALLS["speedup_test"], CALLS["aggregate_score"]):
+        with pytest.raises(InputError, match="weights must map benchmarks to numbers"):
+            call(table, weights=weights)
