@@ -287,7 +287,7 @@ def group_columns(table: pa.Table, options: CheckOptions, taken: Sequence[str]
     keys = list(dict.fromkeys(keys))
     unit = unit if has_column(table, unit, argument="unit") and unit not in keys else None
     check_key_clash(keys + ([unit] if unit is not None else []), (), "check", taken[0], variant)
-    partition = [k for k in keys if k != unit]
+    partition = [k for k in keys if k != options.unit]  # without the unit, even one in by=
     if variant is not None:
         keys.append(variant)
     if unit is not None:
