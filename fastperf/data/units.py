@@ -18,7 +18,7 @@ import pyarrow.compute as pc
 from fastperf.errors import InputError
 
 __all__ = ["unit_direction", "unit_directions", "row_directions", "units_without_direction",
-           "is_binary_unit", "unit_text", "unit_strings", "Scale", "common_scale",
+           "direction_warnings", "is_binary_unit", "unit_text", "unit_strings", "Scale", "common_scale",
            "percent_range", "LOWER", "HIGHER"]
 
 LOWER, HIGHER = "lower", "higher"

@@ -19,7 +19,7 @@ from fastperf.errors import InputError
 __all__ = [
     "as_table", "is_in_memory_table", "is_measurement_table", "require_columns", "has_column",
     "duplicated_columns", "key_list", "column_name", "as_float64", "value_column",
-    "describe_group",
+    "describe_group", "with_unit",
 ]
 
 #: Schema metadata key under which `as_table` records the names it found more than once.
@@ -401,6 +401,34 @@ def has_column(table: pa.Table, name: str | None, *, argument: str | None = None
         require_columns(table, [name], hint=f"{argument}= names it; pass {argument}=None "
                                             "when the table has none")
     return name in table.column_names
+
+
+def with_unit(keys: list[str], table: pa.Table, unit: str | None) -> list[str]:
+    """The key columns and the unit column, when the table has one (each unit is a group of its
+    own: values in different units are never pooled).
+
+    Parameters
+    ----------
+    keys : list of str
+        The key columns.
+    table : pyarrow.Table
+        The table (or a plan's key table).
+    unit : str or None
+        The ``unit=`` argument: its default ``"unit"`` may be absent, another name must exist
+        (`has_column`).
+
+    Returns
+    -------
+    list of str
+        `keys`, with `unit` appended when present and not already a key.
+
+    Notes
+    -----
+    Argument plumbing: no formula.
+    """
+    if unit is not None and has_column(table, unit, argument="unit") and unit not in keys:
+        return [*keys, unit]
+    return keys
 
 
 def as_float64(column: pa.ChunkedArray, name: str, role: str = "value") -> pa.ChunkedArray:

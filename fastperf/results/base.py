@@ -20,8 +20,8 @@ from __future__ import annotations
 import importlib
 import os
 from collections import namedtuple
-from types import ModuleType
 from collections.abc import Iterator
+from types import ModuleType
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,8 +39,7 @@ if TYPE_CHECKING:  # optional dependencies, for the return types of to_pandas an
 
 __all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval",
            "keyed_table", "empty_keys", "dropped_warnings", "null_keys_as_entries",
-           "optional_package",
-           "JSON_SCHEMA_VERSION"]
+           "optional_package", "JSON_SCHEMA_VERSION"]
 
 #: A confidence interval: arrays (or scalars) of lower and upper bounds, unpackable as
 #: ``low, high`` (scipy's ``ConfidenceInterval``).

@@ -31,7 +31,8 @@ from fastperf.engine.sorting import sorted_slices
 from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
-from fastperf.io.tables import column_name, has_column, key_list, require_columns, value_column
+from fastperf.io.tables import (column_name, key_list, require_columns, value_column,
+                                 with_unit)
 from fastperf.data.identity import group_identities
 from fastperf.engine.intervals import median_interval_ranks
 from fastperf.engine.segmentation import segment_series
@@ -423,9 +424,7 @@ def changepoints(
     table = load_table(data)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")
-    keys = key_list(by) if by is not None else []
-    if unit is not None and has_column(table, unit, argument="unit") and unit not in keys:
-        keys.append(unit)
+    keys = with_unit(key_list(by) if by is not None else [], table, unit)
     require_columns(table, keys + [order, value])
     if order in keys or value in keys or order == value:
         raise InputError(f"order={order!r}, value={value!r} and the key columns {keys} must be "

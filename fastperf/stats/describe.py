@@ -14,8 +14,8 @@ from fastperf.results.figures import Intervals, ReportView
 from fastperf.results.html import row_labels
 from fastperf.io.summaries import is_summary_table
 from fastperf.io.read import load_table
-from fastperf.io.tables import (column_name, describe_group, has_column, key_list,
-                                require_columns, value_column)
+from fastperf.io.tables import (column_name, describe_group, key_list, require_columns,
+                                value_column, with_unit)
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.levels import (Structure, check_structure_arguments, resolve_structure,
                                   units_of)
@@ -23,7 +23,7 @@ from fastperf.kernels.descriptive import order_statistics
 from fastperf.kernels.moments import scaled_moments
 from fastperf.data.grouping import group_rows
 from fastperf.io.dataset import Dataset
-from fastperf.data.validation import check_confidence
+from fastperf.data.validation import check_confidence, check_key_clash
 from fastperf.stats.describe_summaries import describe_summaries
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                       student_halfwidth, student_quantile)
@@ -89,15 +89,10 @@ def _describe_iv(table: pa.Table, by, variant, value, unit) -> tuple[list[str], 
     if variant is not None:
         require_columns(table, [variant], hint="pass variant=None to describe without variants")
         keys.append(variant)
-    if has_column(table, unit, argument="unit"):
-        keys.append(unit)
+    keys = with_unit(keys, table, unit)
     if value in keys:
         raise InputError(f"column {value!r} cannot be both the value and a key")
-    clash = [k for k in keys if k in STATS_COLUMNS]
-    if clash:
-        raise InputError(
-            f"key column {clash[0]!r} has the name of an output column; rename it first"
-        )
+    check_key_clash(keys, STATS_COLUMNS, "describe")
     return list(dict.fromkeys(keys)), value
 
 

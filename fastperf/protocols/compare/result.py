@@ -16,7 +16,7 @@ from fastperf.data.units import HIGHER, LOWER, common_scale, is_binary_unit, per
 from fastperf.data.validation import (check_choice, check_confidence, check_higher_is_better,
                                       check_real, check_unit_interval)
 from fastperf.io.common import config_columns
-from fastperf.io.tables import has_column, key_list, require_columns
+from fastperf.io.tables import has_column, key_list, require_columns, with_unit
 from fastperf.protocols.flags import flags_footer
 from fastperf.protocols.report_views import compare_view
 from fastperf.results.base import BenchmarkResult
@@ -393,13 +393,6 @@ def benchmark_identity(table: pa.Table, by, variant: str, unit: str | None, vari
             separate = not in_baseline[codes[~of_baseline]].any()  # no value shared
             (variant_keys if separate else keys).append(name)
     return with_unit(keys, table, unit), variant_keys
-
-
-def with_unit(keys: list[str], table: pa.Table, unit: str | None) -> list[str]:
-    """The keys and the unit column (every unit is compared on its own)."""
-    if unit is not None and has_column(table, unit, argument="unit") and unit not in keys:
-        return keys + [unit]
-    return keys
 
 
 def adjusted_pvalues(p: np.ndarray, family: np.ndarray, adjust: str, alpha: float) -> np.ndarray:

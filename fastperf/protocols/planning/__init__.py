@@ -36,7 +36,7 @@ from fastperf.data.validation import (check_choice, check_confidence, check_key_
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings
 from fastperf.results.figures import ReportView
-from fastperf.io.tables import column_name, has_column, key_list, require_columns
+from fastperf.io.tables import column_name, key_list, require_columns, with_unit
 from fastperf.data.chunked import Plan, StageRows, run_planned
 from fastperf.data.arrays import Samples
 from fastperf.data.grouping import Groups, code_of, group_rows, key_codes
@@ -483,9 +483,7 @@ def plan_runs_plan(table: pa.Table, options: PlanRunsOptions) -> PlanRunsPlan:
     """
     variant, value, unit = options.variant, options.value, options.unit
     baseline, candidate = options.baseline, options.candidate
-    keys = key_list(options.by)
-    if unit is not None and has_column(table, unit, argument="unit") and unit not in keys:
-        keys.append(unit)
+    keys = with_unit(key_list(options.by), table, unit)
     check_key_clash(keys, (), "plan_runs", value, variant)
     group_keys_list = keys + ([variant] if variant is not None else [])
     check_key_clash(group_keys_list, dict.fromkeys(GROUP_COLUMNS + SEPARATION_COLUMNS),
