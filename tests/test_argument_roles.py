@@ -42,14 +42,16 @@ def test_a_key_cannot_be_the_value_or_the_variant(table, name, by, role):
 
 @pytest.mark.parametrize("name", ["compare", "decide", "speedup_test", "sparc", "hpt",
                                   "plan_runs"])
-def test_the_unit_column_cannot_be_the_variant(table, name):
-    """Where the unit is a key (compare, decide, plan_runs) the clash is named; the protocols
-    that need one unit per benchmark find the 'unit' varying within each benchmark."""
-    message = ("column 'variant' cannot be both the variant and a key"
+@pytest.mark.parametrize("role", ["variant", "value"])
+def test_the_unit_column_cannot_be_the_variant_or_the_value(table, name, role):
+    """Where the unit is a key (compare, decide, plan_runs) it clashes as a key; the protocols
+    that need one unit per benchmark name the unit's clash (they said "the 'variant' column
+    mixes units" and advised adding it to by=, which is refused)."""
+    message = (f"column '{role}' cannot be both the {role} and a key"
                if name in ("compare", "decide", "plan_runs") else
-               "the 'variant' column mixes units within")
+               f"column '{role}' cannot be both the {role} and the unit")
     with pytest.raises(InputError, match=message):
-        CALLS[name](table, unit="variant")
+        CALLS[name](table, unit=role)
 
 
 @pytest.mark.parametrize("variant", ["benchmark", "unit"])

@@ -148,3 +148,49 @@ def test_null_keys_as_entries_keeps_every_value(indices, dictionary):
                    if not pa.types.is_null(chunk.dictionary.type))
     assert out.column("x").to_pylist() == list(range(len(indices)))
     out.to_pandas()  # pandas accepts it
+
+
+def test_a_null_key_is_a_null_entry_in_every_extra_table():
+    """The extra tables (compare's and SPARC's `overall`, hpt's `speedups`, anova's `effects`,
+    plan_runs' `separation`, changepoints' `changes` and `segments`) fold a null key as the main
+    table does: to_pandas() failed on each. Oracle: pyarrow's own values, row for row, and the
+    same table with the null replaced by a name."""
+    import fastperf
+
+    rng = np.random.default_rng(7)
+    n = 12
+    values = np.r_[rng.normal(10, 0.1, 2 * n), rng.normal(10.5, 0.1, 2 * n)]
+    names = ["a", "z"] * (2 * n)
+    variants = ["b"] * (2 * n) + ["c"] * (2 * n)
+    runs = np.tile(np.repeat(np.arange(n), 2), 2)
+
+    def table(null):
+        return pa.table({"benchmark": [None if null and x == "z" else x for x in names],
+                         "variant": variants, "value": values, "run": runs})
+
+    history = np.r_[rng.normal(10, 0.1, 60), rng.normal(12, 0.1, 60)]
+    series = pa.table({"benchmark": pa.array([None] * 120, pa.string()),
+                       "value": history, "order": np.arange(120)})
+    calls = {
+        "compare": (lambda t: fastperf.compare(t, baseline="b", candidate="c", unit=None),
+                    ["overall"]),
+        "sparc": (lambda t: fastperf.sparc(t, baseline="b", candidate="c"), ["overall"]),
+        "hpt": (lambda t: fastperf.hpt(t, baseline="b", candidate="c"), ["speedups"]),
+        "anova": (lambda t: fastperf.anova(t, by="benchmark"), ["effects"]),
+        "plan_runs": (lambda t: fastperf.plan_runs(t, baseline="b", candidate="c", unit=None),
+                      ["separation"]),
+    }
+    for name, (call, extras) in calls.items():
+        got, want = call(table(True)), call(table(False))
+        for extra in extras:
+            got_table, want_table = getattr(got, extra), getattr(want, extra)
+            assert got_table is not None, (name, extra)
+            got_table.to_pandas()  # pandas accepts it
+            if "benchmark" in got_table.column_names:
+                keys = got_table.column("benchmark").to_pylist()
+                assert keys == [None if k == "z" else k
+                                for k in want_table.column("benchmark").to_pylist()], name
+    result = fastperf.changepoints(series, order="order")
+    for extra in ("changes", "segments"):
+        frame = getattr(result, extra).to_pandas()
+        assert len(frame) >= 1 and frame["benchmark"].isna().all(), extra

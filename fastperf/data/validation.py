@@ -276,10 +276,13 @@ def check_seed(seed: Any) -> int:
 
 
 def check_key_clash(keys: Sequence[str], output_columns: Iterable[str], function: str,
-                    value: str | None = None, variant: str | None = None) -> None:
+                    value: str | None = None, variant: str | None = None,
+                    unit: str | None = None) -> None:
     """Key columns may not take the name of an output column, nor be the value or the variant
     column (by="variant" would put each variant in a benchmark of its own, each with no runs
-    to compare; unit= naming the variant column the same)."""
+    to compare; unit= naming the variant column the same). `unit`, for the protocols whose
+    unit is one per benchmark rather than a key, may not be the value or the variant column
+    either."""
     output_columns = list(output_columns)
     clash = [k for k in keys if k in output_columns]
     if clash:
@@ -290,6 +293,9 @@ def check_key_clash(keys: Sequence[str], output_columns: Iterable[str], function
     if variant is not None and variant in keys:
         raise InputError(f"column {variant!r} cannot be both the variant and a key (by= or "
                          "unit=)")
+    for role, column in (("value", value), ("variant", variant)):
+        if unit is not None and unit == column:
+            raise InputError(f"column {unit!r} cannot be both the {role} and the unit (unit=)")
 
 
 def check_variants(function: str, baseline: Any, candidate: Any) -> None:

@@ -98,8 +98,7 @@ class AnovaResult(GroupResult):
     extra_tables = ("effects",)
 
     def __init__(self, table, effects, summary, warnings, *, alternatives, keys, cells):
-        super().__init__(table, summary, warnings)
-        self.effects = effects
+        super().__init__(table, summary, warnings, effects=effects)
         self.alternatives = alternatives
         self._keys = keys
         self._cells = cells

@@ -67,8 +67,7 @@ class FactorialResult(GroupResult):
     extra_tables = ("effects",)
 
     def __init__(self, table, summary, warnings, effects, sign_table, design):
-        super().__init__(table, summary, warnings)
-        self.effects = effects
+        super().__init__(table, summary, warnings, effects=effects)
         self.sign_table = sign_table
         self.design = design
 

@@ -41,7 +41,8 @@ from fastperf.progress import progress_chunks, wants_progress
 __all__ = [
     "AUTO_EXACT_MAX_COST", "AUTO_EXACT_MAX_TIED_COST", "ZERO_METHODS", "kernel_rows",
     "rank_sum_test", "rank_sum_effect_state", "signed_rank_test",
-    "signed_rank_moments", "log_values", "logs_where", "EffectState", "RankSumState", "SignedRankState",
+    "signed_rank_moments", "log_values", "logs_where", "NO_RATIO_INTERVAL",
+    "RATIO_BEYOND_FLOAT64", "EffectState", "RankSumState", "SignedRankState",
     "nan_status", "EXACT_MAX_OPERATIONS", "rank_sum_exact_cost", "signed_rank_exact_cost",
     "check_exact_budget", "exact_chunks", "csr_slice", "tie_tails_once", "distinct_tie_tests",
     "tie_test_hashes", "segments_at",
@@ -566,6 +567,13 @@ def signed_rank_test(ds: Samples, alternative: str, method: str, zero_method: st
     state = SignedRankState(ds, zero_code, count, tie_term, exact & standard, valid)
     return (np.where(valid, statistic, np.nan), np.where(valid, p, np.nan), status, method_used,
             np.where(asymptotic, z, np.nan), n_zero, np.where(valid, r_plus, np.nan), state)
+
+
+#: The status of a row whose ratio effect cannot be had: a value <= 0 has no log.
+NO_RATIO_INTERVAL = "values <= 0: no ratio interval"
+#: The status of a row whose ratio or an end of its interval, the exp of a finite log, is 0 or
+#: infinite (e.g. runs of 1e-300 against 1e300): compare, changepoints and decide.
+RATIO_BEYOND_FLOAT64 = "ratio or its interval beyond the float64 range"
 
 
 def logs_where(samples: Samples, positive: np.ndarray) -> Samples:

@@ -30,6 +30,7 @@ from fastperf.data.units import (HIGHER, LOWER, direction_warnings, row_directio
                                  unit_strings)
 from fastperf.data.validation import (check_choice, check_higher_is_better, check_key_clash,
                                       check_real, check_unit_interval, check_variants)
+from fastperf.engine.ranks import RATIO_BEYOND_FLOAT64
 from fastperf.engine.sequential import (MIXTURE_VARIANCE, confidence_sequence,
                                         observations_needed)
 from fastperf.errors import InputError
@@ -335,8 +336,7 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
     for log_value, value_ in ((sequence.mean, ratio), (sequence.low, ci_low),
                               (sequence.high, ci_high)):
         beyond |= np.isfinite(log_value) & ((value_ == 0) | np.isinf(value_))
-    status = np.where((status == "ok") & beyond, "ratio or its interval beyond the float64 range",
-                      status)
+    status = np.where((status == "ok") & beyond, RATIO_BEYOND_FLOAT64, status)
     columns = {
         "analysis": pa.array([analysis] * k, pa.string()),
         "n_baseline": x.sizes, "n_candidate": y.sizes,

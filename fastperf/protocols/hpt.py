@@ -76,8 +76,7 @@ class HptResult(BenchmarkResult):
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
                  speedups: pa.Table):
-        super().__init__(table, summary, warnings)
-        self.speedups = speedups
+        super().__init__(table, summary, warnings, speedups=speedups)
 
     def extra_title(self, name: str) -> str:
         """The heading of the extra table `name` in the renderings.
@@ -350,7 +349,8 @@ max_speedup, unit, scale, levels, block
     if isinstance(candidate, (list, tuple)) or candidate is None:
         raise InputError("hpt compares one candidate with the baseline: candidate= a variant "
                          f"name, got {candidate!r}")
-    check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS, value, variant)
+    check_comparison("hpt", baseline, [candidate], method, by, 1, HPT_COLUMNS, value, variant,
+                     unit)
     check_choice(scale, "scale", SCALES)
     max_speedup = check_real(max_speedup, "max_speedup", low=1.0, high=1000.0)
     structure_levels, block = check_structure_arguments(levels, block)

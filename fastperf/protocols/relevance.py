@@ -137,7 +137,8 @@ def relevance_structure(table: pa.Table, keys: list[str], variant: str, value: s
 
 def check_comparison(function: str, baseline: Any, candidates: list, method: str,
                      by: str | Sequence[str] | None, min_runs: Any,
-                     output_columns: Sequence[str], value: str, variant: str) -> int:
+                     output_columns: Sequence[str], value: str, variant: str,
+                     unit: str | None) -> int:
     """Check the arguments every relevance protocol shares.
 
     Parameters
@@ -158,6 +159,8 @@ def check_comparison(function: str, baseline: Any, candidates: list, method: str
         The protocol's per-benchmark columns, which a key column may not be named like.
     value, variant : str
         The value and variant columns, which may not be key columns.
+    unit : str or None
+        The unit column (one unit per benchmark), which may be neither of them.
 
     Returns
     -------
@@ -184,7 +187,7 @@ def check_comparison(function: str, baseline: Any, candidates: list, method: str
         raise InputError(f"a candidate is listed twice: {candidates}")
     check_choice(method, "method", RANK_METHODS)
     min_runs = check_whole_number(min_runs, "min_runs", minimum=1)
-    check_key_clash(key_list(by), output_columns, function, value, variant)
+    check_key_clash(key_list(by), output_columns, function, value, variant, unit)
     return min_runs
 
 

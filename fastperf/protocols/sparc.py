@@ -102,8 +102,7 @@ class SparcResult(BenchmarkResult):
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
                  overall: pa.Table | None):
-        super().__init__(table, summary, warnings)
-        self.overall = overall
+        super().__init__(table, summary, warnings, overall=overall)
 
     def extra_title(self, name: str) -> str:
         """The heading of the extra table `name` in the renderings.
@@ -441,7 +440,7 @@ higher_is_better, min_runs, unit, scale, levels, block, warmup
     listed = isinstance(candidate, (list, tuple))
     candidates = list(candidate) if listed else [candidate]
     min_runs = check_comparison("sparc", baseline, candidates, method, by, min_runs,
-                                SPARC_COLUMNS, value, variant)
+                                SPARC_COLUMNS, value, variant, unit)
     return SparcOptions(
         baseline=baseline, candidates=candidates, listed=listed, by=by, variant=variant,
         value=value, pair=pair, margin=margin, bounds=bounds, log_bounds=log_bounds,

@@ -80,7 +80,8 @@ SIDES = ("baseline", "candidate")
 
 
 def _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_confidence,
-                median_method, by, value, variant) -> tuple[float | str, int, float, float | None]:
+                median_method, by, value, variant,
+                unit) -> tuple[float | str, int, float, float | None]:
     """Check `speedup_test`'s arguments; return alpha, large_sample, precision and
     proportion_confidence normalised (alpha stays a column name when it is one)."""
     check_variants("speedup_test", baseline, candidate)
@@ -95,7 +96,7 @@ def _speedup_iv(baseline, candidate, alpha, large_sample, precision, proportion_
         proportion_confidence = check_unit_interval(proportion_confidence,
                                                     "proportion_confidence")
     check_choice(median_method, "median_method", RANK_METHODS)
-    check_key_clash(key_list(by), RESULT_COLUMNS, "speedup_test", value, variant)
+    check_key_clash(key_list(by), RESULT_COLUMNS, "speedup_test", value, variant, unit)
     return alpha, large_sample, precision, proportion_confidence
 
 
@@ -485,7 +486,7 @@ def speedup_options(*, baseline, candidate, by, variant, value, alpha, weights,
     """
     alpha, large_sample, precision, proportion_confidence = _speedup_iv(
         baseline, candidate, alpha, large_sample, precision, proportion_confidence,
-        median_method, by, value, variant)
+        median_method, by, value, variant, unit)
     column_name(value, "value")
     levels, block = check_structure_arguments(levels, block)
     warmup = check_warmup(warmup)

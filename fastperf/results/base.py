@@ -61,8 +61,14 @@ class Result:
 
     table_name = "groups"
 
-    def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str]):
+    def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
+                 **extra: pa.Table | None):
+        if set(extra) != set(self.extra_tables):
+            raise TypeError(f"{type(self).__name__} takes the extra tables {self.extra_tables}, "
+                            f"got {tuple(extra)}")
         self._table = null_keys_as_entries(table)
+        for name, extra_table in extra.items():
+            setattr(self, name, None if extra_table is None else null_keys_as_entries(extra_table))
         summary = dict(summary)
         if "status" in table.column_names:
             status = table.column("status").to_numpy(zero_copy_only=False)
@@ -77,7 +83,8 @@ class Result:
         return self._table
 
     #: Names of further tables (attributes, possibly None) that the renderings show after the
-    #: main one, e.g. ("effects",).
+    #: main one, e.g. ("effects",); `__init__` takes each by name and folds its null keys as
+    #: it does the main table's.
     extra_tables: tuple[str, ...] = ()
 
     def extra_title(self, name: str) -> str:

@@ -26,7 +26,7 @@ from fastperf.data.units import HIGHER, LOWER, row_directions, unit_strings
 from fastperf.data.validation import (check_choice, check_confidence, check_flag,
                                       check_higher_is_better, check_real, check_seed,
                                       check_unit_interval, check_whole_number)
-from fastperf.engine.ranks import rank_sum_effect_state
+from fastperf.engine.ranks import NO_RATIO_INTERVAL, RATIO_BEYOND_FLOAT64, rank_sum_effect_state
 from fastperf.engine.sorting import sorted_slices
 from fastperf.engine.summaries import min_median
 from fastperf.errors import InputError
@@ -113,9 +113,7 @@ class ChangepointResult(GroupResult):
 
     def __init__(self, table: pa.Table, summary: dict, warnings: list[str], changes: pa.Table,
                  segments: pa.Table, history: "History"):
-        super().__init__(table, summary, warnings)
-        self.changes = changes
-        self.segments = segments
+        super().__init__(table, summary, warnings, changes=changes, segments=segments)
         self.history = history
 
     @property
@@ -788,8 +786,7 @@ def _changes(groups, segments: Segments, segment_runs, minimum, median, point_or
     finite = np.isfinite(ratio) & np.isfinite(low) & np.isfinite(high) & (low > 0)
     valid = np.concatenate([positive, drift_logged])
     status = pa.array(np.select([~valid, ~finite], [
-        "values <= 0: no ratio interval",
-        "ratio or its interval beyond the float64 range"], "ok").tolist(), pa.string())
+        NO_RATIO_INTERVAL, RATIO_BEYOND_FLOAT64], "ok").tolist(), pa.string())
     evidence = np.concatenate([segments.evidence[step_after], (b / se) ** 2 if n_drifts else b])
     pvalue = np.concatenate([segments.pvalue[step_after], np.full(n_drifts, np.nan)])
     columns = {

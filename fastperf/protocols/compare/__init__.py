@@ -22,7 +22,8 @@ from fastperf.data.validation import check_key_clash, check_variants, variant_li
 from fastperf.engine.intervals import (median_interval_minimum_size, median_interval_ranks,
                                        student_quantile)
 from fastperf.engine.pvalues import first_reason
-from fastperf.engine.ranks import distinct_rows, rank_sum_test
+from fastperf.engine.ranks import (NO_RATIO_INTERVAL, RATIO_BEYOND_FLOAT64, distinct_rows,
+                                   rank_sum_test)
 from fastperf.engine.sorting import sort_samples
 from fastperf.engine.summaries import midpoint
 from fastperf.errors import InputError
@@ -469,8 +470,8 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         ["no baseline runs", "no candidate runs",
          f"too few runs: the smallest p-value 2/C(m+n, m) exceeds alpha={alpha:g}",
          "no test on the units: their means do not vary",
-         "values <= 0: no ratio interval",
-         "ratio or its interval beyond the float64 range",
+         NO_RATIO_INTERVAL,
+         RATIO_BEYOND_FLOAT64,
          f"fewer than {n_min} runs: no {confidence:g} median interval",
          f"fewer than {n_min} units: no {confidence:g} median interval"], "ok")
     # the run diagnostics of the data tested, each row the union of its two sides' flags

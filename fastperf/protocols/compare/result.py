@@ -134,8 +134,7 @@ class CompareResult(BenchmarkResult):
 
     def __init__(self, table, summary, warnings, overall: pa.Table, keys: list[str],
                  unit: str | None):
-        super().__init__(table, summary, warnings)
-        self.overall = overall
+        super().__init__(table, summary, warnings, overall=overall)
         self.key_columns = keys
         self.unit_column = unit
 

@@ -181,8 +181,7 @@ class PlanResult(GroupResult):
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
                  separation: pa.Table | None = None):
-        super().__init__(table, summary, warnings)
-        self.separation = separation
+        super().__init__(table, summary, warnings, separation=separation)
 
     extra_tables = ("separation",)
 
