@@ -90,7 +90,9 @@ class SparkResult:
         The result table as a Spark DataFrame: the columns and values of ``local.table``
         (label columns as plain strings).
     local : Result
-        The fastperf result, as the in-memory function returns it: ``table``, ``summary``,
+        The fastperf result, as the in-memory function returns it on the rows as
+        `fastperf.read` takes them (``fastperf.read(dataframe.toArrow())``: a numeric
+        ``benchmark`` column becomes text, as a file's would): ``table``, ``summary``,
         ``warnings`` and the function's other tables (``overall``, ...), which are also
         reachable as attributes of this object.
     """
@@ -411,7 +413,9 @@ def _arrow_schema(data: DataFrame) -> pa.Schema:
     # deferred: pyspark is an optional dependency
     from pyspark.sql.pandas.types import to_arrow_schema
 
-    zone = data.sparkSession.conf.get("spark.sql.session.timeZone", None)
+    # without a default: the session's zone, set or not (a default of None was returned when
+    # unset, which to_arrow_schema refuses for a timestamp column)
+    zone = data.sparkSession.conf.get("spark.sql.session.timeZone")
     return to_arrow_schema(data.schema, timezone=zone)
 
 

@@ -6,6 +6,7 @@ or column). Each case below was accepted before and answered something else: ``b
 put each variant in a benchmark of its own ("no candidate runs"); ``higher_is_better="False"``
 read as true and inverted every speedup.
 """
+import pyarrow as pa
 import pytest
 
 import fastperf
@@ -97,3 +98,21 @@ def test_weights_map_to_numbers(table, weight):
     for call in (CALLS["speedup_test"], CALLS["aggregate_score"]):
         with pytest.raises(InputError, match="weights must map benchmarks to numbers"):
             call(table, weights=weights)
+
+
+@pytest.mark.parametrize("call, shown", [
+    (lambda: fastperf.multipletests([0.1, 1.5]), "got 1.5 at index (1,)"),
+    (lambda: fastperf.min_benchmarks(1.5, 0.1), "got 1.5"),
+    (lambda: fastperf.min_benchmarks(0.5, 2.0), "got 2.0"),
+    (lambda: fastperf.mannwhitneyu(fastperf.simulate(2, 5, seed=1).table.set_column(
+        3, "value", pa.array([-1.0] + [1.0] * 19)), **PAIR, log=True), "(e.g. -1.0)"),
+    (lambda: fastperf.aggregate_score(pa.table({
+        "benchmark": ["a", "a"], "variant": ["old", "new"], "value": [0.0, 1.0]}),
+        baseline="old"), "has 0.0;"),
+])
+def test_a_bad_number_is_shown_as_a_number(call, shown):
+    """A message shows the offending value as Python writes it, not numpy's repr
+    ("np.float64(1.5)")."""
+    with pytest.raises(InputError) as error:
+        call()
+    assert shown in str(error.value) and "np." not in str(error.value)

@@ -308,3 +308,91 @@ def test_key_ranks_of_half_floats_and_of_the_listed_values_themselves():
     column = pa.chunked_array([pa.array([1.5, None, 0.0, 2.0], pa.float16())])
     assert key_ranks(column, listed).tolist() == [1, 2, 0, -1]
     assert key_ranks(listed, listed).tolist() == [0, 1, 2]
+
+
+def test_a_numeric_configuration_column_is_a_key_out_of_core(tmp_path):
+    """A configuration column the file declares (here a numeric one that tells the variants
+    apart, as a thread count does) is in the key table whatever its type: it was left null
+    there, so `benchmark_identity` took it for a benchmark key and split each benchmark in two
+    rows with no baseline or no candidate runs. Oracle: the same file read in memory."""
+    from fastperf.io.common import with_config
+
+    table = measurements(benchmarks=20)
+    threads = pa.array([1 if v == "old" else 2
+                        for v in table.column("variant").cast(pa.string()).to_pylist()],
+                       pa.int64())
+    (tmp_path / "d").mkdir()
+    pq.write_table(with_config(table.append_column("threads", threads), ["threads"]),
+                   tmp_path / "d" / "a.parquet")
+    direct = fastperf.read(str(tmp_path / "d" / "a.parquet"))
+    lazy = fastperf.read(str(tmp_path / "d"), memory_limit=20_000)
+    assert not lazy.fits_in_memory(20_000)
+    for call in (lambda t: fastperf.compare(t, baseline="old", candidate="new"),
+                 lambda t: fastperf.decide(t, baseline="old", candidate="new", margin=0.05)):
+        chunked, whole = call(lazy), call(direct)
+        assert chunked.table.num_rows == whole.table.num_rows == 20
+        status = set(chunked.table.column("status").to_pylist())
+        assert not status & {"no baseline runs", "no candidate runs"}
+        assert_identical_results(chunked, whole)
+
+
+@pytest.mark.parametrize("nested", [pa.list_(pa.string()), pa.struct([("tag", pa.string())])])
+def test_a_nested_column_is_no_label_out_of_core(tmp_path, nested):
+    """An unused list or struct column is ignored out of core as it is in memory (Arrow's
+    group_by refused it: "Keys of type list<...>"). Oracle: the in-memory result."""
+    table = measurements(benchmarks=20)
+    value = ["x"] if pa.types.is_list(nested) else {"tag": "x"}
+    write_dataset(table.append_column("tags", pa.array([value] * table.num_rows, nested)),
+                  tmp_path, partition_by=())
+    lazy = fastperf.read(str(tmp_path), memory_limit=20_000)
+    assert not lazy.fits_in_memory(20_000)
+    whole = lazy.to_table()
+    assert_identical_results(fastperf.compare(lazy, baseline="old", candidate="new"),
+                             fastperf.compare(whole, baseline="old", candidate="new"))
+    assert_identical_results(fastperf.describe(lazy), fastperf.describe(whole))
+    with pytest.raises(InputError, match="nope"):
+        fastperf.describe(lazy, by="nope")
+
+
+@pytest.mark.parametrize("name, options", [
+    ("bootstrap", {"seed": 1}), ("permutation_test", {"seed": 1}), ("mannwhitneyu", {}),
+    ("wilcoxon", {}), ("ttest_ind", {}), ("ks_2samp", {}), ("shapiro", None)])
+def test_the_table_forms_of_the_tests_take_a_lazy_dataset(tmp_path, name, options):
+    """A lazy dataset is a measurement table to the tests' table forms, read whole (it was
+    taken for arrays: "baseline=, candidate= apply to measurement tables passed alone, not to
+    arrays"). Oracle: the same call on the file's path."""
+    (tmp_path / "d").mkdir()
+    pq.write_table(measurements(benchmarks=6), tmp_path / "d" / "a.parquet")
+    lazy = fastperf.read(str(tmp_path / "d"), lazy=True)
+    path = str(tmp_path / "d" / "a.parquet")
+    function = getattr(fastperf, name)
+    if options is None:
+        got, want = function(lazy), function(path)
+    else:
+        got = function(lazy, baseline="old", candidate="new", **options)
+        want = function(path, baseline="old", candidate="new", **options)
+    assert got.table.num_rows == want.table.num_rows > 0
+    assert_identical_results(got, want)
+
+
+def test_a_function_that_reads_whole_refuses_a_dataset_beyond_its_limit(dataset_dir):
+    lazy = fastperf.read(str(dataset_dir), memory_limit=20_000)
+    assert not lazy.fits_in_memory(20_000)
+    for call in (lambda: fastperf.mannwhitneyu(lazy, baseline="old", candidate="new"),
+                 lambda: fastperf.changepoints(lazy, order="run")):
+        with pytest.raises(InputError, match="does not fit memory_limit=20000"):
+            call()
+    assert fastperf.changepoints(fastperf.read(str(dataset_dir), lazy=True),
+                                 order="run").table.num_rows > 0  # no limit given: read whole
+
+
+def test_files_that_disagree_on_a_column_type_are_named(tmp_path):
+    """A read error from files written with different column types names the file and the
+    column (it said only "Float value 1.500000 was truncated converting to int64")."""
+    rows = {"benchmark": ["a"] * 4, "variant": ["old", "old", "new", "new"]}
+    pq.write_table(pa.table({**rows, "value": pa.array([1, 2, 3, 4], pa.int64())}),
+                   tmp_path / "a.parquet")
+    pq.write_table(pa.table({**rows, "value": [1.5, 2.0, 3.0, 4.0]}), tmp_path / "b.parquet")
+    with pytest.raises(InputError, match=r"b\.parquet has column 'value' as double, the "
+                                         r"dataset \(its first file\) as int64"):
+        fastperf.describe(fastperf.read(str(tmp_path)))

@@ -194,3 +194,35 @@ def test_a_null_key_is_a_null_entry_in_every_extra_table():
     for extra in ("changes", "segments"):
         frame = getattr(result, extra).to_pandas()
         assert len(frame) >= 1 and frame["benchmark"].isna().all(), extra
+
+
+def test_a_nan_key_stays_a_key_of_its_own_and_converts():
+    """A float key column holding NaN and null: NaN, null and 1.5 are three benchmarks, and
+    every rendering takes the result (to_pandas() refused NaN among the categories). Oracle:
+    the same rows with the keys replaced by names."""
+    import fastperf
+
+    values = [1.0, 1.1, 1.2, 2.0, 2.1, 2.2, 3.0, 3.1, 3.2] * 2
+    keys = [float("nan")] * 3 + [None] * 3 + [1.5] * 3
+    variants = ["b"] * 9 + ["c"] * 9
+    floats = pa.table({"benchmark": pa.array(keys * 2, pa.float64()), "variant": variants,
+                       "value": values})
+    names = {None: "null"}
+    named = pa.table({"benchmark": [names.get(k, "nan" if k != k else "x") for k in keys] * 2,
+                      "variant": variants, "value": values})
+    for call in (lambda t: fastperf.describe(t, unit=None),
+                 lambda t: fastperf.compare(t, baseline="b", candidate="c", unit=None)):
+        got, want = call(floats), call(named)
+        column = got.table.column("benchmark")
+        labels = want.table.column("benchmark").to_pylist()
+        expected = [float("nan") if k == "nan" else None if k == "null" else 1.5
+                    for k in labels]
+        assert [("nan" if k != k else k) if k is not None else None
+                for k in column.to_pylist()] == \
+            [("nan" if k != k else k) if k is not None else None for k in expected]
+        got.to_pandas()
+        got.to_text()
+        got.to_html()
+        for name in got.table.column_names[1:]:  # NaN equal to NaN
+            np.testing.assert_array_equal(got.table.column(name).to_numpy(zero_copy_only=False),
+                                          want.table.column(name).to_numpy(zero_copy_only=False))

@@ -241,6 +241,20 @@ def test_only_the_spark_module_imports_pyspark():
     subprocess.run([sys.executable, "-c", code], check=True)
 
 
+def test_timestamp_and_nested_columns_that_play_no_role(spark, data):
+    """A DataFrame with a timestamp column (the session's time zone left unset) and a list
+    column gives the result of the rows without them: the timestamp failed with a bare
+    AssertionError in pyspark's schema conversion (the zone was read as None)."""
+    from pyspark.sql import functions as F  # deferred: optional dependency
+
+    assert spark.conf.get("spark.sql.session.timeZone", None) is None  # the case: unset
+    df, local = data
+    wider = df.withColumn("when", F.current_timestamp()).withColumn("tags", F.array(F.lit("x")))
+    check(fastperf.spark.describe(wider), fastperf.describe(local))
+    check(fastperf.spark.compare(wider, baseline="baseline", candidate="candidate"),
+          fastperf.compare(local, baseline="baseline", candidate="candidate"))
+
+
 def test_errors_as_the_local_function(spark, data):
     df, local = data
     with pytest.raises(InputError, match="pyspark.sql.DataFrame"):

@@ -96,6 +96,7 @@ class AnovaResult(GroupResult):
         return anova_view(self)
 
     extra_tables = ("effects",)
+    effects: pa.Table
 
     def __init__(self, table, effects, summary, warnings, *, alternatives, keys, cells):
         super().__init__(table, summary, warnings, effects=effects)

@@ -65,6 +65,7 @@ class FactorialResult(GroupResult):
         return factorial_view(self)
 
     extra_tables = ("effects",)
+    effects: pa.Table
 
     def __init__(self, table, summary, warnings, effects, sign_table, design):
         super().__init__(table, summary, warnings, effects=effects)

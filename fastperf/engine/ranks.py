@@ -593,7 +593,7 @@ def log_values(samples: Samples, what: str) -> Samples:
     bad = values <= 0
     if bad.any():
         raise InputError(f"log=True needs positive values; the {what} holds {int(bad.sum())} "
-                         f"value(s) <= 0 (e.g. {values[bad][0]!r})")
+                         f"value(s) <= 0 (e.g. {float(values[bad][0])!r})")
     return Samples(np.log(values), samples.offsets)
 
 

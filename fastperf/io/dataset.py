@@ -164,7 +164,27 @@ class Dataset:
                 yield batch.rename_columns(
                     list(columns) if columns is not None else self.columns)
         except (pa.ArrowException, OSError) as exc:
-            raise InputError(f"cannot read the dataset ({exc})") from None
+            raise InputError(f"cannot read the dataset ({exc}){self._schema_mismatch()}") \
+                from None
+
+    def _schema_mismatch(self) -> str:
+        """Where a file's columns disagree with the dataset's schema (which its first file
+        sets), for a read error's message: '; file F has column C as T, the dataset as U', or
+        '' when every file agrees (read only after an error: one footer per file)."""
+        expected = self._dataset.schema
+        try:
+            for fragment in self._dataset.get_fragments():
+                physical = fragment.physical_schema
+                for field in physical:
+                    index = expected.get_field_index(field.name)
+                    if index >= 0 and expected.field(index).type != field.type:
+                        return (f"; file {fragment.path} has column {field.name!r} as "
+                                f"{field.type}, the dataset (its first file) as "
+                                f"{expected.field(index).type}: write every file with the "
+                                "same column types")
+        except (pa.ArrowException, OSError):
+            return ""
+        return ""
 
     def _normalised(self, table: pa.Table) -> pa.Table:
         """`normalise_tabular` (the one table adapter), every dictionary column's values in
@@ -233,7 +253,11 @@ class Dataset:
         return plain_array(combos.column(column))
 
     def to_table(self) -> pa.Table:
-        """The whole dataset in memory, as `fastperf.read` would give it.
+        """The whole dataset in memory, as `fastperf.read` would give it, but for one thing:
+        a label column a file stores dictionary-encoded lists its values in the order they
+        first appear, as every chunk of the dataset does, where `fastperf.read` of the file
+        keeps the stored dictionary's order. The rows and values are the same; the groups of
+        a result may come in another order (docs/scale.md).
 
         Returns
         -------

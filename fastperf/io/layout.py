@@ -8,6 +8,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fastperf.io.common import config_columns
+
 __all__ = ["Layout", "combined_ids", "key_ranks", "plain_array", "key_text", "merge_counts",
            "first_appearance_dictionary", "label_columns", "named_keys", "distinct_in_order"]
 
@@ -205,9 +207,11 @@ def named_keys(keys) -> list[str]:
 
 def label_columns(schema: pa.Schema, values, keys=()) -> list[str]:
     """The columns whose distinct combinations make a key table (`fastperf.data.chunked`):
-    the `keys` a function groups by, whatever their type, and every other column but the
+    the `keys` a function groups by and the configuration columns the schema declares
+    (`fastperf.io.common.config_columns`), whatever their type, and every other column but the
     value columns, ``run``, numeric and temporal columns (a per-row number or timestamp would
-    make the key table as large as the data).
+    make the key table as large as the data) and nested ones (lists, structs and maps, which
+    cannot be grouped and are no label).
 
     Parameters
     ----------
@@ -219,7 +223,7 @@ def label_columns(schema: pa.Schema, values, keys=()) -> list[str]:
     -------
     list of str
     """
-    keys = named_keys(keys)
+    keys = set(named_keys(keys)) | set(config_columns(schema.empty_table()))
     out = []
     for field in schema:
         kind = field.type
@@ -227,6 +231,7 @@ def label_columns(schema: pa.Schema, values, keys=()) -> list[str]:
                    or pa.types.is_decimal(kind) or pa.types.is_temporal(kind))
         if field.name in values:
             continue
-        if field.name in keys or not (numeric or field.name == "run"):
+        if field.name in keys or not (numeric or pa.types.is_nested(kind)
+                                      or field.name == "run"):
             out.append(field.name)
     return out

@@ -37,7 +37,7 @@ from fastperf.io.summaries import is_summary_table, mark_summary_table
 from fastperf.io.tabular import read_csv, read_ipc, read_parquet
 from fastperf.progress import READ_STEPS_PER_BYTE, check_progress, progress_chunks
 
-__all__ = ["read", "load_table", "detect_format", "example_table", "FORMATS", "FORMAT_ALIASES"]
+__all__ = ["read", "load_table", "is_measurement_table", "detect_format", "example_table", "FORMATS", "FORMAT_ALIASES"]
 
 #: Names accepted by ``format=``.
 FORMATS = TABULAR + tuple(fmt.name for fmt in TOOL_FORMATS)
@@ -221,13 +221,53 @@ def _check_summaries(paths: list[Path], tables: list[pa.Table], summaries: bool 
             "on a table of n, mean, sd, or compare files of the same kind")
 
 
+def is_measurement_table(x: Any) -> bool:
+    """Whether `x` is a measurement table (or path(s) to one) rather than array-like data.
+
+    One-dimensional objects that also speak the Arrow stream protocol (pandas and polars Series,
+    pyarrow ChunkedArray) are samples, not tables.
+
+    Parameters
+    ----------
+    x : object
+        The first argument of a test function.
+
+    Returns
+    -------
+    bool
+        True for a path, a non-empty list of paths, an in-memory table or a lazy `Dataset`
+        (which the functions that do not run out of core read whole); False for arrays,
+        Arrow arrays and one-dimensional objects. A list or tuple of strings is a list of paths
+        only when one of its items is an ``os.PathLike`` or names an existing file or folder:
+        ``["a", "b"]`` with no such file is array-like data (then refused as not numeric), not
+        a list of missing files.
+
+    Notes
+    -----
+    Decides between a test's table form and its array form (scipy's signature); no formula.
+    """
+    if isinstance(x, (str, os.PathLike, Dataset)):
+        return True
+    if isinstance(x, (list, tuple)):
+        if not (len(x) > 0 and all(isinstance(item, (str, os.PathLike)) for item in x)):
+            return False
+        return any(not isinstance(item, str) or os.path.exists(item) for item in x)
+    if isinstance(x, (np.ndarray, pa.Array, pa.ChunkedArray)):
+        return False
+    shape = getattr(x, "shape", None)
+    if isinstance(shape, tuple) and len(shape) == 1:
+        return False
+    return is_in_memory_table(x)
+
+
 def load_table(data: Any) -> pa.Table:
     """An in-memory Arrow object as a table, or a path (or list of paths) read by `read`.
 
     Parameters
     ----------
-    data : Arrow object, path, or list/tuple of paths
-        What every table-level function accepts as its data.
+    data : Arrow object, path, list/tuple of paths or lazy `Dataset`
+        What every table-level function accepts as its data. A lazy dataset is read whole:
+        this serves the functions that do not run out of core.
 
     Returns
     -------
@@ -237,7 +277,7 @@ def load_table(data: Any) -> pa.Table:
     Raises
     ------
     InputError
-        See `read`.
+        See `read`; also a lazy dataset that does not fit the memory limit it was given.
 
     Notes
     -----
@@ -245,8 +285,16 @@ def load_table(data: Any) -> pa.Table:
     """
     if is_in_memory_table(data):
         return as_table(data)
-    table = data if isinstance(data, Dataset) else read(data)  # a lazy dataset, read whole
-    return table.to_table() if isinstance(table, Dataset) else table
+    table = data if isinstance(data, Dataset) else read(data)
+    if not isinstance(table, Dataset):
+        return table
+    limit = table.memory_limit
+    if limit is not None and not table.fits_in_memory(limit):
+        raise InputError(f"this function reads its table whole, and the dataset does not fit "
+                         f"memory_limit={limit} bytes; describe, compare, speedup_test, sparc, "
+                         "hpt, aggregate_score, plan_runs, anova, check and decide run out of "
+                         "core (docs/scale.md)")
+    return table.to_table()
 
 
 def detect_format(path: PathArg, limits: DecompressionLimits = DEFAULT_LIMITS) -> str:

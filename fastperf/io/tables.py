@@ -5,7 +5,6 @@ Everything here runs once per call on whole columns; nothing loops over groups.
 from __future__ import annotations
 
 import json
-import os
 import re
 from collections import Counter
 from typing import Any, Iterable, Literal, Mapping, Sequence, overload
@@ -17,7 +16,7 @@ import pyarrow.compute as pc
 from fastperf.errors import InputError
 
 __all__ = [
-    "as_table", "is_in_memory_table", "is_measurement_table", "require_columns", "has_column",
+    "as_table", "is_in_memory_table", "require_columns", "has_column",
     "duplicated_columns", "key_list", "column_name", "as_float64", "value_column",
     "describe_group", "with_unit",
 ]
@@ -51,44 +50,6 @@ def is_in_memory_table(source: Any) -> bool:
     return isinstance(source, (pa.Table, pa.RecordBatch, pa.RecordBatchReader)) or hasattr(
         source, "__arrow_c_stream__"
     )
-
-
-def is_measurement_table(x: Any) -> bool:
-    """Whether `x` is a measurement table (or path(s) to one) rather than array-like data.
-
-    One-dimensional objects that also speak the Arrow stream protocol (pandas and polars Series,
-    pyarrow ChunkedArray) are samples, not tables.
-
-    Parameters
-    ----------
-    x : object
-        The first argument of a test function.
-
-    Returns
-    -------
-    bool
-        True for a path, a non-empty list of paths or an in-memory table; False for arrays,
-        Arrow arrays and one-dimensional objects. A list or tuple of strings is a list of paths
-        only when one of its items is an ``os.PathLike`` or names an existing file or folder:
-        ``["a", "b"]`` with no such file is array-like data (then refused as not numeric), not
-        a list of missing files.
-
-    Notes
-    -----
-    Decides between a test's table form and its array form (scipy's signature); no formula.
-    """
-    if isinstance(x, (str, os.PathLike)):
-        return True
-    if isinstance(x, (list, tuple)):
-        if not (len(x) > 0 and all(isinstance(item, (str, os.PathLike)) for item in x)):
-            return False
-        return any(not isinstance(item, str) or os.path.exists(item) for item in x)
-    if isinstance(x, (np.ndarray, pa.Array, pa.ChunkedArray)):
-        return False
-    shape = getattr(x, "shape", None)
-    if isinstance(shape, tuple) and len(shape) == 1:
-        return False
-    return is_in_memory_table(x)
 
 
 def as_table(source: Any) -> pa.Table:

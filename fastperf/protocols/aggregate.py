@@ -377,7 +377,8 @@ def aggregate_score_stage(table: pa.Table, plan: AggregatePlan,
             g = int(np.searchsorted(groups.offsets, bad[0], side="right") - 1)
             raise InputError(
                 f"kind='geomean' needs positive values, but {describe_group(groups.keys, g)} has "
-                f"{grouped[bad[0]]!r}; use kind='mean' or remove the non-positive measurements"
+                f"{float(grouped[bad[0]])!r}; use kind='mean' or remove the non-positive "
+                "measurements"
             )
     variants = group_rows(groups.keys, [variant])
     starts = variants.offsets[:-1]

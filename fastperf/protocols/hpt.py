@@ -73,6 +73,7 @@ class HptResult(BenchmarkResult):
         return hpt_view(self)
 
     extra_tables = ("speedups",)
+    speedups: pa.Table
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
                  speedups: pa.Table):

@@ -99,6 +99,7 @@ class SparcResult(BenchmarkResult):
         return sparc_view(self)
 
     extra_tables = ("overall",)
+    overall: pa.Table | None
 
     def __init__(self, table: pa.Table, summary: dict[str, Any], warnings: list[str],
                  overall: pa.Table | None):

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from fastperf.data.arrays import shaped
 from fastperf.data.validation import check_whole_number
@@ -323,7 +324,10 @@ def null_keys_as_entries(table: pa.Table) -> pa.Table:
     Returns
     -------
     pyarrow.Table
-        The same table where no dictionary holds a null (the same values, row for row).
+        The same table where no dictionary holds a null (the same values, row for row). A
+        floating-point key column with a NaN key is decoded to plain floats instead: NaN is a
+        key of its own, apart from null, which a null entry would not keep, and pandas refuses
+        NaN among a categorical's categories too.
 
     Notes
     -----
@@ -333,6 +337,11 @@ def null_keys_as_entries(table: pa.Table) -> pa.Table:
         if not pa.types.is_dictionary(field.type):
             continue
         column = table.column(i)
+        if pa.types.is_floating(field.type.value_type) and any(
+                pc.any(pc.is_nan(chunk.dictionary)).as_py() for chunk in column.chunks):
+            table = table.set_column(i, field.with_type(field.type.value_type),
+                                     column.cast(field.type.value_type))
+            continue
         if not any(chunk.dictionary.null_count for chunk in column.chunks):
             continue
         chunks = []

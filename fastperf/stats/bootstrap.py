@@ -33,7 +33,7 @@ from fastperf.kernels.bootstrap import bootstrap_intervals
 from fastperf.results.base import BenchmarkResult, ConfidenceInterval, GroupResult
 from fastperf.progress import check_progress, progress_chunks
 from fastperf.stats.forms import TableForm, check_one_form
-from fastperf.io.tables import is_measurement_table
+from fastperf.io.read import is_measurement_table
 
 __all__ = ["bootstrap", "BootstrapResult", "ConfidenceInterval", "ONE_SAMPLE", "TWO_SAMPLE",
            "METHODS", "STUDENTIZED", "Reliability", "RELIABILITY", "COVERAGE_SIZES",

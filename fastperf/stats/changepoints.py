@@ -110,6 +110,8 @@ class ChangepointResult(GroupResult):
     """
 
     extra_tables = ("changes", "segments")
+    changes: pa.Table
+    segments: pa.Table
 
     def __init__(self, table: pa.Table, summary: dict, warnings: list[str], changes: pa.Table,
                  segments: pa.Table, history: "History"):

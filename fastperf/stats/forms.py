@@ -48,7 +48,8 @@ from fastperf.engine.parametric import infinite_counts
 from fastperf.engine.ranks import log_values
 from fastperf.errors import InputError
 from fastperf.io.read import load_table
-from fastperf.io.tables import column_name, is_measurement_table, key_list
+from fastperf.io.read import is_measurement_table
+from fastperf.io.tables import column_name, key_list
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 
 __all__ = ["DESIGNS", "ONE_FORM_ARGUMENTS", "TableForm", "is_table_call", "check_y_given",

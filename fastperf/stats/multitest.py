@@ -119,7 +119,7 @@ def _pvalues_iv(pvalues: ArrayLike) -> np.ndarray:
     if outside.any():
         where = tuple(int(i) for i in np.argwhere(outside)[0])
         raise InputError(
-            f"p-values must lie in [0, 1] (or be NaN); got {p[where]!r} at index {where}"
+            f"p-values must lie in [0, 1] (or be NaN); got {float(p[where])!r} at index {where}"
         )
     return p
 

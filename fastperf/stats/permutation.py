@@ -27,7 +27,7 @@ from fastperf.kernels.permutation import MEAN_DIFF, MEDIAN_DIFF, permutation_cou
 from fastperf.progress import check_progress, progress_chunks
 from fastperf.results.base import BenchmarkResult, TestResult
 from fastperf.stats.forms import TableForm, check_not_table, check_one_form, paired_differences
-from fastperf.io.tables import is_measurement_table
+from fastperf.io.read import is_measurement_table
 
 __all__ = ["permutation_test", "PermutationTestResult", "STATISTICS"]
 

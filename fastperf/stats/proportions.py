@@ -315,11 +315,11 @@ def min_benchmarks(
         raise InputError(f"proportion and precision must be numeric: {exc}") from None
     bad_c = ~((c >= 0) & (c <= 1))
     if bad_c.any():
-        raise InputError(f"proportion must lie in [0, 1] (a / b); got {c[bad_c].flat[0]!r}")
+        raise InputError(f"proportion must lie in [0, 1] (a / b); got {float(c[bad_c].flat[0])!r}")
     bad_r = ~((r > 0) & (r <= 1))
     if bad_r.any():
         raise InputError(
-            f"precision (the half-width r) must lie in (0, 1]; got {r[bad_r].flat[0]!r}"
+            f"precision (the half-width r) must lie in (0, 1]; got {float(r[bad_r].flat[0])!r}"
         )
     try:
         c, r = np.broadcast_arrays(c, r)

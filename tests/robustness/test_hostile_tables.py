@@ -26,7 +26,8 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 import fastperf as f
 from fastperf import InputError
 from fastperf.data.grouping import group_rows
-from fastperf.io.tables import as_table, is_measurement_table, key_list
+from fastperf.io.read import is_measurement_table
+from fastperf.io.tables import as_table, key_list
 
 
 # --------------------------------------------------------------------------- the functions

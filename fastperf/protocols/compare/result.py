@@ -131,6 +131,7 @@ class CompareResult(BenchmarkResult):
         return compare_view(self)
 
     extra_tables = ("overall",)
+    overall: pa.Table
 
     def __init__(self, table, summary, warnings, overall: pa.Table, keys: list[str],
                  unit: str | None):

@@ -184,6 +184,7 @@ class PlanResult(GroupResult):
         super().__init__(table, summary, warnings, separation=separation)
 
     extra_tables = ("separation",)
+    separation: pa.Table | None
 
     def extra_title(self, name: str) -> str:
         """The heading of the extra table `name` ("separation") in the renderings: the two
