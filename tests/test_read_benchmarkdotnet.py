@@ -147,6 +147,10 @@ def test_statistics_only_gives_a_summary_table(tmp_path):
     ({"HostEnvironmentInfo": {}, "Benchmarks": [
         _bench("A", statistics={"OriginalValues": [1.0]}),
         _bench("B", statistics={"Mean": 1.0, "N": 3})]}, "some benchmarks only"),
+    # a negative operation count gave negative times with no word
+    ({"HostEnvironmentInfo": {}, "Benchmarks": [
+        _bench("A", measurements=[_m("Workload", "Result", 1, 1, -5, 1000.0)])]},
+     "Operations -5.0 is negative"),
 ])
 def test_malformed_json_is_an_input_error(tmp_path, doc, message):
     with pytest.raises(InputError, match=message):

@@ -150,6 +150,108 @@ def test_read_every_format(tmp_path, sim, kind):
     assert table.column("benchmark").null_count == 0
 
 
+@pytest.mark.parametrize("kind", [k for k in FORMATS if k != "google-benchmark-aggregates-only"])
+def test_a_byte_order_mark_changes_nothing(tmp_path, sim, kind):
+    """A file that starts with a UTF-8 byte-order mark (Windows editors, PowerShell's `>`) reads
+    as the same file without it: a Go file lost its first line (and a first `goos:` line)
+    without counting it, a one-line one was refused. Oracle: the file without the mark."""
+    (tmp_path / "plain").mkdir()
+    (tmp_path / "marked").mkdir()
+    path, _ = write_case(kind, tmp_path / "plain", sim)
+    marked = tmp_path / "marked" / path.name
+    marked.write_bytes(b"\xef\xbb\xbf" + path.read_bytes())
+    want, got = read(path), read(marked)
+    assert got.to_pylist() == want.to_pylist()
+    assert got.schema.metadata == want.schema.metadata
+
+
+def test_a_go_file_with_a_byte_order_mark_keeps_its_first_line(tmp_path):
+    lines = ["goos: linux", "BenchmarkA-8 100 5 ns/op", "BenchmarkA-8 100 6 ns/op",
+             "BenchmarkA-8 100 7 ns/op"]
+    for name, text in (("three.txt", "\n".join(lines) + "\n"), ("one.txt", lines[1] + "\n")):
+        (tmp_path / name).write_bytes(b"\xef\xbb\xbf" + text.encode())
+        table = read(tmp_path / name)
+        assert table.column("value").to_pylist() == pytest.approx(
+            [5e-9, 6e-9, 7e-9] if name == "three.txt" else [5e-9])
+        if name == "three.txt":
+            assert table.column("goos").to_pylist() == ["linux"] * 3
+
+
+def test_a_json_value_of_the_wrong_type_is_refused(tmp_path, sim):
+    """A string or a bool where a tool writes a number or a flag is refused, naming the
+    benchmark and field (they were read: "5" as 5 ns, true as 1.0 s, an error flag "false" as
+    true, a list as the name "['x']"). Oracle: the tools' JSON schemas."""
+    doc = gbench_doc(sim.table, "baseline")
+    cases = [("real_time", "5", "real_time '5' is not a number"),
+             ("real_time", True, "real_time True is not a number"),
+             ("error_occurred", "false", "error_occurred 'false' is not true or false"),
+             ("name", ["x"], r"name \['x'\] is not text")]
+    for field, bad, message in cases:
+        broken = json.loads(json.dumps(doc))
+        row = next(r for r in broken["benchmarks"] if r.get("run_type") == "iteration")
+        row[field] = bad
+        if field == "name":
+            row.pop("run_name", None)
+        with pytest.raises(InputError, match=message):
+            read(write_json(tmp_path / "gb.json", broken))
+    pyperf = pyperf_doc(sim.table, "baseline")
+    run = next(r for b in pyperf["benchmarks"] for r in b["runs"] if r.get("values"))
+    run["values"][0] = True
+    with pytest.raises(InputError, match="values True is not a number"):
+        read(write_json(tmp_path / "pyperf.json", pyperf))
+
+
+def test_an_older_google_benchmark_files_aggregates_are_skipped(tmp_path):
+    """JSON written before rows had a ``run_type`` names its aggregates `<benchmark>_mean`,
+    `_median`, `_stddev` after the benchmark's repetitions: they are skipped, as the console
+    reader skips them (they were three more benchmarks, the stddev's 1 ns a time). A benchmark
+    merely named so, with no benchmark of the stem before it, stays. Oracle: the file's rows."""
+    rows = [{"name": "BM_x/8", "iterations": 10, "real_time": t, "cpu_time": t,
+             "time_unit": "ns"} for t in (100.0, 101.0, 102.0)]
+    rows += [{"name": f"BM_x/8_{s}", "iterations": 3, "real_time": t, "cpu_time": t,
+              "time_unit": "ns"} for s, t in (("mean", 101.0), ("median", 101.0),
+                                              ("stddev", 1.0))]
+    rows.append({"name": "BM_y_mean", "iterations": 1, "real_time": 7.0, "cpu_time": 7.0,
+                 "time_unit": "ns"})
+    table = read(write_json(tmp_path / "old.json", {"context": {}, "benchmarks": rows}))
+    assert table.column("benchmark").to_pylist() == ["BM_x/8"] * 3 + ["BM_y_mean"]
+    assert table.column("value").to_pylist() == pytest.approx([100e-9, 101e-9, 102e-9, 7e-9])
+
+
+def test_a_null_round_of_pytest_benchmark_is_dropped_and_counted(tmp_path, sim):
+    """A null in ``stats.data`` is a missing round: the rounds are read, that one dropped and
+    counted (the whole file was read as its summary statistics). Oracle: the rounds."""
+    doc = pytest_benchmark_doc(sim.table, "candidate")
+    rounds = doc["benchmarks"][0]["stats"]["data"]
+    kept = rounds[1:]
+    rounds[0] = None
+    table = read(write_json(tmp_path / "pb.json", doc))
+    assert not is_summary_table(table)
+    first = doc["benchmarks"][0].get("fullname") or doc["benchmarks"][0]["name"]
+    result = fastperf.describe(table)
+    row = next(r for r in result.table.to_pylist() if r["benchmark"] == first)
+    assert row["n"] == len(kept) and row["n_dropped"] == 1
+    assert row["mean"] == pytest.approx(np.mean(kept), rel=1e-12)
+
+
+def test_duplicate_entries_keep_their_processes_apart(tmp_path, sim):
+    """pyperf refuses a suite with two benchmarks of one name (pyperf's own rule); a hyperfine
+    command listed twice continues its runs, each a process of its own (both lists restarted
+    at 0, so run/process 0 of each merged). Oracle: pyperf's rule; one entry with every time."""
+    pyperf = pyperf_doc(sim.table, "baseline")
+    pyperf["benchmarks"].append(json.loads(json.dumps(pyperf["benchmarks"][0])))
+    with pytest.raises(InputError, match="two benchmarks called"):
+        read(write_json(tmp_path / "pyperf.json", pyperf))
+    doc = hyperfine_doc(sim.table, "baseline")
+    first = doc["results"][0]
+    doc["results"] = [first, json.loads(json.dumps(first))]
+    table = read(write_json(tmp_path / "hf.json", doc))
+    n = len(first["times"])
+    assert table.column("run").to_pylist() == list(range(2 * n))
+    assert table.column("process").to_pylist() == list(range(2 * n))
+    assert table.column("value").to_pylist() == first["times"] * 2
+
+
 # ------------------------------------------------------------------------------------------
 # Go text
 

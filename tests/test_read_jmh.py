@@ -156,3 +156,20 @@ def test_bad_histogram_and_raw_shapes(tmp_path):
     with pytest.raises(InputError, match="rawData"):
         _read(tmp_path, [_entry("a.b", raw=[(1.0,)], secondary={
             "x": {"scoreUnit": "B/op", "rawData": [3.0]}})])
+
+
+def test_a_benchmark_listed_twice_continues_its_forks(tmp_path):
+    """Two JMH runs of one benchmark concatenated: the second run's forks are JVMs of their
+    own, not the first run's again (fork 0 of each merged into one "process", which made the
+    nested analysis's ICC and effective n wrong). Oracle: one entry holding all four forks."""
+    twice = [_entry("org.a.B.put", raw=[(1.0, 2.0), (3.0, 4.0)], forks=2),
+             _entry("org.a.B.put", raw=[(5.0, 6.0), (7.0, 8.0)], forks=2)]
+    once = [_entry("org.a.B.put", raw=[(1.0, 2.0), (3.0, 4.0), (5.0, 6.0), (7.0, 8.0)],
+                   forks=4)]
+    got, want = _read(tmp_path, twice), _read(tmp_path, once)
+    assert got.column("process").to_pylist() == [0, 0, 1, 1, 2, 2, 3, 3]
+    for column in ("benchmark", "value", "run", "process", "iteration"):
+        assert got.column(column).to_pylist() == want.column(column).to_pylist(), column
+    other = _read(tmp_path, [twice[0], _entry("org.a.B.put", raw=[(5.0, 6.0)],
+                                              params={"size": "10"})])
+    assert other.column("process").to_pylist() == [0, 0, 1, 1, 0, 0]  # another benchmark

@@ -225,6 +225,9 @@ def _raw_values(path: Path, name: str, entry: dict) -> list[tuple] | None:
             continue
         ns = _number(path, name, m.get("Nanoseconds"), "Nanoseconds")
         ops = _number(path, name, m.get("Operations"), "Operations")
+        if ops is not None and ops < 0:  # a count: a negative one gave negative times
+            raise InputError(f"{path}: BenchmarkDotNet benchmark {shown(name)}: Operations "
+                             f"{shown(ops)} is negative")
         value = None if ns is None or not ops else ns / ops
         out.append((value, m.get("LaunchIndex"), m.get("IterationIndex")))
     if out:

@@ -193,7 +193,7 @@ def float_column(values: Sequence[Any], *, where: str = "", names: Sequence[Any]
     Parameters
     ----------
     values : sequence
-        Numbers (int, float, bool) or None.
+        Numbers (int, float) or None; a bool is no number (JSON's ``true`` is refused).
     where : str
         The file, for messages.
     names : sequence, optional
@@ -219,14 +219,15 @@ def float_column(values: Sequence[Any], *, where: str = "", names: Sequence[Any]
     IEEE 754 binary64, round to nearest.
     """
     try:
-        return pa.array(values, pa.float64())
+        if bool not in set(map(type, values)):  # pyarrow takes True for 1.0
+            return pa.array(values, pa.float64())
     except (pa.ArrowInvalid, pa.ArrowTypeError, OverflowError, TypeError):
         pass  # find the entry and say why, or convert the large integers exactly-rounded
     out: list[float | None] = []
     for i, v in enumerate(values):
         if v is None or isinstance(v, float):
             out.append(v)
-        elif isinstance(v, int):
+        elif isinstance(v, int) and not isinstance(v, bool):
             try:
                 out.append(float(v))
             except OverflowError:

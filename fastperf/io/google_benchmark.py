@@ -15,13 +15,17 @@ from fastperf.errors import InputError
 from fastperf.io.checked import int_column, shown
 from fastperf.io.common import add_config, config_text, tool_table
 
-__all__ = ["read_google_benchmark", "looks_like_google_benchmark", "METRICS", "TIME_UNITS"]
+__all__ = ["read_google_benchmark", "looks_like_google_benchmark", "METRICS", "TIME_UNITS",
+           "AGGREGATES"]
 
 #: Values of ``metric=``: the per-iteration time fields of a Google Benchmark row.
 METRICS = ("real_time", "cpu_time")
 #: ``time_unit`` -> seconds per unit.
 TIME_UNITS = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1.0}
 _DEFAULT_TIME_UNIT = "ns"  # Google Benchmark's default when a row names none
+#: The statistics Google Benchmark appends to a benchmark's name in its aggregate rows
+#: (``BM_x/8_mean``): the console output, and JSON written before rows had a ``run_type``.
+AGGREGATES = ("mean", "median", "stddev", "cv", "BigO", "RMS")
 _ROW_KEYS = {"run_type", "run_name", "real_time", "cpu_time", "time_unit", "family_index"}
 
 AGGREGATE_ONLY_ADVICE = (
@@ -81,7 +85,11 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
         name = row.get("run_name") or row.get("name")
         if name is None:
             raise InputError(f"{path}: a Google Benchmark row has neither 'run_name' nor 'name'")
-        name = str(name)
+        if not isinstance(name, str):
+            raise InputError(f"{path}: a Google Benchmark row's name {shown(name)} is not text")
+        base, _, statistic = name.rpartition("_")
+        if "run_type" not in row and statistic in AGGREGATES and base in seen:
+            continue  # an older file's aggregate row (BM_x/8_mean after BM_x/8's iterations)
         occurrence = seen.get(name, 0)
         seen[name] = occurrence + 1
         time_unit = row.get("time_unit", _DEFAULT_TIME_UNIT)
@@ -90,14 +98,21 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
                 f"{path}: benchmark {name!r} has time_unit {time_unit!r}; expected one of {list(TIME_UNITS)}"
             )
         raw = row.get(metric)
-        failed = bool(row.get("error_occurred")) or bool(row.get("skipped"))
+        flags = [row.get(flag) for flag in ("error_occurred", "skipped")]
+        for flag, state in zip(("error_occurred", "skipped"), flags):
+            if state is not None and not isinstance(state, bool):  # "false" is no false
+                raise InputError(f"{path}: benchmark {shown(name)}: {flag} {shown(state)} is "
+                                 "not true or false")
         value = None
-        if not (failed or raw is None):
+        if not (any(flags) or raw is None):
+            if isinstance(raw, bool) or not isinstance(raw, (int, float)):  # "5" is no time
+                raise InputError(f"{path}: benchmark {shown(name)}: {metric} {shown(raw)} is not "
+                                 "a number")
             try:
                 value = float(raw) * TIME_UNITS[time_unit]
-            except (TypeError, ValueError, OverflowError):
-                raise InputError(f"{path}: benchmark {shown(name)}: {metric} {shown(raw)} is not "
-                                 "a number in the float64 range") from None
+            except OverflowError:
+                raise InputError(f"{path}: benchmark {shown(name)}: {metric} {shown(raw)} is "
+                                 "beyond the float64 range") from None
         values.append(value)
         names.append(name)
         runs.append(row.get("repetition_index", occurrence))

@@ -33,7 +33,7 @@ import pyarrow as pa
 from fastperf.errors import InputError
 from fastperf.io.checked import int_column, is_out_of_range, shown
 from fastperf.io.common import add_config, tool_table
-from fastperf.io.google_benchmark import AGGREGATE_ONLY_ADVICE, METRICS, TIME_UNITS
+from fastperf.io.google_benchmark import AGGREGATE_ONLY_ADVICE, AGGREGATES, METRICS, TIME_UNITS
 
 __all__ = ["looks_like_google_benchmark_console", "read_google_benchmark_console"]
 
@@ -45,8 +45,6 @@ _ROW = re.compile(rf"^(\S+)\s+({_NUMBER})\s*(ns|us|ms|s|%)\s+({_NUMBER})\s*(ns|u
 _FAILED = re.compile(r"^(\S+)\s+(ERROR OCCURRED|SKIPPED)\b")
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}:\d{2}\S*$")
 _RUN_ON = re.compile(r"^Run on \((\d+) X ([0-9.]+) MHz CPUs?(?: s)?\)")
-#: Suffixes of the aggregate lines Google Benchmark always names so.
-_AGGREGATES = ("mean", "median", "stddev", "cv", "BigO", "RMS")
 
 
 def _lines(text: str):
@@ -133,7 +131,7 @@ def read_google_benchmark_console(path: Path, text: str, *,
         name = (failed or match).group(1)
         base, _, suffix = name.rpartition("_")
         if match is not None and base and (
-                suffix in _AGGREGATES or (in_tail and base == last_name)):
+                suffix in AGGREGATES or (in_tail and base == last_name)):
             in_tail = in_tail or base == last_name
             aggregates += 1
             continue

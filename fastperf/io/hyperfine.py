@@ -51,6 +51,7 @@ def read_hyperfine(path: Path, data: Any) -> pa.Table:
     runs: list[int] = []
     values: list[float] = []
     exit_codes: list[int | None] = []
+    seen: dict[str, int] = {}  # a command listed twice continues its runs (each a process)
     for result in results:
         command = result.get("command")
         times = result.get("times")
@@ -62,8 +63,10 @@ def read_hyperfine(path: Path, data: Any) -> pa.Table:
         codes = result.get("exit_codes")
         if not isinstance(codes, list) or len(codes) != len(times):
             codes = [None] * len(times)
+        first = seen.get(str(command), 0)
+        seen[str(command)] = first + len(times)
         names.extend([str(command)] * len(times))
-        runs.extend(range(len(times)))
+        runs.extend(range(first, first + len(times)))
         values.extend(times)
         exit_codes.extend(codes)
     exit_column = int_column(exit_codes, where=str(path), kind="hyperfine", names=names,

@@ -150,15 +150,22 @@ class _Rows:
         self.iterations: list[int] = []
         self.configs: list[dict[str, str]] = []
         self.config_index: list[int] = []
+        #: (name, configuration) -> the forks and values it has so far: a benchmark listed
+        #: twice (two JMH runs concatenated) continues its forks, each a JVM of its own
+        self.seen: dict[tuple, tuple[int, int]] = {}
 
     def _add(self, name: str, unit: str, config: dict[str, str], values: list[Any],
              forks: list[int], iterations: list[int]) -> None:
         self.configs.append(config)
+        key = (name, tuple(sorted(config.items())))
+        fork_offset, run_offset = self.seen.get(key, (0, 0))
+        self.seen[key] = (fork_offset + (max(forks) + 1 if forks else 0),
+                          run_offset + len(values))
         self.names.extend([name] * len(values))
         self.values.extend(values)
-        self.runs.extend(range(len(values)))
+        self.runs.extend(range(run_offset, run_offset + len(values)))
         self.units.extend([unit] * len(values))
-        self.forks.extend(forks)
+        self.forks.extend(fork + fork_offset for fork in forks)
         self.iterations.extend(iterations)
         self.config_index.extend([len(self.configs) - 1] * len(values))
 

@@ -12,6 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from fastperf.errors import InputError
+from fastperf.io.checked import shown
 from fastperf.io.common import add_config, config_text, tool_table
 
 __all__ = ["read_pyperf", "looks_like_pyperf", "PYPERF_UNITS", "PYPERF_MEASUREMENT_KEYS"]
@@ -91,11 +92,17 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
     values: list[float] = []
     units: list[str] = []
     rows: list[int] = []  # the benchmark of each row
+    named: set[str] = set()
     for i, bench in enumerate(benchmarks):
         meta = bench.get("metadata") or {}
         name = meta.get("name", file_meta.get("name"))
         if name is None:
             raise InputError(f"{path}: pyperf benchmark #{i} has no name in its or the file's metadata")
+        if str(name) in named:  # pyperf refuses such a suite too (its processes would merge)
+            raise InputError(f"{path}: the pyperf file has two benchmarks called {shown(name)} "
+                             "(pyperf: 'the suite has already a benchmark called ...'); merge "
+                             "their runs with pyperf (pyperf convert --add) or rename one")
+        named.add(str(name))
         pyperf_unit = meta.get("unit", file_meta.get("unit", _DEFAULT_UNIT))
         unit = PYPERF_UNITS.get(pyperf_unit, str(pyperf_unit))
         process = 0

@@ -97,8 +97,9 @@ def has_rounds(data: Any) -> bool:
     Returns
     -------
     bool
-        Whether each ``benchmarks[].stats.data`` is a list of numbers (a list trimmed by hand,
-        with a note in place of some rounds, does not count: the file's statistics are read).
+        Whether each ``benchmarks[].stats.data`` is a list of numbers (a null is a missing
+        round, dropped and counted as a null value is; a list trimmed by hand, with a note in
+        place of some rounds, does not count: the file's statistics are read).
 
     Notes
     -----
@@ -106,7 +107,8 @@ def has_rounds(data: Any) -> bool:
     """
     def numbers(rounds: Any) -> bool:
         return isinstance(rounds, list) and all(
-            isinstance(v, (int, float)) and not isinstance(v, bool) for v in rounds)
+            v is None or (isinstance(v, (int, float)) and not isinstance(v, bool))
+            for v in rounds)
     return all(isinstance(b, dict) and isinstance(b.get("stats"), dict)
                and numbers(b["stats"].get("data")) for b in data["benchmarks"])
 

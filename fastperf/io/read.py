@@ -477,7 +477,7 @@ def _detect(path: Path, limits: DecompressionLimits) -> tuple[str, Any, bytes | 
         return "parquet", None, content
     if head[:6] == b"ARROW1" or head[:4] in (b"\xff\xff\xff\xff", b"FEA1"):
         return "ipc", None, content
-    text = head.decode("utf-8", errors="replace")
+    text = head.decode("utf-8-sig", errors="replace")  # a byte-order mark is no text
     if head.lstrip(b"\xef\xbb\xbf \t\r\n")[:1] in (b"{", b"["):
         if len(head) == SNIFF_BYTES and not json_prefix_may_match(head):
             return _unknown_json_prefix(path, content, head, text)
@@ -561,7 +561,7 @@ def _raw(path: Path) -> bytes:
 
 def _text_payload(path: Path, content: bytes | None) -> str:
     raw = content if content is not None else _raw(path)
-    return raw.decode("utf-8", errors="replace")
+    return raw.decode("utf-8-sig", errors="replace")  # a byte-order mark is no text
 
 
 def _file_size(path: Path) -> int:
