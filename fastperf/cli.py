@@ -10,6 +10,7 @@ as a FILE reads standard input, ``-o -`` writes to standard output. The parser l
 """
 from __future__ import annotations
 
+import argparse
 import contextlib
 import io
 import math
@@ -385,6 +386,16 @@ def _compare(args) -> int | None:
         if args.files or args.unit is not None:
             raise InputError("--config reads the Speedup-Test tool's files: give measurement "
                              "FILEs (and --unit) or --config, not both")
+        for option, given in (("--input-format", args.input_format is not None),
+                              ("--variants", args.variants is not None),
+                              ("--benchmark", args.benchmark != "benchmark"),
+                              ("--variant", args.variant != "variant"),
+                              ("--value", args.value != "value"),
+                              ("--metric", args.metric != "real_time"),
+                              ("--memory-limit", args.memory_limit is not None)):
+            if given:  # the options of reading FILEs: the configuration's files have none
+                raise InputError(f"{option} applies to measurement FILEs, not to --config (the "
+                                 "Speedup-Test tool's files name their own samples)")
         # the file's lines carry their own levels: --alpha is only their default here
         if proportion_confidence is None:  # the file's levels may vary: the global one here
             proportion_confidence = round(1.0 - args.alpha, 12)
@@ -424,8 +435,7 @@ def _compare(args) -> int | None:
 
 def _regressions(args, table: pa.Table, baseline: str, candidate) -> int:
     """`fastperf compare` with the default protocol: the regression detector and its gate."""
-    higher = args.direction if args.direction is not None else (
-        True if args.higher_is_better else None)
+    higher = direction_option(args)
     fail_threshold = 0.0
     if args.fail_threshold is not None:  # Result.failures takes it unchecked: checked here
         fail_threshold = check_real(args.fail_threshold, "--fail-threshold (a fraction: 0.02 "
@@ -494,8 +504,7 @@ def _decide(args) -> int:
                          "--format")
     table = _only_unit(_read(args), args.unit)
     baseline, candidate = _variant_names(table, args, several=False)
-    higher = args.direction if args.direction is not None else (
-        True if args.higher_is_better else None)
+    higher = direction_option(args)
     result = _call(decide, table, flags=DECIDE_FLAGS, baseline=baseline, candidate=candidate,
                    margin=args.margin, by=_role(args, args.by), alpha=args.alpha,
                    adjust=args.adjust, higher_is_better=higher, levels=args.levels,
@@ -676,6 +685,8 @@ def _one_line(exc: BaseException, limit: int = 500) -> str:
     beginning (what failed) and its end (why, and what to do: a reader's "tried ..." list
     ends with the reason the likeliest format gave), with " ... " for the middle."""
     text = " ".join(str(exc).split()) or type(exc).__name__
+    # a file's bytes quoted in a message (a binary file tried as CSV) are not for a terminal
+    text = "".join(c if c.isprintable() else "?" for c in text)
     if len(text) <= limit:
         return text
     head = (limit - 5) // 2
@@ -735,6 +746,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if getattr(args, "format", None) == "parquet" and not getattr(args, "output", None):
             _binary_stdout()  # refused before any work: a terminal, or text-only output
         thread_count()  # a bad FASTPERF_THREADS: one line now, not only on a large input
+        check_output_is_no_input(args)
         if getattr(args, "top", None) is not None and args.command != "report" \
                 and args.format != "html":
             raise InputError("--top is used only with --format html (or fastperf report)")
@@ -768,6 +780,31 @@ def main(argv: Sequence[str] | None = None) -> int:
               f"({REPORT_HINT})", file=sys.stderr)
         return EXIT_INTERNAL_ERROR
     return status or EXIT_OK
+
+
+def direction_option(args: argparse.Namespace) -> dict[str, bool] | bool | None:
+    """``higher_is_better`` from ``--direction`` (per unit) or ``--higher-is-better`` (every
+    unit); both together are refused (one of them was ignored)."""
+    if args.direction is not None and args.higher_is_better:
+        raise InputError("--higher-is-better (every unit) and --direction (per unit) contradict "
+                         "or repeat each other: give one of them")
+    return args.direction if args.direction is not None else (
+        True if args.higher_is_better else None)
+
+
+def check_output_is_no_input(args: argparse.Namespace) -> None:
+    """Refuse ``-o`` naming a file the command reads (it would be overwritten by the report
+    before anyone could read it again)."""
+    output = getattr(args, "output", None)
+    if output is None or not os.path.exists(output):
+        return
+    inputs = list(getattr(args, "files", None) or [])
+    inputs += [getattr(args, name, None) for name in ("config", "weights", "reports")]
+    for given in inputs:
+        if isinstance(given, (str, os.PathLike)) and os.path.exists(given) \
+                and os.path.samefile(given, output):
+            raise InputError(f"-o/--output {output} is an input of the command; write the "
+                             "output to another file")
 
 
 def _silence_stdout() -> None:

@@ -221,6 +221,8 @@ def directions(text: str) -> dict[str, bool]:
         unit, _, way = item.rpartition("=")
         if not unit or way not in ("higher", "lower"):
             raise argparse.ArgumentTypeError(f"expected UNIT=higher or UNIT=lower, got {item!r}")
+        if out.get(unit, way == "higher") != (way == "higher"):  # the last one won
+            raise argparse.ArgumentTypeError(f"unit {unit!r} is given both directions")
         out[unit] = way == "higher"
     return out
 
@@ -322,6 +324,17 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str):  # noqa: D102
         self.exit(2, f"{self.prog}: error: {message} (see {self.prog} --help)\n")
+
+    def parse_args(self, args=None, namespace=None):  # noqa: D102
+        # argparse reports a subcommand's unknown options from the top-level parser: name the
+        # subcommand's help, where the options it takes are listed
+        namespace, extras = self.parse_known_args(args, namespace)
+        if extras:
+            command = getattr(namespace, "command", None)
+            prog = f"{self.prog} {command}" if command else self.prog
+            self.exit(2, f"{prog}: error: unrecognized arguments: {' '.join(extras)} (see "
+                         f"{prog} --help)\n")
+        return namespace
 
 
 def version_text() -> str:

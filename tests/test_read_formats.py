@@ -218,6 +218,19 @@ def test_an_older_google_benchmark_files_aggregates_are_skipped(tmp_path):
     assert table.column("value").to_pylist() == pytest.approx([100e-9, 101e-9, 102e-9, 7e-9])
 
 
+@pytest.mark.parametrize("change, message", [
+    (lambda doc: doc.update(version=1), "version 1 is not a version string"),
+    (lambda doc: doc["benchmarks"][0].update(runs={"a": 1}), "'runs' is not a list"),
+])
+def test_a_malformed_pyperf_file_names_what_is_wrong(tmp_path, sim, change, message):
+    """('format version '1' is not supported (only 1.x)'; "AttributeError: 'str' object has no
+    attribute 'get'")."""
+    doc = pyperf_doc(sim.table, "baseline")
+    change(doc)
+    with pytest.raises(InputError, match=message):
+        read(write_json(tmp_path / "pyperf.json", doc))
+
+
 def test_a_null_round_of_pytest_benchmark_is_dropped_and_counted(tmp_path, sim):
     """A null in ``stats.data`` is a missing round: the rounds are read, that one dropped and
     counted (the whole file was read as its summary statistics). Oracle: the rounds."""

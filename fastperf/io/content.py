@@ -34,7 +34,10 @@ from fastperf.io.checked import load_json_bytes
 
 __all__ = ["COMPRESSIONS", "compression_of", "file_bytes", "json_documents", "MAX_DECOMPRESSED",
            "MAX_EXPANSION", "EXPANSION_CHECKED_FROM", "DecompressionLimits", "DEFAULT_LIMITS",
-           "parsed_size_estimate"]
+           "parsed_size_estimate", "MAX_NESTED_COMPRESSION"]
+
+#: Layers of compression undone in one file (a .gz of a .gz is 2); more is refused.
+MAX_NESTED_COMPRESSION = 4
 
 #: Magic bytes at the start of a compressed file -> compression name.
 COMPRESSIONS = {
@@ -147,8 +150,9 @@ def file_bytes(path: Path, limits: DecompressionLimits = DEFAULT_LIMITS) -> byte
     Raises
     ------
     InputError
-        A corrupt or truncated compressed file, or one that expands beyond a limit, naming the
-        file, the compression, the limit and how to raise it.
+        A corrupt or truncated compressed file, one that expands beyond a limit (naming the
+        file, the compression, the limit and how to raise it), or one compressed more than
+        `MAX_NESTED_COMPRESSION` times over.
 
     Notes
     -----
@@ -159,11 +163,16 @@ def file_bytes(path: Path, limits: DecompressionLimits = DEFAULT_LIMITS) -> byte
     """
     with open(path, "rb") as fh:
         raw = fh.read()
-    for _ in range(4):  # nested compression, a few levels at most
+    for _ in range(MAX_NESTED_COMPRESSION):
         kind = compression_of(raw[:6])
         if kind is None:
             return raw
         raw = _decompressed(raw, kind, path, limits)
+    kind = compression_of(raw[:6])
+    if kind is not None:  # said, rather than the compressed bytes read as text
+        raise InputError(f"{path}: compressed more than {MAX_NESTED_COMPRESSION} times over "
+                         f"(still {kind} after {MAX_NESTED_COMPRESSION} layers); decompress it "
+                         "first")
     return raw
 
 

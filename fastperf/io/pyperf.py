@@ -75,7 +75,10 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
     """
     if not looks_like_pyperf(data):
         raise InputError(f"{path}: not a pyperf JSON file (no 'benchmarks' list with 'runs')")
-    version = str(data.get("version", ""))
+    version = data.get("version", "")
+    if not isinstance(version, str):  # pyperf writes "1.0"; a number is no version it wrote
+        raise InputError(f"{path}: pyperf JSON format version {shown(version)} is not a "
+                         "version string (pyperf writes \"1.0\")")
     if version and not version.startswith("1."):
         raise InputError(
             f"{path}: pyperf JSON format version {version!r} is not supported (only 1.x); "
@@ -107,7 +110,10 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
         unit = PYPERF_UNITS.get(pyperf_unit, str(pyperf_unit))
         process = 0
         first_value = len(values)
-        for run in bench.get("runs", []):
+        bench_runs = bench.get("runs", [])
+        if not isinstance(bench_runs, list):
+            raise InputError(f"{path}: pyperf benchmark {shown(name)}: 'runs' is not a list")
+        for run in bench_runs:
             run_values = run.get("values")
             if not run_values:  # calibration run: warmups only
                 continue

@@ -38,6 +38,9 @@ def _read_sample(path: Path, config: Path, line_no: int) -> np.ndarray:
             raise InputError(f"{path}:{number}: the value {shown(item)} is beyond the float64 "
                              "range (about 1.8e308)")
         values.append(value)
+    if not values:  # its benchmark would vanish from the table, or leave a variant without rows
+        raise InputError(f"{config}:{line_no}: the sample file {path} holds no value (one value "
+                         "per line)")
     return np.asarray(values, dtype=np.float64)
 
 
@@ -93,8 +96,8 @@ def read_speedup_config(
     Raises
     ------
     InputError
-        An unreadable configuration or sample file (missing, a directory, not UTF-8 text), a
-        value beyond the float64 range, a line without the three first fields, a
+        An unreadable configuration or sample file (missing, a directory, not UTF-8 text), an
+        empty sample file, a value beyond the float64 range, a line without the three first fields, a
         benchmark listed twice, a weight that is not a positive number, a confidence level
         outside (0, 1), a value that is not a number, or levels given on some lines only
         without `confidence`.
@@ -127,7 +130,10 @@ def read_speedup_config(
 
     def looks_like_header(fields: list[str]) -> bool:
         """A header names its columns: a weight or level that is no number, or sample-file
-        fields that are neither files nor look like file names (a typo stays an error)."""
+        fields that are neither files nor look like file names (a typo stays an error). A line
+        whose two sample files exist is a data line, its weight or level checked as such."""
+        if len(fields) >= 3 and all((folder / f).is_file() for f in fields[1:3] if f):
+            return False
         for field in fields[3:5]:
             if field:
                 try:

@@ -37,7 +37,7 @@ from fastperf.protocols.flags import group_traces
 from fastperf.protocols.report_views import check_view
 from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
 from fastperf.results.figures import ReportView, Runs
-from fastperf.results.render import format_cell, render_markdown
+from fastperf.results.render import format_cell, printable, render_markdown
 
 __all__ = ["check", "CheckResult", "CheckOptions", "CheckPlan", "CHECK_COLUMNS",
            "check_options", "check_plan", "check_stage", "check_finish"]
@@ -567,7 +567,7 @@ class CheckResult(GroupResult):
         then one line of advice per flag; the counts below, then the warnings."""
         blocks = []
         for name, r in self._flagged_records():
-            lines = [f"{name}: {r['flags']} ({r['n']} values, {r['units']} units)"]
+            lines = [f"{printable(str(name))}: {r['flags']} ({r['n']} values, {r['units']} units)"]
             lines += [f"  - {line}" for line in r["advice"].split("; ") if line]
             blocks.append("\n".join(lines))
         out = "\n\n".join(blocks) if blocks else "no group flagged"

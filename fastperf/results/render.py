@@ -16,7 +16,7 @@ from fastperf.results.cells import (
     column_json, column_strings, column_text, json_value, text_value,
 )
 
-__all__ = ["format_cell", "numeric_type", "render_text", "render_markdown", "json_safe",
+__all__ = ["format_cell", "numeric_type", "printable", "render_text", "render_markdown", "json_safe",
            "table_records", "dumps", "csv_table"]
 
 
@@ -42,9 +42,21 @@ def table_cells(table: pa.Table) -> tuple[list[str], list[list[str]]]:
     return names, [list(r) for r in zip(*columns)] if columns else []
 
 
+def printable(text: str) -> str:
+    """`text` with each character a terminal would act on (a line break, an escape sequence's
+    ESC) written as its Python escape (``\\n``, ``\\x1b``): a benchmark name cannot break a
+    text table's alignment or colour the terminal."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+
+
 def render_text(table: pa.Table) -> str:
-    """An aligned plain-text table: numbers right-aligned, text left-aligned."""
+    """An aligned plain-text table: numbers right-aligned, text left-aligned, characters that
+    are not printable escaped (`printable`)."""
     names, rows = table_cells(table)
+    names = [printable(n) for n in names]
+    rows = [[printable(c) for c in r] for r in rows]
     numeric = [numeric_type(t) for t in table.schema.types]
     widths = [max([len(h)] + [len(r[i]) for r in rows]) for i, h in enumerate(names)]
 

@@ -246,7 +246,9 @@ def check_result(result, keys, check, producer):
         if text:
             if producer == "compare" and text.startswith("Benchmark") and len(text) > 9:
                 text = text[len("Benchmark"):]
-            assert text in out["to_text"], (key, text)
+            # the text table writes a character a terminal acts on as its escape (docs/cli.md)
+            shown_text = "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+            assert shown_text in out["to_text"], (key, shown_text)
             md = text.replace("|", "\\|").replace("\n", "<br>")
             assert md in out["to_markdown"], (key, md)
 

@@ -21,7 +21,7 @@ from fastperf.protocols.flags import flags_footer
 from fastperf.protocols.report_views import compare_view
 from fastperf.results.base import BenchmarkResult
 from fastperf.results.figures import ReportView
-from fastperf.results.render import format_cell, render_markdown
+from fastperf.results.render import format_cell, printable, render_markdown
 from fastperf.stats.multitest import multipletests
 
 __all__ = ["CompareResult", "ADJUSTMENTS", "VERDICTS", "COLUMNS", "benchmark_identity",
@@ -97,6 +97,7 @@ def _nan(v):
 
 
 def _align(rows: list[list[str]], right: set[int]) -> list[str]:
+    rows = [[printable(str(c)) for c in r] for r in rows]  # no terminal control in a name
     widths = [max(len(r[i]) for r in rows) for i in range(len(rows[0]))]
     lines = []
     for r in rows:
@@ -184,7 +185,8 @@ class CompareResult(BenchmarkResult):
         for i in range(k):
             sections.setdefault((labels[i], units[i]), []).append(i)
         for (label, unit), members in sections.items():
-            header = [f"{c}: {format_cell(v)}" for c, v in zip(header_keys, label) if v is not None]
+            header = [printable(f"{c}: {format_cell(v)}") for c, v in zip(header_keys, label)
+                      if v is not None]
             yield header, unit, members, k
 
     def _order(self, rows: list[dict], members: list[int], sort: str | None) -> list[int]:
