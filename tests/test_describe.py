@@ -181,3 +181,31 @@ def test_renderings():
     assert len(md) >= 2 + r.groups.num_rows
     text = r.to_text().splitlines()
     assert text[0].split()[:3] == ["benchmark", "variant", "n"]
+
+
+def test_components_of_units_of_one_value_and_of_one_unit():
+    """Units of one value each (hyperfine: every run a process): the design effect is 1 exactly
+    (Kish 1965: 1 + (sum n_i^2 / N - 1) icc, and sum n_i^2 = N), so n_effective = n; the ICC
+    and the variances between and within cannot be told apart and are null, not NaN beside
+    status "ok". One unit of several values: no component can be estimated, all null."""
+    values = [1.0, 1.2, 0.9, 1.1, 1.3, 1.05, 0.95, 1.15]
+    table = pa.table({"benchmark": ["a"] * 8 + ["b"] * 8, "variant": ["x"] * 16,
+                      "value": values * 2,
+                      "process": list(range(8)) + [0] * 8})
+    rows = fastperf.describe(table, unit=None, levels=["process"]).table.to_pylist()
+    single, one_unit = rows
+    assert single["n_units"] == 8 and single["design_effect"] == 1.0
+    assert single["n_effective"] == 8.0 and single["status"] == "ok"
+    assert single["icc"] is None and single["sigma2_between"] is None
+    assert one_unit["n_units"] == 1
+    for name in ("icc", "design_effect", "n_effective", "sigma2_between"):
+        assert one_unit[name] is None, name
+    # within one unit the variance of its (log) values is still there
+    assert one_unit["sigma2_within"] == pytest.approx(np.var(np.log(values), ddof=1), rel=1e-12)
+    # compare's figures of the same units: n_effective = n, the ICC null
+    two = pa.table({"benchmark": ["a"] * 16, "variant": ["x"] * 8 + ["y"] * 8,
+                    "value": values * 2, "process": list(range(8)) * 2})
+    row = fastperf.compare(two, baseline="x", candidate="y", unit=None,
+                           levels=["process"]).table.to_pylist()[0]
+    assert row["n_effective_baseline"] == row["n_effective_candidate"] == 8.0
+    assert row["icc_baseline"] is None and row["icc_candidate"] is None

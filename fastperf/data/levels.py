@@ -575,6 +575,8 @@ def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
         total = unit_var + msw
         design = np.where(total > 0, (msw * total_n + unit_var * sum_n2) / (total_n * total),
                           np.where(total == 0, 1.0, np.nan))
+        # units of one value each: independent draws, whatever the (then unknowable) ICC
+        design = np.where((sum_n2 == total_n) & (total_n > 0), 1.0, design)
     return {"n_units": units.astype(np.int64), "n_values": total_n.astype(np.int64),
             "sigma2": [unit_var], "within": msw, "design_effect": design}
 
@@ -630,6 +632,8 @@ def _two_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray, build_offsets: n
         total = var_a + var_b + mse
         design = np.where(total > 0, (mse * total_n + var_b * sum_nij2 + var_a * sum_ni2)
                           / (total_n * total), np.where(total == 0, 1.0, np.nan))
+        # top-level units of one value each: independent draws, whatever the components
+        design = np.where((sum_ni2 == total_n) & (total_n > 0), 1.0, design)
     return {"n_units": a.astype(np.int64), "n_values": total_n.astype(np.int64),
             "sigma2": [var_a, var_b], "within": mse, "design_effect": design}
 
@@ -696,7 +700,8 @@ def variance_components(table: pa.Table, keys: Sequence[str], variant: str | Non
     McCulloch 1992): on balanced data they equal REML wherever REML's estimate is inside the
     parameter space. The design effect of the grand mean is
     ``(s2_e N + s2_p sum n_ij^2 + s2_b sum n_i^2) / (N (s2_e + s2_p + s2_b))`` (Kish 1965);
-    with one level ``1 + (sum n_i^2 / N - 1) icc``.
+    with one level ``1 + (sum n_i^2 / N - 1) icc``. Units of one value each (``sum n_i^2 = N``)
+    have a design effect of 1 exactly, though their components cannot be told apart (NaN).
     """
     return units_of(table, keys, variant, value, structure).components
 

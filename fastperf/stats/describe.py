@@ -407,6 +407,8 @@ def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: n
                              "statistics' groups")  # an internal error, never the input's
     columns.update({name: components.column(name).to_numpy(zero_copy_only=False)
                     for name in COMPONENT_COLUMNS})
+    for name in COMPONENT_COLUMNS[1:]:  # a component the group cannot estimate: null, not NaN
+        columns[name] = pa.array(columns[name], pa.float64(), mask=np.isnan(columns[name]))
     se, a = _cluster_se(units.table, plan.keys, value)
     se_share, _ = _cluster_se(units.table, plan.keys, "below")
     n = columns["n"]

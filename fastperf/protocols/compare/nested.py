@@ -293,8 +293,10 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         "analysis": pa.array(np.where(nested, "round" if structure.block else "process",
                                       "flat"), pa.string()),
         "units_baseline": units_x, "units_candidate": units_y,
-        "icc_baseline": icc_x, "icc_candidate": icc_y,
-        "n_effective_baseline": eff_x, "n_effective_candidate": eff_y,
     }
+    for name, figure in (("icc_baseline", icc_x), ("icc_candidate", icc_y),
+                         ("n_effective_baseline", eff_x), ("n_effective_candidate", eff_y)):
+        # a figure the units cannot give (one unit, one value each): null, not NaN
+        columns[name] = pa.array(figure, pa.float64(), mask=np.isnan(figure))
     return NestedRows(nested, columns, p, estimate, low, high, eq_low, eq_high,
                       *sort_sample_pairs(xs, ys), method)
