@@ -201,8 +201,13 @@ def byte_size(text: str) -> int | str:
 
 def number_list(text: str) -> tuple[float | str, ...]:
     """``0.9,0.95`` -> ``(0.9, 0.95)``; an item that is not a number is passed on as given, as
-    `number`."""
-    return tuple(number(c) for c in text.split(",") if c)
+    `number`. An empty list is an error: an option given says something (``--confidences ""``
+    printed an empty table of speedups; leave the option out for the default)."""
+    out = tuple(number(c) for c in text.split(",") if c)
+    if not out:
+        raise argparse.ArgumentTypeError("expected one number or more, e.g. 0.9,0.95 (leave the "
+                                         "option out for its default)")
+    return out
 
 
 def fraction(text: str) -> float | str:

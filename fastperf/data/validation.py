@@ -75,17 +75,13 @@ def check_levels(levels: Any, name: str) -> list[float]:
     Raises
     ------
     InputError
-        `levels` is a single number, a string, not iterable or empty (naming `name`, what was
-        given and what is accepted), or holds a value outside (0, 1).
+        `levels` is a single number, a string or not iterable (naming `name`, what was given and
+        what is accepted), or holds a value outside (0, 1).
     """
     if isinstance(levels, (str, bytes)) or not hasattr(levels, "__iter__"):
         raise InputError(f"{name} must be a sequence of numbers in (0, 1) (e.g. [0.9, 0.95]), "
                          f"got {levels!r}")
-    checked = [check_unit_interval(c, f"each of {name}") for c in levels]
-    if not checked:  # an empty table of speedups answered nothing
-        raise InputError(f"{name} must hold at least one number in (0, 1) (e.g. [0.9, 0.95]), "
-                         "got none")
-    return checked
+    return [check_unit_interval(c, f"each of {name}") for c in levels]
 
 
 def check_whole_number(value: Any, name: str, minimum: int = 0, maximum: int | None = None) -> int:
