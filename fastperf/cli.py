@@ -326,6 +326,10 @@ def _variant_names(table: pa.Table, args, several: bool) -> tuple[str, str | lis
     values = (table.distinct("variant") if isinstance(table, Dataset)
               else table.column("variant").unique())
     present = [str(v) for v in values.to_pylist() if v is not None]
+    if not present:  # as the functions say it, not "give --baseline and --candidate"
+        rows = table.count_rows() if isinstance(table, Dataset) else table.num_rows
+        raise InputError("the measurement table is empty (0 rows)" if rows == 0 else
+                         "the 'variant' column is null in every row")
     for name in [args.baseline] + ([candidate] if isinstance(candidate, str) else list(candidate or [])):
         if name is not None and name not in present:
             raise InputError(f"variant {name!r} not found; the input has {present}")
@@ -798,8 +802,7 @@ def check_output_is_no_input(args: argparse.Namespace) -> None:
     output = getattr(args, "output", None)
     if output is None or not os.path.exists(output):
         return
-    inputs = list(getattr(args, "files", None) or [])
-    inputs += [getattr(args, name, None) for name in ("config", "weights", "reports")]
+    inputs = list(getattr(args, "files", None) or []) + [getattr(args, "config", None)]
     for given in inputs:
         if isinstance(given, (str, os.PathLike)) and os.path.exists(given) \
                 and os.path.samefile(given, output):

@@ -335,8 +335,11 @@ class Parser(argparse.ArgumentParser):
         # subcommand's help, where the options it takes are listed
         namespace, extras = self.parse_known_args(args, namespace)
         if extras:
+            argv = list(sys.argv[1:] if args is None else args)
             command = getattr(namespace, "command", None)
-            prog = f"{self.prog} {command}" if command else self.prog
+            before = (command not in argv or extras[0] not in argv
+                      or argv.index(extras[0]) < argv.index(command))
+            prog = self.prog if before else f"{self.prog} {command}"  # whose option it is not
             self.exit(2, f"{prog}: error: unrecognized arguments: {' '.join(extras)} (see "
                          f"{prog} --help)\n")
         return namespace

@@ -109,6 +109,9 @@ def test_compression_nested_too_deep_is_said(tmp_path):
 def test_unknown_options_point_at_the_subcommands_help():
     refused(["report", OLD, NEW, "--format", "json"], "unrecognized arguments: --format json",
             "see fastperf report --help", prefix="fastperf report: error:")
+    # given before the subcommand, an unknown option is the command's own
+    refused(["--bogus", "describe", OLD], "unrecognized arguments: --bogus",
+            "see fastperf --help", prefix="fastperf: error:")
 
 
 def test_names_with_control_characters_do_not_reach_the_terminal(tmp_path):
@@ -118,11 +121,29 @@ def test_names_with_control_characters_do_not_reach_the_terminal(tmp_path):
     rows = ["benchmark,variant,value"]
     rows += [f'"a\x1b[31mred",x,{v}' for v in range(1, 9)]
     rows += [f'"b\nline",x,{v}' for v in range(1, 9)]
-    path.write_text("\n".join(rows) + "\n")
+    rows += [f'"c\u00a0nbsp \U0001f469\u200d\U0001f4bb",x,{v}' for v in range(1, 9)]
+    path.write_text("\n".join(rows) + "\n", encoding="utf-8")
     code, out, err = run_cli(["describe", path])
     assert code == 0, err
     assert "\x1b" not in out and "a\\x1b[31mred" in out and "b\\nline" in out
+    # a non-breaking space and an emoji's zero-width joiner are text, not terminal controls
+    assert "c\u00a0nbsp \U0001f469\u200d\U0001f4bb" in out
     lines = out.splitlines()
     assert len(lines) >= 4 and lines[2].startswith("a\\x1b") and lines[3].startswith("b\\nline")
     columns = {line.index("  x  ") for line in lines[2:4]}
     assert len(columns) == 1  # both rows aligned
+
+
+def test_messages_that_contradicted_themselves(tmp_path):
+    """A range for a finite number was written "(0, inf]" while inf is refused; a table with
+    no rows asked for --baseline and --candidate ("the input has 0 variants []")."""
+    import fastperf
+
+    with pytest.raises(fastperf.InputError, match=r"penalty must be a finite number in "
+                                                  r"\(0, inf\), got inf"):
+        fastperf.changepoints(fastperf.simulate(2, 20, seed=1).table, order="run",
+                              penalty=float("inf"))
+    empty = tmp_path / "empty.csv"
+    empty.write_text("benchmark,variant,value\n")
+    for argv in (["compare", empty], ["decide", empty, "--margin", "0.05"]):
+        refused(argv, "the measurement table is empty (0 rows)")

@@ -396,3 +396,18 @@ def test_files_that_disagree_on_a_column_type_are_named(tmp_path):
     with pytest.raises(InputError, match=r"b\.parquet has column 'value' as double, the "
                                          r"dataset \(its first file\) as int64"):
         fastperf.describe(fastperf.read(str(tmp_path)))
+
+
+def test_a_corrupt_file_is_not_blamed_on_a_convertible_type(tmp_path):
+    """An int64 column in a dataset of doubles converts: when another file is corrupt, the
+    error must not send the user to rewrite the good file."""
+    rows = {"benchmark": ["a"] * 4, "variant": ["old", "old", "new", "new"]}
+    pq.write_table(pa.table({**rows, "value": [1.5, 2.0, 3.0, 4.0]}), tmp_path / "p0.parquet")
+    pq.write_table(pa.table({**rows, "value": pa.array([1, 2, 3, 4], pa.int64())}),
+                   tmp_path / "p1.parquet")
+    pq.write_table(pa.table({**rows, "value": [1.5, 2.0, 3.0, 4.0]}), tmp_path / "p2.parquet")
+    data = (tmp_path / "p2.parquet").read_bytes()
+    (tmp_path / "p2.parquet").write_bytes(data[:8] + b"\x00" * 50 + data[58:])
+    with pytest.raises(InputError, match="cannot read the dataset") as error:
+        fastperf.describe(fastperf.read(str(tmp_path), memory_limit=10**8))
+    assert "has column" not in str(error.value)

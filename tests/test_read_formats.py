@@ -213,9 +213,19 @@ def test_an_older_google_benchmark_files_aggregates_are_skipped(tmp_path):
                                               ("stddev", 1.0))]
     rows.append({"name": "BM_y_mean", "iterations": 1, "real_time": 7.0, "cpu_time": 7.0,
                  "time_unit": "ns"})
+    # a benchmark run once is never followed by aggregates: BM_sum_mean is a benchmark
+    rows += [{"name": name, "iterations": 1, "real_time": t, "cpu_time": t, "time_unit": "ns"}
+             for name, t in (("BM_sum", 5.0), ("BM_sum_mean", 6.0))]
+    # complexity rows name the family (BM_f_BigO after BM_f/1, BM_f/2) and hold no time
+    rows += [{"name": f"BM_f/{n}", "iterations": 1, "real_time": float(n), "cpu_time": 1.0,
+              "time_unit": "ns"} for n in (1, 2)]
+    rows += [{"name": "BM_f_BigO", "cpu_coefficient": 1.0, "real_coefficient": 1.0,
+              "big_o": "N", "time_unit": "ns"}, {"name": "BM_f_RMS", "rms": 0.01}]
     table = read(write_json(tmp_path / "old.json", {"context": {}, "benchmarks": rows}))
-    assert table.column("benchmark").to_pylist() == ["BM_x/8"] * 3 + ["BM_y_mean"]
-    assert table.column("value").to_pylist() == pytest.approx([100e-9, 101e-9, 102e-9, 7e-9])
+    assert table.column("benchmark").to_pylist() == (
+        ["BM_x/8"] * 3 + ["BM_y_mean", "BM_sum", "BM_sum_mean", "BM_f/1", "BM_f/2"])
+    assert table.column("value").to_pylist() == pytest.approx(
+        [100e-9, 101e-9, 102e-9, 7e-9, 5e-9, 6e-9, 1e-9, 2e-9])
 
 
 @pytest.mark.parametrize("change, message", [

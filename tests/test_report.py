@@ -647,3 +647,43 @@ def test_change_labels_written_out():
         "position": [10, 20, 30, 40, 120, 200], "end_position": [10, 20, 30, 119, 120, 209]})
     assert change_labels(changes) == ["+9.8 %", "-20 %", "×3.06", "drift +12 % over 80 points",
                                       "+1.975", "drift -10 % over 10 points"]
+
+
+def test_a_name_holding_html_comment_or_script_text_keeps_the_data_valid_json():
+    """"<!--" in a benchmark name was written "<\\!--", no JSON escape: the page's data did not
+    parse and its table stayed empty. Oracle: json.loads of the data element (strict)."""
+    names = ["parse<!--x", "a</script><script>alert(1)</script>", "plain"]
+    table = pa.table({"benchmark": [n for n in names for _ in range(6)],
+                      "variant": (["old"] * 3 + ["new"] * 3) * 3,
+                      "value": [1.0, 1.1, 1.2, 1.3, 1.4, 1.5] * 3})
+    page = fastperf.compare(table, baseline="old", candidate="new", unit=None).to_html()
+    element = re.search(r'<script type="application/json" id="fp-data">(.*?)</script>', page,
+                        re.S).group(1)
+    assert "<!--" not in element and "</" not in element
+    doc = json.loads(element)  # raises on "\!"
+    shown = json.dumps(doc, ensure_ascii=False)
+    for name in names:
+        assert name in shown or json.dumps(name, ensure_ascii=False)[1:-1] in shown, name
+
+
+def test_values_near_the_float64_maximum_draw_a_figure():
+    """1.7e308 against 1e308: the axis padding and ticks overflowed (np.arange to inf, an
+    internal error, exit 3). Oracle: the figure has finite tick labels."""
+    values = list(1.7e308 * np.linspace(0.9, 1.0, 10)) + list(1e308 * np.linspace(1.0, 1.1, 10))
+    table = pa.table({"benchmark": ["a"] * 20, "variant": ["old"] * 10 + ["new"] * 10,
+                      "value": values})
+    for result in (fastperf.describe(table, unit=None),
+                   fastperf.compare(table, baseline="old", candidate="new", unit=None)):
+        page = result.to_html()
+        assert "nan" not in re.findall(r'<svg.*?</svg>', page, re.S)[0].lower()
+
+
+def test_the_title_and_the_footer():
+    """title= must be text (an int raised AttributeError); the footer's summary is strict
+    JSON (a NaN in the summary was written NaN)."""
+    result = fastperf.describe(simulated())
+    with pytest.raises(fastperf.InputError, match="title must be a string"):
+        result.to_html(title=123)
+    result.summary["spread"] = math.nan
+    footer = re.search(r"<footer>.*?<code>(.*?)</code>", result.to_html(), re.S).group(1)
+    assert "NaN" not in footer and '&quot;spread&quot;: null' in footer

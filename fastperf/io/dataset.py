@@ -168,16 +168,24 @@ class Dataset:
                 from None
 
     def _schema_mismatch(self) -> str:
-        """Where a file's columns disagree with the dataset's schema (which its first file
-        sets), for a read error's message: '; file F has column C as T, the dataset as U', or
-        '' when every file agrees (read only after an error: one footer per file)."""
+        """The file whose column cannot take the dataset's type (which its first file sets),
+        for a read error's message: '; file F has column C as T, the dataset as U', or ''
+        when no such file is found (read only after an error: one footer per file, and each
+        differing column of those files read alone, cast to the dataset's type)."""
         expected = self._dataset.schema
         try:
             for fragment in self._dataset.get_fragments():
-                physical = fragment.physical_schema
-                for field in physical:
+                for field in fragment.physical_schema:
                     index = expected.get_field_index(field.name)
-                    if index >= 0 and expected.field(index).type != field.type:
+                    if index < 0 or expected.field(index).type == field.type:
+                        continue
+                    try:  # a file that cannot be read at all is no type's culprit
+                        fragment.to_table(columns=[field.name])
+                    except (pa.ArrowException, OSError):
+                        continue
+                    try:  # nor is a type Arrow converts (int64 into double)
+                        fragment.to_table(columns=[field.name], schema=expected)
+                    except pa.ArrowException:
                         return (f"; file {fragment.path} has column {field.name!r} as "
                                 f"{field.type}, the dataset (its first file) as "
                                 f"{expected.field(index).type}: write every file with the "

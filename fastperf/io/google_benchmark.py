@@ -79,6 +79,7 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
     values: list[float | None] = []
     iterations: list[int | None] = []
     seen: dict[str, int] = {}
+    families: set[str] = set()  # BM_x of BM_x/8: what a complexity row (BM_x_BigO) names
     for row in rows:
         if row.get("run_type", "iteration") != "iteration":
             continue
@@ -87,11 +88,11 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
             raise InputError(f"{path}: a Google Benchmark row has neither 'run_name' nor 'name'")
         if not isinstance(name, str):
             raise InputError(f"{path}: a Google Benchmark row's name {shown(name)} is not text")
-        base, _, statistic = name.rpartition("_")
-        if "run_type" not in row and statistic in AGGREGATES and base in seen:
-            continue  # an older file's aggregate row (BM_x/8_mean after BM_x/8's iterations)
+        if "run_type" not in row and _older_aggregate(name, seen, families):
+            continue
         occurrence = seen.get(name, 0)
         seen[name] = occurrence + 1
+        families.add(name.split("/", 1)[0])
         time_unit = row.get("time_unit", _DEFAULT_TIME_UNIT)
         if time_unit not in TIME_UNITS:
             raise InputError(
@@ -128,6 +129,17 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
                        where=path, kind="google-benchmark", value_field=metric,
                        run_field="repetition_index")
     return add_config(table, _context_columns(data.get("context"), table.num_rows))
+
+
+def _older_aggregate(name: str, seen: dict[str, int], families: set[str]) -> bool:
+    """Whether a row without ``run_type`` (a file older than that field) is an aggregate: named
+    ``<benchmark>_mean`` (``_median``, ``_stddev``, ``_cv``) after at least two repetitions of
+    that benchmark, which is when Google Benchmark writes them, or ``<family>_BigO`` /
+    ``_RMS`` after rows of that family (``BM_x_BigO`` after ``BM_x/1``, ``BM_x/2``...)."""
+    base, _, statistic = name.rpartition("_")
+    if statistic in ("BigO", "RMS"):
+        return base in families
+    return statistic in AGGREGATES and seen.get(base, 0) >= 2
 
 
 def _context_columns(context: Any, rows: int) -> dict[str, pa.Array]:

@@ -39,7 +39,7 @@ if TYPE_CHECKING:  # optional dependencies, for the return types of to_pandas an
     import polars
 
 __all__ = ["Result", "GroupResult", "BenchmarkResult", "TestResult", "ConfidenceInterval",
-           "keyed_table", "empty_keys", "dropped_warnings", "null_keys_as_entries",
+           "keyed_table", "empty_keys", "dropped_warnings", "null_keys_as_entries", "nan_as_null",
            "optional_package", "JSON_SCHEMA_VERSION"]
 
 #: A confidence interval: arrays (or scalars) of lower and upper bounds, unpackable as
@@ -282,6 +282,14 @@ class BenchmarkResult(Result):
 def empty_keys(rows: int) -> pa.Table:
     """A table of `rows` rows and no column: the keys of results without key columns."""
     return pa.table({"_": pa.nulls(rows)}).drop_columns(["_"])
+
+
+def nan_as_null(values: np.ndarray) -> pa.Array:
+    """A float64 column whose NaN entries are null: a figure the group cannot give (a variance
+    component of units of one value each, say), which a result shows as missing rather than
+    as a NaN beside status "ok"."""
+    values = np.asarray(values, dtype=np.float64)
+    return pa.array(values, pa.float64(), mask=np.isnan(values))
 
 
 def keyed_table(keys: pa.Table, columns: dict[str, Any]) -> pa.Table:

@@ -204,12 +204,20 @@ def _ticks(lo: float, hi: float, log: bool) -> list[float]:
                                                   max(2, int(2 - math.floor(math.log10(span + 1e-12))))))
                     if a <= v <= b]
         return [10.0 ** k for k in range(math.ceil(math.log10(a)), math.floor(math.log10(b)) + 1)]
-    step = 10 ** math.floor(math.log10((hi - lo) / 4)) if hi > lo else 1.0
+    width = hi / 4 - lo / 4  # a quarter of the span, which itself may exceed the float64 range
+    if not (math.isfinite(width) and width > 0):
+        return [lo] if math.isfinite(lo) and lo == hi else []
+    step = 10.0 ** math.floor(math.log10(width))
     for m in (1, 2, 5, 10):
-        if (hi - lo) / (step * m) <= 6:
+        if width / (step * m) <= 1.5:  # (hi - lo) / step <= 6
             step *= m
             break
-    return list(np.arange(math.ceil(lo / step) * step, hi + step / 2, step))
+    first = math.ceil(lo / step)  # in steps
+    # counted, not np.arange(first, hi + step / 2, step): near the float64 maximum hi + step / 2
+    # overflows to inf (an endless range)
+    count = int(min(math.floor(hi / step - first), 12)) + 1
+    return [t for t in ((first + i) * step for i in range(max(count, 0)))
+            if math.isfinite(t) and t <= hi]
 
 
 def _number(v: float) -> str:
@@ -236,8 +244,9 @@ def _domain(values: list[np.ndarray], extra: list[float], log: bool) -> tuple[fl
     if pooled.size == 0:
         return (-1.0, 1.0) if not log else (math.log(0.5), math.log(2.0))
     lo, hi = float(pooled.min()), float(pooled.max())
-    pad = (hi - lo) * 0.05 or (abs(lo) * 0.05 or 0.05)
-    return lo - pad, hi + pad
+    pad = (hi * 0.05 - lo * 0.05) or (abs(lo) * 0.05 or 0.05)  # no overflow of hi - lo
+    biggest = float(np.finfo(np.float64).max)
+    return max(lo - pad, -biggest), min(hi + pad, biggest)
 
 
 def intervals_svg(view: Intervals, top: int = TOP) -> str:

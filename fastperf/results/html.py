@@ -27,8 +27,9 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from fastperf.errors import InputError
 from fastperf.results.cells import column_text
-from fastperf.results.render import numeric_type
+from fastperf.results.render import dumps, numeric_type
 from fastperf.data.arrays import Samples
 from fastperf.results.figures import (
     MEANINGS, TOP, Histories, Intervals, ReportView, Shares, css_class, histogram_svg,
@@ -256,7 +257,9 @@ def _data_element(doc_text: str) -> str:
     compression in base64 (``data-encoding="gzip-base64"``; the page's script inflates it
     with the browser's DecompressionStream)."""
     if len(doc_text) < COMPRESS_FROM:
-        safe = doc_text.replace("</", "<\\/").replace("<!--", "<\\!--")
+        # "<" only occurs inside JSON strings, where \u003c is the same text: no "</script>"
+        # or "<!--" can end or change the element ("<\\!--" was no valid JSON escape)
+        safe = doc_text.replace("<", "\\u003c")
         return f'<script type="application/json" id="fp-data">{safe}</script>'
     packed = base64.b64encode(gzip.compress(doc_text.encode("utf-8"), compresslevel=6,
                                             mtime=0)).decode("ascii")
@@ -279,6 +282,8 @@ def render_html(result, *, top: int = TOP, title: str | None = None) -> str:
     """
     view = result.report_view()
     function = result.summary.get("function", type(result).__name__)
+    if title is not None and not isinstance(title, str):
+        raise InputError(f"title must be a string, got {title!r}")
     title = title or f"fastperf {function}: {result.table.num_rows} {result.table_name}"
     payload = table_payload(result.table, view.lead_columns)
     category = (payload["columns"].index(view.category_column)
@@ -315,7 +320,7 @@ def render_html(result, *, top: int = TOP, title: str | None = None) -> str:
 <div class="fp-scroll"><table id="fp-table" class="fp-table"><thead></thead><tbody></tbody></table></div>
 </section>
 {"".join(extras)}
-<footer>Made by fastperf. Summary: <code>{escape(json.dumps(_short(result.summary), default=str))}</code></footer>
+<footer>Made by fastperf. Summary: <code>{escape(dumps(_short(result.summary), indent=None))}</code></footer>
 {_data_element(data)}
 <script>{_asset("report.js")}</script>
 </body></html>

@@ -8,6 +8,7 @@ infinities as JSON null). The JSON text is strict: `json.loads` reads it without
 from __future__ import annotations
 
 import json
+import unicodedata
 from typing import Any
 
 import pyarrow as pa
@@ -42,13 +43,19 @@ def table_cells(table: pa.Table) -> tuple[list[str], list[list[str]]]:
     return names, [list(r) for r in zip(*columns)] if columns else []
 
 
+#: Unicode categories a terminal acts on rather than shows: control characters (line breaks,
+#: ESC, DEL and the C1 controls) and the line and paragraph separators.
+TERMINAL_CONTROLS = ("Cc", "Zl", "Zp")
+
+
 def printable(text: str) -> str:
-    """`text` with each character a terminal would act on (a line break, an escape sequence's
-    ESC) written as its Python escape (``\\n``, ``\\x1b``): a benchmark name cannot break a
-    text table's alignment or colour the terminal."""
+    """`text` with each character of `TERMINAL_CONTROLS` written as its Python escape
+    (``\\n``, ``\\x1b``): a benchmark name cannot break a text table's alignment or colour the
+    terminal; every other character (a non-breaking space, an emoji's joiner) stays."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
+    return "".join(repr(c)[1:-1] if unicodedata.category(c) in TERMINAL_CONTROLS else c
+                   for c in text)
 
 
 def render_text(table: pa.Table) -> str:

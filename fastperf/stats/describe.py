@@ -9,7 +9,7 @@ import numpy as np
 import pyarrow as pa
 
 from fastperf.errors import InputError
-from fastperf.results.base import GroupResult, dropped_warnings, keyed_table
+from fastperf.results.base import GroupResult, dropped_warnings, keyed_table, nan_as_null
 from fastperf.results.figures import Intervals, ReportView
 from fastperf.results.html import row_labels
 from fastperf.io.summaries import is_summary_table
@@ -408,7 +408,7 @@ def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: n
     columns.update({name: components.column(name).to_numpy(zero_copy_only=False)
                     for name in COMPONENT_COLUMNS})
     for name in COMPONENT_COLUMNS[1:]:  # a component the group cannot estimate: null, not NaN
-        columns[name] = pa.array(columns[name], pa.float64(), mask=np.isnan(columns[name]))
+        columns[name] = nan_as_null(columns[name])
     se, a = _cluster_se(units.table, plan.keys, value)
     se_share, _ = _cluster_se(units.table, plan.keys, "below")
     n = columns["n"]

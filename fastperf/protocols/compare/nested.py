@@ -33,6 +33,7 @@ from fastperf.data.samples import (VariantSamples, chunk_paired_samples, chunk_v
 from fastperf.engine.parametric import (paired_t, scaled_moments_of, t_from_moments, t_pvalue,
                                         t_quantile)
 from fastperf.engine.sorting import sort_sample_batches, sort_sample_pairs
+from fastperf.results.base import nan_as_null
 
 __all__ = ["NestedRows", "NESTED_COLUMNS", "nested_rows", "log_samples", "round_log_ratios",
            "chunk_units", "flat_samples"]
@@ -296,7 +297,6 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
     }
     for name, figure in (("icc_baseline", icc_x), ("icc_candidate", icc_y),
                          ("n_effective_baseline", eff_x), ("n_effective_candidate", eff_y)):
-        # a figure the units cannot give (one unit, one value each): null, not NaN
-        columns[name] = pa.array(figure, pa.float64(), mask=np.isnan(figure))
+        columns[name] = nan_as_null(figure)  # one unit, one value each: no such figure
     return NestedRows(nested, columns, p, estimate, low, high, eq_low, eq_high,
                       *sort_sample_pairs(xs, ys), method)

@@ -31,6 +31,7 @@ from fastperf.engine.intervals import student_halfwidth
 from fastperf.kernels.moments import sample_moments
 from fastperf.protocols.planning.searches import (MAX_RUNS, OVERFLOW, TOO_MANY,
                                                   assurance_reached, smallest_runs)
+from fastperf.results.base import nan_as_null
 
 __all__ = ["PROCESS_COLUMNS", "ITERATION_CAP", "WINDOW", "process_plan_columns",
            "least_cost_plans", "plan_label"]
@@ -183,8 +184,9 @@ def process_plan_columns(flat: dict[str, Any], components: pa.Table, samples: Sa
         "runs_more": np.where(planned, np.maximum(runs_needed - n, 0), -1),
         "assurance": reached,
         "analysis": np.where(flat_rows, "flat", unit),
-        "units": units.astype(np.int64), "scale": scale, "sigma2_between": between,
-        "sigma2_within": within, "icc": components.column("icc").to_numpy(zero_copy_only=False),
+        "units": units.astype(np.int64), "scale": scale, "sigma2_between": nan_as_null(between),
+        "sigma2_within": nan_as_null(within),
+        "icc": nan_as_null(components.column("icc").to_numpy(zero_copy_only=False)),
         "iterations_optimal": optimal, "processes": processes_out, "iterations": iterations_out,
         "processes_more": np.where(planned, np.maximum(processes_out - units, 0),
                                    -1).astype(np.int64),
