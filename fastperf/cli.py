@@ -31,8 +31,8 @@ import pyarrow.parquet as pq
 
 from fastperf.cli_args import (
     EXIT_BAD_INPUT, EXIT_BROKEN_PIPE, EXIT_GATE_FAILED, EXIT_INTERNAL_ERROR, EXIT_INTERRUPTED,
-    EXIT_OK, EXIT_UNDECIDED, PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, STDIO, build_parser,
-    column_list, output_format,
+    EXIT_OK, EXIT_UNDECIDED, PROTOCOL_OPTIONS, PROTOCOL_SPELLINGS, READ_OPTION_DEFAULTS, STDIO,
+    build_parser, column_list, output_format,
 )
 from fastperf.data.validation import check_real, check_unit_interval, check_whole_number
 from fastperf.designs.anova import anova
@@ -51,7 +51,7 @@ from fastperf.protocols.hpt import hpt
 from fastperf.protocols.planning import plan_runs
 from fastperf.protocols.sparc import sparc
 from fastperf.protocols.speedup import speedup_test
-from fastperf.results.render import csv_table, format_cell
+from fastperf.results.render import csv_table, format_cell, printable
 from fastperf.stats.changepoints import changepoints
 from fastperf.stats.describe import describe
 from fastperf.warmup import progress_stream, warmup
@@ -390,14 +390,9 @@ def _compare(args) -> int | None:
         if args.files or args.unit is not None:
             raise InputError("--config reads the Speedup-Test tool's files: give measurement "
                              "FILEs (and --unit) or --config, not both")
-        for option, given in (("--input-format", args.input_format is not None),
-                              ("--variants", args.variants is not None),
-                              ("--benchmark", args.benchmark != "benchmark"),
-                              ("--variant", args.variant != "variant"),
-                              ("--value", args.value != "value"),
-                              ("--metric", args.metric != "real_time"),
-                              ("--memory-limit", args.memory_limit is not None)):
-            if given:  # the options of reading FILEs: the configuration's files have none
+        for option, default in READ_OPTION_DEFAULTS.items():
+            if getattr(args, option[2:].replace("-", "_")) != default:  # the configuration's
+                # files name their own samples: the options of reading FILEs do not apply
                 raise InputError(f"{option} applies to measurement FILEs, not to --config (the "
                                  "Speedup-Test tool's files name their own samples)")
         # the file's lines carry their own levels: --alpha is only their default here
@@ -690,7 +685,7 @@ def _one_line(exc: BaseException, limit: int = 500) -> str:
     ends with the reason the likeliest format gave), with " ... " for the middle."""
     text = " ".join(str(exc).split()) or type(exc).__name__
     # a file's bytes quoted in a message (a binary file tried as CSV) are not for a terminal
-    text = "".join(c if c.isprintable() else "?" for c in text)
+    text = printable(text)
     if len(text) <= limit:
         return text
     head = (limit - 5) // 2

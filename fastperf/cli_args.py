@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from typing import Any
 
 from fastperf import __version__
 from fastperf.io.content import MAX_DECOMPRESSED, MAX_EXPANSION
@@ -20,7 +21,8 @@ from fastperf.kernels.builds import native_status
 from fastperf.protocols.decide import DECIDE_ADJUSTMENTS
 
 __all__ = ["build_parser", "column_list", "FORMATS", "INPUT_FORMATS", "PROTOCOLS",
-           "PROTOCOL_OPTIONS", "PROTOCOL_SPELLINGS", "Parser", "VersionAction", "version_text",
+           "PROTOCOL_OPTIONS", "PROTOCOL_SPELLINGS", "READ_OPTION_DEFAULTS", "Parser",
+           "VersionAction", "version_text",
            "input_format", "STDIO", "EXIT_OK", "EXIT_GATE_FAILED", "EXIT_BAD_INPUT",
            "EXIT_INTERNAL_ERROR", "EXIT_UNDECIDED", "EXIT_INTERRUPTED", "EXIT_BROKEN_PIPE",
            "EXIT_STATUSES",
@@ -261,6 +263,14 @@ def optional_byte_size(text: str) -> int | str | None:
     return None if text.strip().lower() == "none" else byte_size(text)
 
 
+#: The options of reading FILEs (`add_input_arguments`) that ``--config`` does not use, with
+#: their defaults: given otherwise, ``compare --config`` refuses them.
+READ_OPTION_DEFAULTS: dict[str, Any] = {
+    "--input-format": None, "--benchmark": "benchmark", "--variant": "variant",
+    "--value": "value", "--variants": None, "--metric": "real_time", "--memory-limit": None,
+}
+
+
 def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
     """FILEs and the options of `fastperf.read`: the read renames the ``--benchmark``,
     ``--variant`` and ``--value`` columns to those role names, which later steps use."""
@@ -269,22 +279,26 @@ def add_input_arguments(p: argparse.ArgumentParser, files: str = "+") -> None:
                         "(pyperf, pytest-benchmark, Google Benchmark, hyperfine, go test -bench, "
                         "...); '-' reads standard input (its format detected from the content, "
                         "its variant named stdin)")
-    p.add_argument("--input-format", type=input_format, choices=INPUT_FORMATS, default=None,
+    defaults = READ_OPTION_DEFAULTS
+    p.add_argument("--input-format", type=input_format, choices=INPUT_FORMATS,
+                   default=defaults["--input-format"],
                    metavar="FMT",
                    help="force the input format instead of detecting it from the content; one "
                         "of: %(choices)s")
-    p.add_argument("--benchmark", default="benchmark",
+    p.add_argument("--benchmark", default=defaults["--benchmark"],
                    help="column naming the benchmark in a table file (default: benchmark)")
-    p.add_argument("--variant", type=optional_column, default="variant", metavar="COL",
+    p.add_argument("--variant", type=optional_column, default=defaults["--variant"], metavar="COL",
                    help="column naming the variant in a table file (default: variant); "
                         "describe: 'none' for no variant")
-    p.add_argument("--value", default="value",
+    p.add_argument("--value", default=defaults["--value"],
                    help="column holding the measurements in a table file (default: value)")
-    p.add_argument("--variants", type=column_list, default=None, metavar="NAME,...",
+    p.add_argument("--variants", type=column_list, default=defaults["--variants"],
+                   metavar="NAME,...",
                    help="variant names for the files, in order (default: each file's name)")
-    p.add_argument("--metric", default="real_time",
+    p.add_argument("--metric", default=defaults["--metric"],
                    help="Google Benchmark time to use: real_time (default) or cpu_time")
-    p.add_argument("--memory-limit", type=byte_size, default=None, metavar="SIZE",
+    p.add_argument("--memory-limit", type=byte_size, default=defaults["--memory-limit"],
+                   metavar="SIZE",
                    help="read the table files lazily and work in group-complete chunks of at "
                         "most SIZE (2GB, 512MiB, bytes); a directory or glob of Parquet, IPC "
                         "or CSV files is lazy anyway, within half the free memory "

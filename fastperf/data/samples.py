@@ -616,7 +616,8 @@ def check_single_unit(samples: _BenchmarkGroups, unit: str | None) -> None:
     -----
     Data plumbing: no formula.
     """
-    if not has_column(samples.table, unit, argument="unit"):  # a repeated unit column is an error, not ignored
+    # a repeated unit column is an error, not ignored; unit= naming a missing column too
+    if not has_column(samples.table, unit, argument="unit"):
         return
     codes, _ = key_codes(samples.table.column(unit), unit)
     per_row = codes.astype(np.float64)

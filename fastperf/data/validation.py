@@ -125,9 +125,9 @@ def check_real(value: Any, name: str, *, low: float | None = None, high: float |
     -----
     Argument plumbing: no formula.
     """
-    left = "(" if low_open else "["
-    right = ")" if high_open or high is None else "]"  # a finite number: inf never included
-    left = "(" if low is None else left
+    # a finite number: an infinite bound is never included
+    left = "(" if low_open or low is None else "["
+    right = ")" if high_open or high is None else "]"
     lower = "-inf" if low is None else f"{low:g}"
     upper = "inf" if high is None else f"{high:g}"
     accepted = f"a finite number in {left}{lower}, {upper}{right}"

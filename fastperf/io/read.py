@@ -37,7 +37,8 @@ from fastperf.io.summaries import is_summary_table, mark_summary_table
 from fastperf.io.tabular import read_csv, read_ipc, read_parquet
 from fastperf.progress import READ_STEPS_PER_BYTE, check_progress, progress_chunks
 
-__all__ = ["read", "load_table", "is_measurement_table", "detect_format", "example_table", "FORMATS", "FORMAT_ALIASES"]
+__all__ = ["read", "load_table", "is_measurement_table", "detect_format", "example_table",
+           "FORMATS", "FORMAT_ALIASES"]
 
 #: Names accepted by ``format=``.
 FORMATS = TABULAR + tuple(fmt.name for fmt in TOOL_FORMATS)

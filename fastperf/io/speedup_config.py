@@ -97,9 +97,9 @@ def read_speedup_config(
     ------
     InputError
         An unreadable configuration or sample file (missing, a directory, not UTF-8 text), an
-        empty sample file, a value beyond the float64 range, a line without the three first fields, a
-        benchmark listed twice, a weight that is not a positive number, a confidence level
-        outside (0, 1), a value that is not a number, or levels given on some lines only
+        empty sample file, a value beyond the float64 range, a line without the three first
+        fields, a benchmark listed twice, a weight that is not a positive number, a confidence
+        level outside (0, 1), a value that is not a number, or levels given on some lines only
         without `confidence`.
 
     Notes

@@ -127,7 +127,8 @@ class Result:
         return ReportView(headline, figures, self.runs,
                           "status" if "status" in names else None)
 
-    def to_html(self, path: str | os.PathLike | None = None, *, top: int | None = None, title: str | None = None) -> str:
+    def to_html(self, path: str | os.PathLike | None = None, *, top: int | None = None,
+                title: str | None = None) -> str:
         """The HTML report: one self-contained page (styles, script and data inline; no network
         when opened), with the headline, the figures, every row in a sortable, filterable
         table and, where the result kept them, each row's runs on demand (docs/reports.md).
