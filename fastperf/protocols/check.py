@@ -37,7 +37,9 @@ from fastperf.protocols.flags import group_traces
 from fastperf.protocols.report_views import check_view
 from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
 from fastperf.results.figures import ReportView, Runs
-from fastperf.results.render import format_cell, printable, render_markdown
+from fastperf.results.render import (
+    format_cell, markdown_list, markdown_text, printable, render_markdown, text_lines,
+)
 
 __all__ = ["check", "CheckResult", "CheckOptions", "CheckPlan", "CHECK_COLUMNS",
            "check_options", "check_plan", "check_stage", "check_finish"]
@@ -571,9 +573,9 @@ class CheckResult(GroupResult):
             lines += [f"  - {line}" for line in r["advice"].split("; ") if line]
             blocks.append("\n".join(lines))
         out = "\n\n".join(blocks) if blocks else "no group flagged"
-        out += "\n\n" + self.footer()
+        out += "\n\n" + printable(self.footer())
         if self.warnings:
-            out += "\n" + "\n".join(f"warning: {w}" for w in self.warnings)
+            out += "\n" + text_lines(self.warnings, "warning: ")
         return out
 
     def to_markdown(self) -> str:
@@ -589,9 +591,9 @@ class CheckResult(GroupResult):
                 "flags": [r["flags"] for _, r in records],
                 "advice": [r["advice"] for _, r in records]})
             out = render_markdown(display) + "\n\n"
-        out += self.footer()
+        out += markdown_text(self.footer())
         if self.warnings:
-            out += "\n\n" + "\n".join(f"- warning: {w}" for w in self.warnings)
+            out += "\n\n" + markdown_list(self.warnings, "warning: ")
         return out
 
     def report_view(self) -> ReportView:

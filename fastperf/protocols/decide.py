@@ -41,7 +41,10 @@ from fastperf.protocols.flags import (benchmark_takes, check_warmup, tested_tabl
                                       dropped_counts, row_warmup, warmup_summary,
                                       warmup_warning, with_columns_after)
 from fastperf.results.base import BenchmarkResult, dropped_warnings, empty_keys, keyed_table
-from fastperf.results.render import format_cell, render_markdown, render_text
+from fastperf.results.render import (
+    format_cell, markdown_list, markdown_text, printable, render_markdown, render_text,
+    text_lines,
+)
 from fastperf.stats.multitest import e_bh
 
 __all__ = ["decide", "DecideResult", "DecideOptions", "DecidePlan", "DECISIONS",
@@ -540,14 +543,14 @@ class DecideResult(BenchmarkResult):
         """One line per benchmark: its units so far (``r``: rounds, ``p``: process pairs), the
         change and its anytime-valid interval, the decision and the runs still needed; the
         counts and the method below, then the warnings."""
-        out = render_text(self._display()) + "\n\n" + self._footer()
+        out = render_text(self._display()) + "\n\n" + printable(self._footer())
         if self.warnings:
-            out += "\n" + "\n".join(f"warning: {w}" for w in self.warnings)
+            out += "\n" + text_lines(self.warnings, "warning: ")
         return out
 
     def to_markdown(self) -> str:
         """The text table as a Markdown table, the counts below."""
-        out = render_markdown(self._display()) + "\n\n" + self._footer()
+        out = render_markdown(self._display()) + "\n\n" + markdown_text(self._footer())
         if self.warnings:
-            out += "\n\n" + "\n".join(f"- warning: {w}" for w in self.warnings)
+            out += "\n\n" + markdown_list(self.warnings, "warning: ")
         return out

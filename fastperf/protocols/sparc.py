@@ -50,7 +50,7 @@ from fastperf.protocols.flags import (check_warmup, tested_table, finish_flags, 
 from fastperf.protocols.report_views import sparc_view
 from fastperf.results.base import BenchmarkResult, dropped_warnings, keyed_table
 from fastperf.results.figures import ReportView, Runs
-from fastperf.results.render import render_text
+from fastperf.results.render import render_text, text_lines
 from fastperf.stats.forms import unit_means
 from fastperf.stats.multitest import fwer_bound, multipletests
 
@@ -179,7 +179,7 @@ class SparcResult(BenchmarkResult):
         if footer:
             out += "\n\n" + footer
         if self.warnings:
-            out += "\n\nwarnings:\n" + "\n".join(f"- {w}" for w in self.warnings)
+            out += "\n\nwarnings:\n" + text_lines(self.warnings)
         return out
 
     def to_markdown(self) -> str:

@@ -16,7 +16,9 @@ from fastperf.protocols.flags import flags_footer
 from fastperf.protocols.report_views import speedup_view
 from fastperf.results.base import BenchmarkResult
 from fastperf.results.figures import ReportView
-from fastperf.results.render import dumps, render_markdown, render_text, table_records
+from fastperf.results.render import (
+    dumps, markdown_list, render_markdown, render_text, table_records, text_lines,
+)
 
 __all__ = ["SpeedupTestResult", "EXECUTION_TIMES", "RESULT_COLUMNS", "TEXT_COLUMNS",
            "REPORT_FILES"]
@@ -166,9 +168,9 @@ class SpeedupTestResult(BenchmarkResult):
         if footer:
             out += "\n\n" + footer
         if self.warnings:
-            out += f"\n\n{len(self.warnings)} warning(s):\n" + "\n".join(f"- {w}" for w in self.warnings)
+            out += f"\n\n{len(self.warnings)} warning(s):\n" + text_lines(self.warnings)
         if self.errors:
-            out += f"\n\n{len(self.errors)} error(s):\n" + "\n".join(f"- {e}" for e in self.errors)
+            out += f"\n\n{len(self.errors)} error(s):\n" + text_lines(self.errors)
         return out
 
     def to_markdown(self) -> str:
@@ -190,7 +192,7 @@ class SpeedupTestResult(BenchmarkResult):
             out += "\n\n" + footer
         for title, items in (("Warnings", self.warnings), ("Errors", self.errors)):
             if items:
-                out += f"\n\n**{title}**\n\n" + "\n".join(f"- {item}" for item in items)
+                out += f"\n\n**{title}**\n\n" + markdown_list(items)
         return out
 
     def to_json(self, indent: int | None = 2) -> str:

@@ -32,7 +32,9 @@ from fastperf.data.arrays import shaped
 from fastperf.data.validation import check_whole_number
 from fastperf.results.figures import TOP, Intervals, ReportView
 from fastperf.results.html import render_html, render_notebook, row_labels
-from fastperf.results.render import dumps, render_markdown, render_text, table_records
+from fastperf.results.render import (
+    dumps, markdown_list, render_markdown, render_text, table_records, text_lines,
+)
 
 if TYPE_CHECKING:  # optional dependencies, for the return types of to_pandas and to_polars only
     import pandas
@@ -164,7 +166,7 @@ class Result:
         for name, table in self.extra_sections():
             out += f"\n\n{self.extra_title(name)}:\n" + render_text(table)
         if self.warnings:
-            out += "\n\nwarnings:\n" + "\n".join(f"- {w}" for w in self.warnings)
+            out += "\n\nwarnings:\n" + text_lines(self.warnings)
         return out
 
     def to_markdown(self) -> str:
@@ -173,7 +175,7 @@ class Result:
         for name, table in self.extra_sections():
             out += f"\n\n**{self.extra_title(name)}**\n\n" + render_markdown(table)
         if self.warnings:
-            out += "\n\n**Warnings**\n\n" + "\n".join(f"- {w}" for w in self.warnings)
+            out += "\n\n**Warnings**\n\n" + markdown_list(self.warnings)
         return out
 
     @property

@@ -8,7 +8,9 @@ infinities as JSON null). The JSON text is strict: `json.loads` reads it without
 from __future__ import annotations
 
 import json
+import re
 import unicodedata
+from collections.abc import Sequence
 from typing import Any
 
 import pyarrow as pa
@@ -17,8 +19,9 @@ from fastperf.results.cells import (
     column_json, column_strings, column_text, json_value, text_value,
 )
 
-__all__ = ["format_cell", "numeric_type", "printable", "render_text", "render_markdown", "json_safe",
-           "table_records", "dumps", "csv_table"]
+__all__ = ["format_cell", "numeric_type", "printable", "render_text", "render_markdown",
+           "markdown_text", "markdown_list", "text_lines", "code_span", "json_safe", "table_records", "dumps",
+           "csv_table"]
 
 
 def format_cell(value: Any) -> str:
@@ -75,17 +78,89 @@ def render_text(table: pa.Table) -> str:
     return "\n".join([line(names), line(["-" * w for w in widths])] + [line(r) for r in rows])
 
 
+#: The characters Markdown acts on inside a line of text or a table cell (GitHub's cmark-gfm):
+#: the backslash, code spans, emphasis, strikethrough, links and images, raw HTML and entities
+#: (``BM_Sort<int>`` would lose ``<int>`` as an unknown tag), GitHub's math, the table's pipes;
+#: and ``_`` where it can open or close emphasis (not between two letters or digits, as in
+#: ``BM_sum_mean``, which stays as it is). ``>`` only closes what an escaped ``<`` no longer
+#: opens, and a backslash before it would stay in a web address the renderer links.
+MARKDOWN_ACTIVE = re.compile(r"[\\`*~\[\]<&$|]|(?<![^\W_])_|_(?![^\W_])")
+
+
+def markdown_text(text: str) -> str:
+    """`text` as Markdown that renders as the same characters: each character Markdown would act
+    on (`MARKDOWN_ACTIVE`) behind a backslash (CommonMark's escape of ASCII punctuation), line
+    breaks as ``<br>``.
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+    """
+    text = MARKDOWN_ACTIVE.sub(lambda match: "\\" + match.group(0), text)
+    return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
+
+
+def code_span(text: str) -> str:
+    """`text` as a Markdown code span: fenced by one backtick more than its longest run of
+    them, padded by a space where it starts or ends with one (CommonMark 0.31, 6.1).
+
+    Parameters
+    ----------
+    text : str
+
+    Returns
+    -------
+    str
+    """
+    text = text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
+    fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
+    pad = " " if text.startswith("`") or text.endswith("`") else ""
+    return f"{fence}{pad}{text}{pad}{fence}"
+
+
+def text_lines(items: Sequence[str], prefix: str = "- ") -> str:
+    """Each item on its own line after `prefix`, written with `printable` (a warning that
+    quotes a benchmark name cannot move the terminal's cursor).
+
+    Parameters
+    ----------
+    items : sequence of str
+    prefix : str
+
+    Returns
+    -------
+    str
+    """
+    return "\n".join(prefix + printable(item) for item in items)
+
+
+def markdown_list(items: Sequence[str], prefix: str = "") -> str:
+    """A Markdown list of the items, each after `prefix` and written with `markdown_text`.
+
+    Parameters
+    ----------
+    items : sequence of str
+    prefix : str
+
+    Returns
+    -------
+    str
+    """
+    return "\n".join(f"- {prefix}{markdown_text(item)}" for item in items)
+
+
 def render_markdown(table: pa.Table) -> str:
-    """A GitHub-flavoured Markdown table (pipes in cells escaped, line breaks as ``<br>``)."""
+    """A GitHub-flavoured Markdown table, every cell written with `markdown_text` (so it renders
+    as the characters of its text cell)."""
     names, rows = table_cells(table)
     numeric = [numeric_type(t) for t in table.schema.types]
 
-    def cell(text: str) -> str:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-        return text.replace("|", "\\|").replace("\n", "<br>")
-
     def line(cells: list[str]) -> str:
-        return "| " + " | ".join(cell(c) for c in cells) + " |"
+        return "| " + " | ".join(markdown_text(c) for c in cells) + " |"
 
     rule = "|" + "|".join("---:" if num else ":---" for num in numeric) + "|"
     return "\n".join([line(names), rule] + [line(r) for r in rows])

@@ -21,7 +21,10 @@ from fastperf.protocols.flags import flags_footer
 from fastperf.protocols.report_views import compare_view
 from fastperf.results.base import BenchmarkResult
 from fastperf.results.figures import ReportView
-from fastperf.results.render import format_cell, printable, render_markdown
+from fastperf.results.render import (
+    code_span, format_cell, markdown_list, markdown_text, printable, render_markdown,
+    text_lines,
+)
 from fastperf.stats.multitest import multipletests
 
 __all__ = ["CompareResult", "ADJUSTMENTS", "VERDICTS", "COLUMNS", "benchmark_identity",
@@ -236,9 +239,9 @@ class CompareResult(BenchmarkResult):
             blocks.append("\n".join(header + _align(grid, right={1, 2, 3, 6, 7}.union(
                 range(2, 2 + 4 * len(candidates), 4)))))
         out = "\n\n".join(blocks)
-        out += "\n\n" + self._footer()
+        out += "\n\n" + printable(self._footer())
         if self.warnings:
-            out += "\n" + "\n".join(f"warning: {w}" for w in self.warnings)
+            out += "\n" + text_lines(self.warnings, "warning: ")
         return out
 
     def _geomean_line(self, rows, members, k, binary) -> list[str]:
@@ -303,8 +306,9 @@ class CompareResult(BenchmarkResult):
         """
         s = self.summary
         counts = s["verdicts"]
-        lines = [f"**fastperf compare** `{s['baseline']}` → "
-                 f"{', '.join(f'`{c}`' for c in s['candidates'])}: **{counts['worse']} worse**, "
+        lines = [f"**fastperf compare** {code_span(str(s['baseline']))} → "
+                 f"{', '.join(code_span(str(c)) for c in s['candidates'])}: "
+                 f"**{counts['worse']} worse**, "
                  f"**{counts['better']} better**, {counts['no change']} no change"
                  + (f", {counts['equivalent']} equivalent" if counts["equivalent"] else "")
                  + (f", {counts['changed']} changed" if counts["changed"] else "")
@@ -313,12 +317,12 @@ class CompareResult(BenchmarkResult):
         for r in self.overall.to_pylist():
             if r["compared"]:
                 unit = r.get("unit")
-                unit = f" {format_cell(unit)}" if unit else ""
+                unit = f" {markdown_text(format_cell(unit))}" if unit else ""
                 interval = (f" (score ratio {r['score_ratio']:.4g}, {s['confidence']:.0%} CI "
                             f"[{r['score_ci_low']:.4g}, {r['score_ci_high']:.4g}])"
                             if r.get("score_ratio") is not None and math.isfinite(r["score_ratio"])
                             else "")
-                lines.append(f"- `{r['candidate']}`{unit}: geomean {r['geomean_delta']:+.2%}"
+                lines.append(f"- {code_span(str(r['candidate']))}{unit}: geomean {r['geomean_delta']:+.2%}"
                              f"{interval} over {r['compared']} benchmarks")
         table = self._markdown_rows(sort)
         verdict = table.column("verdict").to_numpy(zero_copy_only=False)
@@ -330,9 +334,9 @@ class CompareResult(BenchmarkResult):
             lines += ["", f"<details><summary>Unchanged and not decided ({int((~changed).sum())})"
                       "</summary>", "", render_markdown(table.filter(pa.array(~changed))), "",
                       "</details>"]
-        lines += ["", self._footer()]
+        lines += ["", markdown_text(self._footer())]
         if self.warnings:
-            lines += [""] + [f"- {w}" for w in self.warnings]
+            lines += ["", markdown_list(self.warnings)]
         return "\n".join(lines)
 
     def _markdown_rows(self, sort) -> pa.Table:
