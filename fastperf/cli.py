@@ -497,7 +497,8 @@ DECIDE_FLAGS = {"margin": "--margin", "alpha": "--alpha", "adjust": "--adjust",
 def _decide(args) -> int:
     """`fastperf decide`: the decisions (``--undecided-only``: the undecided benchmarks, one
     name per line), a one-line summary on stderr, and the exit status: 1 when a benchmark is
-    decided worse, else 4 when one is undecided, else 0."""
+    decided worse, else 4 when one is undecided (``continue``; one with no decision, which more
+    runs cannot give, does not count), else 0."""
     if args.undecided_only and args.format_given not in (None, "text"):
         raise InputError("--undecided-only prints benchmark names, one per line: it takes no "
                          "--format")
@@ -533,7 +534,7 @@ def _decide_status(result: DecideResult, undecided: list[str]) -> int:
     line = (f"fastperf decide: {counts['worse']} worse, {counts['better']} better, "
             f"{counts['changed']} changed, {counts['equivalent']} equivalent, "
             f"{counts['continue']} continue")
-    no_decision = result.summary["undecided"] - counts["continue"]
+    no_decision = result.summary["no_decision"]
     if no_decision:
         line += f", {no_decision} with no decision (see status)"
     if counts["worse"]:

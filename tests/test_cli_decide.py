@@ -88,6 +88,23 @@ def test_exit_0_every_benchmark_decided_none_worse(tmp_path):
                            "0 continue") and line.endswith(": pass")
 
 
+def test_no_decision_is_not_undecided(tmp_path):
+    """A benchmark that no round can decide (a value of 0: no ratio) neither keeps the status
+    at 4 nor is named to run again; the stderr line counts it."""
+    path = write_rounds(tmp_path / "runs.csv", [BETTER, SAME, ("zero", 1.0, 10, 0.01)])
+    lines = Path(path).read_text().splitlines()
+    at = next(i for i, line in enumerate(lines) if line.startswith("zero,pr,0,"))
+    lines[at] = "zero,pr,0,0.0,ns"
+    Path(path).write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli(["decide", path, "--margin", "5%", "--format", "json"])
+    assert code == 0, err
+    assert decisions_of(out) == {"faster": "better", "same": "equivalent", "zero": None}
+    line = summary_line(err)
+    assert "0 continue, 1 with no decision (see status)" in line and line.endswith(": pass")
+    code, out, err = run_cli(["decide", path, "--margin", "5%", "--undecided-only"])
+    assert (code, out) == (0, ""), err
+
+
 def test_exit_1_decided_worse_takes_precedence_over_undecided(tmp_path):
     path = write_rounds(tmp_path / "runs.csv", [WORSE, SHORT, SAME])
     code, out, err = run_cli(["decide", path, "--margin", "5%", "--format", "json"])

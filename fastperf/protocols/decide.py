@@ -447,7 +447,7 @@ def decide_finish(staged: StageRows, plan: DecidePlan, info: dict) -> DecideResu
         "adjust": options.adjust, "margin": margin, "tests": n_tests,
         "structure": plan.structure.label(), "sequential_unit": analysis,
         "mixture_variance": MIXTURE_VARIANCE, "decisions": counts,
-        "undecided": int(undecided.sum()) + undecidable,
+        "undecided": int(undecided.sum()), "no_decision": undecidable,
         "most_runs_needed": int(needed.max()) if (needed > 0).any() else None,
     }
     if options.warmup == "auto":
@@ -475,8 +475,9 @@ class DecideResult(BenchmarkResult):
     summary : dict
         ``function``, ``baseline``, ``candidate``, ``keys``, ``alpha``, ``adjust``,
         ``margin``, ``tests`` (benchmarks with an e-value), ``structure``,
-        ``sequential_unit``, ``mixture_variance``, ``decisions`` (counts), ``undecided``,
-        ``most_runs_needed``.
+        ``sequential_unit``, ``mixture_variance``, ``decisions`` (counts), ``undecided``
+        (decision ``continue``), ``no_decision`` (decision null: more runs cannot decide them,
+        the status says why), ``most_runs_needed``.
     warnings : list of str
     """
 
@@ -485,8 +486,9 @@ class DecideResult(BenchmarkResult):
         self.key_columns = keys
 
     def undecided(self) -> list[str]:
-        """The benchmarks still to run: those whose decision is ``continue`` or missing, named
-        by their first key column (each once, in table order).
+        """The benchmarks still to run: those whose decision is ``continue``, named by their
+        first key column (each once, in table order). A benchmark with no decision (null: its
+        `status` says why, e.g. values <= 0) is not among them: more runs cannot decide it.
 
         Returns
         -------
@@ -494,10 +496,10 @@ class DecideResult(BenchmarkResult):
         """
         decision = self.benchmarks.column("decision").to_pylist()
         if not self.key_columns:
-            return ["(all rows)"] if any(d in (None, "continue") for d in decision) else []
+            return ["(all rows)"] if "continue" in decision else []
         names = self.benchmarks.column(self.key_columns[0]).to_pylist()
         return list(dict.fromkeys(format_cell(n) for n, d in zip(names, decision)
-                                  if d in (None, "continue")))
+                                  if d == "continue"))
 
     def _display(self) -> pa.Table:
         """The table as the text and Markdown renderings show it."""
