@@ -459,12 +459,17 @@ def test_equal_means_and_zero_spread():
         ("flat", "old"): [5.0, 5.0], ("flat", "new"): [6.0, 6.0, 6.0],
         ("flat same", "old"): [5.0, 5.0], ("flat same", "new"): [5.0, 5.0],
     }
-    rows = {r["benchmark"]: r for r in plan_runs(long_table(samples)).separation.to_pylist()}
+    result = plan_runs(long_table(samples))
+    rows = {r["benchmark"]: r for r in result.separation.to_pylist()}
     assert rows["same"]["status"] == "equal means" and rows["same"]["runs_to_separate"] == math.inf
     assert rows["same"]["separated_now"] is False
     assert rows["flat"]["status"] == "zero spread" and rows["flat"]["runs_to_separate"] == 2
     assert rows["flat"]["separated_now"] is True
     assert rows["flat same"]["status"] == "equal means"
+    # the warnings agree with the table: two benchmarks cannot be separated (equal means), the
+    # flat one is separated, with 2 runs by convention
+    assert "2 benchmark(s) cannot be separated as measured" in " ".join(result.warnings)
+    assert any(w.startswith("1 benchmark(s) with zero spread") for w in result.warnings)
 
 
 def test_two_variants_auto_rule():

@@ -901,7 +901,13 @@ def separation_summary(table: pa.Table, pair: tuple) -> tuple[dict, list[str]]:
         "runs_to_separate_max": int(finite.max()) if finite.size else None,
     }
     warnings = []
-    if not_ok:
-        warnings.append(f"{not_ok} benchmark(s) cannot be separated as measured (see the "
+    flat = status == "zero spread"  # separated (or not) now, 2 runs by convention
+    cannot = int(((status != "ok") & ~flat).sum())
+    if cannot:
+        warnings.append(f"{cannot} benchmark(s) cannot be separated as measured (see the "
                         "separation table's status)")
+    if flat.any():
+        warnings.append(f"{int(flat.sum())} benchmark(s) with zero spread on both sides: 2 runs "
+                        "by convention, not from the formula (a timer's resolution can hide a "
+                        "spread)")
     return summary, warnings
