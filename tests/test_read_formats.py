@@ -10,6 +10,7 @@ independently of the readers), never from the readers' output.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 
 import numpy as np
@@ -199,6 +200,29 @@ def test_a_json_value_of_the_wrong_type_is_refused(tmp_path, sim):
     run["values"][0] = True
     with pytest.raises(InputError, match="values True is not a number"):
         read(write_json(tmp_path / "pyperf.json", pyperf))
+
+
+@pytest.mark.parametrize("bad", [123, ["x"], {"a": 1}, True])
+def test_a_name_that_is_not_text_is_refused(tmp_path, bad):
+    """A number, list, object or bool where pyperf, pytest-benchmark or hyperfine write a
+    benchmark's name is refused naming the field; it was read as the name "123" or "['x']".
+    Oracle: the tools' JSON (pyperf's metadata name, pytest-benchmark's fullname and
+    hyperfine's command are strings)."""
+    table = fastperf.simulate(2, 3, seed=3).table
+    cases = [
+        (pyperf_doc(table, "baseline"), lambda d: d["benchmarks"][0]["metadata"].update(name=bad),
+         "pyperf benchmark #0's name"),
+        (pytest_benchmark_doc(table, "baseline"),
+         lambda d: d["benchmarks"][0].update(fullname=bad, name=bad),
+         "a pytest-benchmark entry's name"),
+        (hyperfine_doc(table, "baseline"), lambda d: d["results"][0].update(command=bad),
+         "a hyperfine result's command"),
+    ]
+    for doc, damage, field in cases:
+        read(write_json(tmp_path / "good.json", doc))  # the undamaged document reads
+        damage(doc)
+        with pytest.raises(InputError, match=f"{re.escape(field)} .* is not text"):
+            read(write_json(tmp_path / "bad.json", doc))
 
 
 def test_an_older_google_benchmark_files_aggregates_are_skipped(tmp_path):

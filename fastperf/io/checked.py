@@ -17,7 +17,7 @@ from fastperf.errors import InputError
 
 __all__ = [
     "INT64_MAX", "load_json_bytes", "read_text", "shown", "is_out_of_range", "float_column",
-    "int_column",
+    "int_column", "text_field",
 ]
 
 INT64_MAX = 2**63 - 1
@@ -55,6 +55,28 @@ def shown(value: Any, limit: int = 40) -> str:
         text = f"a {type(value).__name__}"
     text = "".join(c if c.isprintable() else "?" for c in text)
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def text_field(value: Any, what: str) -> str:
+    """`value`, a name read from a JSON file, when it is text; else an `InputError`.
+
+    A number, list or object where a tool writes a benchmark's name is a damaged or foreign
+    file: taken as its ``str`` it would become a benchmark called ``123`` or ``['x']``.
+
+    Parameters
+    ----------
+    value : object
+        The field's JSON value.
+    what : str
+        The field for the message, with the file (``"f.json: hyperfine command"``).
+
+    Returns
+    -------
+    str
+    """
+    if not isinstance(value, str):
+        raise InputError(f"{what} {shown(value)} is not text")
+    return value
 
 
 def is_out_of_range(token: str, value: float) -> bool:

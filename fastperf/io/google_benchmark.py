@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from fastperf.errors import InputError
-from fastperf.io.checked import int_column, shown
+from fastperf.io.checked import int_column, shown, text_field
 from fastperf.io.common import add_config, config_text, tool_table
 
 __all__ = ["read_google_benchmark", "looks_like_google_benchmark", "METRICS", "TIME_UNITS",
@@ -86,8 +86,7 @@ def read_google_benchmark(path: Path, data: Any, *, metric: str = "real_time") -
         name = row.get("run_name") or row.get("name")
         if name is None:
             raise InputError(f"{path}: a Google Benchmark row has neither 'run_name' nor 'name'")
-        if not isinstance(name, str):
-            raise InputError(f"{path}: a Google Benchmark row's name {shown(name)} is not text")
+        name = text_field(name, f"{path}: a Google Benchmark row's name")
         if "run_type" not in row and _older_aggregate(name, seen, families):
             continue
         occurrence = seen.get(name, 0)

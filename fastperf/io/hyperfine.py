@@ -11,7 +11,7 @@ from typing import Any
 import pyarrow as pa
 
 from fastperf.errors import InputError
-from fastperf.io.checked import int_column
+from fastperf.io.checked import int_column, text_field
 from fastperf.io.common import tool_table
 
 __all__ = ["read_hyperfine", "looks_like_hyperfine"]
@@ -53,7 +53,7 @@ def read_hyperfine(path: Path, data: Any) -> pa.Table:
     exit_codes: list[int | None] = []
     seen: dict[str, int] = {}  # a command listed twice continues its runs (each a process)
     for result in results:
-        command = result.get("command")
+        command = text_field(result.get("command"), f"{path}: a hyperfine result's command")
         times = result.get("times")
         if times is None:
             raise InputError(
@@ -63,9 +63,9 @@ def read_hyperfine(path: Path, data: Any) -> pa.Table:
         codes = result.get("exit_codes")
         if not isinstance(codes, list) or len(codes) != len(times):
             codes = [None] * len(times)
-        first = seen.get(str(command), 0)
-        seen[str(command)] = first + len(times)
-        names.extend([str(command)] * len(times))
+        first = seen.get(command, 0)
+        seen[command] = first + len(times)
+        names.extend([command] * len(times))
         runs.extend(range(first, first + len(times)))
         values.extend(times)
         exit_codes.extend(codes)

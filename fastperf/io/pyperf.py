@@ -12,7 +12,7 @@ from typing import Any
 import pyarrow as pa
 
 from fastperf.errors import InputError
-from fastperf.io.checked import shown
+from fastperf.io.checked import shown, text_field
 from fastperf.io.common import add_config, config_text, tool_table
 
 __all__ = ["read_pyperf", "looks_like_pyperf", "PYPERF_UNITS", "PYPERF_MEASUREMENT_KEYS"]
@@ -101,11 +101,12 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
         name = meta.get("name", file_meta.get("name"))
         if name is None:
             raise InputError(f"{path}: pyperf benchmark #{i} has no name in its or the file's metadata")
-        if str(name) in named:  # pyperf refuses such a suite too (its processes would merge)
+        name = text_field(name, f"{path}: pyperf benchmark #{i}'s name")
+        if name in named:  # pyperf refuses such a suite too (its processes would merge)
             raise InputError(f"{path}: the pyperf file has two benchmarks called {shown(name)} "
                              "(pyperf: 'the suite has already a benchmark called ...'); merge "
                              "their runs with pyperf (pyperf convert --add) or rename one")
-        named.add(str(name))
+        named.add(name)
         pyperf_unit = meta.get("unit", file_meta.get("unit", _DEFAULT_UNIT))
         unit = PYPERF_UNITS.get(pyperf_unit, str(pyperf_unit))
         process = 0
@@ -118,7 +119,7 @@ def read_pyperf(path: Path, data: Any) -> pa.Table:
             if not run_values:  # calibration run: warmups only
                 continue
             k = len(run_values)
-            names.extend([str(name)] * k)
+            names.extend([name] * k)
             runs.extend(range(len(values) - first_value, len(values) - first_value + k))
             processes.extend([process] * k)
             iterations.extend(range(k))

@@ -12,6 +12,7 @@ import pyarrow as pa
 
 from fastperf.errors import InputError
 from fastperf.io.common import tool_table
+from fastperf.io.checked import text_field
 
 __all__ = ["read_pytest_benchmark", "looks_like_pytest_benchmark"]
 
@@ -58,6 +59,7 @@ def read_pytest_benchmark(path: Path, data: Any) -> pa.Table:
         name = bench.get("fullname") or bench.get("name")
         if name is None:
             raise InputError(f"{path}: a pytest-benchmark entry has neither 'fullname' nor 'name'")
+        name = text_field(name, f"{path}: a pytest-benchmark entry's name")
         rounds = (bench.get("stats") or {}).get("data")
         if rounds is None:
             raise InputError(
