@@ -375,6 +375,14 @@ def test_type_stub_names_what_the_package_exports():
     assert (PACKAGE / "py.typed").exists()
 
 
+def test_dir_lists_the_public_names():
+    """``dir(fastperf)`` (tab completion) offers every public name and none of the helpers the
+    package's own module imports."""
+    names = dir(fastperf)
+    assert set(fastperf.__all__) <= set(names)
+    assert [n for n in names if not n.startswith("__")] == sorted({*fastperf.EXPORTS, "EXPORTS"})
+
+
 def test_every_package_folder_is_shipped():
     """pyproject.toml lists fastperf's packages one by one: a new subpackage (a concept that
     outgrew its module) must be listed, or a non-editable install lacks it."""
