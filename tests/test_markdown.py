@@ -89,3 +89,18 @@ def test_text_warnings_escape_terminal_controls():
     text = result.to_text()
     assert "\x1b" not in text and "\\x1b[31mred" in text
     assert "\x1b" not in render_text(pa.table({"k": ["\x1b[2J"]}))
+
+
+def test_footers_keep_their_lines():
+    """The footer's own lines stay lines (the structure line under the counts), with no
+    escaped line break, in the text; the Markdown keeps its code span of `fastperf check`."""
+    sim = fastperf.simulate(benchmarks=4, processes=6, iterations=4, seed=5)
+    result = fastperf.compare(sim.table, baseline="baseline", candidate="candidate")
+    text = result.to_text()
+    assert "\\n" not in text
+    assert any(line.startswith("compared on independent units") for line in text.splitlines())
+    few = pa.table({"benchmark": ["a"] * 6, "variant": ["x"] * 3 + ["y"] * 3,
+                    "value": [1.0, 1.1, 1.2, 1.3, 1.4, 1.5]})
+    flagged = fastperf.compare(few, baseline="x", candidate="y")  # flagged: few runs
+    spans, _ = shown(flagged.to_markdown(), {"code"})
+    assert flagged.summary["flagged"] == 1 and "fastperf check" in spans

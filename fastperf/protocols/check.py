@@ -38,7 +38,7 @@ from fastperf.protocols.report_views import check_view
 from fastperf.results.base import GroupResult, dropped_warnings, empty_keys, keyed_table
 from fastperf.results.figures import ReportView, Runs
 from fastperf.results.render import (
-    format_cell, markdown_list, markdown_text, printable, render_markdown, text_lines,
+    format_cell, markdown_list, printable, render_markdown, text_lines,
 )
 
 __all__ = ["check", "CheckResult", "CheckOptions", "CheckPlan", "CHECK_COLUMNS",
@@ -573,7 +573,7 @@ class CheckResult(GroupResult):
             lines += [f"  - {line}" for line in r["advice"].split("; ") if line]
             blocks.append("\n".join(lines))
         out = "\n\n".join(blocks) if blocks else "no group flagged"
-        out += "\n\n" + printable(self.footer())
+        out += "\n\n" + self.footer()  # no name in it: nothing to escape
         if self.warnings:
             out += "\n" + text_lines(self.warnings, "warning: ")
         return out
@@ -591,7 +591,7 @@ class CheckResult(GroupResult):
                 "flags": [r["flags"] for _, r in records],
                 "advice": [r["advice"] for _, r in records]})
             out = render_markdown(display) + "\n\n"
-        out += markdown_text(self.footer())
+        out += self.footer()
         if self.warnings:
             out += "\n\n" + markdown_list(self.warnings, "warning: ")
         return out

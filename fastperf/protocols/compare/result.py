@@ -239,7 +239,7 @@ class CompareResult(BenchmarkResult):
             blocks.append("\n".join(header + _align(grid, right={1, 2, 3, 6, 7}.union(
                 range(2, 2 + 4 * len(candidates), 4)))))
         out = "\n\n".join(blocks)
-        out += "\n\n" + printable(self._footer())
+        out += "\n\n" + self._footer()  # no name in it: nothing to escape
         if self.warnings:
             out += "\n" + text_lines(self.warnings, "warning: ")
         return out
@@ -334,7 +334,7 @@ class CompareResult(BenchmarkResult):
             lines += ["", f"<details><summary>Unchanged and not decided ({int((~changed).sum())})"
                       "</summary>", "", render_markdown(table.filter(pa.array(~changed))), "",
                       "</details>"]
-        lines += ["", markdown_text(self._footer())]
+        lines += ["", self._footer()]  # no name in it; `fastperf check` a code span
         if self.warnings:
             lines += ["", markdown_list(self.warnings)]
         return "\n".join(lines)
