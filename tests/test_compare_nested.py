@@ -235,3 +235,36 @@ def test_rounds_that_do_not_pair_are_flat_with_a_warning():
     paired = fastperf.compare(shared, baseline="b", candidate="c", unit=None)
     assert paired.table.to_pylist()[0]["analysis"] == "round"
     assert not any("analysed flat" in w for w in paired.warnings)
+
+
+def test_rounds_measured_by_one_variant_are_left_out_of_the_medians_too():
+    """The candidate stopped after 10 of 20 rounds while the machine drifted: the test pairs
+    the 10 shared rounds, and the medians and the change beside it are those rounds' too (they
+    were every round's: -12.8 % beside a ratio of +5 %, and the threshold read the wrong one);
+    a warning counts the rounds left out. Oracle: numpy medians and scipy's ttest_rel on the
+    shared rounds' means."""
+    rng = np.random.default_rng(0)
+    rows = {"benchmark": [], "variant": [], "round": [], "value": []}
+    for r in range(20):
+        for v, f in (("a", 1.0), ("b", 1.05)):
+            if v == "b" and r >= 10:
+                continue
+            for _ in range(3):
+                rows["benchmark"].append("x")
+                rows["variant"].append(v)
+                rows["round"].append(r)
+                rows["value"].append((1 + 0.05 * r) * f * np.exp(rng.normal(0, 0.002)))
+    table = pa.table(rows)
+    got = fastperf.compare(table, baseline="a", candidate="b", higher_is_better=False,
+                           threshold=0.03)
+    row = got.table.to_pylist()[0]
+    means = table.to_pandas().groupby(["variant", "round"])["value"].mean()
+    x, y = means["a"].to_numpy()[:10], means["b"].to_numpy()
+    assert row["analysis"] == "round" and row["units_baseline"] == 10
+    assert row["median_baseline"] == pytest.approx(np.median(x), rel=1e-12)
+    assert row["median_candidate"] == pytest.approx(np.median(y), rel=1e-12)
+    assert row["delta"] == pytest.approx(np.median(y) / np.median(x) - 1, rel=1e-9)
+    test = stats.ttest_rel(np.log(y), np.log(x))
+    assert row["pvalue"] == pytest.approx(test.pvalue, rel=1e-9)
+    assert row["verdict"] == "worse"  # +5 % over the 3 % threshold
+    assert any("10 that measured one variant only left out" in w for w in got.warnings)

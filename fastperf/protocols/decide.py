@@ -310,8 +310,8 @@ def decide_stage(table: pa.Table, plan: DecidePlan, side: dict | None = None) ->
     x, y = vs.samples[baseline], vs.samples[candidate]
     if units is not None and structure.block is not None:
         analysis = "round"
-        differences, unpaired = round_log_ratios(units.table, baseline, candidate, keys,
-                                                 variant, value, structure.block)
+        differences, unpaired, _ = round_log_ratios(units.table, baseline, candidate, keys,
+                                                    variant, value, structure.block)
     else:
         if units is None:
             analysis, ux, uy = "run", x, y

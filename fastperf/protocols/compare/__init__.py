@@ -420,7 +420,8 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
         use = nested.nested
         with np.errstate(invalid="ignore", divide="ignore"):
             flat_extra = {"pvalue_flat": p, "testable_flat": testable,
-                          "delta_flat": np.where(med_x != 0, med_y / med_x - 1.0, np.nan)}
+                          "delta_flat": np.where(med_x != 0, med_y / med_x - 1.0, np.nan),
+                          "unpaired_rounds": np.where(use, nested.unpaired_rounds, 0)}
         p = np.where(use, nested.pvalue, p)
         estimate, low, high = (np.where(use, a, b) for a, b in
                                ((nested.estimate, estimate), (nested.low, low),
@@ -591,6 +592,12 @@ def compare_finish(staged: StageRows, plan: ComparePlan, info: dict) -> CompareR
             warnings.append(f"{int(unpaired.sum())} comparison(s) analysed flat (every value "
                             f"independent): their variants share fewer than 2 "
                             f"{plan.structure.block!r} values to pair (see units_baseline)")
+        left_out = extra_column("unpaired_rounds")
+        if left_out.any():
+            warnings.append(f"{int((left_out > 0).sum())} comparison(s) paired on the "
+                            f"{plan.structure.block!r} values both variants measured: "
+                            f"{int(left_out.sum())} that measured one variant only left out "
+                            "of the test and the medians (see units_baseline)")
     flag_summary, flag_warnings = finish_flags(extra, options.warmup)
     warnings.extend(flag_warnings)
     counts = {v: int(np.sum(verdict == v)) for v in VERDICTS}

@@ -28,8 +28,9 @@ import pyarrow as pa
 
 from fastperf.data.arrays import Samples
 from fastperf.data.levels import Structure, Units, unit_samples_of, units_of, variant_samples_of
-from fastperf.data.samples import (VariantSamples, chunk_paired_samples, chunk_variant_samples,
-                                   concat_samples, present_variants, variant_takes)
+from fastperf.data.samples import (PairedSamples, VariantSamples, chunk_paired_samples,
+                                   chunk_variant_samples, concat_samples, present_variants,
+                                   variant_takes)
 from fastperf.engine.parametric import (paired_t, scaled_moments_of, t_from_moments, t_pvalue,
                                         t_quantile)
 from fastperf.engine.sorting import sort_sample_batches, sort_sample_pairs
@@ -57,9 +58,13 @@ class NestedRows:
         The test's two-sided p-value, the log ratio and its `confidence` and 1 - 2 alpha
         interval (NaN where the row is not nested or the test has no result).
     baseline_units, candidate_units : Samples
-        The unit means of each row's sides, sorted (for the medians and the overall score).
+        The unit means of each row's sides, sorted (for the medians and the overall score):
+        every process's, or the rounds' that measured both variants (those the test pairs).
     method : str
         ``"welch"`` or ``"paired t"``.
+    unpaired_rounds : numpy.ndarray of int64
+        Rounds of the row that measured one variant only, left out of the pairs (0 for
+        processes).
     """
 
     nested: np.ndarray
@@ -73,6 +78,7 @@ class NestedRows:
     baseline_units: Samples
     candidate_units: Samples
     method: str
+    unpaired_rounds: np.ndarray
 
 
 def log_samples(samples: Samples) -> Samples:
@@ -92,7 +98,8 @@ def log_samples(samples: Samples) -> Samples:
 
 
 def round_log_ratios(unit_table: pa.Table, baseline: Any, candidate: Any, keys: list[str],
-                     variant: str, value: str, block: str) -> tuple[Samples, np.ndarray]:
+                     variant: str, value: str, block: str
+                     ) -> tuple[Samples, np.ndarray, PairedSamples]:
     """Per benchmark, the within-round log ratios ``log(candidate mean) - log(baseline mean)``
     of the rounds that measured both variants.
 
@@ -113,6 +120,9 @@ def round_log_ratios(unit_table: pa.Table, baseline: Any, candidate: Any, keys: 
         NaN where a mean is <= 0.
     unmatched : numpy.ndarray of int64
         Rounds that measured one variant only.
+    pairs : PairedSamples
+        The round means of the rounds that measured both variants, pair for pair (the medians
+        shown beside the test are theirs).
 
     Notes
     -----
@@ -122,7 +132,7 @@ def round_log_ratios(unit_table: pa.Table, baseline: Any, candidate: Any, keys: 
     pairs = chunk_paired_samples(unit_table, baseline, candidate, keys, variant, value, block)
     differences = Samples(log_samples(pairs.candidate).values - log_samples(pairs.baseline).values,
                           pairs.baseline.offsets)
-    return differences, np.asarray(pairs.n_unmatched, dtype=np.int64)
+    return differences, np.asarray(pairs.n_unmatched, dtype=np.int64), pairs
 
 
 def _per_variant(components: pa.Table, takes: dict[Any, np.ndarray],
@@ -263,6 +273,7 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
     xs = concat_samples([vs.samples[baseline]] * c)
     ys = concat_samples([vs.samples[name] for name in candidates])
     nan = np.full(n_benchmarks * c, np.nan)
+    unpaired = np.zeros(n_benchmarks * c, dtype=np.int64)
     if structure.block is None:
         method = "welch"
         mx, my = scaled_moments_of(log_samples(xs)), scaled_moments_of(log_samples(ys))
@@ -275,9 +286,13 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         nested = (units_x >= 2) & (units_y >= 2) & ~one_each & positive
     else:
         method = "paired t"
-        differences = concat_samples([
-            round_log_ratios(unit_table, baseline, name, keys, variant, value,
-                             structure.block)[0] for name in candidates])
+        rounds = [round_log_ratios(unit_table, baseline, name, keys, variant, value,
+                                   structure.block) for name in candidates]
+        differences = concat_samples([r[0] for r in rounds])
+        unpaired = np.concatenate([r[1] for r in rounds])
+        # the medians beside the test: of the rounds it pairs, not of every round of a side
+        xs = concat_samples([r[2].baseline for r in rounds])
+        ys = concat_samples([r[2].candidate for r in rounds])
         pairs, t, df, se, estimate, _ = paired_t(differences)
         units_x = units_y = pairs.astype(np.int64)
         nested = (pairs >= 2) & (scaled_moments_of(differences).n_nan == 0)
@@ -299,4 +314,4 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
                          ("n_effective_baseline", eff_x), ("n_effective_candidate", eff_y)):
         columns[name] = nan_as_null(figure)  # one unit, one value each: no such figure
     return NestedRows(nested, columns, p, estimate, low, high, eq_low, eq_high,
-                      *sort_sample_pairs(xs, ys), method)
+                      *sort_sample_pairs(xs, ys), method, unpaired)
