@@ -209,15 +209,50 @@ def test_two_go_files_of_interleaved_invocations_pair_by_block(tmp_path):
     assert row["pvalue"] < unpaired.table.column("pvalue")[0].as_py()  # the drift cancels
 
 
-def test_values_at_or_below_zero_keep_the_flat_analysis_and_say_so():
+def test_values_at_or_below_zero_are_tested_on_their_units_without_a_ratio():
+    """A unit mean <= 0 has no log ratio: the change is tested by Welch's t-test on the process
+    means themselves (the paired t-test on the round means' differences), with no ratio nor
+    interval, and the status says so. It took the flat analysis, whose pooled test called 43 %
+    of null benchmarks changed on nested data. Oracle: scipy's ttest_ind / ttest_rel on the unit
+    means."""
     rng = np.random.default_rng(13)
     table = nested(rng, benchmarks=2)
     value = table.column("value").to_numpy().copy()
     value[:30] -= 10.0  # b0's baseline: every value below zero
     table = table.set_column(table.column_names.index("value"), "value", pa.array(value))
     rows = fastperf.compare(table, baseline="old", candidate="new").table.to_pylist()
-    assert rows[0]["analysis"] == "flat" and rows[0]["status"] == "values <= 0: no ratio interval"
+    means = table.to_pandas().groupby(["benchmark", "variant", "process"])["value"].mean()
+    x, y = means["b0", "old"].to_numpy(), means["b0", "new"].to_numpy()
+    assert rows[0]["analysis"] == "process" and rows[0]["status"] == "values <= 0: no ratio interval"
+    assert rows[0]["pvalue"] == pytest.approx(stats.ttest_ind(y, x, equal_var=False).pvalue,
+                                              rel=1e-9)
+    assert rows[0]["ratio"] is None or np.isnan(rows[0]["ratio"])
+    assert rows[0]["verdict"] == "changed"  # far apart; no unit, so no direction
     assert rows[1]["analysis"] == "process" and rows[1]["status"] == "ok"
+    # rounds: the paired t-test on the differences of the round means
+    paired = rounds(np.random.default_rng(14), benchmarks=1, effect=0.02)
+    value = paired.column("value").to_numpy() - 3.0  # every value below zero
+    paired = paired.set_column(paired.column_names.index("value"), "value", pa.array(value))
+    row = fastperf.compare(paired, baseline="old", candidate="new").table.to_pylist()[0]
+    means = paired.to_pandas().groupby(["variant", "round"])["value"].mean()
+    assert row["analysis"] == "round"
+    assert row["pvalue"] == pytest.approx(
+        stats.ttest_rel(means["new"].to_numpy(), means["old"].to_numpy()).pvalue, rel=1e-9)
+
+
+def test_values_at_or_below_zero_hold_the_level_on_nested_data():
+    """Null benchmarks of 5 processes x 10 values, ICC 0.5, negated: the pooled test called 43 %
+    of them changed; on the process means the rate is the test's level (within sampling
+    error of 200 benchmarks: at most 10 %)."""
+    import pyarrow.compute as pc
+    table = fastperf.simulate(benchmarks=200, processes=5, iterations=10, icc=0.5, seed=21,
+                              effects=1.0, shapes="lognormal", unit=None).table
+    negated = table.set_column(table.column_names.index("value"), "value",
+                               pc.negate(table["value"]))
+    got = fastperf.compare(negated, baseline="baseline", candidate="candidate", adjust="none")
+    pvalues = got.table.column("pvalue").to_numpy()
+    assert set(got.table.column("analysis").to_pylist()) == {"process"}
+    assert np.mean(pvalues < 0.05) <= 0.10
 
 
 def test_rounds_that_do_not_pair_are_flat_with_a_warning():

@@ -15,8 +15,10 @@ independent units. Here, per benchmark and variant:
   within-round log ratios are tested by the paired t-test (Student 1908), which removes any
   drift shared by the two variants of a round.
 
-A benchmark with fewer than 2 units on a side, or whose units hold one value each, keeps the
-flat analysis (``analysis == "flat"``).
+A unit mean <= 0 has no log: such a benchmark is tested on the unit means themselves (Welch's
+t-test on the process means, the paired t-test on the differences of the round means), with no
+ratio nor interval (its status says "values <= 0"). A benchmark with fewer than 2 units on a
+side, or whose units hold one value each, keeps the flat analysis (``analysis == "flat"``).
 """
 from __future__ import annotations
 
@@ -133,6 +135,15 @@ def round_log_ratios(unit_table: pa.Table, baseline: Any, candidate: Any, keys: 
     differences = Samples(log_samples(pairs.candidate).values - log_samples(pairs.baseline).values,
                           pairs.baseline.offsets)
     return differences, np.asarray(pairs.n_unmatched, dtype=np.int64), pairs
+
+
+def _where_positive(positive: np.ndarray, on_logs: tuple, on_values: tuple) -> tuple:
+    """The t-test pieces (t, df, se, estimate) of the log unit means where every unit mean is
+    positive, else those of the unit means themselves, with no standard error: the change is
+    tested, but there is no ratio nor interval (the row's status says "values <= 0"); the
+    estimate gives the change's sign."""
+    t, df, se, estimate = (np.where(positive, a, b) for a, b in zip(on_logs, on_values[:4]))
+    return t, df, np.where(positive, se, np.nan), estimate
 
 
 def _per_variant(components: pa.Table, takes: dict[Any, np.ndarray],
@@ -281,9 +292,14 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
                                                 mx.n, mx.n_nan, mx.scaled_mean, mx.variance,
                                                 False, my.exponent, mx.exponent)
         one_each = (values_x == units_x) & (values_y == units_y)
-        # a unit mean <= 0 has no log ratio: the flat analysis says so ("values <= 0")
         positive = (mx.n_nan == 0) & (my.n_nan == 0)
-        nested = (units_x >= 2) & (units_y >= 2) & ~one_each & positive
+        if not positive.all():  # a unit mean <= 0 has no log ratio: Welch on the means
+            lx, ly = scaled_moments_of(xs), scaled_moments_of(ys)
+            linear = t_from_moments(ly.n, ly.n_nan, ly.scaled_mean, ly.variance, lx.n,
+                                    lx.n_nan, lx.scaled_mean, lx.variance, False, ly.exponent,
+                                    lx.exponent)
+            t, df, se, estimate = _where_positive(positive, (t, df, se, estimate), linear)
+        nested = (units_x >= 2) & (units_y >= 2) & ~one_each
     else:
         method = "paired t"
         rounds = [round_log_ratios(unit_table, baseline, name, keys, variant, value,
@@ -294,8 +310,14 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         xs = concat_samples([r[2].baseline for r in rounds])
         ys = concat_samples([r[2].candidate for r in rounds])
         pairs, t, df, se, estimate, _ = paired_t(differences)
+        positive = scaled_moments_of(differences).n_nan == 0
+        if not positive.all():  # a round mean <= 0 has no log ratio: the paired differences
+            with np.errstate(over="ignore", invalid="ignore"):
+                linear = paired_t(Samples(ys.values - xs.values, xs.offsets))
+            pairs = np.where(positive, pairs, linear[0])  # (the count of the log ratios: 0)
+            t, df, se, estimate = _where_positive(positive, (t, df, se, estimate), linear[1:5])
         units_x = units_y = pairs.astype(np.int64)
-        nested = (pairs >= 2) & (scaled_moments_of(differences).n_nan == 0)
+        nested = pairs >= 2
     with np.errstate(invalid="ignore"):
         p = np.where(nested, t_pvalue(t, df, "two-sided"), nan)
         q = t_quantile(0.5 + confidence / 2, df)
