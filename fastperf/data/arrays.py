@@ -42,17 +42,27 @@ class Samples:
         return cls(a2d.reshape(-1), np.arange(batch + 1, dtype=np.int64) * n)
 
 
+#: The largest integer below which every integer is a float64 (2**53).
+FLOAT64_EXACT_INTEGERS = 2**53
+
+
 def as_float_array(a, name: str, *, scalar: bool = False) -> np.ndarray:
     """`a` as a float64 array, or an `InputError` naming `name`, what was given and what is
     accepted (numbers: ints, floats, bools; None/NaN as missing values inside an array).
     Strings, complex numbers, dates and times are refused, not parsed or truncated; so is None
     itself (no data at all, not a missing value), and a scalar unless `scalar` (then it is
-    returned as a 0-d array)."""
+    returned as a 0-d array). So are integers beyond 2**53 in size, which float64 would round
+    (2**53 + 1 to 2**53: false ties), and a masked array with masked values (its mask would be
+    dropped)."""
     accepted = "numeric (an array of ints or floats; NaN/None for missing values)"
     if a is None:
         raise InputError(f"{name} must be {accepted}, got None")
     if isinstance(a, (str, bytes)):
         raise InputError(f"{name} must be {accepted}, got the string {a!r}")
+    if np.ma.isMaskedArray(a) and np.ma.getmaskarray(a).any():
+        raise InputError(f"{name} is a masked array with masked values, whose mask fastperf does "
+                         f"not read (the values under it would be tested): pass "
+                         f"{name}.filled(np.nan), NaN being a missing value")
     try:
         raw = np.asarray(a)
     except (TypeError, ValueError) as exc:
@@ -66,6 +76,14 @@ def as_float_array(a, name: str, *, scalar: bool = False) -> np.ndarray:
                 if kind in "US" else "")
         raise InputError(f"{name} must be {accepted}, got {what} such as {example!r} "
                          f"(dtype {raw.dtype}){hint}")
+    if kind in "iu" and raw.size:
+        low, high = int(raw.min()), int(raw.max())
+        if max(high, -low) > FLOAT64_EXACT_INTEGERS:
+            raise InputError(
+                f"{name} holds integers beyond 2**53 in size (such as "
+                f"{high if high > -low else low}), which float64 cannot hold exactly: their "
+                "ranks, ties and differences would be wrong; subtract a reference value (e.g. "
+                "the smallest) first")
     try:
         arr = np.asarray(raw, dtype=np.float64)
     except (TypeError, ValueError) as exc:
