@@ -1376,7 +1376,8 @@ def tie_block_sizes(values):
 
 
 def normal_interval_rank(total, sigma, confidence, alternative, continuity=0.5):
-    """k = floor(M/2 + 1/2 - z sigma), clipped to 1..M, of the interval [V_(k), V_(M+1-k)].
+    """k = floor(M/2 + 1/2 - z sigma), at most M, of the interval [V_(k), V_(M+1-k)]; 0 where
+    it is below 1 (no interval of order statistics reaches the level: the whole line).
 
     z is the standard normal quantile at 1 - alpha/2 (two-sided) or 1 - alpha (one-sided),
     alpha = 1 - confidence (Lehmann 1975, ch. 2, the normal approximation of the rank of the
@@ -1388,7 +1389,7 @@ def normal_interval_rank(total, sigma, confidence, alternative, continuity=0.5):
     level = alpha / 2 if alternative == "two-sided" else alpha
     z = NormalDist().inv_cdf(1.0 - level)
     position = total / 2 + continuity - z * sigma
-    k = min(max(math.floor(position), 1), max(total, 1))
+    k = min(max(math.floor(position), 0), max(total, 1))
     return k, abs(position - round(position))
 
 
@@ -1412,6 +1413,8 @@ def signed_rank_sigma_naive(d, tie_correction=True):
 
 def _interval_of(sorted_values, k, alternative):
     total = len(sorted_values)
+    if k < 1:  # the level is out of reach of every order statistic
+        return -math.inf, math.inf
     low = -math.inf if alternative == "less" else float(sorted_values[k - 1])
     high = math.inf if alternative == "greater" else float(sorted_values[total - k])
     return low, high

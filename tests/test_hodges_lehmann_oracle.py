@@ -468,3 +468,17 @@ def test_all_equal_and_constant_shift():
                                              n_rows=1)
                 assert_same(got[0], np.array([(gap_x + gap_x) / 2, (gap_x + gap_x) / 2, np.nan]),
                             (gap_x, m))
+
+
+def test_an_unreachable_level_on_tied_samples_is_the_whole_line():
+    """Tied samples take the normal approximation's k, which was clipped to 1: [V_(1), V_(M)]
+    was labelled 99.9999 % while it covers at most 75 % here, and excluded 0 where the test's
+    p is 0.25. Below k = 1 the interval is the whole line, as for the exact untied null.
+    Oracle: `hodges_lehmann_shift_interval` (the normal rank, every difference sorted)."""
+    r = fastperf.wilcoxon([1.0, 1.0, 2.0])
+    assert r.pvalue > 0.05
+    assert tuple(r.confidence_interval(0.999999)) == (-np.inf, np.inf)
+    assert tuple(r.confidence_interval(0.5)) == (1.0, 1.5)  # reachable: order statistics
+    x, y = [1.0, 2.0, 3.0], [4.0, 4.0, 6.0]
+    got = fastperf.mannwhitneyu(x, y).confidence_interval(0.999999)
+    assert tuple(got) == hodges_lehmann_shift_interval(x, y, 0.999999)[1:3] == (-np.inf, np.inf)

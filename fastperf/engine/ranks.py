@@ -174,12 +174,13 @@ class EffectState:
             return estimate, None, None
         low = np.full(total.shape, -np.inf) if alternative == "less" else values[:, 2]
         high = np.full(total.shape, np.inf) if alternative == "greater" else values[:, 3]
-        # No interval of order statistics reaches `confidence` where the exact untied null's
-        # k is below 1: the widest one, [V_(1), V_(M)], covers with probability
-        # 1 - 2 P(K = 0) (two-sided), below the level. R's wilcox.test widens to the extreme
-        # values with a warning, below the level; here the whole line, which does. (A
-        # confidence of 1, which the callers' checks refuse, keeps [V_(1), V_(M)].)
-        unreachable = self.exact_untied & (k < 1) & (confidence < 1.0)
+        # No interval of order statistics reaches `confidence` where k is below 1 (the exact
+        # untied null's, or the normal approximation's, tied samples included): the widest
+        # one, [V_(1), V_(M)], covers with probability 1 - 2 P(K = 0) (two-sided), below the
+        # level. R's wilcox.test widens to the extreme values with a warning, below the level;
+        # here the whole line, which does. (A confidence of 1, which the callers' checks
+        # refuse, keeps [V_(1), V_(M)].)
+        unreachable = (k < 1) & (confidence < 1.0)
         low = np.where(unreachable, -np.inf, low)
         high = np.where(unreachable, np.inf, high)
         return estimate, np.where(self.valid, low, np.nan), np.where(self.valid, high, np.nan)
