@@ -6,6 +6,8 @@ or column). Each case below was accepted before and answered something else: ``b
 put each variant in a benchmark of its own ("no candidate runs"); ``higher_is_better="False"``
 read as true and inverted every speedup.
 """
+import inspect
+
 import numpy as np
 import pyarrow as pa
 import scipy.stats
@@ -147,3 +149,54 @@ def test_integers_float64_cannot_hold_are_refused():
             call()
     edge = np.array([2**53, 2**53 - 1, -(2**53)], np.int64)
     np.testing.assert_array_equal(fastperf.rankdata(edge), scipy.stats.rankdata(edge))
+
+
+def _flag_calls():
+    """Every bool parameter of the public functions, with a call that takes it (the other
+    arguments valid): found from the signatures, so a new flag is checked too."""
+    rng = np.random.default_rng(0)
+    x, y = rng.lognormal(size=8), rng.lognormal(size=8)
+    table = fastperf.simulate(3, 8, seed=1).table
+    two = dict(baseline="baseline", candidate="candidate")
+    history = pa.table({"benchmark": ["a"] * 20, "commit": list(range(20)),
+                        "value": list(rng.lognormal(size=20))})
+    design = pa.table({"A": [0, 1, 0, 1], "B": [0, 0, 1, 1], "value": [15.0, 45, 25, 75]})
+    return {
+        "speedup_test": lambda **f: fastperf.speedup_test(table, **two, **f),
+        "sparc": lambda **f: fastperf.sparc(table, **two, pair=None, **f),
+        "hpt": lambda **f: fastperf.hpt(table, **two, **f),
+        "rankdata": lambda **f: fastperf.rankdata(x, **f),
+        "mannwhitneyu": lambda **f: (fastperf.mannwhitneyu(table, **two, **f) if "log" in f
+                                     else fastperf.mannwhitneyu(x, y, **f)),
+        "wilcoxon": lambda **f: (fastperf.wilcoxon(table, **two, pair="run", **f)
+                                 if "log" in f else fastperf.wilcoxon(x, y, **f)),
+        "ttest_ind": lambda **f: fastperf.ttest_ind(x, y, **f),
+        "anova": lambda **f: fastperf.anova(table, **f),
+        "f_oneway": lambda **f: fastperf.f_oneway(x, y, **f),
+        "factorial": lambda **f: fastperf.factorial(design, factors=["A", "B"], **f),
+        "permutation_test": lambda **f: fastperf.permutation_test((x, y), **f),
+        "bootstrap": lambda **f: fastperf.bootstrap((x,), statistic="mean", **f),
+        "simulate": lambda **f: fastperf.simulate(2, 4, **f),
+        "changepoints": lambda **f: fastperf.changepoints(history, order="commit", **f),
+    }
+
+
+FLAGS = [(name, p.name) for name in fastperf.EXPORTS
+         if inspect.isfunction(getattr(fastperf, name))
+         for p in inspect.signature(getattr(fastperf, name)).parameters.values()
+         if isinstance(p.default, bool)]
+
+
+def test_every_flag_is_found():
+    assert {name for name, _ in FLAGS} == set(_flag_calls())
+
+
+@pytest.mark.parametrize("name, flag", FLAGS)
+def test_every_flag_refuses_a_string(name, flag):
+    """A flag is True or False: the string "False" is refused naming it (``paired="False"``
+    ran the paired test, ``log="False"`` the log model). Both bools are taken."""
+    call = _flag_calls()[name]
+    for bad in ("False", 0, None):
+        with pytest.raises(InputError, match=f"{flag} must be True or False"):
+            call(**{flag: bad})
+    call(**{flag: np.False_})

@@ -594,6 +594,7 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
     """
     if len(samples) < 2:
         raise InputError(f"f_oneway needs at least 2 samples, got {len(samples)}")
+    equal_var = check_flag(equal_var, "equal_var")
     arrays = [last_axis(as_float_array(s, f"sample {i}"), axis, f"sample {i}")
               for i, s in enumerate(samples)]
     try:

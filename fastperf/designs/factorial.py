@@ -15,7 +15,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from fastperf.data.grouping import group_rows
-from fastperf.data.validation import check_confidence
+from fastperf.data.validation import check_confidence, check_flag
 from fastperf.designs.fractional import (
     LETTERS, MAX_DESIGN_FACTORS, FractionalDesign, detect_fraction, popcount, sign_matrix,
     word_bits, word_key, word_name,
@@ -192,6 +192,7 @@ def factorial(
     """
     value = column_name(value, "value")
     confidence = check_confidence(confidence)
+    log = check_flag(log, "log")
     table = load_table(data)
     if table.num_rows == 0:
         raise InputError("the measurement table is empty (0 rows)")

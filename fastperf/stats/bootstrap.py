@@ -21,8 +21,8 @@ from typing import Any, NamedTuple, Sequence
 import numpy as np
 from scipy.special import ndtri
 
-from fastperf.data.validation import (check_choice, check_seed, check_unit_interval,
-                                      check_whole_number)
+from fastperf.data.validation import (check_choice, check_flag, check_seed,
+                                      check_unit_interval, check_whole_number)
 from fastperf.data.budget import check_budget, concurrent_groups, describe_cost, format_bytes
 from fastperf.data.arrays import Samples, one_sample, shaped, two_samples
 from fastperf.data.identity import position_identities
@@ -423,6 +423,7 @@ def bootstrap(
     method_code, n_resamples, confidence, seed, q = _bootstrap_iv(
         statistic, method, n_resamples, confidence, seed, q)
     check_progress(progress)
+    return_distribution = check_flag(return_distribution, "return_distribution")
     two = statistic in TWO_SAMPLE
     stat = TWO_SAMPLE[statistic] if two else ONE_SAMPLE[statistic]
     table = is_measurement_table(data)

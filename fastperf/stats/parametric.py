@@ -16,7 +16,7 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.special import fdtri
 
-from fastperf.data.validation import check_alternative, check_confidence
+from fastperf.data.validation import check_alternative, check_confidence, check_flag
 from fastperf.data.arrays import Samples, paired_samples, shaped, two_samples
 from fastperf.engine.parametric import (
     f_from_moments, infinite_counts, paired_t, scaled_moments_of, t_from_moments, t_pvalue,
@@ -146,6 +146,7 @@ def ttest_ind(
     """
     alternative = check_alternative(alternative)
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
+    equal_var = check_flag(equal_var, "equal_var")
     check_y_given(x, y, "ttest_ind")
     if is_table_call(x, y, "ttest_ind", axis=axis, baseline=baseline,
                      candidate=candidate, by=by, variant=variant, value=value,

@@ -16,7 +16,9 @@ from typing import Any, Sequence
 import numpy as np
 from scipy.special import gammaln
 
-from fastperf.data.validation import check_alternative, check_choice, check_seed, check_whole_number
+from fastperf.data.validation import (
+    check_alternative, check_choice, check_flag, check_seed, check_whole_number,
+)
 from fastperf.data.budget import check_budget, describe_cost
 from fastperf.data.arrays import Samples, paired_samples, two_samples
 from fastperf.data.identity import position_identities
@@ -228,6 +230,7 @@ def permutation_test(
     ``status``; ``summary`` holds the seed).
     """
     seed = _check_options(statistic, alternative, n_resamples, seed, progress)
+    paired = check_flag(paired, "paired")
     options: dict[str, Any] = dict(statistic=statistic, alternative=alternative,
                                    n_resamples=n_resamples, seed=seed)
     table = is_measurement_table(data)

@@ -26,7 +26,9 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from fastperf.data.validation import check_alternative, check_choice, check_confidence
+from fastperf.data.validation import (
+    check_alternative, check_choice, check_confidence, check_flag,
+)
 from fastperf.data.arrays import (
     Samples, as_float_array, one_sample, paired_samples, shaped, two_samples,
 )
@@ -95,6 +97,7 @@ def rankdata(a: Any, *, axis: int | None = -1, nan_policy: str = "propagate",
     §1.4 and §3.2).
     """
     check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    return_ties = check_flag(return_ties, "return_ties")
     # the one check of array input (`as_float_array`): None, strings, complex numbers, dates
     # are refused naming `a`; axis=None ranks the flattened values (a scalar is one value)
     a = as_float_array(a, "a", scalar=axis is None)
@@ -255,6 +258,7 @@ def mannwhitneyu(
     alternative = check_alternative(alternative)
     check_choice(method, "method", _METHODS)
     check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    use_continuity, log = check_flag(use_continuity, "use_continuity"), check_flag(log, "log")
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     check_progress(progress)
     check_y_given(x, y, "mannwhitneyu")
@@ -376,6 +380,7 @@ def wilcoxon(
     check_choice(method, "method", _METHODS)
     check_choice(zero_method, "zero_method", tuple(ZERO_METHODS))
     check_choice(nan_policy, "nan_policy", _NAN_POLICIES)
+    correction, log = check_flag(correction, "correction"), check_flag(log, "log")
     confidence = check_confidence(confidence)  # both forms: a bad level is never ignored
     check_progress(progress)
     if is_table_call(x, y, "wilcoxon", axis=axis, nan_policy=nan_policy, baseline=baseline,
