@@ -208,3 +208,24 @@ def test_units_keep_their_order_of_appearance_within_a_group():
     both = variance_components(table, ["benchmark"], "variant", "value", structure)
     one = variance_components(table.slice(6), ["benchmark"], "variant", "value", structure)
     assert both.column("icc")[1].as_py() == one.column("icc")[0].as_py()
+
+
+@pytest.mark.parametrize("ids", [[0, 0, None, None, 1, 1, None, None],
+                                 [0.0, 0.0, np.nan, np.nan, 1.0, 1.0, 2.0, 2.0]])
+def test_unknown_ids_among_known_ones_are_refused(ids):
+    """Values whose process is null or NaN, in a group whose other values have processes,
+    were one process of their own: two real processes pooled, n_units 3 and no word. They are
+    refused naming the column, in every function that forms units; a group with no process
+    ids at all (the rows of a file that records none) stays one unit, the flat analysis."""
+    values = [1.00, 1.01, 1.10, 1.11, 0.90, 0.91, 1.05, 1.04]
+    table = pa.table({"benchmark": ["x"] * 8, "variant": ["a"] * 8,
+                      "process": pa.array(ids), "value": values})
+    for call in (lambda t: fastperf.describe(t), lambda t: fastperf.check(t)):
+        with pytest.raises(fastperf.InputError, match="column 'process' leaves the process"):
+            call(table)
+    both = pa.concat_tables([table, table.set_column(1, "variant", pa.array(["b"] * 8))])
+    with pytest.raises(fastperf.InputError, match="column 'process'"):
+        fastperf.compare(both, baseline="a", candidate="b")
+    unknown = table.set_column(2, "process", pa.nulls(8, table.column("process").type))
+    row = fastperf.describe(unknown).table.to_pylist()[0]
+    assert (row["n"], row["n_units"]) == (8, 1)

@@ -371,6 +371,32 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
                  table_rows.astype(np.int64))
 
 
+def _check_known_ids(ids: pa.ChunkedArray, name: str, parent: np.ndarray,
+                     parent_offsets: np.ndarray, parent_keys: pa.Table) -> None:
+    """An `InputError` when a (keys, variant) group has units of known ids and rows whose id
+    in the level or block column `name` is null or NaN: those rows would be one unit of their
+    own, the values of different processes pooled. (A group whose ids are all unknown, such
+    as the rows of a file that records no processes, is one unit: the flat analysis.)
+
+    `ids` holds one entry per unit (the unit grouping's keys), `parent` each unit's group."""
+    if pa.types.is_dictionary(ids.type):
+        ids = ids.cast(ids.type.value_type)
+    unknown = ids.is_null().to_numpy(zero_copy_only=False)
+    if pa.types.is_floating(ids.type):
+        unknown |= np.isnan(ids.to_numpy(zero_copy_only=False).astype(np.float64))
+    if not unknown.any():
+        return
+    units = np.diff(parent_offsets)
+    mixed = np.flatnonzero(unknown & (units[parent] > 1))
+    if mixed.size:
+        group = parent_keys.slice(int(parent[mixed[0]]), 1).to_pylist()[0]
+        raise InputError(
+            f"column {name!r} leaves the {name} of some values unknown (null or NaN) in "
+            f"{np.unique(parent[mixed]).size} group(s) whose other values have one, e.g. "
+            f"{group}: they would be pooled as one {name}; drop those rows or give them "
+            "their ids")
+
+
 def unit_groups(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
                 structure: Structure) -> tuple:
     """The grouping `units_of` starts from: the rows grouped into the innermost units, each
@@ -415,6 +441,9 @@ def unit_groups(table: pa.Table, keys: Sequence[str], variant: str | None, value
     groups, build = _in_appearance_order(groups, parent, build)
     parent_offsets = np.searchsorted(parent, np.arange((parent[-1] + 2) if parent.size else 1))
     parent_keys = groups.keys.select(list(range(len(outer)))).take(parent_offsets[:-1])
+    for i, name in enumerate(unit_levels):
+        _check_known_ids(groups.keys.column(len(outer) + i), name, parent, parent_offsets,
+                         parent_keys)
     return unit_levels, groups, parent, parent_offsets, parent_keys, build
 
 
