@@ -303,3 +303,30 @@ def test_rounds_measured_by_one_variant_are_left_out_of_the_medians_too():
     assert row["pvalue"] == pytest.approx(test.pvalue, rel=1e-9)
     assert row["verdict"] == "worse"  # +5 % over the 3 % threshold
     assert any("10 that measured one variant only left out" in w for w in got.warnings)
+
+
+@pytest.mark.parametrize("level", ["process", "round"])
+def test_units_that_do_not_vary_give_an_exact_answer(level):
+    """A deterministic metric (an allocation count, the same in every process): Welch's
+    standard error is 0, and the rows said "too few runs" with 8 processes a side. With no
+    noise at the unit level the change is exact: p 1 and "no change" where the sides are
+    equal, p 0 and the ratio as its own interval where they differ, as `decide` concludes.
+    Oracle: the data's construction (every value 100 or 105)."""
+    rows = {"benchmark": [], "variant": [], level: [], "value": []}
+    for name, (base, cand) in {"same": (100.0, 100.0), "diff": (100.0, 105.0)}.items():
+        for variant, value in (("a", base), ("b", cand)):
+            for unit in range(8):
+                rows["benchmark"] += [name] * 3
+                rows["variant"] += [variant] * 3
+                rows[level] += [unit] * 3
+                rows["value"] += [value] * 3
+    table = pa.table(rows)
+    got = {r["benchmark"]: r for r in fastperf.compare(table, baseline="a", candidate="b",
+                                                       unit=None).table.to_pylist()}
+    assert got["same"]["analysis"] == level and got["same"]["status"] == "ok"
+    assert (got["same"]["pvalue"], got["same"]["verdict"]) == (1.0, "no change")
+    assert (got["diff"]["pvalue"], got["diff"]["verdict"]) == (0.0, "changed")
+    assert got["diff"]["ratio"] == pytest.approx(1.05, rel=1e-12)
+    assert got["diff"]["ci_low"] == got["diff"]["ratio"] == got["diff"]["ci_high"]
+    decided = fastperf.decide(table, baseline="a", candidate="b", margin=0.02, unit=None)
+    assert decided.table.column("decision").to_pylist() == ["equivalent", "changed"]

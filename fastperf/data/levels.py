@@ -589,7 +589,9 @@ def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
     units = (sizes.astype(np.float64) if every
              else _segment_sums(has.astype(np.float64), parent_offsets))
     total_n = _segment_sums(n, parent_offsets)
-    with np.errstate(invalid="ignore", divide="ignore"):
+    # (values near the float64 limits on the linear scale: sums beyond it give components of
+    # inf or NaN, reported as missing, not a warning)
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         grand = _segment_sums(of_units(n * mean), parent_offsets) / total_n
         spread = of_units(n * (mean - np.repeat(grand, sizes)) ** 2)
         ssb = _segment_sums(spread, parent_offsets)

@@ -470,7 +470,7 @@ def compare_stage(table: pa.Table, plan: ComparePlan, side: dict | None = None) 
          no_interval & ~on_units, no_interval & on_units],
         ["no baseline runs", "no candidate runs",
          f"too few runs: the smallest p-value 2/C(m+n, m) exceeds alpha={alpha:g}",
-         "no test on the units: their means do not vary",
+         "no test on the units: their spread is beyond the float64 range",
          NO_RATIO_INTERVAL,
          RATIO_BEYOND_FLOAT64,
          f"fewer than {n_min} runs: no {confidence:g} median interval",

@@ -137,6 +137,12 @@ def round_log_ratios(unit_table: pa.Table, baseline: Any, candidate: Any, keys: 
     return differences, np.asarray(pairs.n_unmatched, dtype=np.int64), pairs
 
 
+def _constant(samples: Samples) -> np.ndarray:
+    """Per sample, whether it holds at least 2 values and all are equal (NaN: not)."""
+    moments = scaled_moments_of(samples)
+    return (moments.n >= 2) & (moments.n_nan == 0) & (moments.variance == 0)
+
+
 def _where_positive(positive: np.ndarray, on_logs: tuple, on_values: tuple) -> tuple:
     """The t-test pieces (t, df, se, estimate) of the log unit means where every unit mean is
     positive, else those of the unit means themselves, with no standard error: the change is
@@ -293,6 +299,8 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
                                                 False, my.exponent, mx.exponent)
         one_each = (values_x == units_x) & (values_y == units_y)
         positive = (mx.n_nan == 0) & (my.n_nan == 0)
+        # every unit mean of each side the same (an allocation count): Welch's se is 0
+        constant = _constant(xs) & _constant(ys)
         if not positive.all():  # a unit mean <= 0 has no log ratio: Welch on the means
             lx, ly = scaled_moments_of(xs), scaled_moments_of(ys)
             linear = t_from_moments(ly.n, ly.n_nan, ly.scaled_mean, ly.variance, lx.n,
@@ -311,10 +319,13 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         ys = concat_samples([r[2].candidate for r in rounds])
         pairs, t, df, se, estimate, _ = paired_t(differences)
         positive = scaled_moments_of(differences).n_nan == 0
+        constant = _constant(differences)
         if not positive.all():  # a round mean <= 0 has no log ratio: the paired differences
             with np.errstate(over="ignore", invalid="ignore"):
                 linear = paired_t(Samples(ys.values - xs.values, xs.offsets))
             pairs = np.where(positive, pairs, linear[0])  # (the count of the log ratios: 0)
+            constant = np.where(positive, constant,
+                                _constant(Samples(ys.values - xs.values, xs.offsets)))
             t, df, se, estimate = _where_positive(positive, (t, df, se, estimate), linear[1:5])
         units_x = units_y = pairs.astype(np.int64)
         nested = pairs >= 2
@@ -325,8 +336,14 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         estimate = np.where(nested, estimate, nan)
         low, high = estimate - q * se, estimate + q * se
         eq_low, eq_high = estimate - q_eq * se, estimate + q_eq * se
-    # a variance that makes no test (every unit mean equal): p NaN, handled as the flat
-    # analysis handles it (the status names it)
+    # units that do not vary (each side's unit means all equal, or every round's ratio the
+    # same): no noise at the unit level, so the change is exact: p 1 where there is none, else
+    # 0, the interval the estimate itself (as `decide` concludes at once)
+    exact = nested & constant
+    if exact.any():
+        p = np.where(exact, np.where(estimate == 0, 1.0, 0.0), p)
+        low, high, eq_low, eq_high = (np.where(exact, estimate, v)
+                                      for v in (low, high, eq_low, eq_high))
     columns = {
         "analysis": pa.array(np.where(nested, "round" if structure.block else "process",
                                       "flat"), pa.string()),
