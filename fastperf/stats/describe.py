@@ -188,10 +188,11 @@ def describe(
         positive): ``n_units`` (independent units), ``icc`` (the share of the variance between
         units), ``design_effect``, ``n_effective`` (values / design effect),
         ``sigma2_between`` and ``sigma2_within``; and a group whose values are nested in two
-        units or more takes its intervals from them (docs/nested.md): the mean's from its
-        design-based standard error with ``n_units - 1`` degrees of freedom (Hansen, Hurwitz
-        & Madow 1953), the median's by Woodruff's method (1952), from 5 units on
-        (``ci_median_confidence`` is then the nominal level).
+        units or more takes its intervals from them (docs/nested.md): the mean's is the
+        Student interval of the mean of its unit means (``n_units - 1`` degrees of freedom),
+        the median's by Woodruff's method (1952) with the design-based standard error of the
+        share below the median (Hansen, Hurwitz & Madow 1953), from 5 effective units (Kish
+        1965) on (``ci_median_confidence`` is then the nominal level).
     """
     table = data if isinstance(data, Dataset) else load_table(data)
     if not isinstance(table, Dataset) and is_summary_table(table):
@@ -360,34 +361,65 @@ def describe_stage(table: pa.Table, plan: DescribePlan, side: dict | None = None
     return StageRows.of(keyed_table(groups.keys, columns))
 
 
-def _cluster_se(units: pa.Table, keys: list[str], mean: str) -> tuple[np.ndarray, np.ndarray]:
-    """The design-based standard error of each group's mean of values from its units' means
-    (column `mean`), and the units (the ultimate-cluster estimator: ``a / (a - 1) sum_i
-    (n_i / N)^2 (m_i - m)^2``, Hansen, Hurwitz & Madow 1953, Sample Survey Methods and Theory,
-    I, ch. 6)."""
+@dataclass(frozen=True)
+class UnitSpread:
+    """Per group, from its units' means m_i of n_i values (a units, N values).
+
+    Attributes
+    ----------
+    units : numpy.ndarray
+        a, the units with a value.
+    kish_units : numpy.ndarray
+        Kish's effective number of units N^2 / sum n_i^2 (Kish 1965, Survey Sampling, 8.2):
+        a on balanced units, near 1 where one unit holds most values.
+    unit_mean, unit_se : numpy.ndarray
+        The mean of the unit means, sum_i m_i / a, and its standard error s_m / sqrt(a), s_m
+        the units' standard deviation: unbiased for the variance of that mean whatever the
+        n_i, since the m_i are independent.
+    cluster_se : numpy.ndarray
+        The design-based standard error of the mean of the values, sum_i (n_i / N) m_i: the
+        ultimate-cluster estimator a / (a - 1) sum_i (n_i / N)^2 (m_i - m)^2 (Hansen, Hurwitz
+        & Madow 1953, Sample Survey Methods and Theory, I, ch. 6). On balanced units it is
+        `unit_se`; where a few units hold most values it understates (few units decide).
+    """
+
+    units: np.ndarray
+    kish_units: np.ndarray
+    unit_mean: np.ndarray
+    unit_se: np.ndarray
+    cluster_se: np.ndarray
+
+
+def _unit_spread(units: pa.Table, keys: list[str], mean: str) -> UnitSpread:
+    """`UnitSpread` of each group from its units' means (column `mean`) and sizes."""
     parents = group_rows(units, keys)  # contiguous: the units come in group order
     n_i = units.column("n_values").to_numpy().astype(np.float64)
     m_i = np.nan_to_num(units.column(mean).to_numpy(zero_copy_only=False))
     starts = parents.offsets[:-1]
     if n_i.size == 0:
-        return np.zeros(0), np.zeros(0)
+        return UnitSpread(*(np.zeros(0) for _ in range(5)))
+    sizes = parents.sizes
     total = np.add.reduceat(n_i, starts)
-    a = np.add.reduceat((n_i > 0).astype(np.float64), starts)
+    has = (n_i > 0).astype(np.float64)
+    a = np.add.reduceat(has, starts)
     with np.errstate(invalid="ignore", divide="ignore"):
-        w = n_i / np.repeat(total, parents.sizes)
+        w = n_i / np.repeat(total, sizes)
         m = np.add.reduceat(w * m_i, starts)
-        spread = np.add.reduceat(w * w * (m_i - np.repeat(m, parents.sizes)) ** 2, starts)
-        return np.sqrt(a / (a - 1) * spread), a
+        spread = np.add.reduceat(w * w * (m_i - np.repeat(m, sizes)) ** 2, starts)
+        unit_mean = np.add.reduceat(has * m_i, starts) / a
+        squares = np.add.reduceat(has * (m_i - np.repeat(unit_mean, sizes)) ** 2, starts)
+        return UnitSpread(a, total * total / np.add.reduceat(n_i * n_i, starts), unit_mean,
+                          np.sqrt(squares / (a - 1) / a), np.sqrt(a / (a - 1) * spread))
 
 
 def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: np.ndarray,
                     plan: DescribePlan) -> None:
     """With levels, `COMPONENT_COLUMNS` of each group, and the intervals of a group whose
     values are nested in units (two units or more, some holding several values) from those
-    units, in place of the independent-values ones: the mean +/- t[(1+c)/2; a-1] times its
-    design-based standard error (`_cluster_se`), and Woodruff's median interval: the sample
-    quantiles at 1/2 -/+ t[(1+c)/2; a-1] times the design-based standard error of the share of
-    values at or below the median (Woodruff 1952, "Confidence intervals for medians and other
+    units, in place of the independent-values ones: the mean of the unit means +/-
+    t[(1+c)/2; a-1] times its standard error (`UnitSpread`), and Woodruff's median interval:
+    the sample quantiles at 1/2 -/+ t[(1+c)/2; a_eff-1] times the design-based standard error
+    of the share of values at or below the median, a_eff Kish's effective units (Woodruff 1952, "Confidence intervals for medians and other
     position measures", JASA 47, 635-646). One grouping into units serves all
     (`fastperf.data.levels.units_of`); the variant is one more key there, so its groups come
     in the statistics' order (checked).
@@ -409,15 +441,19 @@ def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: n
                     for name in COMPONENT_COLUMNS})
     for name in COMPONENT_COLUMNS[1:]:  # a component the group cannot estimate: null, not NaN
         columns[name] = nan_as_null(columns[name])
-    se, a = _cluster_se(units.table, plan.keys, value)
-    se_share, _ = _cluster_se(units.table, plan.keys, "below")
+    means = _unit_spread(units.table, plan.keys, value)
+    share = _unit_spread(units.table, plan.keys, "below")
+    a, kish = means.units, means.kish_units
     n = columns["n"]
     nested = (a >= 2) & (columns["n_units"] < n) & (n >= 2)
     with np.errstate(invalid="ignore", divide="ignore"):
         t = student_quantile(a - 1, plan.confidence)
-        mean = columns["mean"]
-        ci_low, ci_high = mean - t * se, mean + t * se
-        low_share, high_share = 0.5 - t * se_share, 0.5 + t * se_share
+        ci_low = means.unit_mean - t * means.unit_se
+        ci_high = means.unit_mean + t * means.unit_se
+        # the share's design-based se, on Kish's effective units (few when a unit dominates)
+        t_share = student_quantile(kish - 1, plan.confidence)
+        low_share = 0.5 - t_share * share.cluster_se
+        high_share = 0.5 + t_share * share.cluster_se
         lower = np.where(low_share > 0, np.ceil(n * low_share), 0)
         upper = np.where(high_share < 1, np.ceil(n * high_share), 0)
     lower = np.where(nested & np.isfinite(lower), lower, 0).astype(np.int64)
@@ -427,8 +463,9 @@ def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: n
     constant = np.isnan(columns["ci_mean_low"]) & (columns["sd"] == 0)
     columns["ci_mean_low"] = np.where(nested & ~constant, ci_low, columns["ci_mean_low"])
     columns["ci_mean_high"] = np.where(nested & ~constant, ci_high, columns["ci_mean_high"])
-    # below 5 units, Woodruff's interval is liberal (bench/validity: 64-93 % at 3 units)
-    reached = nested & (a >= MEDIAN_MIN_UNITS) & (lower > 0) & (upper > 0)
+    # below 5 units, Woodruff's interval is liberal (bench/validity: 64-93 % at 3 units): 5
+    # effective units, so that one unit holding most values cannot pass for many
+    reached = nested & (kish >= MEDIAN_MIN_UNITS) & (lower > 0) & (upper > 0)
     columns["ci_median_low"] = np.where(reached, quantiles[:, 3],
                                         np.where(nested, np.nan, columns["ci_median_low"]))
     columns["ci_median_high"] = np.where(reached, quantiles[:, 4],
@@ -440,7 +477,10 @@ def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: n
         short, np.where(a < MEDIAN_MIN_UNITS,
                         f"fewer than {MEDIAN_MIN_UNITS} units: no {plan.confidence:.4g} median "
                         "interval",
-                        f"too few units for a {plan.confidence:.4g} median interval"),
+                        np.where(kish < MEDIAN_MIN_UNITS,
+                                 f"units too unequal for a {plan.confidence:.4g} median "
+                                 f"interval (fewer than {MEDIAN_MIN_UNITS} effective units)",
+                                 f"too few units for a {plan.confidence:.4g} median interval")),
         columns["status"])
 
 
