@@ -346,7 +346,7 @@ def test_helpers_vectorise_and_validate():
         (dict(pvalues=[-0.1, 0.2]), r"\[0, 1\]"),
         (dict(pvalues=[0.1, np.inf]), r"\[0, 1\]"),
         (dict(pvalues=0.1), "scalar"),
-        (dict(pvalues=["a"]), "numeric"),
+        (dict(pvalues=["a"]), "must be a number"),
         (dict(pvalues=[0.1], alpha=0), "alpha"),
         (dict(pvalues=[0.1], alpha=1.0), "alpha"),
         (dict(pvalues=[0.1], method="hommel"), "unknown method"),
@@ -481,3 +481,25 @@ def test_multitest_helpers_huge_m_no_cast_warning():
 def test_multitest_helpers_refuse_strings_bools_and_huge_ints(name, alpha, m, word):
     with pytest.raises(fastperf.InputError, match=word):
         getattr(fastperf, name)(alpha, m)
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: fastperf.multipletests(["0.01", "0.5"]), "pvalues must be a number"),
+    (lambda: fastperf.multipletests([True, False]), "pvalues must be a number"),
+    (lambda: fastperf.e_bh(["abc"], 0.05), "evalues must be a number"),
+    (lambda: fastperf.e_bh([-1.0, 3.0], 0.05), r"e-values are >= 0 .* got -1\.0"),
+    (lambda: fastperf.e_bh([[1.0, 3.0], [2.0, 1.0]], 0.05), "evalues must be one-dimensional"),
+    (lambda: fastperf.sidak_alpha([0.05, 0.1], [1, 2, 3]), r"alpha \(2,\) and m \(3,\)"),
+    (lambda: fastperf.bonferroni_alpha([0.05, 0.1], [1, 2, 3]), "do not broadcast"),
+    (lambda: fastperf.fwer_bound([0.05, 0.1], [1, 2, 3]), "do not broadcast"),
+    (lambda: fastperf.proportion_ci("17", "30"), "successes must be a number"),
+    (lambda: fastperf.proportion_ci(True, True), "successes must be a number"),
+    (lambda: fastperf.min_benchmarks("0.5", 0.05), "proportion must be a number"),
+    (lambda: fastperf.min_benchmarks(None, 0.05), "proportion must be a number .* got None"),
+])
+def test_strings_bools_and_bad_shapes_are_refused(call, message):
+    """A string is never a number here, a bool never a count; e-values are >= 0 and one per
+    test; levels and counts must broadcast. Each was taken ("0.01" parsed, True a count of 1,
+    -inf an e-value, a 2-d array flattened) or raised numpy's ValueError."""
+    with pytest.raises(InputError, match=message):
+        call()

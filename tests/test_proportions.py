@@ -243,7 +243,7 @@ def test_min_benchmarks_brute_force():
         (1, np.inf, "whole numbers"),
         (0, 0, "at least 1"),
         ([0, 1], [3, 0], "trials is 0 at index"),
-        ("a", 10, "numeric"),
+        ("a", 10, "must be a number"),
         ([1, 2, 3], [4, 5], "do not broadcast"),
     ],
 )

@@ -16,7 +16,7 @@ __all__ = [
     "ALTERNATIVES", "check_choice", "check_alternative", "check_unit_interval",
     "check_confidence", "check_levels", "check_whole_number", "check_seed", "check_key_clash",
     "check_variants", "check_flag", "check_real", "check_axis", "variant_list",
-    "check_higher_is_better",
+    "check_higher_is_better", "real_array", "broadcast_arrays",
 ]
 
 #: The `alternative` values of every test, as scipy spells them.
@@ -93,6 +93,45 @@ def check_whole_number(value: Any, name: str, minimum: int = 0, maximum: int | N
         upper = "" if maximum is None else f" and <= {maximum}"
         raise InputError(f"{name} must be >= {minimum}{upper}, got {value}")
     return value
+
+
+def real_array(x: Any, what: str) -> np.ndarray:
+    """`x` (a number or an array of them: levels, counts, p-values, e-values) as float64, else
+    an `InputError` naming `what`: strings and bools are refused (``"0.05"`` is not a number,
+    a bool not a count); huge Python ints (an object array) are converted, not cast through
+    int64."""
+    arr = np.asarray(x)
+    if arr.dtype == object:
+        if not all(isinstance(v, (int, float, np.integer, np.floating))
+                   and not isinstance(v, (bool, np.bool_)) for v in arr.flat):
+            raise InputError(f"{what} must be a number or an array of numbers, got {x!r}")
+    elif arr.dtype.kind not in "iuf":
+        raise InputError(f"{what} must be a number or an array of numbers, got {x!r}")
+    try:
+        return np.asarray(arr, dtype=np.float64)
+    except OverflowError:
+        raise InputError(f"{what} must be a finite number, got an integer beyond the float "
+                         "range (about 1.8e308)") from None
+
+
+def broadcast_arrays(*named: tuple[str, np.ndarray]) -> list[np.ndarray]:
+    """The arrays broadcast against each other, else an `InputError` naming them and their
+    shapes.
+
+    Parameters
+    ----------
+    *named : (str, numpy.ndarray)
+        Each argument's name and array.
+
+    Returns
+    -------
+    list of numpy.ndarray
+    """
+    try:
+        return list(np.broadcast_arrays(*(array for _, array in named)))
+    except ValueError:
+        shapes = " and ".join(f"{name} {array.shape}" for name, array in named)
+        raise InputError(f"the shapes of {shapes} do not broadcast") from None
 
 
 def check_real(value: Any, name: str, *, low: float | None = None, high: float | None = None,

@@ -15,7 +15,9 @@ from typing import Any, Iterator
 import numpy as np
 from numpy.typing import ArrayLike
 
-from fastperf.data.validation import check_axis, check_unit_interval
+from fastperf.data.validation import (
+    broadcast_arrays, check_axis, check_unit_interval, real_array,
+)
 from fastperf.data.arrays import shaped
 from fastperf.errors import InputError
 from fastperf.kernels import multitest as kernels
@@ -109,10 +111,7 @@ def _method_iv(method: str) -> str:
 
 
 def _pvalues_iv(pvalues: ArrayLike) -> np.ndarray:
-    try:
-        p = np.asarray(pvalues, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"pvalues must be numeric: {exc}") from None
+    p = real_array(pvalues, "pvalues")
     if p.ndim == 0:
         raise InputError("pvalues must have at least one dimension, got a scalar")
     outside = (p < 0) | (p > 1)  # NaN compares False: allowed (missing)
@@ -313,25 +312,8 @@ def multipletests(
     )
 
 
-def _real_array(x: ArrayLike, what: str) -> np.ndarray:
-    """`x` as float64, refusing strings and bools (never numbers here); huge Python ints (an
-    object array) are converted, not cast through int64."""
-    arr = np.asarray(x)
-    if arr.dtype == object:
-        if not all(isinstance(v, (int, float, np.integer, np.floating))
-                   and not isinstance(v, (bool, np.bool_)) for v in arr.flat):
-            raise InputError(f"{what} must be a number or an array of numbers, got {x!r}")
-    elif arr.dtype.kind not in "iuf":
-        raise InputError(f"{what} must be a number or an array of numbers, got {x!r}")
-    try:
-        return np.asarray(arr, dtype=np.float64)
-    except OverflowError:
-        raise InputError(f"{what} must be a finite number, got an integer beyond the float "
-                         "range (about 1.8e308)") from None
-
-
 def _level_iv(alpha: ArrayLike) -> np.ndarray:
-    a = _real_array(alpha, "alpha")
+    a = real_array(alpha, "alpha")
     if not ((a > 0) & (a < 1)).all():
         raise InputError(f"alpha must lie strictly between 0 and 1, got {alpha!r}")
     return a
@@ -339,7 +321,7 @@ def _level_iv(alpha: ArrayLike) -> np.ndarray:
 
 def _m_iv(m: ArrayLike) -> np.ndarray:
     """The numbers of tests as float64 (exact up to 2**53, no int64 overflow beyond)."""
-    arr = _real_array(m, "the number of tests m")
+    arr = real_array(m, "the number of tests m")
     if not (np.isfinite(arr) & (arr == np.floor(arr))).all():
         raise InputError(f"the number of tests m must be a whole number, got {m!r}")
     if (arr < 1).any():
@@ -369,8 +351,8 @@ def bonferroni_alpha(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
     Bonferroni's inequality: P(any of m tests rejects) <= m · alpha/m = alpha, whatever the
     dependence between the tests (Dunn 1961, JASA 56).
     """
-    a = _level_iv(alpha)
-    return _shaped_any(a / _m_iv(m))
+    a, m = broadcast_arrays(("alpha", _level_iv(alpha)), ("m", _m_iv(m)))
+    return _shaped_any(a / m)
 
 
 def e_bh(evalues: ArrayLike, alpha: float) -> np.ndarray:
@@ -396,7 +378,14 @@ def e_bh(evalues: ArrayLike, alpha: float) -> np.ndarray:
     any dependence between the e-values; with K = 1 it is the test ``e >= 1 / alpha``.
     """
     alpha = check_unit_interval(alpha, "alpha")
-    e = np.nan_to_num(np.asarray(evalues, dtype=np.float64).ravel(), nan=1.0)
+    e = real_array(evalues, "evalues")
+    if e.ndim != 1:
+        raise InputError(f"evalues must be one-dimensional (one e-value per test), got shape "
+                         f"{e.shape}")
+    if (e < 0).any():
+        raise InputError(f"e-values are >= 0 (an e-value is a nonnegative statistic of "
+                         f"expectation <= 1 under the null), got {float(e[e < 0][0])!r}")
+    e = np.nan_to_num(e, nan=1.0)
     k = e.size
     reject = np.zeros(k, dtype=bool)
     if k == 0:
@@ -430,8 +419,8 @@ def sidak_alpha(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
     as ``-expm1(log1p(-alpha) / m)``, which keeps full relative precision where the direct form
     cancels to 0 (``sidak_alpha(1e-300, 1)`` is 1e-300, ``sidak_alpha(0.05, 10**18)`` 5.13e-20).
     """
-    a = _level_iv(alpha)
-    return _shaped_any(_sidak(a, _m_iv(m)))
+    a, m = broadcast_arrays(("alpha", _level_iv(alpha)), ("m", _m_iv(m)))
+    return _shaped_any(_sidak(a, m))
 
 
 def fwer_bound(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
@@ -459,8 +448,8 @@ def fwer_bound(alpha: ArrayLike, m: ArrayLike) -> "np.ndarray | float":
     which keeps full relative precision where the direct form cancels to 0
     (``fwer_bound(1e-20, 1000)`` is 1e-17).
     """
-    a = _level_iv(alpha)
-    return _shaped_any(-np.expm1(_m_iv(m) * np.log1p(-a)))
+    a, m = broadcast_arrays(("alpha", _level_iv(alpha)), ("m", _m_iv(m)))
+    return _shaped_any(-np.expm1(m * np.log1p(-a)))
 
 
 def _sidak(alpha, m):

@@ -16,7 +16,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 from scipy.special import betainccinv, betaincinv, ndtri
 
-from fastperf.data.validation import check_confidence
+from fastperf.data.validation import broadcast_arrays, check_confidence, real_array
 from fastperf.errors import InputError
 
 
@@ -79,10 +79,7 @@ def _counts_iv(successes: ArrayLike, trials: ArrayLike) -> tuple[np.ndarray, np.
     """Broadcast successes and trials to float64 arrays of whole numbers, 0 <= x <= n, n >= 1."""
     arrays = []
     for name, value in (("successes", successes), ("trials", trials)):
-        try:
-            arr = np.asarray(value, dtype=np.float64)
-        except (TypeError, ValueError) as exc:
-            raise InputError(f"{name} must be numeric (counts), got {value!r}: {exc}") from None
+        arr = real_array(value, name)
         bad = ~np.isfinite(arr) | (arr != np.floor(arr)) | (arr < 0)
         if bad.any():
             first = arr[bad].flat[0] if arr.ndim else arr[()]
@@ -91,12 +88,7 @@ def _counts_iv(successes: ArrayLike, trials: ArrayLike) -> tuple[np.ndarray, np.
                 + (f" at index {tuple(int(i) for i in np.argwhere(bad)[0])}" if arr.ndim else "")
             )
         arrays.append(arr)
-    try:
-        x, n = np.broadcast_arrays(*arrays)
-    except ValueError:
-        raise InputError(
-            f"successes and trials shapes {arrays[0].shape} and {arrays[1].shape} do not broadcast"
-        ) from None
+    x, n = broadcast_arrays(("successes", arrays[0]), ("trials", arrays[1]))
     if (n == 0).any():
         where = tuple(int(i) for i in np.argwhere(n == 0)[0]) if n.ndim else ()
         raise InputError(
@@ -308,11 +300,7 @@ def min_benchmarks(
     Seed 002, r = 0.05 at 95%: 378 benchmarks for C = 17/30, 330 for 31/45, 281 for 41/54.
     """
     confidence = check_confidence(confidence)
-    try:
-        c = np.asarray(proportion, dtype=np.float64)
-        r = np.asarray(precision, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"proportion and precision must be numeric: {exc}") from None
+    c, r = real_array(proportion, "proportion"), real_array(precision, "precision")
     bad_c = ~((c >= 0) & (c <= 1))
     if bad_c.any():
         raise InputError(f"proportion must lie in [0, 1] (a / b); got {float(c[bad_c].flat[0])!r}")
