@@ -306,3 +306,99 @@ def test_renderings():
     r = anova(lilja_table())
     assert "ssa" in r.to_markdown() and '"groups"' in r.to_json()
     assert r.summary["groups_significant"] == 1
+
+
+# ---------------------------------------------------------------------------- large offsets
+# Values large against their spread (timings of 1e9 ns that differ by tens): the sums of
+# squares, F, Welch's F and the effects against exact rational arithmetic on the same floats.
+
+OFFSETS = [0.0, 1e6, 1e9, 1e12, 1e16]
+
+
+def offset_samples(offset, seed=5):
+    """Four samples (sizes 3 to 12, sd 50, means 0-90 apart) around `offset`; their means are
+    not floats."""
+    rng = np.random.default_rng(seed)
+    return [offset + np.round(rng.normal(30.0 * j, 50.0, size), 3)
+            for j, size in enumerate([7, 3, 12, 5])]
+
+
+def exact_one_way(samples):
+    """SSA, SSE, F, Welch's F and the effects m_j - m, in Fractions of the given floats."""
+    from fractions import Fraction
+
+    values = [[Fraction(float(v)) for v in s] for s in samples]
+    n = [len(s) for s in values]
+    big_n, k = sum(n), len(values)
+    means = [sum(s) / len(s) for s in values]
+    grand = sum(nj * m for nj, m in zip(n, means)) / big_n
+    ssa = sum(nj * (m - grand) ** 2 for nj, m in zip(n, means))
+    var = [sum((v - m) ** 2 for v in s) / (len(s) - 1) for s, m in zip(values, means)]
+    sse = sum((nj - 1) * v for nj, v in zip(n, var))
+    w = [nj / v for nj, v in zip(n, var)]
+    welch_mean = sum(wj * m for wj, m in zip(w, means)) / sum(w)
+    a = sum(wj * (m - welch_mean) ** 2 for wj, m in zip(w, means)) / (k - 1)
+    lam = sum((1 - wj / sum(w)) ** 2 / (nj - 1) for wj, nj in zip(w, n))
+    welch_f = a / (1 + Fraction(2 * (k - 2), k * k - 1) * lam)
+    return {"ssa": ssa, "sse": sse, "f": (ssa / (k - 1)) / (sse / (big_n - k)),
+            "welch_f": welch_f, "effects": [m - grand for m in means]}
+
+
+def test_exact_at_large_offsets_tester_example():
+    a, b = [1e16, 1e16 + 2, 1e16 + 4], [1e16 + 2, 1e16 + 4, 1e16 + 6]
+    assert f_oneway(a, b).statistic == 1.5  # SSA = 6, SSE = 16 (was 3.0: SSA 12)
+    assert f_oneway(a, b, equal_var=False).statistic == 1.5  # Welch's F = t^2 for k = 2
+    r = anova(long_table({"x": [a, b]}))
+    assert (row(r)["ssa"], row(r)["sse"], row(r)["f"]) == (6.0, 16.0, 1.5)
+    assert r.effects.column("effect").to_pylist() == [-1.0, 1.0]
+
+
+@pytest.mark.parametrize("offset", OFFSETS)
+def test_f_oneway_exact_at_large_offsets(offset):
+    samples = offset_samples(offset)
+    exact = exact_one_way(samples)
+    assert f_oneway(*samples).statistic == pytest.approx(float(exact["f"]), rel=1e-12)
+    assert f_oneway(*samples, equal_var=False).statistic == pytest.approx(
+        float(exact["welch_f"]), rel=1e-12)
+    # scipy centres the values on their mean before its sums (its Welch path does not)
+    assert f_oneway(*samples).statistic == pytest.approx(st.f_oneway(*samples).statistic,
+                                                         rel=1e-12)
+    # batched: one test per offset, each row its own samples
+    batch = [np.stack([s + shift for shift in (0.0, offset)]) for s in offset_samples(0.0)]
+    got = f_oneway(*batch).statistic
+    np.testing.assert_allclose(got, [float(exact_one_way([b[i] for b in batch])["f"])
+                                     for i in range(2)], rtol=1e-12)
+
+
+def test_welch_exact_with_extreme_weights():
+    # weights n / s^2 from 2**-48 to 2**58: the centre is the middle sample's mean, -2**-29,
+    # not the means' range (2**24) that a reference mean would round the deviations at
+    samples = [[0.0, 2.0 ** 25], [0.0, -(2.0 ** -28)], [0.0, 1.0]]
+    exact = exact_one_way(samples)
+    assert f_oneway(*samples, equal_var=False).statistic == pytest.approx(
+        float(exact["welch_f"]), rel=1e-12)
+    assert f_oneway(*samples).statistic == pytest.approx(float(exact["f"]), rel=1e-12)
+
+
+@pytest.mark.parametrize("equal_var", [True, False])
+def test_anova_exact_at_large_offsets(equal_var):
+    data = {f"b{i}": offset_samples(offset, seed=i) for i, offset in enumerate(OFFSETS)}
+    r = anova(long_table(data, np.random.default_rng(1)), by="benchmark", equal_var=equal_var)
+    g = r.groups.to_pydict()
+    effects = r.effects.to_pydict()
+    for i, name in enumerate(g["benchmark"]):
+        exact = exact_one_way(data[name])
+        assert g["ssa"][i] == pytest.approx(float(exact["ssa"]), rel=1e-12)
+        assert g["sse"][i] == pytest.approx(float(exact["sse"]), rel=1e-12)
+        assert g["f"][i] == pytest.approx(float(exact["f" if equal_var else "welch_f"]),
+                                          rel=1e-12)
+        got = {v: e for b, v, e in zip(effects["benchmark"], effects["variant"],
+                                       effects["effect"]) if b == name}
+        want = [float(e) for e in exact["effects"]]
+        np.testing.assert_allclose([got[f"v{j}"] for j in range(4)], want, rtol=0,
+                                   atol=1e-12 * max(map(abs, want)))
+    # a contrast is a difference of effects: exact as well
+    c = contrasts(r, {"v0": 1, "v3": -1}).groups.to_pydict()
+    for i, name in enumerate(c["benchmark"]):
+        exact = exact_one_way(data[name])["effects"]
+        assert c["contrast"][i] == pytest.approx(float(exact[0] - exact[3]), rel=1e-12)

@@ -312,13 +312,13 @@ def anova_stage(table: pa.Table, plan: AnovaPlan, side: dict | None = None) -> S
     groups, take = in_key_order(groups, keys, [factor], {factor: levels})
     if take is not None:
         grouped = grouped[take]
-    n, n_nan, mean, scaled_mean, var, exponent = scaled_moments(grouped, groups.offsets,
-                                                                n_rows=grouped.shape[0])
+    n, n_nan, mean, scaled_mean, var, exponent, mean_error = scaled_moments(
+        grouped, groups.offsets, n_rows=grouped.shape[0])
     del grouped
     # the cells are ordered by the `by` keys first, so each group's cells are adjacent
     starts = group_rows(groups.keys, keys).offsets[:-1] if keys else np.zeros(1, np.int64)
     welch = plan.welch
-    res = one_way(n, scaled_mean, var, exponent, starts, plan.alpha, welch)
+    res = one_way(n, scaled_mean, mean_error, var, exponent, starts, plan.alpha, welch)
     n_dropped = np.add.reduceat(n_nan, starts)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore"):
         sst = res.ssa + res.sse
@@ -609,18 +609,19 @@ def f_oneway(*samples: Any, axis: int = -1, equal_var: bool = True) -> FOnewayRe
         s: Samples = as_samples(a, batch_shape)
         moments.append(scaled_moments(s.values, s.offsets, n_rows=s.values.shape[0]))
     # cells as (batch, k), C order: test b's cells are b*k .. b*k + k - 1
-    n, nan, mean, scaled_mean, var, exponent = (
-        np.stack([m[i] for m in moments], axis=1).reshape(-1) for i in range(6))
+    n, nan, mean, scaled_mean, var, exponent, mean_error = (
+        np.stack([m[i] for m in moments], axis=1).reshape(-1) for i in range(7))
     starts = np.arange(size, dtype=np.int64) * k
 
     def any_cell(condition):
         return np.add.reduceat(condition.astype(np.int64), starts) > 0 if size else np.zeros(0, bool)
 
     # an infinite value makes its cell's mean inf or NaN (finite values never do)
-    res = one_way(n, scaled_mean, var, exponent, starts, 0.05, not equal_var, sums=False,
-                   extra_status=[(any_cell((n > 0) & ~np.isfinite(mean)), INFINITE),
-                                 (any_cell(nan > 0), "NaN in input"),
-                                 (any_cell(n == 0), "an empty sample")])
+    res = one_way(n, scaled_mean, mean_error, var, exponent, starts, 0.05, not equal_var,
+                  sums=False,
+                  extra_status=[(any_cell((n > 0) & ~np.isfinite(mean)), INFINITE),
+                                (any_cell(nan > 0), "NaN in input"),
+                                (any_cell(n == 0), "an empty sample")])
     df_e = res.df_welch if not equal_var else res.df_e.astype(np.float64)
     assert df_e is not None  # one_way gives df_welch when asked for Welch's test
     failed = ~np.isfinite(res.f) & ~(res.status == "zero variance within alternatives")
@@ -667,13 +668,13 @@ class OneWayTable:
     share_e: np.ndarray
 
 
-def one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(),
+def one_way(n, mean, mean_error, var, exponent, starts, alpha, welch, extra_status=(),
             sums=True) -> OneWayTable:
     """The one-way ANOVA of every group; group g's cells are ``starts[g]:starts[g + 1]``.
 
-    `n`, `mean`, `var`, `exponent` are per cell (n = values used; cells with n = 0 do not count
-    as alternatives; the mean is ``mean * 2**exponent`` and the variance
-    ``var * 4**exponent``, as ``scaled_moments`` gives them).
+    `n`, `mean`, `mean_error`, `var`, `exponent` are per cell (n = values used; cells with
+    n = 0 do not count as alternatives; the mean is ``(mean + mean_error) * 2**exponent`` and
+    the variance ``var * 4**exponent``, as ``scaled_moments`` gives them).
     `extra_status` holds (condition per group, message) pairs checked first. Each group is
     computed scaled by the power of two of its largest cell, then its sums of squares and
     effects scaled back: finite data give a finite F; `sums` True: sums of squares or effects
@@ -681,8 +682,8 @@ def one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(),
 
     Parameters
     ----------
-    n, mean, var, exponent : numpy.ndarray
-        Per cell (``scaled_moments``).
+    n, mean, mean_error, var, exponent : numpy.ndarray
+        Per cell (``scaled_moments``: `mean_error` is its ``scaled_mean_error``).
     starts : numpy.ndarray of int
         The first cell of each group.
     alpha : float
@@ -701,7 +702,15 @@ def one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(),
     Notes
     -----
     Lilja (seed 000): SSA = sum n_j (m_j - m)^2, SSE = sum (n_j - 1) s_j^2, F = MSA / MSE;
-    Welch (1951) for ``welch``.
+    Welch (1951) for ``welch``. The effects alpha_j = m_j - m are centred in two passes, as
+    the corrected two-pass variance of Chan, Golub & LeVeque (1983): where the values are
+    large against their spread (timings of 1e9 ns that differ by tens), the grand mean
+    m = sum n_j m_j / N rounds at the scale of the values, and SSA, F and the effects lost
+    every digit the spread lacks (F 3.0 for 1.5 at 1e16). So each deviation from that first
+    mean takes its mean with its rounding error (``mean + mean_error``; m_j - m is exact
+    where the two are within a factor 2), and the weighted mean of those deviations, rounded
+    at their scale, centres them again. Welch's deviations from the weighted mean of the
+    weights n_j / s_j^2 are centred the same way.
     """
     n_groups = starts.shape[0]
     cells_per_group = np.diff(np.append(starts, n.shape[0]))
@@ -712,17 +721,28 @@ def one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(),
     def total(x):
         return np.add.reduceat(x, starts) if n_groups else np.zeros(0)
 
+    def centred(weight):
+        """Each cell's mean minus the weighted mean of its group's, in two passes: the first
+        centre is rounded at the scale of the means, the second (the weighted mean of the
+        deviations from the first, each mean with its rounding error) at that of the
+        deviations."""
+        weight = np.where(used, weight, 0.0)
+        weight_total = total(weight)[cell_group]
+        first = total(np.where(used, weight * mean, 0.0))[cell_group] / weight_total
+        deviation = (mean - first) + mean_error
+        return deviation - total(np.where(used, weight * deviation, 0.0))[cell_group] / weight_total
+
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):
         scale = (np.maximum.reduceat(np.where(used, exponent, np.iinfo(np.int64).min), starts)
                  if n_groups else np.zeros(0, dtype=np.int64))
         scale = np.where(scale == np.iinfo(np.int64).min, 0, scale)
         cell_scale = scale[cell_group]
         mean = np.ldexp(mean, exponent - cell_scale)
+        mean_error = np.ldexp(mean_error, exponent - cell_scale)
         var = np.ldexp(var, 2 * (exponent - cell_scale))
         k = total(used.astype(np.int64))
         n_group = total(n.astype(np.int64))
-        grand_mean = total(np.where(used, nf * mean, 0.0)) / n_group
-        effect = mean - grand_mean[cell_group]
+        effect = centred(nf)
         ssa = total(np.where(used, nf * effect * effect, 0.0))
         sse = total(np.where(n > 1, (nf - 1.0) * var, 0.0))
         df_a, df_e = k - 1, n_group - k
@@ -747,8 +767,7 @@ def one_way(n, mean, var, exponent, starts, alpha, welch, extra_status=(),
         if welch:
             w = np.where(used, nf / var, 0.0)
             w_total = total(w)
-            welch_mean = total(np.where(used, w * mean, 0.0)) / w_total
-            a = total(np.where(used, w * (mean - welch_mean[cell_group]) ** 2, 0.0)) / dfn
+            a = total(np.where(used, w * centred(w) ** 2, 0.0)) / dfn
             lam = total(np.where(used, (1.0 - w / w_total[cell_group]) ** 2 / (nf - 1.0), 0.0))
             kf = k.astype(np.float64)
             f = a / (1.0 + 2.0 * (kf - 2.0) / (kf * kf - 1.0) * lam)

@@ -24,8 +24,9 @@ INFINITE = "infinite value in input"
 
 
 class Moments(NamedTuple):
-    """Per-sample moments, scaled: the mean is scaled_mean * 2**exponent (rounded: `mean`), the
-    variance variance * 4**exponent."""
+    """Per-sample moments, scaled: the mean is scaled_mean * 2**exponent (rounded: `mean`;
+    scaled_mean + scaled_mean_error to about an ulp of the ulp), the variance
+    variance * 4**exponent."""
 
     n: np.ndarray
     n_nan: np.ndarray
@@ -33,6 +34,7 @@ class Moments(NamedTuple):
     scaled_mean: np.ndarray
     variance: np.ndarray
     exponent: np.ndarray
+    scaled_mean_error: np.ndarray
 
 
 def sample_moments_of(samples: Samples):
@@ -153,7 +155,7 @@ def paired_t(differences: Samples, exponent=0, infinite=None):
     -----
     Student (1908): t = mean / (sd / sqrt(n)), computed on the scaled moments.
     """
-    n, nan, mean, scaled_mean, var, scale = scaled_moments_of(differences)
+    n, nan, mean, scaled_mean, var, scale, _ = scaled_moments_of(differences)
     if infinite is None:
         infinite = ~_finite(mean, n)
     with np.errstate(divide="ignore", invalid="ignore", over="ignore", under="ignore"):

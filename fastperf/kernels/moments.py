@@ -48,14 +48,24 @@ def two_product(a, b):
 
 
 @njit(cache=True, inline="always")
+def two_sum(a, b):
+    """a + b as an unevaluated sum s + e, exactly, whatever their magnitudes (Knuth's TwoSum;
+    Knuth 1969, "The Art of Computer Programming" vol. 2, 4.2.2)."""
+    s = a + b
+    bb = s - a
+    return s, (a - (s - bb)) + (b - bb)
+
+
+@njit(cache=True, inline="always")
 def compensated_mean(total, compensation, count):
-    """(total + compensation) / count, the rounding of the quotient corrected once by its exact
-    residual (`two_product`), so the mean is that of the compensated sum to about an ulp."""
+    """(total + compensation) / count as an unevaluated sum mean + error: the rounding of the
+    quotient corrected once by its exact residual (`two_product`), so the mean is that of the
+    compensated sum to about an ulp, and mean + error to about an ulp of the ulp (`two_sum`)."""
     high = total + compensation
     low = compensation - (high - total)  # high + low == total + compensation exactly
     m = high / count
     p, e = two_product(m, float(count))
-    return m + (((high - p) - e) + low) / count
+    return two_sum(m, (((high - p) - e) + low) / count)
 
 
 @njit(cache=True)
@@ -77,6 +87,11 @@ def segment_moments(values, start, stop):
         Their mean (NaN for count 0; inf or NaN when a value is infinite).
     scaled_mean : float
         The mean of the values times 2**-exponent (exact where `mean` is subnormal).
+    scaled_mean_error : float
+        The rounding error of `scaled_mean`: ``scaled_mean + scaled_mean_error`` is the mean of
+        the scaled values to about an ulp of the ulp (0 for a constant sample or a mean that is
+        not finite). Differences of means far smaller than the means keep their precision with
+        it (the between-alternatives sum of squares of `anova`).
     variance : float
         The variance with ddof=1 of the values times 2**-exponent (NaN for count < 2): the
         variance is ``variance * 4.0**exponent``.
@@ -114,9 +129,9 @@ def segment_moments(values, start, stop):
             low = min(low, v)
             high = max(high, v)
     if count == 0:
-        return 0, np.nan, np.nan, np.nan, 0
+        return 0, np.nan, np.nan, 0.0, np.nan, 0
     if low == high:  # constant (or one value): exact
-        return count, low, low, (0.0 if count > 1 else np.nan), 0
+        return count, low, low, 0.0, (0.0 if count > 1 else np.nan), 0
     largest = max(abs(low), abs(high))
     exponent = 0
     scale = 1.0
@@ -131,8 +146,9 @@ def segment_moments(values, start, stop):
                 total, compensation = neumaier_add(total, compensation, math.ldexp(v, -exponent))
         scale = 0.0  # marks the scaled pass below
     m = total / count
+    error = 0.0
     if m - m == 0.0:  # finite: the mean of the compensated sum (an infinite one stays as it is)
-        m = compensated_mean(total, compensation, count)
+        m, error = compensated_mean(total, compensation, count)
     deviations = 0.0
     squares = 0.0
     for j in range(start, stop):
@@ -150,7 +166,7 @@ def segment_moments(values, start, stop):
     variance = np.nan
     if count > 1:
         variance = max(squares - deviations * deviations / count, 0.0) / (count - 1)
-    return count, m, scaled, variance, exponent
+    return count, m, scaled, error, variance, exponent
 
 
 @group_kernel(min_rows=MOMENTS_THREADED_MIN_ROWS, inputs=2, chunking=Chunking(csr=((0, 1),)))
@@ -187,7 +203,7 @@ def sample_moments(values, offsets) -> tuple[np.ndarray, np.ndarray, np.ndarray,
     mean = np.full(n_samples, np.nan)
     variance = np.full(n_samples, np.nan)
     for i in prange(n_samples):
-        count, m, _, v, exponent = segment_moments(values, offsets[i], offsets[i + 1])
+        count, m, _, _, v, exponent = segment_moments(values, offsets[i], offsets[i + 1])
         n[i] = count
         n_nan[i] = offsets[i + 1] - offsets[i] - count
         mean[i] = m
@@ -217,6 +233,10 @@ def scaled_moments(values, offsets):
     exponent : numpy.ndarray of int64
         Per sample: the variance is ``variance * 4.0**exponent`` and the standard deviation
         ``sqrt(variance) * 2.0**exponent`` (0 for ordinary magnitudes).
+    scaled_mean_error : numpy.ndarray
+        The rounding error of `scaled_mean` (``segment_moments``): ``scaled_mean +
+        scaled_mean_error`` is the scaled mean to about an ulp of the ulp (0 for n = 0, a
+        constant sample or a mean that is not finite).
 
     Notes
     -----
@@ -229,15 +249,17 @@ def scaled_moments(values, offsets):
     scaled_mean = np.full(n_samples, np.nan)
     variance = np.full(n_samples, np.nan)
     exponents = np.zeros(n_samples, dtype=np.int64)
+    errors = np.zeros(n_samples)
     for i in prange(n_samples):
-        count, m, ms, v, exponent = segment_moments(values, offsets[i], offsets[i + 1])
+        count, m, ms, error, v, exponent = segment_moments(values, offsets[i], offsets[i + 1])
         n[i] = count
         n_nan[i] = offsets[i + 1] - offsets[i] - count
         mean[i] = m
         scaled_mean[i] = ms
         variance[i] = v
         exponents[i] = exponent
-    return n, n_nan, mean, scaled_mean, variance, exponents
+        errors[i] = error
+    return n, n_nan, mean, scaled_mean, variance, exponents, errors
 
 
 @njit(cache=True)

@@ -85,7 +85,7 @@ SIGNATURES = [
      'Tuple(int64[::1], int64[::1], float64[::1], float64[::1])'),
     ('fastperf.kernels.moments.scaled_moments',
      ('float64[::1]', 'int64[::1]'),
-     'Tuple(int64[::1], int64[::1], float64[::1], float64[::1], float64[::1], int64[::1])'),
+     'Tuple(int64[::1], int64[::1], float64[::1], float64[::1], float64[::1], int64[::1], float64[::1])'),
     ('fastperf.kernels.moments.segment_means',
      ('float64[::1]', 'int64[::1]'),
      'Tuple(int64[::1], float64[::1])'),

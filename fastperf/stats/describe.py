@@ -309,7 +309,7 @@ def describe_stage(table: pa.Table, plan: DescribePlan, side: dict | None = None
     grouped = groups.gather(values)
     del values
     n_rows = table.num_rows
-    n, n_dropped, mean, scaled_mean, variance, exponent = scaled_moments(
+    n, n_dropped, mean, scaled_mean, variance, exponent, _ = scaled_moments(
         grouped, groups.offsets, n_rows=n_rows)
     infinite = (n > 0) & ~np.isfinite(mean)  # an infinite value makes the mean inf or NaN
     if infinite.any():

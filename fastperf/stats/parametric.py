@@ -157,8 +157,8 @@ def ttest_ind(
             summary={"alternative": alternative, "equal_var": equal_var},
             alternative=alternative, equal_var=equal_var, confidence=confidence)
     xs, ys, batch_shape = two_samples(x, y, axis)
-    (n1, nan1, _, m1, v1, e1), (n2, nan2, _, m2, v2, e2) = (scaled_moments_of(xs),
-                                                             scaled_moments_of(ys))
+    (n1, nan1, _, m1, v1, e1, _), (n2, nan2, _, m2, v2, e2, _) = (scaled_moments_of(xs),
+                                                                   scaled_moments_of(ys))
     t, df, se, estimate, status = t_from_moments(n1, nan1, m1, v1, n2, nan2, m2, v2, equal_var,
                                                  e1, e2)
     return _finish_t(t, df, se, estimate, status, alternative, batch_shape)
@@ -327,8 +327,8 @@ def ftest(
                                summary={"alternative": alternative},
                                alternative=alternative)
     xs, ys, batch_shape = two_samples(x, y, axis)
-    (n1, nan1, m1, _, v1, e1), (n2, nan2, m2, _, v2, e2) = (scaled_moments_of(xs),
-                                                             scaled_moments_of(ys))
+    (n1, nan1, m1, _, v1, e1, _), (n2, nan2, m2, _, v2, e2, _) = (scaled_moments_of(xs),
+                                                                   scaled_moments_of(ys))
     f, p, df1, df2, status = f_from_moments(n1, nan1, v1, n2, nan2, v2, alternative, e1, e2,
                                             m1, m2)
     return FTestResult.from_batch(batch_shape, f, p, status, df_x=df1, df_y=df2,
@@ -350,7 +350,8 @@ def _paired_t(xs: Samples, ys: Samples):
 
 def _two_sample_moments(xs: Samples, ys: Samples):
     """Scaled moments of both sides; NaN were dropped by the table form (zero counts)."""
-    (n1, _, m1, s1, v1, e1), (n2, _, m2, s2, v2, e2) = scaled_moments_of(xs), scaled_moments_of(ys)
+    (n1, _, m1, s1, v1, e1, _), (n2, _, m2, s2, v2, e2, _) = (scaled_moments_of(xs),
+                                                              scaled_moments_of(ys))
     return n1, np.zeros_like(n1), m1, s1, v1, n2, np.zeros_like(n2), m2, s2, v2, e1, e2
 
 
