@@ -8,6 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 from scipy import stats
 
+import fastperf
 from fastperf.errors import InputError
 from fastperf.designs.factorial import NO_REPLICATIONS, factorial
 from fastperf.designs.fractional import LETTERS, fractional_design
@@ -385,3 +386,25 @@ def test_renderings():
     res = factorial(FEITELSON, factors=["memory", "cache"])
     assert "2100" in res.to_text() and res.to_json()
     assert repr(fractional_design(4, 1)).startswith("<FractionalDesign 2^(4-1)")
+
+
+def test_factor_levels_nan_signed_zero_and_typed():
+    """A NaN level is refused as a null one is (pc.equal never matches NaN: the rows fell to
+    the low level and a bogus 2^(2-1) fraction was reported); -0.0 and 0.0 are one level (they
+    were two distinct values, every row "high"); levels= of another type than the column is
+    refused (True == 1 passed the check, then Arrow raised its own error)."""
+    base = {"B": [0, 0, 1, 1], "value": [15.0, 45, 25, 75]}
+    with pytest.raises(InputError, match="factor column 'A' holds 2 NaN"):
+        fastperf.factorial(pa.table({"A": [np.nan, 1.0, np.nan, 1.0], **base}),
+                           factors=["A", "B"])
+    signed = fastperf.factorial(pa.table({"A": [-0.0, 0.0, -0.0, 0.0], **base}),
+                                factors=["A", "B"])
+    assert signed.table.column("status")[0].as_py().startswith("factor 'A' has one level")
+    mixed = fastperf.factorial(pa.table({"A": [-0.0, 1.0, 0.0, 1.0], **base}), factors=["A", "B"])
+    plain = fastperf.factorial(pa.table({"A": [0.0, 1.0, 0.0, 1.0], **base}), factors=["A", "B"])
+    assert mixed.summary["design"] == "2^2"
+    assert mixed.effects.column("q").to_pylist() == plain.effects.column("q").to_pylist()
+    for column, levels in (([0, 1, 0, 1], (True, False)), ([False, True, False, True], (1, 0))):
+        with pytest.raises(InputError, match="levels for factor 'A' must be its two values"):
+            fastperf.factorial(pa.table({"A": column, **base}), factors=["A", "B"],
+                               levels={"A": levels})

@@ -73,14 +73,27 @@ class FactorialResult(GroupResult):
         self.design = design
 
 
-def _factor_levels(table: pa.Table, factor: str, levels: Any) -> list[Any]:
-    """The factor's distinct values, low (-1) first; InputError for nulls or > 2 values."""
+def _factor_column(table: pa.Table, factor: str) -> pa.ChunkedArray:
+    """The factor's column, decoded, with -0.0 as 0.0 (one level, as equality has it); an
+    `InputError` for a null or NaN level."""
     column = table.column(factor)
     if pa.types.is_dictionary(column.type):
         column = column.cast(column.type.value_type)
     if column.null_count:
         raise InputError(f"factor column {factor!r} holds {column.null_count} null value(s); "
                          "every measurement needs a level of every factor")
+    if pa.types.is_floating(column.type):
+        nan = int(pc.sum(pc.is_nan(column)).as_py() or 0)
+        if nan:
+            raise InputError(f"factor column {factor!r} holds {nan} NaN value(s); every "
+                             "measurement needs a level of every factor")
+        column = pc.add(column, pa.scalar(0, column.type))  # -0.0 + 0 is 0.0
+    return column
+
+
+def _factor_levels(table: pa.Table, factor: str, levels: Any) -> list[Any]:
+    """The factor's distinct values, low (-1) first; InputError for nulls or > 2 values."""
+    column = _factor_column(table, factor)
     distinct = pc.unique(column)
     distinct = distinct.take(pc.sort_indices(distinct)).to_pylist()
     if len(distinct) > 2:
@@ -91,7 +104,11 @@ def _factor_levels(table: pa.Table, factor: str, levels: Any) -> list[Any]:
         )
     if levels is not None:
         given = list(levels)
-        if len(given) != 2 or any(v not in distinct for v in given) or given[0] == given[1]:
+        # a level is one of the column's values, of its type (True is no level of an integer
+        # column, though True == 1)
+        typed = all(isinstance(v, bool) == pa.types.is_boolean(column.type) for v in given)
+        if (len(given) != 2 or not typed or any(v not in distinct for v in given)
+                or given[0] == given[1]):
             raise InputError(f"levels for factor {factor!r} must be its two values (low, high); "
                              f"got {given}, the column holds {distinct}")
         return given
@@ -207,9 +224,7 @@ def factorial(
     for j, f in enumerate(factors):
         if j in single:
             continue
-        column = table.column(f)
-        if pa.types.is_dictionary(column.type):
-            column = column.cast(column.type.value_type)
+        column = _factor_column(table, f)
         high = pc.equal(column, pa.scalar(level_values[j][1], column.type))
         cell |= high.to_numpy().astype(np.int64) << j
     cell_name = "__cell__"

@@ -100,7 +100,8 @@ def ecdf_extremes(xs, ys) -> tuple[float, float]:
 
 @njit(cache=True)
 def median_of_sorted(xs) -> float:
-    """The median of a sorted sample, as ``numpy.median`` computes it.
+    """The median of a sorted sample, as ``numpy.median`` computes it, but finite wherever the
+    two middle values are (their half-sum, where their sum passes the float64 maximum).
 
     Parameters
     ----------
@@ -120,7 +121,10 @@ def median_of_sorted(xs) -> float:
     half = n // 2
     if n % 2 == 1:
         return xs[half]
-    return (xs[half - 1] + xs[half]) / 2.0
+    middle = (xs[half - 1] + xs[half]) / 2.0
+    if np.isinf(middle) and np.isfinite(xs[half - 1]) and np.isfinite(xs[half]):
+        return xs[half - 1] / 2.0 + xs[half] / 2.0
+    return middle
 
 
 @njit(cache=True)
