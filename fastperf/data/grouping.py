@@ -203,6 +203,10 @@ def _encoded(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
             column = pa.table({"k": column}).unify_dictionaries().column(0)
     if pa.types.is_run_end_encoded(column.type):
         column = pc.run_end_decode(column)
+    if pa.types.is_dictionary(column.type) and pa.types.is_floating(column.type.value_type):
+        column = column.cast(column.type.value_type)
+    if pa.types.is_floating(column.type):  # -0.0 + 0 is 0.0: one key, as equality has it
+        column = pc.add(column, pa.scalar(0, column.type))
     if not pa.types.is_dictionary(column.type):
         try:
             column = pc.dictionary_encode(column, null_encoding="encode")
