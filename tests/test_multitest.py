@@ -503,3 +503,11 @@ def test_strings_bools_and_bad_shapes_are_refused(call, message):
     -inf an e-value, a 2-d array flattened) or raised numpy's ValueError."""
     with pytest.raises(InputError, match=message):
         call()
+
+
+@pytest.mark.parametrize("args", [("3", "0.9"), (None, 0.9), (3, None), (True, 0.9)])
+def test_student_coefficients_take_numbers_only(args):
+    """student_coefficients("3", "0.9") parsed the strings, and None was reported as "got nan";
+    the one `real_array` check refuses them, naming the argument."""
+    with pytest.raises(InputError, match=r"(ns|confidences) must be a number"):
+        fastperf.student_coefficients(*args)

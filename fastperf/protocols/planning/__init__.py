@@ -32,7 +32,7 @@ from numpy.typing import ArrayLike
 from scipy.special import stdtrit
 
 from fastperf.data.validation import (check_choice, check_confidence, check_key_clash,
-                                      check_real, check_unit_interval)
+                                      check_real, check_unit_interval, real_array)
 from fastperf.errors import InputError
 from fastperf.results.base import GroupResult, dropped_warnings
 from fastperf.results.figures import ReportView
@@ -126,11 +126,7 @@ def student_coefficients(ns: ArrayLike, confidences: ArrayLike) -> np.ndarray | 
     >>> float(student_coefficients(2, 0.95))  # doctest: +ELLIPSIS
     12.7062...
     """
-    try:
-        n = np.asarray(ns, dtype=np.float64)
-        p = np.asarray(confidences, dtype=np.float64)
-    except (TypeError, ValueError) as exc:
-        raise InputError(f"ns and confidences must be numeric: {exc}") from None
+    n, p = real_array(ns, "ns"), real_array(confidences, "confidences")
     bad_n = ~((n >= 2) & (n == np.floor(n)) & np.isfinite(n))
     if bad_n.any():
         raise InputError(
