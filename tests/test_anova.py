@@ -402,3 +402,13 @@ def test_anova_exact_at_large_offsets(equal_var):
     for i, name in enumerate(c["benchmark"]):
         exact = exact_one_way(data[name])["effects"]
         assert c["contrast"][i] == pytest.approx(float(exact[0] - exact[3]), rel=1e-12)
+
+
+def test_a_group_without_values_has_no_degrees_of_freedom():
+    """A benchmark whose values are all null showed df_alternatives and df_total of -1 (k - 1
+    and n - 1 with k = n = 0); they are null, as the group has none."""
+    table = pa.table({"benchmark": ["a"] * 4 + ["b"] * 4, "variant": ["x", "x", "y", "y"] * 2,
+                      "value": [1.0, 2.0, 3.0, 4.0, None, None, None, None]})
+    rows = anova(table, by="benchmark").table.to_pylist()
+    assert (rows[0]["df_alternatives"], rows[0]["df_total"]) == (1, 3)
+    assert (rows[1]["df_alternatives"], rows[1]["df_total"]) == (None, None)

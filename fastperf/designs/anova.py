@@ -328,12 +328,14 @@ def anova_stage(table: pa.Table, plan: AnovaPlan, side: dict | None = None) -> S
         effect = np.where(np.isfinite(res.effect), res.effect, np.nan)
     columns: dict[str, Any] = {
         "k": res.k, "n": res.n, "n_dropped": n_dropped, "ssa": ssa, "sse": sse,
-        "sst": sst, "df_alternatives": res.df_a, "df_error": res.df_e,
+        # a group with no value has no degrees of freedom (k - 1 and n - 1 would say -1)
+        "sst": sst, "df_alternatives": pa.array(res.df_a, mask=res.k < 1),
+        "df_error": res.df_e,
     }
     if welch:
         columns["df_welch"] = res.df_welch
     columns.update({
-        "df_total": res.n - 1, "msa": msa, "mse": mse, "f": res.f, "pvalue": res.pvalue,
+        "df_total": pa.array(res.n - 1, mask=res.n < 1), "msa": msa, "mse": mse, "f": res.f, "pvalue": res.pvalue,
         "f_critical": res.f_critical, "share_alternatives": res.share_a,
         "share_error": res.share_e, "status": res.status,
     })
