@@ -408,3 +408,12 @@ def test_factor_levels_nan_signed_zero_and_typed():
         with pytest.raises(InputError, match="levels for factor 'A' must be its two values"):
             fastperf.factorial(pa.table({"A": column, **base}), factors=["A", "B"],
                                levels={"A": levels})
+
+
+def test_a_generator_takes_one_sign():
+    """"D=--ABC" was read as -ABC (every leading sign stripped, the first one kept); a word
+    takes one sign, else it is refused as written."""
+    with pytest.raises(InputError, match=r"generator D='--ABC' must be a product"):
+        fractional_design(4, 1, generators=["D=--ABC"])
+    assert fractional_design(4, 1, generators=["D=+ABC"]).generators == {"D": "ABC"}
+    assert fractional_design(4, 1, generators=["D=-ABC"]).generators == {"D": "-ABC"}

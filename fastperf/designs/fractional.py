@@ -251,13 +251,14 @@ class FractionalDesign:
 
 def _parse_word(text: str, d: int, what: str) -> tuple[int, int]:
     """A generator word like "ABC" or "-ABC" over the first d letters: (mask, sign)."""
-    text = str(text).strip().replace(" ", "")
+    text = given = str(text).strip().replace(" ", "")
     sign = -1 if text.startswith("-") else 1
-    text = text.lstrip("+-")
+    if text[:1] in ("+", "-"):  # one sign ("--ABC" is refused below, not read as -ABC)
+        text = text[1:]
     allowed = LETTERS[:d]
     if not text or any(c not in allowed for c in text) or len(set(text)) != len(text):
         raise InputError(
-            f"generator {what}={text!r} must be a product of distinct base factors {list(allowed)} "
+            f"generator {what}={given!r} must be a product of distinct base factors {list(allowed)} "
             "(the first k - p letters), e.g. 'ABC'"
         )
     return sum(1 << allowed.index(c) for c in text), sign
