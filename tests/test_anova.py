@@ -412,3 +412,9 @@ def test_a_group_without_values_has_no_degrees_of_freedom():
     rows = anova(table, by="benchmark").table.to_pylist()
     assert (rows[0]["df_alternatives"], rows[0]["df_total"]) == (1, 3)
     assert (rows[1]["df_alternatives"], rows[1]["df_total"]) == (None, None)
+
+
+def test_the_value_as_factor_is_named_as_the_factor():
+    table = pa.table({"variant": ["x", "y"], "value": [1.0, 2.0]})
+    with pytest.raises(InputError, match="'value' cannot be both the value and the factor"):
+        anova(table, factor="value")

@@ -135,7 +135,9 @@ def _anova_iv(table: pa.Table, by, factor: str, value: str) -> list[str]:
         raise InputError(f"factor must be a column name, got {factor!r}")
     if factor in keys:
         raise InputError(f"column {factor!r} cannot be both the factor and a `by` key")
-    if value in keys or value == factor:
+    if value == factor:
+        raise InputError(f"column {value!r} cannot be both the value and the factor")
+    if value in keys:
         raise InputError(f"column {value!r} cannot be both the value and a key")
     check_key_clash(keys + [factor], dict.fromkeys(GROUP_COLUMNS + ["df_welch"] + EFFECT_COLUMNS),
                     "anova")
