@@ -404,6 +404,9 @@ def test_factor_levels_nan_signed_zero_and_typed():
     plain = fastperf.factorial(pa.table({"A": [0.0, 1.0, 0.0, 1.0], **base}), factors=["A", "B"])
     assert mixed.summary["design"] == "2^2"
     assert mixed.effects.column("q").to_pylist() == plain.effects.column("q").to_pylist()
+    half = pa.array(np.array([0, 1, 0, 1], np.float16))  # Arrow neither adds nor sorts these
+    assert fastperf.factorial(pa.table({"A": half, **base}), factors=["A", "B"]).summary[
+        "design"] == "2^2"
     for column, levels in (([0, 1, 0, 1], (True, False)), ([False, True, False, True], (1, 0))):
         with pytest.raises(InputError, match="levels for factor 'A' must be its two values"):
             fastperf.factorial(pa.table({"A": column, **base}), factors=["A", "B"],

@@ -1114,3 +1114,12 @@ def test_the_signed_rank_effect_sizes_its_threads_by_its_walsh_averages(monkeypa
     result.confidence_interval()
     assert seen and set(seen) == {20_000 * 20_001 // 2 // 16}
     assert seen[0] >= real.min_rows > x.size
+
+
+def test_differences_of_two_infinities_are_named_as_infinities():
+    """x - y of two infinities of one sign is NaN, and the status said "NaN in input" for an
+    input without NaN (ttest_rel says "infinite value in input"); a real NaN keeps its status."""
+    got = wilcoxon(np.array([[1.0, np.inf, 3, 4, 5], [1.0, 2, 3, 4, 5], [1.0, np.nan, 3, 4, 5]]),
+                   np.array([[0.0, np.inf, 2, 1, 1], [0.0, 1, 2, 1, 1], [0.0, 1, 2, 1, 1]]))
+    assert list(got.status) == ["infinite value in input (x - y of two infinities)", "ok",
+                                "NaN in input"]

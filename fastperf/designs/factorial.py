@@ -87,6 +87,8 @@ def _factor_column(table: pa.Table, factor: str) -> pa.ChunkedArray:
         if nan:
             raise InputError(f"factor column {factor!r} holds {nan} NaN value(s); every "
                              "measurement needs a level of every factor")
+        if pa.types.is_float16(column.type):  # Arrow neither adds nor sorts half floats
+            column = column.cast(pa.float32())
         column = pc.add(column, pa.scalar(0, column.type))  # -0.0 + 0 is 0.0
     return column
 

@@ -32,6 +32,7 @@ from fastperf.data.validation import (
 from fastperf.data.arrays import (
     Samples, as_float_array, one_sample, paired_samples, shaped, two_samples,
 )
+from fastperf.engine.parametric import INFINITE
 from fastperf.engine.ranks import (
     AUTO_EXACT_MAX_COST, AUTO_EXACT_MAX_TIED_COST, ZERO_METHODS, kernel_rows, nan_status,
     rank_sum_test, signed_rank_test, sort_samples,
@@ -403,6 +404,10 @@ def wilcoxon(
         scale = np.where(halved, 2.0, 1.0)
     statistic, p, status, method_used, z, n_zero, _, state = signed_rank_test(
         ds, alternative, method, zero_method, correction, nan_policy, progress)
+    if y is not None and (status == "NaN in input").any():
+        # x - y of two infinities of one sign is NaN: the input held infinities, not NaN
+        status = np.where((status == "NaN in input") & _only_infinities(xs, ys),
+                          INFINITE + " (x - y of two infinities)", status)
     return WilcoxonResult.from_batch(
         batch_shape, statistic, p, status, method=method_used, zstatistic=z, n_zero=n_zero,
         alternative=alternative, state=state, batch_shape=batch_shape,
@@ -427,6 +432,16 @@ def _effect_columns(interval, estimate, log: bool, status: np.ndarray) -> dict[s
     columns["status"] = np.where((status == "ok") & beyond,
                                  "Hodges-Lehmann estimate beyond the float64 range", status)
     return columns
+
+
+def _only_infinities(xs: Samples, ys: Samples) -> np.ndarray:
+    """Per pair of samples: an x and y both infinite at one position, and no NaN in either."""
+    def count(mask: np.ndarray) -> np.ndarray:
+        total = np.concatenate(([0], np.cumsum(mask)))
+        return total[xs.offsets[1:]] - total[xs.offsets[:-1]]
+    both = count(np.isinf(xs.values) & np.isinf(ys.values))
+    nan = count(np.isnan(xs.values) | np.isnan(ys.values))
+    return (both > 0) & (nan == 0)
 
 
 def _rank_sum_columns(xs: Samples, ys: Samples, *, alternative, method, use_continuity, log,
