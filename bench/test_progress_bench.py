@@ -159,7 +159,8 @@ def test_bar_cost_bound_permutation(monkeypatch):
 
     def kernel(a, b):
         permutation_counts(values_x, offsets[a:b + 1], values_y, offsets[a:b + 1], flags[a:b],
-                           exact[a:b], False, 0, 4000, np.uint64(2), a,
+                           exact[a:b], False, 0, 4000, np.uint64(2),
+                           np.arange(a, b, dtype=np.uint64), np.zeros(b - a),
                            n_rows=240000 * 4000)
 
     kernel(0, 1)

@@ -273,7 +273,10 @@ def rank_sum_counts_by_blocks(scores, counts, m):
 
 # ================================================================================== permutation tests
 
-EPS100 = np.finfo(float).eps * 100
+#: fastperf's tie tolerance, gamma = TIE_EPSILONS eps M, M the values' magnitude (the largest
+#: |value|; paired, the largest |x_i| + |y_i|): a bound on the rounding of statistics equal in
+#: exact arithmetic (scipy's, 100 eps |observed|, misses such ties where |observed| << M).
+TIE_EPSILONS = 16
 
 
 def two_sample_statistic(name, a, b):
@@ -282,15 +285,22 @@ def two_sample_statistic(name, a, b):
     return f(a) - f(b)
 
 
-def p_from_null(null, observed, alternative):
-    """scipy's exact p-value rule, written out: count / total with the gamma tolerance."""
-    null = np.asarray(null)
-    gamma = abs(EPS100 * observed)
-    p_less = np.mean(null <= observed + gamma)
-    p_greater = np.mean(null >= observed - gamma)
+def p_from_counts(n_less, n_greater, total, alternative):
+    """scipy's exact p-value rule: count / total, "two-sided" 2 min(p_less, p_greater) <= 1.
+    Exact (Fractions) from integer counts."""
+    p_less, p_greater = Fraction(n_less, total), Fraction(n_greater, total)
     p = {"less": p_less, "greater": p_greater,
          "two-sided": 2 * min(p_less, p_greater)}[alternative]
-    return min(p, 1.0)
+    return min(p, Fraction(1))
+
+
+def p_from_null(null, observed, alternative, magnitude):
+    """scipy's exact p-value rule, written out: count / total, the rearranged statistics within
+    gamma = TIE_EPSILONS eps `magnitude` of the observed one counting as equal to it."""
+    null = np.asarray(null)
+    gamma = TIE_EPSILONS * np.finfo(float).eps * magnitude
+    return float(p_from_counts(int(np.sum(null <= observed + gamma)),
+                               int(np.sum(null >= observed - gamma)), null.size, alternative))
 
 
 def permutation_p_enumerated(x, y, statistic, alternative):
@@ -304,7 +314,8 @@ def permutation_p_enumerated(x, y, statistic, alternative):
         mask[list(chosen)] = True
         null.append(two_sample_statistic(statistic, pooled[mask], pooled[~mask]))
     assert len(null) == math.comb(n, n1)
-    return p_from_null(null, two_sample_statistic(statistic, x, y), alternative)
+    return p_from_null(null, two_sample_statistic(statistic, x, y), alternative,
+                       np.max(np.abs(pooled)))
 
 
 def sign_flip_p_enumerated(x, y, statistic, alternative):
@@ -313,7 +324,51 @@ def sign_flip_p_enumerated(x, y, statistic, alternative):
     d = x - y
     f = np.mean if statistic == "mean_diff" else np.median
     null = [f(np.array(signs) * d) for signs in itertools.product([1.0, -1.0], repeat=d.size)]
-    return p_from_null(null, f(d), alternative)
+    return p_from_null(null, f(d), alternative, np.max(np.abs(x) + np.abs(y)))
+
+
+def _fraction_statistic(statistic, values):
+    """Mean or median (the mean of the two middle values for an even count) of Fractions."""
+    if statistic == "mean_diff":
+        return sum(values, Fraction(0)) / len(values)
+    s = sorted(values)
+    m = len(s)
+    return s[m // 2] if m % 2 else (s[m // 2 - 1] + s[m // 2]) / 2
+
+
+def permutation_counts_fractions(x, y, statistic):
+    """(n_less, n_greater, total) of the independent-samples permutation test in exact
+    rational arithmetic: `x`, `y` Fractions (e.g. ``Fraction("1.3")``, the decimal value, not
+    the float nearest it), every one of the C(n, n1) splits, ties compared exactly."""
+    pooled = list(x) + list(y)
+    n, n1 = len(pooled), len(x)
+
+    def stat(a, b):
+        return _fraction_statistic(statistic, a) - _fraction_statistic(statistic, b)
+
+    observed = stat(pooled[:n1], pooled[n1:])
+    n_less = n_greater = total = 0
+    for chosen in itertools.combinations(range(n), n1):
+        inside = set(chosen)
+        s = stat([pooled[i] for i in chosen], [pooled[i] for i in range(n) if i not in inside])
+        n_less += s <= observed
+        n_greater += s >= observed
+        total += 1
+    return n_less, n_greater, total
+
+
+def sign_flip_counts_fractions(x, y, statistic):
+    """(n_less, n_greater, 2^n) of the paired (sign-flip) permutation test in exact rational
+    arithmetic: the differences x_i - y_i of the Fractions `x`, `y`, every sign vector."""
+    d = [a - b for a, b in zip(x, y)]
+    observed = _fraction_statistic(statistic, d)
+    n_less = n_greater = total = 0
+    for signs in itertools.product([1, -1], repeat=len(d)):
+        s = _fraction_statistic(statistic, [sign * v for sign, v in zip(signs, d)])
+        n_less += s <= observed
+        n_greater += s >= observed
+        total += 1
+    return n_less, n_greater, total
 
 
 # ================================================================================== Kolmogorov-Smirnov

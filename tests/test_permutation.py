@@ -1,6 +1,7 @@
 """permutation_test: brute-force enumeration, scipy's permutation_test, determinism, batching,
 the table form and bad input."""
 import math
+from fractions import Fraction
 
 import numpy as np
 import pyarrow as pa
@@ -9,7 +10,14 @@ import scipy.stats as sps
 
 from fastperf import InputError
 from fastperf.stats.permutation import permutation_test
-from naive import permutation_p_enumerated, sign_flip_p_enumerated, two_sample_statistic
+from naive import (
+    p_from_counts,
+    permutation_counts_fractions,
+    permutation_p_enumerated,
+    sign_flip_counts_fractions,
+    sign_flip_p_enumerated,
+    two_sample_statistic,
+)
 
 ALTERNATIVES = ["two-sided", "less", "greater"]
 STATISTICS = ["mean_diff", "median_diff"]
@@ -59,6 +67,125 @@ def test_exact_threshold_is_scipys():
     assert not permutation_test((x, y), n_resamples=math.comb(9, 5) - 1).exact
     assert permutation_test((x[:5], x[:5] + 1), n_resamples=32, paired=True).exact
     assert not permutation_test((x[:5], x[:5] + 1), n_resamples=31, paired=True).exact
+
+
+# ---------------------------------------------------------------- exact on tied decimal data
+# The oracle: every rearrangement in exact rational arithmetic on the decimal values
+# (Fraction("1.3"), not the float nearest 1.3), ties compared exactly. The tie tolerance once
+# was scipy's, 100 eps |observed|: it scales with the statistic where the rounding scales with
+# the values, so ties of statistics near 0 were missed, p depending on the input order.
+
+def _decimals(rng, size, quantum, offset):
+    """Decimal strings offset + k quantum, k in 0..4 (many ties), e.g. "1000.03"."""
+    digits = max(0, -int(math.floor(math.log10(quantum))))
+    return [f"{offset + k * quantum:.{digits}f}" for k in rng.integers(0, 5, size)]
+
+
+def _floats(strings):
+    return np.array([float(v) for v in strings])
+
+
+def _exact_p(x, y, statistic, alternative, paired):
+    counts = (sign_flip_counts_fractions if paired else permutation_counts_fractions)(
+        [Fraction(v) for v in x], [Fraction(v) for v in y], statistic)
+    return float(p_from_counts(*counts, alternative))
+
+
+def test_tied_decimal_reproducers():
+    """The reported cases: the exact p-values 9/14 (a tester's 0.444 with x, y ~1, 0.643 times
+    10) and 3/4 (paired; 0.5 before), whatever the scale or the order of the values."""
+    x, y = ["1.3", "1.4", "1.3", "1.3", "1.3"], ["1.3", "1.4", "1.2", "1.4"]
+    assert _exact_p(x, y, "mean_diff", "less", False) == 9 / 14
+    for scale in (1.0, 10.0, 1000.0):
+        r = permutation_test((_floats(x) * scale, _floats(y) * scale), alternative="less",
+                             seed=1)
+        assert bool(r.exact) and str(r.status) == "ok"
+        assert r.pvalue == pytest.approx(9 / 14, rel=1e-12)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        r = permutation_test((rng.permutation(_floats(x)), rng.permutation(_floats(y))),
+                             alternative="less", seed=1)
+        assert r.pvalue == pytest.approx(9 / 14, rel=1e-12)
+    table = pa.table({"benchmark": ["b"] * 9, "variant": ["x"] * 5 + ["y"] * 4,
+                      "value": _floats(x + y)})
+    t = permutation_test(table, baseline="x", candidate="y", alternative="less", seed=1)
+    assert t.benchmarks.column("pvalue")[0].as_py() == pytest.approx(9 / 14, rel=1e-12)
+    px, py = ["1.2", "1.2"], ["1.3", "1.1"]
+    assert _exact_p(px, py, "mean_diff", "less", True) == 3 / 4
+    r = permutation_test((_floats(px), _floats(py)), paired=True, alternative="less")
+    assert bool(r.exact) and r.pvalue == pytest.approx(3 / 4, rel=1e-12)
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("quantum, offset", [(0.1, 1), (0.01, 1), (0.1, 1000), (0.01, 1000),
+                                             (1e-9, 1000)])
+def test_exact_independent_tied_decimals_match_rational_enumeration(statistic, alternative,
+                                                                    quantum, offset):
+    """Random data quantised to `quantum` near `offset`: fastperf's exact p is the rational
+    enumeration's, for every test (ties equal in exact arithmetic are ties; values 1e-9 apart
+    at 1000 are not)."""
+    rng = np.random.default_rng(int(quantum * 1e9) % 1000 + offset)
+    sizes = [(3, 3), (4, 5), (5, 4), (2, 7), (6, 3)] * 4
+    for n1, n2 in sizes:
+        x, y = _decimals(rng, n1, quantum, offset), _decimals(rng, n2, quantum, offset)
+        r = permutation_test((_floats(x), _floats(y)), statistic=statistic,
+                             alternative=alternative, seed=1)
+        assert bool(r.exact)
+        assert r.pvalue == pytest.approx(_exact_p(x, y, statistic, alternative, False),
+                                         rel=1e-12), (x, y)
+
+
+@pytest.mark.parametrize("statistic", STATISTICS)
+@pytest.mark.parametrize("alternative", ALTERNATIVES)
+@pytest.mark.parametrize("quantum, offset", [(0.1, 1), (0.01, 1), (0.1, 1000), (0.01, 1000),
+                                             (1e-9, 1000)])
+def test_exact_paired_tied_decimals_match_rational_enumeration(statistic, alternative,
+                                                              quantum, offset):
+    """Paired: the differences of decimals near `offset` are tiny beside the values, whose
+    rounding they carry; the sign-flip p is the rational enumeration's."""
+    rng = np.random.default_rng(int(quantum * 1e9) % 1000 + offset + 1)
+    for n in [1, 2, 3, 5, 7, 8] * 3:
+        x, y = _decimals(rng, n, quantum, offset), _decimals(rng, n, quantum, offset)
+        r = permutation_test((_floats(x), _floats(y)), statistic=statistic,
+                             alternative=alternative, paired=True, seed=1)
+        assert bool(r.exact)
+        assert r.pvalue == pytest.approx(_exact_p(x, y, statistic, alternative, True),
+                                         rel=1e-12), (x, y)
+
+
+@pytest.mark.parametrize("paired", [False, True])
+@pytest.mark.parametrize("statistic", STATISTICS)
+@pytest.mark.parametrize("offset", [1, 1000])
+def test_exact_tied_decimals_do_not_depend_on_input_order(paired, statistic, offset):
+    """The same values in any order (pairs kept together) give the same exact p-values,
+    bit for bit, the table form's included (it sorts the values first)."""
+    rng = np.random.default_rng(offset)
+    n1, n2 = (6, 6) if paired else (5, 6)
+    x = np.array([_floats(_decimals(rng, n1, 0.1, offset)) for _ in range(12)])
+    y = np.array([_floats(_decimals(rng, n2, 0.1, offset)) for _ in range(12)])
+    for alternative in ALTERNATIVES:
+        first = permutation_test((x, y), statistic=statistic, alternative=alternative,
+                                 paired=paired, seed=1)
+        assert first.exact.all()
+        for _ in range(5):
+            if paired:
+                order = rng.permutation(n1)
+                xs, ys = x[:, order], y[:, order]
+            else:
+                xs, ys = rng.permuted(x, axis=1), rng.permuted(y, axis=1)
+            again = permutation_test((xs, ys), statistic=statistic, alternative=alternative,
+                                     paired=paired, seed=1)
+            np.testing.assert_array_equal(again.pvalue, first.pvalue)
+        rows = [(f"b{t:02d}", variant, run, float(v)) for t in range(12)
+                for variant, sample in (("x", x[t]), ("y", y[t])) for run, v in enumerate(sample)]
+        table = pa.table({k: [r[i] for r in rows]
+                          for i, k in enumerate(["benchmark", "variant", "run", "value"])})
+        t = permutation_test(table, baseline="x", candidate="y", statistic=statistic,
+                             alternative=alternative, paired=paired, seed=1)
+        b = _by_name(t.benchmarks)
+        np.testing.assert_array_equal(b.column("pvalue").to_numpy(zero_copy_only=False),
+                                      first.pvalue)
 
 
 # ---------------------------------------------------------------- against scipy

@@ -99,7 +99,7 @@ SIGNATURES = [
      ('float64[::1]', 'int64[::1]'),
      'Tuple(float64[::1], float64[::1], int8[::1])'),
     ('fastperf.kernels.permutation.permutation_counts',
-     ('float64[::1]', 'int64[::1]', 'float64[::1]', 'int64[::1]', 'bool[::1]', 'bool[::1]', 'bool', 'int64', 'int64', 'uint64', 'uint64[::1]'),
+     ('float64[::1]', 'int64[::1]', 'float64[::1]', 'int64[::1]', 'bool[::1]', 'bool[::1]', 'bool', 'int64', 'int64', 'uint64', 'uint64[::1]', 'float64[::1]'),
      'Tuple(float64[::1], int64[::1], int64[::1], int64[::1])'),
     ('fastperf.kernels.rank_null.rank_sum_null_pmf',
      ('int64', 'int64'),

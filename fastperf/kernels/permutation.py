@@ -21,8 +21,19 @@ from fastperf.kernels.random import integer_below, stream_key, uniform
 MEAN_DIFF = 0
 MEDIAN_DIFF = 1
 
-#: scipy's relative tolerance for statistics equal in theory but not in floating point.
-_EPS100 = np.finfo(np.float64).eps * 100
+#: The tie tolerance, in machine epsilons of the values' magnitude: a rearranged statistic within
+#: ``gamma = TIE_EPSILONS * eps * M`` of the observed one counts as equal to it, M the largest
+#: |value| the statistic is computed from (for paired tests, the largest |x_i| + |y_i|). It
+#: bounds, with a margin, how far rounding can set apart two statistics that are equal in exact
+#: arithmetic on the (decimal) values the floats stand for: each value rounded, u |v| (u =
+#: eps / 2), then each statistic's own arithmetic (compensated sums, `_sum`; a division; a
+#: subtraction): at most 11 eps M in all (docs/resampling.md, "Ties"). Statistics truly
+#: different by more than (16 + 11) eps M ~ 6e-15 M are never counted as ties. scipy's
+#: tolerance, 100 eps |observed|, scales with the statistic instead: it misses these ties
+#: where |observed| << M (near 0, as on tied data), and the p-value then depended on the
+#: values' order.
+TIE_EPSILONS = 16.0
+_TIE = np.finfo(np.float64).eps * TIE_EPSILONS
 
 
 @njit(cache=True)
@@ -39,6 +50,34 @@ def _binary_exponent(x, y):
         if a > largest and a < np.inf:
             largest = a
     return math.frexp(largest)[1]
+
+
+@njit(cache=True)
+def _largest_magnitude(values):
+    """The largest |value| of `values` (0 when empty)."""
+    largest = 0.0
+    for i in range(values.shape[0]):
+        a = abs(values[i])
+        if a > largest:
+            largest = a
+    return largest
+
+
+@njit(cache=True)
+def _sum(values, lo, hi):
+    """Sum of ``values[lo:hi]`` with the rounding error of each addition carried exactly
+    (Knuth's TwoSum, branch-free) and added at the end: Ogita, Rump & Oishi (2005)'s Sum2,
+    error at most u |sum| + (n u)**2 sum |value| whatever the values' order (the tie tolerance
+    relies on it)."""
+    total = 0.0
+    compensation = 0.0
+    for i in range(lo, hi):
+        v = values[i]
+        t = total + v
+        back = t - total
+        compensation += (total - (t - back)) + (v - back)
+        total = t
+    return total + compensation
 
 
 @njit(cache=True)
@@ -59,17 +98,19 @@ def _median(buf, lo, hi):
 
 
 @njit(cache=True)
-def _two_sample_statistic(arranged, n1, statistic, work):
-    """The statistic of x = ``arranged[:n1]``, y = ``arranged[n1:]``."""
+def _two_sample_statistic(arranged, n1, statistic, work, total):
+    """The statistic of x = ``arranged[:n1]``, y = ``arranged[n1:]``; `total` is the sum of
+    all the values (`_sum`): a mean difference sums the smaller sample only (the half or less
+    of the values a random rearrangement moves to its end of `arranged`), the larger one's sum
+    being `total` less it (error at most u (|total| + |sums|), 4u max |value| in its mean)."""
     n = arranged.shape[0]
+    n2 = n - n1
     if statistic == MEAN_DIFF:
-        sx = 0.0
-        for i in range(n1):
-            sx += arranged[i]
-        sy = 0.0
-        for i in range(n1, n):
-            sy += arranged[i]
-        return sx / n1 - sy / (n - n1)
+        if n1 <= n2:
+            sx = _sum(arranged, 0, n1)
+            return sx / n1 - (total - sx) / n2
+        sy = _sum(arranged, n1, n)
+        return (total - sy) / n1 - sy / n2
     for i in range(n):
         work[i] = arranged[i]
     return _median(work, 0, n1) - _median(work, n1, n)
@@ -80,10 +121,7 @@ def _signed_statistic(work, statistic):
     """The statistic of the (signed) differences in `work` (rearranged for the median)."""
     n = work.shape[0]
     if statistic == MEAN_DIFF:
-        s = 0.0
-        for i in range(n):
-            s += work[i]
-        return s / n
+        return _sum(work, 0, n) / n
     return _median(work, 0, n)
 
 
@@ -101,9 +139,13 @@ def _independent(x, y, statistic, exact, n_resamples, seed, identity):
         pooled[n1 + i] = math.ldexp(y[i], -e)
     arranged = np.empty(n)
     work = np.empty(n)
-    observed = _two_sample_statistic(pooled, n1, statistic, work)
-    reported = math.ldexp(observed, e)
-    gamma = abs(_EPS100 * observed)
+    total_sum = _sum(pooled, 0, n)
+    observed = _two_sample_statistic(pooled, n1, statistic, work, total_sum)
+    if statistic == MEAN_DIFF:  # reported: each mean from its own sum, the more accurate
+        reported = math.ldexp(_sum(pooled, 0, n1) / n1 - _sum(pooled, n1, n) / n2, e)
+    else:
+        reported = math.ldexp(observed, e)
+    gamma = _TIE * _largest_magnitude(pooled)  # the values' magnitude, not the statistic's
     low = observed + gamma
     high = observed - gamma
     n_less = 0
@@ -125,7 +167,7 @@ def _independent(x, y, statistic, exact, n_resamples, seed, identity):
                 else:
                     arranged[c] = pooled[i]
                     c += 1
-            s = _two_sample_statistic(arranged, n1, statistic, work)
+            s = _two_sample_statistic(arranged, n1, statistic, work, total_sum)
             n_less += s <= low
             n_greater += s >= high
             total += 1
@@ -155,15 +197,16 @@ def _independent(x, y, statistic, exact, n_resamples, seed, identity):
                 v = arranged[p]
                 arranged[p] = arranged[j]
                 arranged[j] = v
-        s = _two_sample_statistic(arranged, n1, statistic, work)
+        s = _two_sample_statistic(arranged, n1, statistic, work, total_sum)
         n_less += s <= low
         n_greater += s >= high
     return reported, n_less, n_greater, n_resamples
 
 
 @njit(cache=True)
-def _paired(d, statistic, exact, n_resamples, seed, identity):
-    """(observed, n_less, n_greater, n_total) of one sign-flip test of the differences `d`."""
+def _paired(d, half_magnitude, statistic, exact, n_resamples, seed, identity):
+    """(observed, n_less, n_greater, n_total) of one sign-flip test of the differences `d`,
+    `half_magnitude` half the largest |x_i| + |y_i| of the pairs, in the units of `d`."""
     n = d.shape[0]
     e = _binary_exponent(d, d[:0])  # the statistics of d / 2**e (exact), scaled back
     scaled = np.empty(n)
@@ -175,7 +218,10 @@ def _paired(d, statistic, exact, n_resamples, seed, identity):
         work[i] = d[i]
     observed = _signed_statistic(work, statistic)
     reported = math.ldexp(observed, e)
-    gamma = abs(_EPS100 * observed)
+    # the rounding of x_i - y_i scales with |x_i| + |y_i|, which may dwarf |d_i| (inf when the
+    # differences are far below it: then every rearrangement ties, as none can be told apart)
+    magnitude = max(_largest_magnitude(d), math.ldexp(half_magnitude, 1 - e))
+    gamma = _TIE * magnitude
     low = observed + gamma
     high = observed - gamma
     n_less = 0
@@ -201,11 +247,13 @@ def _paired(d, statistic, exact, n_resamples, seed, identity):
 
 @group_kernel
 def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, paired,
-                       statistic, n_resamples, seed, identities
+                       statistic, n_resamples, seed, identities, half_magnitudes
                        ) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     """Per test t (CSR segments of x and y): the observed statistic and the counts of
     rearranged statistics ``<= observed + gamma`` and ``>= observed - gamma`` (gamma =
-    100 eps |observed|, as scipy), with the number of rearrangements counted.
+    `TIE_EPSILONS` eps M, M the largest |value| of the test, or for paired tests the largest
+    |x_i| + |y_i|: a bound on the rounding of statistics equal in exact arithmetic), with the
+    number of rearrangements counted.
 
     `paired`: x holds the differences (y is unused); else x and y are the two samples.
     `exact[t]`: enumerate every rearrangement (the identity included) instead of drawing
@@ -233,6 +281,10 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
         The identity of each test (`fastperf.data.identity`): test t's streams are keyed by
         ``identities[t]``, so its result does not depend on the other tests, their order or
         the chunk it runs in.
+    half_magnitudes : numpy.ndarray of float64
+        Paired tests: half the largest |x_i| + |y_i| of the test's pairs, in the units of its
+        differences (a quarter where they are halved); the rounding of the differences scales
+        with it. Unused for two samples (M is then the largest |value|).
 
     Returns
     -------
@@ -245,8 +297,11 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
 
     Notes
     -----
-    Fisher (1935) and Pitman (1937) permutation tests; the tolerance gamma and the counting as
-    ``scipy.stats.permutation_test``; each test's values are divided by one power of 2 (exact)
+    Fisher (1935) and Pitman (1937) permutation tests; the counting as
+    ``scipy.stats.permutation_test``, but scipy's tolerance, 100 eps |observed|, scales with the
+    statistic where the rounding scales with the values (ties missed when |observed| << M, as
+    near 0; the bounds behind `TIE_EPSILONS` in docs/resampling.md, "Ties"); sums are Ogita,
+    Rump & Oishi's (2005) Sum2 (`_sum`); each test's values are divided by one power of 2 (exact)
     before summing and the observed statistic multiplied back, so values near 1.8e308 give a
     finite statistic wherever it is representable (inf where it is not); random rearrangements give p = (count + 1) / (B + 1)
     (Phipson & Smyth 2010) in the caller.
@@ -261,7 +316,8 @@ def permutation_counts(x_values, x_offsets, y_values, y_offsets, valid, exact, p
             continue
         x = x_values[x_offsets[t]:x_offsets[t + 1]]
         if paired:
-            o, lo, hi, tot = _paired(x, statistic, exact[t], n_resamples, seed, identities[t])
+            o, lo, hi, tot = _paired(x, half_magnitudes[t], statistic, exact[t], n_resamples,
+                                     seed, identities[t])
         else:
             y = y_values[y_offsets[t]:y_offsets[t + 1]]
             o, lo, hi, tot = _independent(x, y, statistic, exact[t], n_resamples, seed,

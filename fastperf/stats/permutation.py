@@ -77,6 +77,21 @@ def _finish(observed: np.ndarray, p: np.ndarray, status: np.ndarray, halved=None
     return np.where(beyond, np.nan, observed), p, np.where(beyond, OVERFLOW, status)
 
 
+def _half_magnitudes(xs: Samples, ys: Samples, halved: np.ndarray) -> np.ndarray:
+    """Per paired test, half the largest |x_i| + |y_i| of its pairs (halved again where its
+    differences are `halved`): the size the rounding of the differences x_i - y_i scales with,
+    for the tie tolerance (`fastperf.kernels.permutation.TIE_EPSILONS`). Halves, so that
+    |x| + |y| beyond the float64 range stays finite; 0 for an empty test, NaN where NaN."""
+    with np.errstate(invalid="ignore"):
+        half = np.abs(xs.values) / 2.0 + np.abs(ys.values) / 2.0
+    starts = xs.offsets[:-1]
+    filled = xs.offsets[1:] > starts
+    out = np.zeros(len(xs))
+    if filled.any():
+        out[filled] = np.maximum.reduceat(half, starts[filled])
+    return np.where(halved, out / 2.0, out)
+
+
 def _exact_independent(n1: np.ndarray, n2: np.ndarray, n_resamples: int) -> np.ndarray:
     """Whether C(n1 + n2, n1) <= n_resamples, computed once per distinct pair of sizes."""
     pairs, inverse = np.unique(np.stack([n1, n2], axis=1), axis=0, return_inverse=True)
@@ -115,12 +130,17 @@ def _check_size(xs: Samples, ys: Samples, valid, exact, paired: bool,
 
 
 def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, n_resamples,
-         seed, identities, progress=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+         seed, identities, progress=None, half_magnitudes=None
+         ) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Kernel calls (one per chunk of tests, see `fastperf.progress`; test t's streams keyed by
-    ``identities[t]``) and p-values; invalid tests get NaN."""
+    ``identities[t]``) and p-values; invalid tests get NaN. Paired (`ys` None): `xs` holds the
+    differences and `half_magnitudes` (`_half_magnitudes`) the pairs' sizes."""
     paired = ys is None
     if ys is None:
         ys = Samples(np.empty(0), np.zeros(len(xs) + 1, dtype=np.int64))
+    if half_magnitudes is None:
+        half_magnitudes = np.zeros(len(xs))
+    half_magnitudes = np.ascontiguousarray(half_magnitudes, dtype=np.float64)
     code = MEAN_DIFF if statistic == "mean_diff" else MEDIAN_DIFF
     n_rows = (xs.values.shape[0] + ys.values.shape[0]) * min(n_resamples, 1 << 20)
     needed, steps = _check_size(xs, ys, valid, exact, paired, n_resamples)
@@ -136,7 +156,8 @@ def _run(xs: Samples, ys: Samples | None, valid, exact, statistic, alternative, 
         # chunks of tests, each one kernel call over its tests (streams keyed by identity)
         parts.append(permutation_counts(
             x_values, xo[a:b + 1], y_values, yo[a:b + 1], valid_flags[a:b], exact_flags[a:b],
-            paired, code, int(n_resamples), np.uint64(seed), identities[a:b], n_rows=n_rows))
+            paired, code, int(n_resamples), np.uint64(seed), identities[a:b],
+            half_magnitudes[a:b], n_rows=n_rows))
     observed, n_less, n_greater, n_total = (np.concatenate(column) for column in zip(*parts))
     adjustment = np.where(exact, 0, 1)
     with np.errstate(invalid="ignore", divide="ignore"):
@@ -185,8 +206,11 @@ def permutation_test(
     number of distinct rearrangements (C(n1 + n2, n1), or 2**n) is at most `n_resamples`: the
     full enumeration, p = count / total. Otherwise `n_resamples` random rearrangements and
     p = (count + 1) / (n_resamples + 1). count: rearranged statistics <= observed ("less"),
-    >= observed ("greater"), with scipy's tolerance gamma = 100 eps |observed|; "two-sided" is
-    min(1, 2 min(p_less, p_greater)), as ``scipy.stats.permutation_test``.
+    >= observed ("greater"), within gamma = 16 eps M, M the largest |value| (paired: the
+    largest |x_i| + |y_i|), a bound on the rounding of statistics equal in exact arithmetic
+    (scipy's 100 eps |observed| misses ties where |observed| << M, as near 0); "two-sided" is
+    min(1, 2 min(p_less, p_greater)), as ``scipy.stats.permutation_test``. Exact p-values are
+    those of exact arithmetic on the values, ties included, whatever their order.
 
     Parameters
     ----------
@@ -258,7 +282,8 @@ def permutation_test(
         valid = status == "ok"
         exact = _exact_paired(n, n_resamples) & valid
         observed, p, total = _run(d, None, valid, exact, identities=position_identities(len(d)),
-                                  progress=progress, **options)
+                                  progress=progress,
+                                  half_magnitudes=_half_magnitudes(xs, ys, halved), **options)
         observed, p, status = _finish(observed, p, status, halved)
     else:
         xs, ys, batch_shape = two_samples(x, y, axis)
@@ -295,7 +320,9 @@ def _paired_columns(xs: Samples, ys: Samples, **options):
                        [INFINITE, "no pairs"], default="ok")
     valid = status == "ok"
     exact = _exact_paired(d.sizes, options["n_resamples"]) & valid
-    observed, p, status = _finish(*_run(d, None, valid, exact, **options)[:2], status, halved)
+    observed, p, status = _finish(*_run(d, None, valid, exact, **options,
+                                        half_magnitudes=_half_magnitudes(xs, ys, halved))[:2],
+                                  status, halved)
     return {"statistic": observed, "pvalue": p, "exact": exact, "status": status}, []
 
 
