@@ -1,21 +1,17 @@
 """The structure of an experiment: the levels a measurement was taken at, and what inference uses.
 
 Benchmark tools measure in levels: pyperf runs 20 worker processes x 3 values, JMH forks x
-iterations, BenchmarkDotNet launches x iterations. Values of one process share its state (code
-layout, JIT decisions, frequency, address-space layout), so they are not independent: the
-independent unit is the process. A measurement table says so with columns (docs/data-model.md,
-docs/nested.md):
+iterations. Values of one process share its state (code layout, JIT decisions, frequency), so
+the independent unit is the process. A measurement table says so with columns
+(docs/data-model.md, docs/nested.md): nested in a variant, outermost first, ``build``
+(optional: a recompiled binary), ``process`` (a process, fork, launch or invocation) and
+``iteration`` (the values themselves); crossed with the variants, the block ``round`` (both
+variants measured in round r, interleaved, so drift affects both alike).
 
-- nested in a variant, outermost first: ``build`` (optional: a recompiled binary), ``process``
-  (a process, fork, launch or invocation), and ``iteration`` (the value's position in its
-  process, the innermost level: the values themselves);
-- crossed with the variants: the block ``round``: both variants were measured in round r,
-  interleaved, so drift over the rounds affects both alike.
-
-`resolve_structure` decides, from a table's columns and the ``levels=`` / ``block=`` arguments
-every inferential function takes, the `Structure` used; `units_of` collapses each (benchmark,
-variant) to its independent units (`collapse_levels`) and estimates the variance components per
-level (`variance_components`), in one grouping pass and vectorised over every group.
+`resolve_structure` decides, from a table's columns and the ``levels=`` / ``block=`` arguments,
+the `Structure` used; `units_of` collapses each (benchmark, variant) to its independent units
+(`collapse_levels`) and estimates the variance components per level (`variance_components`),
+in one grouping pass, vectorised over every group.
 
 The model (Kalibera & Jones 2013, "Rigorous benchmarking in reasonable time", ISMM; its
 technical report): with one level, ``y_ij = mu + a_i + e_ij``, process effects
@@ -373,28 +369,19 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
 
 def _check_known_ids(ids: pa.ChunkedArray, name: str, parent: np.ndarray,
                      parent_offsets: np.ndarray, parent_keys: pa.Table) -> None:
-    """An `InputError` when a (keys, variant) group has units of known ids and rows whose id
-    in the level or block column `name` is null or NaN: those rows would be one unit of their
-    own, the values of different processes pooled. (A group whose ids are all unknown, such
-    as the rows of a file that records no processes, is one unit: the flat analysis.)
-
-    `ids` holds one entry per unit (the unit grouping's keys), `parent` each unit's group."""
+    """An `InputError` where a group mixes units of known ids (one entry each in `ids`) with
+    rows whose `name` is null or NaN, which would be pooled as one unit (no ids: one unit)."""
     if pa.types.is_dictionary(ids.type):
         ids = ids.cast(ids.type.value_type)
     unknown = ids.is_null().to_numpy(zero_copy_only=False)
     if pa.types.is_floating(ids.type):
         unknown |= np.isnan(ids.to_numpy(zero_copy_only=False).astype(np.float64))
-    if not unknown.any():
-        return
-    units = np.diff(parent_offsets)
-    mixed = np.flatnonzero(unknown & (units[parent] > 1))
+    mixed = np.flatnonzero(unknown & (np.diff(parent_offsets)[parent] > 1))
     if mixed.size:
         group = parent_keys.slice(int(parent[mixed[0]]), 1).to_pylist()[0]
-        raise InputError(
-            f"column {name!r} leaves the {name} of some values unknown (null or NaN) in "
-            f"{np.unique(parent[mixed]).size} group(s) whose other values have one, e.g. "
-            f"{group}: they would be pooled as one {name}; drop those rows or give them "
-            "their ids")
+        raise InputError(f"column {name!r} leaves the {name} of some values unknown (null or "
+                         f"NaN) in a group whose other values have one, e.g. {group}: they "
+                         f"would be pooled as one {name}; drop those rows or give them ids")
 
 
 def unit_groups(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
@@ -589,8 +576,7 @@ def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
     units = (sizes.astype(np.float64) if every
              else _segment_sums(has.astype(np.float64), parent_offsets))
     total_n = _segment_sums(n, parent_offsets)
-    # (values near the float64 limits on the linear scale: sums beyond it give components of
-    # inf or NaN, reported as missing, not a warning)
+    # (sums beyond the float64 range give components of inf or NaN: missing, not a warning)
     with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
         grand = _segment_sums(of_units(n * mean), parent_offsets) / total_n
         spread = of_units(n * (mean - np.repeat(grand, sizes)) ** 2)
