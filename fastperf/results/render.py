@@ -90,32 +90,15 @@ MARKDOWN_ACTIVE = re.compile(r"[\\`*~\[\]<&$|]|(?<![^\W_])_|_(?![^\W_])")
 def markdown_text(text: str) -> str:
     """`text` as Markdown that renders as the same characters: each character Markdown would act
     on (`MARKDOWN_ACTIVE`) behind a backslash (CommonMark's escape of ASCII punctuation), line
-    breaks as ``<br>``.
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    str
-    """
+    breaks as ``<br>``."""
     text = MARKDOWN_ACTIVE.sub(lambda match: "\\" + match.group(0), text)
     return text.replace("\r\n", "\n").replace("\r", "\n").replace("\n", "<br>")
 
 
 def code_span(text: str) -> str:
     """`text` as a Markdown code span: fenced by one backtick more than its longest run of
-    them, padded by a space where it starts or ends with one (CommonMark 0.31, 6.1).
-
-    Parameters
-    ----------
-    text : str
-
-    Returns
-    -------
-    str
-    """
+    them, padded by a space where it starts or ends with one (CommonMark 0.31, 6.1); line
+    breaks as spaces."""
     text = text.replace("\r\n", " ").replace("\r", " ").replace("\n", " ")
     fence = "`" * (max(map(len, re.findall("`+", text)), default=0) + 1)
     pad = " " if text.startswith("`") or text.endswith("`") else ""
@@ -124,32 +107,12 @@ def code_span(text: str) -> str:
 
 def text_lines(items: Sequence[str], prefix: str = "- ") -> str:
     """Each item on its own line after `prefix`, written with `printable` (a warning that
-    quotes a benchmark name cannot move the terminal's cursor).
-
-    Parameters
-    ----------
-    items : sequence of str
-    prefix : str
-
-    Returns
-    -------
-    str
-    """
+    quotes a benchmark name cannot move the terminal's cursor)."""
     return "\n".join(prefix + printable(item) for item in items)
 
 
 def markdown_list(items: Sequence[str], prefix: str = "") -> str:
-    """A Markdown list of the items, each after `prefix` and written with `markdown_text`.
-
-    Parameters
-    ----------
-    items : sequence of str
-    prefix : str
-
-    Returns
-    -------
-    str
-    """
+    """A Markdown list of the items, each after `prefix`, written with `markdown_text`."""
     return "\n".join(f"- {prefix}{markdown_text(item)}" for item in items)
 
 
