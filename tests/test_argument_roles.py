@@ -200,3 +200,10 @@ def test_every_flag_refuses_a_string(name, flag):
         with pytest.raises(InputError, match=f"{flag} must be True or False"):
             call(**{flag: bad})
     call(**{flag: np.False_})
+
+
+def test_python_integers_beyond_int64_are_refused_too():
+    """Python ints beyond 2**64 make an object array, which the dtype check did not see:
+    ks_2samp's D was 0.0 where every x exceeds every y."""
+    with pytest.raises(InputError, match=r"integers beyond 2\*\*53"):
+        fastperf.ks_2samp([2**64 + 2, 2**64 + 4, 2**64 + 6], [2**64, 2**64 + 1, 2**64 + 1])

@@ -420,3 +420,9 @@ def test_a_generator_takes_one_sign():
         fractional_design(4, 1, generators=["D=--ABC"])
     assert fractional_design(4, 1, generators=["D=+ABC"]).generators == {"D": "ABC"}
     assert fractional_design(4, 1, generators=["D=-ABC"]).generators == {"D": "-ABC"}
+
+
+def test_numpy_bool_levels_are_bools():
+    table = pa.table({"A": [False, True, False, True], "B": [0, 0, 1, 1], "value": [15.0, 45, 25, 75]})
+    got = fastperf.factorial(table, factors=["A", "B"], levels={"A": [np.False_, np.True_]})
+    assert got.summary["design"] == "2^2"

@@ -5,7 +5,6 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-import fastperf
 from fastperf import InputError
 from fastperf.data.grouping import group_rows
 from naive import groups_by_first_appearance
@@ -228,16 +227,3 @@ def test_a_nan_key_stays_a_key_of_its_own_and_converts():
             np.testing.assert_array_equal(got.table.column(name).to_numpy(zero_copy_only=False),
                                           want.table.column(name).to_numpy(zero_copy_only=False))
 
-
-def test_minus_zero_and_zero_are_one_key():
-    """-0.0 == 0.0, and their random streams were already one (`fastperf.data.identity`), but
-    Arrow's dictionary encoding told them apart: two groups sharing one stream, and
-    ``anova`` saw two alternatives where the values hold one. Oracle: IEEE equality."""
-    table = pa.table({"benchmark": [0.0, -0.0, 1.0, -0.0], "value": [1.0, 2.0, 3.0, 4.0]})
-    rows = fastperf.describe(table, variant=None).table.select(["benchmark", "n"]).to_pylist()
-    assert rows == [{"benchmark": 0.0, "n": 3}, {"benchmark": 1.0, "n": 1}]
-    one = fastperf.anova(pa.table({"variant": [0.0, 0.0, -0.0, -0.0], "value": [1.0, 2, 3, 5]}))
-    assert one.table.column("status")[0].as_py() == "fewer than 2 alternatives with values"
-    coded = pa.table({"benchmark": pa.array([0.0, -0.0, 1.0]).dictionary_encode(),
-                      "value": [1.0, 2.0, 3.0]})
-    assert fastperf.describe(coded, variant=None).table.column("n").to_pylist() == [2, 1]

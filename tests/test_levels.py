@@ -229,3 +229,18 @@ def test_unknown_ids_among_known_ones_are_refused(ids):
     unknown = table.set_column(2, "process", pa.nulls(8, table.column("process").type))
     row = fastperf.describe(unknown).table.to_pylist()[0]
     assert (row["n"], row["n_units"]) == (8, 1)
+
+
+def test_ids_unknown_at_one_level_only_are_not_mixed():
+    """Builds all unknown and processes known (or the reverse) is no mix of known and unknown
+    ids in one column: accepted as before (the check counted another level's units)."""
+    rows = {"benchmark": ["a"] * 18, "variant": ["v"] * 18, "build": [None] * 18,
+            "process": list(np.repeat(np.arange(6), 3)),
+            "value": list(1.0 + np.arange(18) * 0.001)}
+    table = pa.table(rows)
+    assert fastperf.describe(table, levels=["build", "process"]).table.column(
+        "n").to_pylist() == [18]
+    builds = table.set_column(2, "build", pa.array(np.arange(18) % 4)).set_column(
+        3, "process", pa.nulls(18, pa.int64()))
+    assert fastperf.describe(builds, levels=["build", "process"]).table.column(
+        "n_units").to_pylist() == [4]

@@ -511,3 +511,12 @@ def test_student_coefficients_take_numbers_only(args):
     the one `real_array` check refuses them, naming the argument."""
     with pytest.raises(InputError, match=r"(ns|confidences) must be a number"):
         fastperf.student_coefficients(*args)
+
+
+def test_none_is_a_missing_test_and_one_evalue_is_a_family_of_one():
+    """None inside the p-values or e-values is a test not made (NaN), as numpy's conversion
+    had it; a scalar e-value is K = 1."""
+    got = fastperf.multipletests([0.01, None, 0.5])
+    assert np.isnan(got.pvalues_corrected[1]) and got.pvalues_corrected[0] == pytest.approx(0.02)
+    assert list(fastperf.e_bh([30.0, None], 0.05)) == [False, False]
+    assert list(fastperf.e_bh(25.0, 0.05)) == [True]

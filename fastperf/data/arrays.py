@@ -76,6 +76,12 @@ def as_float_array(a, name: str, *, scalar: bool = False) -> np.ndarray:
                 if kind in "US" else "")
         raise InputError(f"{name} must be {accepted}, got {what} such as {example!r} "
                          f"(dtype {raw.dtype}){hint}")
+    if kind == "O" and raw.size:  # Python ints beyond int64 make an object array
+        big = [v for v in raw.flat if isinstance(v, int) and not isinstance(v, bool)
+               and abs(v) > FLOAT64_EXACT_INTEGERS]
+        if big:
+            raw = np.array([min(big), max(big)], dtype=object)
+            kind = "i"
     if kind in "iu" and raw.size:
         low, high = int(raw.min()), int(raw.max())
         if max(high, -low) > FLOAT64_EXACT_INTEGERS:

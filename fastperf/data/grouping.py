@@ -203,10 +203,6 @@ def _encoded(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
             column = pa.table({"k": column}).unify_dictionaries().column(0)
     if pa.types.is_run_end_encoded(column.type):
         column = pc.run_end_decode(column)
-    if pa.types.is_dictionary(column.type) and _arithmetic_float(column.type.value_type):
-        column = column.cast(column.type.value_type)
-    if _arithmetic_float(column.type):  # -0.0 + 0 is 0.0: one key, as equality has it
-        column = pc.add(column, pa.scalar(0, column.type))
     if not pa.types.is_dictionary(column.type):
         try:
             column = pc.dictionary_encode(column, null_encoding="encode")
@@ -217,11 +213,6 @@ def _encoded(column: pa.ChunkedArray, name: str) -> pa.ChunkedArray:
                 "name other key columns"
             ) from None
     return column
-
-
-def _arithmetic_float(data_type: pa.DataType) -> bool:
-    """float32 or float64: the floats Arrow adds (it has no half-float kernels)."""
-    return pa.types.is_float32(data_type) or pa.types.is_float64(data_type)
 
 
 def _one_dictionary(column: pa.ChunkedArray) -> bool:

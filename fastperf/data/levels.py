@@ -376,9 +376,12 @@ def _check_known_ids(ids: pa.ChunkedArray, name: str, parent: np.ndarray,
     unknown = ids.is_null().to_numpy(zero_copy_only=False)
     if pa.types.is_floating(ids.type):
         unknown |= np.isnan(ids.to_numpy(zero_copy_only=False).astype(np.float64))
-    mixed = np.flatnonzero(unknown & (np.diff(parent_offsets)[parent] > 1))
+    # per group: units of unknown and of known ids in this column (another level's ids alone
+    # make several units of a group whose ids here are all unknown: not mixed)
+    unknown_units = np.bincount(parent, weights=unknown, minlength=parent_offsets.size - 1)
+    mixed = np.flatnonzero((unknown_units > 0) & (unknown_units < np.diff(parent_offsets)))
     if mixed.size:
-        group = parent_keys.slice(int(parent[mixed[0]]), 1).to_pylist()[0]
+        group = parent_keys.slice(int(mixed[0]), 1).to_pylist()[0]
         raise InputError(f"column {name!r} leaves the {name} of some values unknown (null or "
                          f"NaN) in a group whose other values have one, e.g. {group}: they "
                          f"would be pooled as one {name}; drop those rows or give them ids")

@@ -98,13 +98,16 @@ def check_whole_number(value: Any, name: str, minimum: int = 0, maximum: int | N
 def real_array(x: Any, what: str) -> np.ndarray:
     """`x` (a number or an array of them: levels, counts, p-values, e-values) as float64, else
     an `InputError` naming `what`: strings and bools are refused (``"0.05"`` is not a number,
-    a bool not a count); huge Python ints (an object array) are converted, not cast through
-    int64."""
+    a bool not a count); None inside an array is a missing entry, NaN; huge Python ints (an
+    object array) are converted, not cast through int64."""
+    if x is None:
+        raise InputError(f"{what} must be a number or an array of numbers, got None")
     arr = np.asarray(x)
-    if arr.dtype == object:
-        if not all(isinstance(v, (int, float, np.integer, np.floating))
-                   and not isinstance(v, (bool, np.bool_)) for v in arr.flat):
+    if arr.dtype == object:  # None inside an array: a missing entry, NaN
+        if not all(v is None or (isinstance(v, (int, float, np.integer, np.floating))
+                                 and not isinstance(v, (bool, np.bool_))) for v in arr.flat):
             raise InputError(f"{what} must be a number or an array of numbers, got {x!r}")
+        arr = np.where(np.equal(arr, None), np.nan, arr)
     elif arr.dtype.kind not in "iuf":
         raise InputError(f"{what} must be a number or an array of numbers, got {x!r}")
     try:

@@ -108,7 +108,8 @@ def _factor_levels(table: pa.Table, factor: str, levels: Any) -> list[Any]:
         given = list(levels)
         # a level is one of the column's values, of its type (True is no level of an integer
         # column, though True == 1)
-        typed = all(isinstance(v, bool) == pa.types.is_boolean(column.type) for v in given)
+        typed = all(isinstance(v, (bool, np.bool_)) == pa.types.is_boolean(column.type)
+                    for v in given)
         if (len(given) != 2 or not typed or any(v not in distinct for v in given)
                 or given[0] == given[1]):
             raise InputError(f"levels for factor {factor!r} must be its two values (low, high); "

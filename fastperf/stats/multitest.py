@@ -379,6 +379,7 @@ def e_bh(evalues: ArrayLike, alpha: float) -> np.ndarray:
     """
     alpha = check_unit_interval(alpha, "alpha")
     e = real_array(evalues, "evalues")
+    e = e.reshape(1) if e.ndim == 0 else e  # one e-value: K = 1
     if e.ndim != 1:
         raise InputError(f"evalues must be one-dimensional (one e-value per test), got shape "
                          f"{e.shape}")
