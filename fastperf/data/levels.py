@@ -376,8 +376,7 @@ def _check_known_ids(ids: pa.ChunkedArray, name: str, parent: np.ndarray,
     unknown = ids.is_null().to_numpy(zero_copy_only=False)
     if pa.types.is_floating(ids.type):
         unknown |= np.isnan(ids.to_numpy(zero_copy_only=False).astype(np.float64))
-    # per group: units of unknown and of known ids in this column (another level's ids alone
-    # make several units of a group whose ids here are all unknown: not mixed)
+    # per group, units of unknown ids here (another level's ids alone make several units)
     unknown_units = np.bincount(parent, weights=unknown, minlength=parent_offsets.size - 1)
     mixed = np.flatnonzero((unknown_units > 0) & (unknown_units < np.diff(parent_offsets)))
     if mixed.size:
