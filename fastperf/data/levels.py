@@ -369,21 +369,20 @@ def units_of(table: pa.Table, keys: Sequence[str], variant: str | None, value: s
 
 def _check_known_ids(ids: pa.ChunkedArray, name: str, parent: np.ndarray,
                      parent_offsets: np.ndarray, parent_keys: pa.Table) -> None:
-    """An `InputError` where a group mixes units of known ids (one entry each in `ids`) with
-    rows whose `name` is null or NaN, which would be pooled as one unit (no ids: one unit)."""
-    if pa.types.is_dictionary(ids.type):
-        ids = ids.cast(ids.type.value_type)
+    """An `InputError` where a group mixes units of known ids (`ids`: one a unit) with ones
+    whose `name` is null or NaN, pooled as one unit; per group, counted in this column only
+    (another level's ids alone make several units). A group without ids is one unit."""
+    ids = ids.cast(ids.type.value_type) if pa.types.is_dictionary(ids.type) else ids
     unknown = ids.is_null().to_numpy(zero_copy_only=False)
     if pa.types.is_floating(ids.type):
         unknown |= np.isnan(ids.to_numpy(zero_copy_only=False).astype(np.float64))
-    # per group, units of unknown ids here (another level's ids alone make several units)
     unknown_units = np.bincount(parent, weights=unknown, minlength=parent_offsets.size - 1)
     mixed = np.flatnonzero((unknown_units > 0) & (unknown_units < np.diff(parent_offsets)))
     if mixed.size:
-        group = parent_keys.slice(int(mixed[0]), 1).to_pylist()[0]
         raise InputError(f"column {name!r} leaves the {name} of some values unknown (null or "
-                         f"NaN) in a group whose other values have one, e.g. {group}: they "
-                         f"would be pooled as one {name}; drop those rows or give them ids")
+                         f"NaN) in a group whose other values have one, e.g. "
+                         f"{parent_keys.slice(int(mixed[0]), 1).to_pylist()[0]}: they would be "
+                         f"pooled as one {name}; drop those rows or give them ids")
 
 
 def unit_groups(table: pa.Table, keys: Sequence[str], variant: str | None, value: str,
@@ -578,8 +577,7 @@ def _one_level(n: np.ndarray, mean: np.ndarray, ss: np.ndarray,
     units = (sizes.astype(np.float64) if every
              else _segment_sums(has.astype(np.float64), parent_offsets))
     total_n = _segment_sums(n, parent_offsets)
-    # (sums beyond the float64 range give components of inf or NaN: missing, not a warning)
-    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):
+    with np.errstate(invalid="ignore", divide="ignore", over="ignore"):  # past float64: NaN
         grand = _segment_sums(of_units(n * mean), parent_offsets) / total_n
         spread = of_units(n * (mean - np.repeat(grand, sizes)) ** 2)
         ssb = _segment_sums(spread, parent_offsets)
