@@ -92,4 +92,5 @@ def __getattr__(name: str):
 def __dir__() -> list[str]:
     """The public names and the module's own attributes (``__version__``, ``__doc__``...), not
     the helpers this module imports (what tab completion offers)."""
-    return sorted(set(__all__) | {"EXPORTS"} | {name for name in globals() if name.startswith("__")})
+    own = {name for name in globals() if name.startswith("__")}
+    return sorted(set(__all__) | {"EXPORTS"} | own)

@@ -337,7 +337,8 @@ def anova_stage(table: pa.Table, plan: AnovaPlan, side: dict | None = None) -> S
     if welch:
         columns["df_welch"] = res.df_welch
     columns.update({
-        "df_total": pa.array(res.n - 1, mask=res.n < 1), "msa": msa, "mse": mse, "f": res.f, "pvalue": res.pvalue,
+        "df_total": pa.array(res.n - 1, mask=res.n < 1), "msa": msa, "mse": mse, "f": res.f,
+        "pvalue": res.pvalue,
         "f_critical": res.f_critical, "share_alternatives": res.share_a,
         "share_error": res.share_e, "status": res.status,
     })

@@ -258,7 +258,8 @@ def _parse_word(text: str, d: int, what: str) -> tuple[int, int]:
     allowed = LETTERS[:d]
     if not text or any(c not in allowed for c in text) or len(set(text)) != len(text):
         raise InputError(
-            f"generator {what}={given!r} must be a product of distinct base factors {list(allowed)} "
+            f"generator {what}={given!r} must be a product of distinct base factors "
+            f"{list(allowed)} "
             "(the first k - p letters), e.g. 'ABC'"
         )
     return sum(1 << allowed.index(c) for c in text), sign

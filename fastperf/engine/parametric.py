@@ -17,6 +17,7 @@ from fastperf.engine.pvalues import first_reason, pick_tail, symmetric_pvalue
 from fastperf.kernels.moments import sample_moments, scaled_moments
 
 __all__ = ["INFINITE", "sample_moments_of", "scaled_moments_of", "Moments", "infinite_counts",
+           "segment_counts",
            "status_of", "t_pvalue", "t_quantile", "t_from_moments", "paired_t", "f_from_moments"]
 
 #: Status of a test whose input holds +-inf (array forms; table forms refuse it outright).
@@ -48,10 +49,15 @@ def scaled_moments_of(samples: Samples) -> Moments:
                                    n_rows=samples.values.shape[0]))
 
 
+def segment_counts(mask: np.ndarray, offsets: np.ndarray) -> np.ndarray:
+    """Number of True entries of `mask` per CSR segment (one cumulative sum, no loop)."""
+    counts = np.concatenate(([0], np.cumsum(mask, dtype=np.int64)))
+    return counts[offsets[1:]] - counts[offsets[:-1]]
+
+
 def infinite_counts(samples: Samples) -> np.ndarray:
-    """Number of +-inf values per sample (one cumulative sum, no loop over samples)."""
-    counts = np.concatenate(([0], np.cumsum(np.isinf(samples.values), dtype=np.int64)))
-    return counts[samples.offsets[1:]] - counts[samples.offsets[:-1]]
+    """Number of +-inf values per sample."""
+    return segment_counts(np.isinf(samples.values), samples.offsets)
 
 
 def status_of(conditions: list[tuple[np.ndarray, str]], size: int) -> np.ndarray:

@@ -20,7 +20,8 @@ from fastperf.results.cells import (
 )
 
 __all__ = ["format_cell", "numeric_type", "printable", "render_text", "render_markdown",
-           "markdown_text", "markdown_list", "text_lines", "code_span", "json_safe", "table_records", "dumps",
+           "markdown_text", "markdown_list", "text_lines", "code_span", "json_safe",
+           "table_records", "dumps",
            "csv_table"]
 
 

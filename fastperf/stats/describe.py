@@ -390,9 +390,9 @@ class UnitSpread:
     cluster_se: np.ndarray
 
 
-def _unit_spread(units: pa.Table, keys: list[str], mean: str) -> UnitSpread:
-    """`UnitSpread` of each group from its units' means (column `mean`) and sizes."""
-    parents = group_rows(units, keys)  # contiguous: the units come in group order
+def _unit_spread(units: pa.Table, parents, mean: str) -> UnitSpread:
+    """`UnitSpread` of each group (`parents`: the units grouped by the keys, contiguous) from
+    its units' means (column `mean`) and sizes."""
     n_i = units.column("n_values").to_numpy().astype(np.float64)
     m_i = np.nan_to_num(units.column(mean).to_numpy(zero_copy_only=False))
     starts = parents.offsets[:-1]
@@ -419,8 +419,9 @@ def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: n
     units, in place of the independent-values ones: the mean of the unit means +/-
     t[(1+c)/2; a-1] times its standard error (`UnitSpread`), and Woodruff's median interval:
     the sample quantiles at 1/2 -/+ t[(1+c)/2; a_eff-1] times the design-based standard error
-    of the share of values at or below the median, a_eff Kish's effective units (Woodruff 1952, "Confidence intervals for medians and other
-    position measures", JASA 47, 635-646). One grouping into units serves all
+    of the share of values at or below the median, a_eff Kish's effective units (Woodruff
+    1952, "Confidence intervals for medians and other position measures", JASA 47, 635-646).
+    One grouping into units serves all
     (`fastperf.data.levels.units_of`); the variant is one more key there, so its groups come
     in the statistics' order (checked).
     """
@@ -441,8 +442,9 @@ def _nested_columns(columns: dict[str, Any], table: pa.Table, groups, grouped: n
                     for name in COMPONENT_COLUMNS})
     for name in COMPONENT_COLUMNS[1:]:  # a component the group cannot estimate: null, not NaN
         columns[name] = nan_as_null(columns[name])
-    means = _unit_spread(units.table, plan.keys, value)
-    share = _unit_spread(units.table, plan.keys, "below")
+    parents = group_rows(units.table, plan.keys)  # contiguous: the units come in group order
+    means = _unit_spread(units.table, parents, value)
+    share = _unit_spread(units.table, parents, "below")
     a, kish = means.units, means.kish_units
     n = columns["n"]
     nested = (a >= 2) & (columns["n_units"] < n) & (n >= 2)

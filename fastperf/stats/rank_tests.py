@@ -32,7 +32,7 @@ from fastperf.data.validation import (
 from fastperf.data.arrays import (
     Samples, as_float_array, one_sample, paired_samples, shaped, two_samples,
 )
-from fastperf.engine.parametric import INFINITE
+from fastperf.engine.parametric import INFINITE, segment_counts
 from fastperf.engine.ranks import (
     AUTO_EXACT_MAX_COST, AUTO_EXACT_MAX_TIED_COST, ZERO_METHODS, kernel_rows, nan_status,
     rank_sum_test, signed_rank_test, sort_samples,
@@ -436,11 +436,8 @@ def _effect_columns(interval, estimate, log: bool, status: np.ndarray) -> dict[s
 
 def _only_infinities(xs: Samples, ys: Samples) -> np.ndarray:
     """Per pair of samples: an x and y both infinite at one position, and no NaN in either."""
-    def count(mask: np.ndarray) -> np.ndarray:
-        total = np.concatenate(([0], np.cumsum(mask)))
-        return total[xs.offsets[1:]] - total[xs.offsets[:-1]]
-    both = count(np.isinf(xs.values) & np.isinf(ys.values))
-    nan = count(np.isnan(xs.values) | np.isnan(ys.values))
+    both = segment_counts(np.isinf(xs.values) & np.isinf(ys.values), xs.offsets)
+    nan = segment_counts(np.isnan(xs.values) | np.isnan(ys.values), xs.offsets)
     return (both > 0) & (nan == 0)
 
 

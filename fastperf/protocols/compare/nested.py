@@ -137,9 +137,9 @@ def round_log_ratios(unit_table: pa.Table, baseline: Any, candidate: Any, keys: 
     return differences, np.asarray(pairs.n_unmatched, dtype=np.int64), pairs
 
 
-def _constant(samples: Samples) -> np.ndarray:
-    """Per sample, whether it holds at least 2 values and all are equal (NaN: not)."""
-    moments = scaled_moments_of(samples)
+def _constant(moments) -> np.ndarray:
+    """Per sample of these `Moments`, whether it holds at least 2 values, all equal (NaN:
+    not)."""
     return (moments.n >= 2) & (moments.n_nan == 0) & (moments.variance == 0)
 
 
@@ -299,10 +299,10 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
                                                 False, my.exponent, mx.exponent)
         one_each = (values_x == units_x) & (values_y == units_y)
         positive = (mx.n_nan == 0) & (my.n_nan == 0)
+        lx, ly = scaled_moments_of(xs), scaled_moments_of(ys)
         # every unit mean of each side the same (an allocation count): Welch's se is 0
-        constant = _constant(xs) & _constant(ys)
+        constant = _constant(lx) & _constant(ly)
         if not positive.all():  # a unit mean <= 0 has no log ratio: Welch on the means
-            lx, ly = scaled_moments_of(xs), scaled_moments_of(ys)
             linear = t_from_moments(ly.n, ly.n_nan, ly.scaled_mean, ly.variance, lx.n,
                                     lx.n_nan, lx.scaled_mean, lx.variance, False, ly.exponent,
                                     lx.exponent)
@@ -318,14 +318,15 @@ def nested_rows(table: pa.Table, structure: Structure, keys: list[str], variant:
         xs = concat_samples([r[2].baseline for r in rounds])
         ys = concat_samples([r[2].candidate for r in rounds])
         pairs, t, df, se, estimate, _ = paired_t(differences)
-        positive = scaled_moments_of(differences).n_nan == 0
-        constant = _constant(differences)
+        moments = scaled_moments_of(differences)
+        positive, constant = moments.n_nan == 0, _constant(moments)
         if not positive.all():  # a round mean <= 0 has no log ratio: the paired differences
             with np.errstate(over="ignore", invalid="ignore"):
-                linear = paired_t(Samples(ys.values - xs.values, xs.offsets))
+                linear_differences = Samples(ys.values - xs.values, xs.offsets)
+            linear = paired_t(linear_differences)
             pairs = np.where(positive, pairs, linear[0])  # (the count of the log ratios: 0)
             constant = np.where(positive, constant,
-                                _constant(Samples(ys.values - xs.values, xs.offsets)))
+                                _constant(scaled_moments_of(linear_differences)))
             t, df, se, estimate = _where_positive(positive, (t, df, se, estimate), linear[1:5])
         units_x = units_y = pairs.astype(np.int64)
         nested = pairs >= 2

@@ -322,7 +322,8 @@ class CompareResult(BenchmarkResult):
                             f"[{r['score_ci_low']:.4g}, {r['score_ci_high']:.4g}])"
                             if r.get("score_ratio") is not None and math.isfinite(r["score_ratio"])
                             else "")
-                lines.append(f"- {code_span(str(r['candidate']))}{unit}: geomean {r['geomean_delta']:+.2%}"
+                lines.append(f"- {code_span(str(r['candidate']))}{unit}: geomean "
+                             f"{r['geomean_delta']:+.2%}"
                              f"{interval} over {r['compared']} benchmarks")
         table = self._markdown_rows(sort)
         verdict = table.column("verdict").to_numpy(zero_copy_only=False)

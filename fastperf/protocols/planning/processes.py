@@ -203,8 +203,9 @@ def _plans_at_their_own_df(plans: dict[str, np.ndarray], between: np.ndarray,
     The candidates, each given the processes its own I's degrees of freedom ask for: that
     plan's I; the I of a plan made again with the degrees of freedom at that I (the way the
     search leans when the pilot's k is far from I*); the pilot's own k iterations, where m - 1
-    hold; and Kalibera and Jones's round(I*). (A plan made again with one I's degrees of freedom for every I overstated the cost of
-    the others: 51 x 17 iterations, cost 1,122, where 49 x 5 costs 490.)"""
+    hold; and Kalibera and Jones's round(I*). (A plan made again with one I's degrees of
+    freedom for every I overstated the cost of the others: 51 x 17 iterations, cost 1,122,
+    where 49 x 5 costs 490.)"""
     first = plans["iterations"]
     df = pilot_degrees_of_freedom(between, within, units, per_unit, first)
     again = least_cost_plans(between, within, df + 1.0, bound, confidence, assurance,
